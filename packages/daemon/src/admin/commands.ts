@@ -1,0 +1,77 @@
+import { contract, Scope, TrafficSource } from '@tapline/shared';
+import ms from 'ms';
+import { z } from 'zod';
+import { hashPassword } from '../auth/passwords.js';
+import { createTokenService, listTokens, revokeToken } from '../auth/tokens.js';
+import { createUser, findUserByEmail } from '../auth/users.js';
+import type { Db } from '../db/open.js';
+import { type Clock } from '../deps.js';
+import { findTrafficSource } from '../traffic-sources/repo.js';
+
+/** An admin command's failure: the message is for the person at the shell; exit 2 marks bad usage. */
+export class AdminError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+const Email = z.email({ message: 'give a valid email address' });
+
+export async function addUser(db: Db, clock: Clock, input: { email: string; name?: string | undefined; password?: string | undefined }): Promise<string> {
+  const email = Email.safeParse(input.email.trim());
+  if (!email.success) throw new AdminError(`"${input.email}" is not a valid email address`, 2);
+  if (await findUserByEmail(db, email.data)) throw new AdminError(`a user with email ${email.data} already exists`);
+  if (input.password !== undefined && input.password.length < 8) throw new AdminError('the password must have at least 8 characters', 2);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const user = await createUser(db, clock, { email: email.data, name: input.name, passwordHash });
+  return user.id;
+}
+
+/** `30d`, `12h`, `90m` or `never`. */
+export function parseExpiry(text: string, clock: Clock): Date | null {
+  if (text === 'never') return null;
+  const duration = ms(text as ms.StringValue);
+  if (typeof duration !== 'number' || !Number.isFinite(duration) || duration <= 0) {
+    throw new AdminError(`--expires takes a duration such as 30d, 12h or 90m, or "never" (got "${text}")`, 2);
+  }
+  return new Date(clock.now().getTime() + duration);
+}
+
+export async function createToken(
+  db: Db,
+  clock: Clock,
+  input: { email: string; expires: string; scope: string; source?: string | undefined },
+): Promise<string> {
+  const scope = Scope.safeParse(input.scope);
+  if (!scope.success) throw new AdminError(`--scope takes full, read or ingest (got "${input.scope}")`, 2);
+  const expiresAt = parseExpiry(input.expires, clock);
+  const user = await findUserByEmail(db, input.email);
+  if (!user) throw new AdminError(`no user with email ${input.email}; add one with: taplined user add ${input.email}`);
+  let sourceId: string | null = null;
+  if (input.source !== undefined) {
+    const id = contract.updateTrafficSource.params.shape.trafficSourceId.safeParse(input.source);
+    if (!id.success) throw new AdminError('--source takes a traffic source id (a UUID)', 2);
+    const source: TrafficSource | undefined = await findTrafficSource(db, id.data);
+    if (!source || source.userId !== user.id) throw new AdminError(`${input.email} owns no traffic source ${input.source}`);
+    sourceId = source.id;
+  }
+  const issued = await createTokenService(db, clock).issue({ userId: user.id, scope: scope.data, sourceId, expiresAt });
+  return issued.token;
+}
+
+export async function tokenTable(db: Db, email?: string): Promise<string> {
+  const rows = await listTokens(db, email);
+  const table = [
+    ['ID', 'EMAIL', 'SCOPE', 'SOURCE', 'CREATED', 'EXPIRES', 'REVOKED'],
+    ...rows.map((r) => [r.id, r.email, r.scope, r.source_id ?? '-', r.created_at, r.expires_at ?? 'never', r.revoked_at ?? '-']),
+  ];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  return table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+export async function revoke(db: Db, clock: Clock, tokenId: string): Promise<void> {
+  if (!(await revokeToken(db, clock, tokenId))) throw new AdminError(`no token with id ${tokenId}; see: taplined token list`);
+}

@@ -1,0 +1,41 @@
+import { contract } from '@tapline/shared';
+import type { Router } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { Deps } from '../deps.js';
+import { HttpError } from '../http/errors.js';
+import { mount, requireScope } from '../http/mount.js';
+import { verifyPassword } from './passwords.js';
+import { findUserByEmail } from './users.js';
+
+/** Tokens from a password log-in last this long; admin-made tokens choose their own expiry. */
+export const LOGIN_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+export function authRoutes(router: Router, deps: Deps): void {
+  // Slows password guessing; a person logs in a few times a day.
+  router.use(
+    contract.createToken.path,
+    rateLimit({
+      windowMs: 60_000,
+      limit: 30,
+      standardHeaders: 'draft-8',
+      legacyHeaders: false,
+      handler: (_req, _res, next) => next(new HttpError(429, 'Too many log-in attempts; wait a minute')),
+    }),
+  );
+
+  mount(router, deps, contract.createToken, async ({ body }) => {
+    const user = await findUserByEmail(deps.db, body.email);
+    // Same answer, and the same time spent, for an unknown email and a wrong password.
+    const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+    if (!user || !ok) throw new HttpError(401, 'Invalid email or password');
+    const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
+    const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
+    return { token: issued.token, expiresAt: issued.expiresAt };
+  });
+
+  mount(router, deps, contract.me, async (_input, ctx) => {
+    requireScope(ctx);
+    const { user, tokenId, scope, sourceId } = ctx.principal;
+    return { id: user.id, email: user.email, name: user.name, tokenId, scope, sourceId };
+  });
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Scope } from '@tapline/shared';
+import { type Clock, isoNow, newId } from '../deps.js';
+import type { Db } from '../db/open.js';
+import type { User } from './users.js';
+
+/** Who is calling: the token's user, and what the token lets them do. */
+export interface Principal {
+  readonly user: User;
+  readonly tokenId: string;
+  readonly scope: Scope;
+  /** A token restricted to one traffic source sees only that source. */
+  readonly sourceId: string | null;
+}
+
+export interface IssueOptions {
+  readonly userId: string;
+  readonly scope: Scope;
+  readonly sourceId?: string | null;
+  readonly expiresAt?: Date | null;
+}
+
+export interface IssuedToken {
+  readonly id: string;
+  readonly token: string;
+  readonly expiresAt: string | null;
+}
+
+export interface TokenService {
+  issue(options: IssueOptions): Promise<IssuedToken>;
+  /** `null` for any token that must get a 401: malformed, bad signature, expired, revoked, unknown user. */
+  verify(token: string): Promise<Principal | null>;
+}
+
+const SIGNING_KEY = 'jwt_signing_key';
+const SCOPES: readonly string[] = ['full', 'read', 'ingest'];
+
+/**
+ * The key is made once per database and kept in it, so several daemons (and the admin
+ * subcommands) on one database sign and verify alike. It never leaves the database.
+ */
+async function loadSigningKey(db: Db): Promise<Uint8Array> {
+  await db
+    .insertInto('settings')
+    .values({ key: SIGNING_KEY, value: randomBytes(32).toString('base64') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('key', '=', SIGNING_KEY).executeTakeFirstOrThrow();
+  return new Uint8Array(Buffer.from(row.value, 'base64'));
+}
+
+export function createTokenService(db: Db, clock: Clock): TokenService {
+  let key: Promise<Uint8Array> | undefined;
+  const signingKey = () => (key ??= loadSigningKey(db));
+
+  return {
+    async issue({ userId, scope, sourceId = null, expiresAt = null }) {
+      const id = newId();
+      await db
+        .insertInto('tokens')
+        .values({ id, user_id: userId, scope, source_id: sourceId, created_at: isoNow(clock), expires_at: expiresAt?.toISOString() ?? null, revoked_at: null })
+        .execute();
+      let jwt = new SignJWT({ scope, ...(sourceId ? { src: sourceId } : {}) })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(userId)
+        .setJti(id)
+        .setIssuedAt(Math.floor(clock.now().getTime() / 1000));
+      if (expiresAt) jwt = jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
+      return { id, token: await jwt.sign(await signingKey()), expiresAt: expiresAt?.toISOString() ?? null };
+    },
+
+    async verify(token) {
+      let claims;
+      try {
+        // The algorithm is pinned: a token with `alg: none` or any other algorithm fails here.
+        ({ payload: claims } = await jwtVerify(token, await signingKey(), { algorithms: ['HS256'], currentDate: clock.now() }));
+      } catch {
+        return null;
+      }
+      if (typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
+      const row = await db
+        .selectFrom('tokens')
+        .innerJoin('users', 'users.id', 'tokens.user_id')
+        .select(['tokens.id', 'tokens.scope', 'tokens.source_id', 'tokens.expires_at', 'tokens.revoked_at', 'users.id as user_id', 'users.email', 'users.name'])
+        .where('tokens.id', '=', claims.jti)
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null || row.user_id !== claims.sub || !SCOPES.includes(row.scope)) return null;
+      if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return null;
+      return {
+        user: { id: row.user_id, email: row.email, name: row.name },
+        tokenId: row.id,
+        scope: row.scope as Scope,
+        sourceId: row.source_id,
+      };
+    },
+  };
+}
+
+export async function listTokens(db: Db, email?: string) {
+  let query = db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select(['tokens.id', 'users.email', 'tokens.scope', 'tokens.source_id', 'tokens.created_at', 'tokens.expires_at', 'tokens.revoked_at'])
+    .orderBy('tokens.created_at', 'desc')
+    .orderBy('tokens.id', 'desc');
+  if (email) query = query.where('users.email', '=', email.trim().toLowerCase());
+  return query.execute();
+}
+
+/** Returns false when no token has that id. Revoking twice keeps the first time. */
+export async function revokeToken(db: Db, clock: Clock, tokenId: string): Promise<boolean> {
+  const found = await db.selectFrom('tokens').select('id').where('id', '=', tokenId).executeTakeFirst();
+  if (!found) return false;
+  await db.updateTable('tokens').set({ revoked_at: isoNow(clock) }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+  return true;
+}

@@ -1,0 +1,38 @@
+import { type Clock, isoNow, newId } from '../deps.js';
+import type { Db } from '../db/open.js';
+import type { UsersTable } from '../db/schema.js';
+
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+}
+
+export const LOCAL_USER_EMAIL = 'local@localhost';
+
+const toUser = (row: Pick<UsersTable, 'id' | 'email' | 'name'>): User => ({ id: row.id, email: row.email, name: row.name });
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function createUser(
+  db: Db,
+  clock: Clock,
+  input: { email: string; name?: string | undefined; passwordHash?: string | null },
+): Promise<User> {
+  const now = isoNow(clock);
+  const email = normalizeEmail(input.email);
+  const row = { id: newId(), email, name: input.name?.trim() || email.split('@')[0] || email, password_hash: input.passwordHash ?? null, created_at: now, updated_at: now };
+  await db.insertInto('users').values(row).execute();
+  return toUser(row);
+}
+
+export async function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export { toUser };

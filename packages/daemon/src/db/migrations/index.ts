@@ -1,0 +1,14 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './2026-11-21T0000-initial.js';
+
+/**
+ * Registered in code, not read from a folder: the daemon ships as one bundled file.
+ * Names sort by time; append new migrations at the end and never edit a shipped one.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21T0000-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { migrationProvider } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+
+export interface OpenedDatabase {
+  readonly db: Db;
+  /** Runs migrations that have not run yet; a database of an older version upgrades in place. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `:memory:` gives a private in-memory database, as the in-process tests use. */
+export function openDatabase(file: string): OpenedDatabase {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+
+  // Kysely prepares every query anew; better-sqlite3 statements are reusable, and preparing
+  // costs more than running a short query, so keep them by SQL text (bounded: the set of
+  // query shapes is small, but the filter language can make many).
+  const statements = new Map<string, Database.Statement>();
+  const database = {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        if (statements.size >= 1000) statements.clear();
+        statement = sqlite.prepare(sqlText);
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    async migrate() {
+      const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+      const failed = results?.find((r) => r.status === 'Error');
+      if (error) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    },
+    close: () => db.destroy(),
+  };
+}

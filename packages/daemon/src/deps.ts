@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import { v7 as uuidv7 } from 'uuid';
+import type { Db } from './db/open.js';
+import type { TrafficBus } from './http-traffic/bus.js';
+import type { TokenService } from './auth/tokens.js';
+
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface DaemonConfig {
+  readonly version: string;
+  /** Largest JSON body in bytes on ordinary endpoints (`--max-body`). */
+  readonly maxBody: number;
+  readonly redact: { readonly enabled: boolean; readonly extraKeys: readonly string[] };
+  readonly allowPrivateWebhooks: boolean;
+}
+
+export const defaultConfig = (version: string): DaemonConfig => ({
+  version,
+  maxBody: 1024 * 1024,
+  redact: { enabled: true, extraKeys: [] },
+  allowPrivateWebhooks: false,
+});
+
+/** Everything a route or service needs, passed in: no module keeps state of its own. */
+export interface Deps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: DaemonConfig;
+  readonly logger: Logger;
+  readonly bus: TrafficBus;
+  readonly tokens: TokenService;
+  /** Aborted when the daemon stops: long-lived work (streams, workers) ends on it. */
+  readonly shutdown: AbortSignal;
+}
+
+/** UUIDv7: time-ordered, and monotonic within a millisecond, so newest-first order is stable. */
+export const newId = (): string => uuidv7();
+
+export const isoNow = (clock: Clock): string => clock.now().toISOString();

@@ -1,0 +1,47 @@
+import { contract } from '@tapline/shared';
+import type { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { HttpError, notFound } from '../http/errors.js';
+import { mount } from '../http/mount.js';
+import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import { composeRecords, type ComposeDeps } from './compose.js';
+import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
+
+export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDeps): void {
+  const { db } = deps;
+
+  mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
+    if (body.trafficSourceId !== params.trafficSourceId) {
+      throw new HttpError(400, 'trafficSourceId in the body must equal the one in the path', [
+        { path: 'trafficSourceId', message: 'must equal the trafficSourceId in the path' },
+      ]);
+    }
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    const [record] = await composeRecords(compose, source, [body]);
+    if (!record) throw new Error('compose stored no record');
+    return record;
+  });
+
+  mount(router, deps, contract.listTraffic, async ({ params, query }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    const { page, limit, ...filters } = query;
+    return listTraffic(db, source.id, filters, { page, limit });
+  });
+
+  mount(router, deps, contract.getTraffic, async ({ params }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    const record = await getTrafficRecord(db, source.id, params.id);
+    if (!record) throw notFound('HTTP traffic entry');
+    return record;
+  });
+
+  mount(router, deps, contract.listDomains, async ({ params, query }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    return listDomains(db, source.id, query);
+  });
+
+  mount(router, deps, contract.listPathnames, async ({ params, query }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    return listPathnames(db, source.id, query.domainId, query);
+  });
+}

@@ -1,0 +1,74 @@
+import type { RequestHandler, Router } from 'express';
+import type { Endpoint, ParsedInput, ResponseOf } from '@tapline/shared';
+import type { z } from 'zod';
+import type { Principal, TokenService } from '../auth/tokens.js';
+import type { Deps } from '../deps.js';
+import { jsonBody } from './body.js';
+import { forbidden, HttpError, validationError } from './errors.js';
+
+export interface RequestContext<E extends Endpoint = Endpoint> {
+  readonly endpoint: E;
+  readonly principal: E['scopes'] extends null ? null : Principal;
+}
+
+export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestContext<E>) => Promise<ResponseOf<E>>;
+
+const PRINCIPAL = 'taplinePrincipal';
+
+/** 400 when there is no token at all, 401 when there is one that does not verify. */
+function authenticate(tokens: TokenService): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer[ ]+(.*)$/i.exec(header.trim());
+    const token = match?.[1]?.trim();
+    if (!token) return next(new HttpError(400, 'Authentication token missing'));
+    const principal = await tokens.verify(token);
+    if (!principal) return next(new HttpError(401, 'Invalid token'));
+    res.locals[PRINCIPAL] = principal;
+    next();
+  };
+}
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}
+
+/**
+ * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
+ * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
+ */
+export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): void {
+  const chain: RequestHandler[] = [];
+  if (endpoint.scopes) chain.push(authenticate(deps.tokens));
+  chain.push(jsonBody(endpoint.maxBody ?? deps.config.maxBody, endpoint.body !== undefined));
+  chain.push(async (req, res) => {
+    const input = {
+      params: parsePart(endpoint.params, req.params, 'path'),
+      query: parsePart(endpoint.query, req.query, 'query'),
+      body: parsePart(endpoint.body, req.body === undefined && endpoint.body ? {} : req.body, 'body'),
+    } as ParsedInput<E>;
+    const ctx = { endpoint, principal: res.locals[PRINCIPAL] ?? null } as RequestContext<E>;
+    const result = await handler(input, ctx);
+    if (endpoint.response === null) res.status(endpoint.status).end();
+    else res.status(endpoint.status).json(result);
+  });
+  const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+  router[method](endpoint.path, ...chain);
+}
+
+/** The token's scope must allow this endpoint; checked where ownership is (after 404). */
+export function requireScope(ctx: RequestContext): void {
+  const { principal, endpoint } = ctx;
+  if (!principal || !endpoint.scopes?.includes(principal.scope)) throw forbidden();
+}
+
+/** Ownership, source restriction and scope, in one place for every endpoint that names a source. */
+export function authorizeSource(ctx: RequestContext, source: { readonly id: string; readonly userId: string }): void {
+  const { principal } = ctx;
+  if (!principal || source.userId !== principal.user.id) throw forbidden();
+  if (principal.sourceId !== null && principal.sourceId !== source.id) throw forbidden();
+  requireScope(ctx);
+}

@@ -1,0 +1,29 @@
+import type { PageQuery, PaginationMeta } from '@tapline/shared';
+import type { SelectQueryBuilder } from 'kysely';
+
+export interface Page<T> {
+  readonly data: T[];
+  readonly meta: PaginationMeta;
+}
+
+/**
+ * The one place that turns page/limit into offset and meta. A page past the end answers an
+ * empty list with the true total, without reading rows.
+ */
+export async function paginate<T>(
+  page: PageQuery,
+  count: () => Promise<number>,
+  rows: (limit: number, offset: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const total = await count();
+  const offset = (page.page - 1) * page.limit;
+  const data = offset >= total ? [] : await rows(page.limit, offset);
+  return { data, meta: { total, page: page.page, limit: page.limit } };
+}
+
+/** `select count(*)` of a query's rows, as a number in every dialect. */
+export async function countRows<D, TB extends keyof D>(qb: SelectQueryBuilder<D, TB, object>): Promise<number> {
+  const row = await qb.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  // Kysely cannot see the alias through the generic builder; the one column is `n`.
+  return Number((row as unknown as { n: number | bigint | string }).n);
+}

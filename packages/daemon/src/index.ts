@@ -1,0 +1,5 @@
+export { createApp, type AppOptions } from './app.js';
+export { openDatabase, type Db, type OpenedDatabase } from './db/open.js';
+export { defaultConfig, systemClock, type Clock, type DaemonConfig, type Deps } from './deps.js';
+export { serve, type RunningDaemon } from './serve.js';
+export { createUser } from './auth/users.js';

@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
+import { Command, CommanderError, Option } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
+import { ensureHome } from './bootstrap.js';
+import { openDatabase } from './db/open.js';
+import { defaultConfig, systemClock } from './deps.js';
+import { createLogger } from './logger.js';
+import { serve, StartError } from './serve.js';
+
+/** Exit codes of taplined: 0 ok, 1 failure, 2 bad usage. */
+class UsageError extends Error {}
+
+interface GlobalOptions {
+  host?: string;
+  port?: string;
+  home?: string;
+  db?: string;
+  maxBody: string;
+  redactKeys?: string;
+  redact: boolean;
+  allowPrivateWebhooks: boolean;
+  logLevel: string;
+}
+
+const env = process.env;
+
+function parsePort(text: string): number {
+  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535 (got "${text}")`);
+  return port;
+}
+
+function parseBytes(text: string): number {
+  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim());
+  const unit = { b: 1, kb: 1024, kib: 1024, mb: 1024 * 1024, mib: 1024 * 1024 }[(match?.[2] ?? 'b').toLowerCase() as 'b'];
+  const bytes = match ? Number(match[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`--max-body takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
+  return bytes;
+}
+
+function locations(opts: GlobalOptions) {
+  const home = resolveHome(opts.home, env);
+  return { home, dbFile: opts.db || env.TAPLINE_DB || join(home, 'tapline.db') };
+}
+
+/** Admin commands open the database file directly; this is safe while the daemon runs (WAL). */
+async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+  const { home, dbFile } = locations(opts);
+  ensureHome(home);
+  const opened = openDatabase(dbFile);
+  try {
+    await opened.migrate();
+    return await run(opened.db);
+  } finally {
+    await opened.close();
+  }
+}
+
+function readStdin(): string {
+  return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+}
+
+async function startDaemon(opts: GlobalOptions): Promise<void> {
+  const { home, dbFile } = locations(opts);
+  const logger = createLogger(opts.logLevel);
+  const config = {
+    ...defaultConfig(pkg.version),
+    maxBody: parseBytes(opts.maxBody),
+    redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
+    allowPrivateWebhooks: opts.allowPrivateWebhooks,
+  };
+  const daemon = await serve({
+    host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
+    port: parsePort(opts.port || env.TAPLINE_PORT || String(DEFAULT_PORT)),
+    home,
+    dbFile,
+    config,
+    logger,
+    announce: (line) => process.stdout.write(`${line}\n`),
+  });
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => {
+      logger.info({ signal }, 'stopping');
+      daemon.stop().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+}
+
+function program(): Command {
+  const cmd = new Command('taplined')
+    .description('Tapline daemon: stores HTTP traffic in SQLite and serves the REST API.')
+    .version(pkg.version)
+    .option('--host <host>', `address to listen on (env TAPLINE_HOST, default ${DEFAULT_HOST})`)
+    .option('--port <port>', `port to listen on, 0 for any free port (env TAPLINE_PORT, default ${DEFAULT_PORT})`)
+    .option('--home <dir>', 'data folder (env TAPLINE_HOME, default $XDG_DATA_HOME/tapline or ~/.local/share/tapline)')
+    .option('--db <file>', 'SQLite database file (env TAPLINE_DB, default <home>/tapline.db)')
+    .option('--max-body <size>', 'largest JSON request body', '1mb')
+    .option('--redact-keys <names>', 'more header, query and body key names to redact, comma-separated')
+    .option('--no-redact', 'store secrets as sent (turns redaction off)')
+    .option('--allow-private-webhooks', 'allow webhooks to loopback and private addresses', false)
+    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+    .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
+    .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
+
+  const user = cmd.command('user').description('manage users');
+  user
+    .command('add <email>')
+    .description('add a user; prints the new user id')
+    .option('--name <name>', 'display name')
+    .option('--password-stdin', 'read a password from standard input (lets the user log in with tapline login)')
+    .addHelpText('after', '\nExample:\n  $ printf "s3cret-pass" | taplined user add ana@example.com --password-stdin')
+    .action(async (email: string, opts: { name?: string; passwordStdin?: boolean }, command: Command) => {
+      const password = opts.passwordStdin ? readStdin() : undefined;
+      const id = await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => addUser(db, systemClock, { email, name: opts.name, password }));
+      process.stdout.write(`${id}\n`);
+    });
+
+  const token = cmd.command('token').description('manage API tokens');
+  token
+    .command('create <email>')
+    .description('create a token for a user; prints the token')
+    .option('--expires <duration>', 'lifetime such as 30d or 12h, or never', 'never')
+    .option('--scope <scope>', 'full, read or ingest', 'full')
+    .option('--source <id>', 'restrict the token to one traffic source')
+    .addHelpText('after', '\nExample:\n  $ taplined token create ana@example.com --scope ingest --expires 30d')
+    .action(async (email: string, opts: { expires: string; scope: string; source?: string }, command: Command) => {
+      const jwt = await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => createToken(db, systemClock, { email, ...opts }));
+      process.stdout.write(`${jwt}\n`);
+    });
+  token
+    .command('list [email]')
+    .description('list tokens (ids, never the tokens themselves)')
+    .action(async (email: string | undefined, _opts: unknown, command: Command) => {
+      process.stdout.write(`${await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => tokenTable(db, email))}\n`);
+    });
+  token
+    .command('revoke <tokenId>')
+    .description('revoke a token by id; it stops working at once')
+    .action(async (tokenId: string, _opts: unknown, command: Command) => {
+      await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => revoke(db, systemClock, tokenId));
+      process.stderr.write(`revoked ${tokenId}\n`);
+    });
+
+  for (const c of [cmd, user, token, ...user.commands, ...token.commands]) c.exitOverride();
+  return cmd;
+}
+
+try {
+  await program().parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+  } else if (error instanceof UsageError || (error instanceof AdminError && error.exitCode === 2)) {
+    process.stderr.write(`taplined: ${error.message}\n`);
+    process.exitCode = 2;
+  } else if (error instanceof AdminError || error instanceof StartError) {
+    process.stderr.write(`taplined: ${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`taplined: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,73 @@
+import { contract, ErrorBody, type Endpoint } from '@tapline/shared';
+import { z } from 'zod';
+
+type JsonSchema = Record<string, unknown>;
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid input, or authentication token missing',
+  401: 'Token invalid, expired or revoked',
+  403: 'Not allowed on this resource (owner, scope or source restriction)',
+  404: 'Not found',
+  409: 'Conflicts with an existing resource',
+  413: 'Request body too large',
+  415: 'Request body is not JSON',
+  500: 'Internal Server Error',
+};
+
+const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return rest;
+};
+
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+function operation(name: string, e: Endpoint) {
+  const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
+  const responses: Record<string, unknown> = {
+    [e.status]: e.response
+      ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output') } } }
+      : { description: 'Success, empty body' },
+  };
+  for (const status of [...errors].sort()) {
+    responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return {
+    operationId: name,
+    summary: e.summary,
+    ...(e.description ? { description: e.description } : {}),
+    tags: [e.tag],
+    security: e.scopes ? [{ bearerAuth: [] }] : [],
+    ...(e.scopes ? { 'x-tapline-scopes': e.scopes } : {}),
+    parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
+    ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(e.body, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+/** OpenAPI 3.1, generated from the same contract the daemon mounts and validates with. */
+export function openApiDocument(version: string, endpoints: Record<string, Endpoint> = contract) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [name, e] of Object.entries(endpoints)) {
+    const path = e.path.replace(/:([A-Za-z]+)/g, '{$1}');
+    (paths[path] ??= {})[e.method.toLowerCase()] = operation(name, e);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Tapline', version, description: 'Self-hosted HTTP traffic monitor. Interface version 3.0.1-beta.72 with the extensions of docs/api.md.' },
+    servers: [{ url: 'http://127.0.0.1:7468' }],
+    paths,
+    components: {
+      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    },
+  };
+}

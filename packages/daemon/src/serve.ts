@@ -1,0 +1,71 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
+import { openDatabase } from './db/open.js';
+import { type DaemonConfig, systemClock } from './deps.js';
+import type { Logger } from 'pino';
+
+export interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly home: string;
+  readonly dbFile: string;
+  readonly config: DaemonConfig;
+  readonly logger: Logger;
+  /** Where the one `listening on` line goes. */
+  readonly announce: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  readonly url: string;
+  /** Stops accepting, lets requests in flight finish, closes the database. */
+  stop(): Promise<void>;
+}
+
+export class StartError extends Error {}
+
+export async function serve(options: ServeOptions): Promise<RunningDaemon> {
+  const { logger } = options;
+  ensureHome(options.home);
+  const opened = openDatabase(options.dbFile);
+  await opened.migrate();
+  const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger });
+  const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
+  if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
+
+  const server = app.listen(options.port, options.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      void opened.close();
+      reject(
+        new StartError(
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
+            : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
+        ),
+      );
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  options.announce(`taplined listening on ${url}`);
+  logger.info({ url, db: options.dbFile }, 'ready');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    stop: () =>
+      (stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Long-lived answers (event streams) end now; idle keep-alive sockets close at once.
+        await stopApp();
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), 10_000);
+        await closed;
+        clearTimeout(force);
+        await opened.close();
+      })()),
+  };
+}

@@ -1,0 +1,93 @@
+import type { AddressInfo } from 'node:net';
+import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
+import pino from 'pino';
+import { createApp, type AppOptions } from '../app.js';
+import { createUser } from '../auth/users.js';
+import { openDatabase } from '../db/open.js';
+import { type Clock, type DaemonConfig, defaultConfig, systemClock } from '../deps.js';
+
+export interface TestUser {
+  readonly id: string;
+  readonly email: string;
+  readonly token: string;
+  readonly client: TaplineClient;
+}
+
+export interface Harness {
+  readonly url: string;
+  readonly deps: ReturnType<typeof createApp>['deps'];
+  /** A client with no token, for the 400/401 cases. */
+  readonly anonymous: TaplineClient;
+  user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
+  /** Another token of an existing user. */
+  token(userId: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TaplineClient>;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * The app factory on a private in-memory database, listening on a free loopback port, so tests
+ * speak real HTTP through the same typed client the CLI uses.
+ */
+export async function startHarness(
+  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus'> = {},
+): Promise<Harness> {
+  const opened = openDatabase(':memory:');
+  await opened.migrate();
+  const { app, deps, stop } = createApp({
+    db: opened.db,
+    config: { ...defaultConfig('0.0.0-test'), ...options.config },
+    logger: pino({ level: 'silent' }),
+    clock: options.clock ?? systemClock,
+    ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
+    ...(options.bus ? { bus: options.bus } : {}),
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function token(userId: string, opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {}) {
+    const issued = await deps.tokens.issue({ userId, scope: opts.scope ?? 'full', sourceId: opts.sourceId ?? null, expiresAt: opts.expiresAt ?? null });
+    return createClient({ baseUrl: url, token: issued.token });
+  }
+
+  return {
+    url,
+    deps,
+    anonymous: createClient({ baseUrl: url }),
+    async user(email, opts = {}) {
+      const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });
+      const issued = await deps.tokens.issue({ userId: user.id, scope: opts.scope ?? 'full', sourceId: opts.sourceId ?? null, expiresAt: opts.expiresAt ?? null });
+      return { id: user.id, email: user.email, token: issued.token, client: createClient({ baseUrl: url, token: issued.token }) };
+    },
+    token,
+    fetch: (path, init) => fetch(`${url}${path}`, init),
+    async close() {
+      await stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await opened.close();
+    },
+  };
+}
+
+/** A valid compose body for `sourceId`; override any field. */
+export function composeBody(sourceId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    domainUrl: 'https://shop.example.com',
+    pathnameUrl: '/api/orders',
+    trafficSourceId: sourceId,
+    status: 200,
+    protocol: 'HTTPS',
+    method: 'GET',
+    elapsedTime: 12.5,
+    requestHeaders: { accept: 'application/json' },
+    requestBody: null,
+    queryParams: {},
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: { ok: true },
+    ...overrides,
+  };
+}

@@ -1,0 +1,67 @@
+import type { PageQuery, TrafficSource } from '@tapline/shared';
+import type { Db } from '../db/open.js';
+import type { TrafficSourcesTable } from '../db/schema.js';
+import { type Clock, isoNow, newId } from '../deps.js';
+import { countRows, paginate } from '../http/pagination.js';
+
+const toTrafficSource = (row: TrafficSourcesTable): TrafficSource => ({
+  id: row.id,
+  name: row.name,
+  trafficDomain: row.traffic_domain,
+  userId: row.user_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export async function findTrafficSource(db: Db, id: string): Promise<TrafficSource | undefined> {
+  const row = await db.selectFrom('traffic_sources').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toTrafficSource(row);
+}
+
+export async function findTrafficSourceByName(db: Db, userId: string, name: string): Promise<TrafficSource | undefined> {
+  const row = await db.selectFrom('traffic_sources').selectAll().where('user_id', '=', userId).where('name', '=', name).executeTakeFirst();
+  return row && toTrafficSource(row);
+}
+
+/** `onlyId` narrows the list to one source, for tokens restricted to it. */
+export function listTrafficSources(db: Db, userId: string, onlyId: string | null, page: PageQuery) {
+  let base = db.selectFrom('traffic_sources').where('user_id', '=', userId);
+  if (onlyId) base = base.where('id', '=', onlyId);
+  return paginate(
+    page,
+    () => countRows(base),
+    async (limit, offset) =>
+      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toTrafficSource),
+  );
+}
+
+export async function createTrafficSource(db: Db, clock: Clock, userId: string, input: { name: string; trafficDomain: string }): Promise<TrafficSource> {
+  const now = isoNow(clock);
+  const row = { id: newId(), user_id: userId, name: input.name, traffic_domain: input.trafficDomain, created_at: now, updated_at: now };
+  await db.insertInto('traffic_sources').values(row).execute();
+  return toTrafficSource(row);
+}
+
+export async function updateTrafficSource(
+  db: Db,
+  clock: Clock,
+  id: string,
+  input: { name?: string | undefined; trafficDomain?: string | undefined },
+): Promise<TrafficSource> {
+  const row = await db
+    .updateTable('traffic_sources')
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.trafficDomain !== undefined ? { traffic_domain: input.trafficDomain } : {}),
+      updated_at: isoNow(clock),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toTrafficSource(row);
+}
+
+/** Foreign keys cascade: traffic, requests, responses, domains, pathnames, logs and webhooks go too. */
+export async function deleteTrafficSource(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('traffic_sources').where('id', '=', id).execute();
+}

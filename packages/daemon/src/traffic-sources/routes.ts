@@ -1,0 +1,38 @@
+import { contract } from '@tapline/shared';
+import type { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { conflict, forbidden } from '../http/errors.js';
+import { mount, requireScope } from '../http/mount.js';
+import { loadAuthorizedSource } from './load.js';
+import { createTrafficSource, deleteTrafficSource, findTrafficSourceByName, listTrafficSources, updateTrafficSource } from './repo.js';
+
+export function trafficSourceRoutes(router: Router, deps: Deps): void {
+  const { db, clock } = deps;
+
+  mount(router, deps, contract.listTrafficSources, async ({ query }, ctx) => {
+    requireScope(ctx);
+    return listTrafficSources(db, ctx.principal.user.id, ctx.principal.sourceId, query);
+  });
+
+  mount(router, deps, contract.createTrafficSource, async ({ body }, ctx) => {
+    requireScope(ctx);
+    // A token restricted to one source may not make others.
+    if (ctx.principal.sourceId !== null) throw forbidden();
+    if (await findTrafficSourceByName(db, ctx.principal.user.id, body.name)) throw conflict(`A traffic source named "${body.name}" already exists`);
+    return createTrafficSource(db, clock, ctx.principal.user.id, body);
+  });
+
+  mount(router, deps, contract.updateTrafficSource, async ({ params, body }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    if (body.name !== undefined && body.name !== source.name && (await findTrafficSourceByName(db, source.userId, body.name))) {
+      throw conflict(`A traffic source named "${body.name}" already exists`);
+    }
+    return updateTrafficSource(db, clock, source.id, body);
+  });
+
+  mount(router, deps, contract.deleteTrafficSource, async ({ params }, ctx) => {
+    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+    await deleteTrafficSource(db, source.id);
+    return undefined;
+  });
+}

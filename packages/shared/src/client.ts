@@ -1,0 +1,101 @@
+import { buildPath, type ClientInput, type Endpoint, type ResponseOf } from './contract.js';
+import { ErrorBody } from './schemas/common.js';
+
+/** The daemon answered with an error status; `body` is its `{statusCode, error, issues?}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.error);
+    this.name = 'ApiError';
+  }
+}
+
+/** No HTTP answer at all: refused, reset, DNS failure or time-out. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`cannot reach the Tapline daemon at ${url} (${reason})`);
+    this.name = 'UnreachableError';
+  }
+}
+
+export interface ClientOptions {
+  /** `http://127.0.0.1:7468`; a trailing slash is ignored. */
+  readonly baseUrl: string;
+  readonly token?: string | undefined;
+  readonly fetch?: typeof fetch;
+  readonly timeoutMs?: number;
+}
+
+export type QueryValue = string | number | boolean | undefined | null;
+
+export function queryString(query: Record<string, unknown> | undefined): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    search.append(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export interface TaplineClient {
+  readonly baseUrl: string;
+  call<E extends Endpoint>(endpoint: E, input?: ClientInput<E>): Promise<ResponseOf<E>>;
+  /** A raw request with the client's base URL and token, for streams and other non-JSON answers. */
+  raw(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export function createClient(options: ClientOptions): TaplineClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+
+  async function raw(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (options.token) headers.set('authorization', `Bearer ${options.token}`);
+    const signal = init.signal ?? (options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined);
+    try {
+      return await doFetch(`${baseUrl}${path}`, { ...init, headers, signal: signal ?? null });
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      throw new UnreachableError(baseUrl, describeFetchError(error));
+    }
+  }
+
+  async function call<E extends Endpoint>(endpoint: E, input?: ClientInput<E>): Promise<ResponseOf<E>> {
+    const path = buildPath(endpoint.path, input?.params as Record<string, unknown> | undefined);
+    const init: RequestInit = { method: endpoint.method };
+    if (input?.body !== undefined) {
+      init.body = JSON.stringify(input.body);
+      init.headers = { 'content-type': 'application/json' };
+    }
+    const response = await raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
+    const text = await response.text();
+    if (!response.ok) throw new ApiError(response.status, parseErrorBody(response.status, text));
+    if (!endpoint.response) return undefined as ResponseOf<E>;
+    return endpoint.response.parse(JSON.parse(text)) as ResponseOf<E>;
+  }
+
+  return { baseUrl, call, raw };
+}
+
+function parseErrorBody(status: number, text: string): ErrorBody {
+  try {
+    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // Not JSON: a proxy or another server answered; report its status plainly.
+  }
+  return { statusCode: status, error: text.trim().slice(0, 200) || `HTTP ${status}` };
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string') return cause.code;
+  if (cause instanceof Error) return cause.name === 'TimeoutError' ? 'timed out' : cause.message;
+  return String(cause);
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { CreateCoreLog, CoreLog } from './schemas/core-log.js';
+import { Health, Me, TokenRequest, TokenResponse } from './schemas/auth.js';
+import { PageQuery, paginated, type Scope } from './schemas/common.js';
+import {
+  ComposeRecord,
+  HttpTraffic,
+  HttpTrafficRecord,
+  NamedValue,
+  Pathname,
+  PathnameQuery,
+  TrafficEntryParams,
+  TrafficListQuery,
+} from './schemas/http-traffic.js';
+import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
+import { CreateWebhook, CreatedWebhook, Webhook, WebhookParams } from './schemas/webhook.js';
+
+export type HttpVerb = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * One endpoint of the API. The daemon mounts it, the client calls it and the OpenAPI document
+ * describes it, all from this one object, so no part of the interface is written twice.
+ */
+export interface Endpoint {
+  readonly method: HttpVerb;
+  /** Express-style path: `/webhooks/:webhookId`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  /** Token scopes allowed to call it; `null` marks an open endpoint that needs no token. */
+  readonly scopes: readonly Scope[] | null;
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly status: 200 | 201 | 204;
+  /** `null` for an empty (204) answer. */
+  readonly response: z.ZodType | null;
+  /** Documented error statuses besides the 400/401 every authenticated endpoint may give. */
+  readonly errors: readonly number[];
+  /** Largest accepted body in bytes; the daemon's `--max-body` applies when absent. */
+  readonly maxBody?: number;
+  /** Where the spec says more than the summary can. */
+  readonly description?: string;
+}
+
+const endpoint = <const E extends Endpoint>(e: E): E => e;
+
+const ALL = ['full', 'read', 'ingest'] as const;
+const READ = ['full', 'read'] as const;
+const FULL = ['full'] as const;
+const INGEST = ['full', 'ingest'] as const;
+
+export const contract = {
+  health: endpoint({
+    method: 'GET', path: '/healthz', tag: 'meta', summary: 'Daemon health and version',
+    scopes: null, status: 200, response: Health, errors: [],
+  }),
+  openapi: endpoint({
+    method: 'GET', path: '/openapi.json', tag: 'meta', summary: 'This OpenAPI 3.1 document',
+    scopes: null, status: 200, response: z.record(z.string(), z.unknown()), errors: [],
+  }),
+  createToken: endpoint({
+    method: 'POST', path: '/auth/token', tag: 'auth', summary: 'Exchange email and password for a token',
+    scopes: null, body: TokenRequest, status: 201, response: TokenResponse, errors: [401],
+  }),
+  me: endpoint({
+    method: 'GET', path: '/auth/me', tag: 'auth', summary: "The token's user, scope and source restriction",
+    scopes: ALL, status: 200, response: Me, errors: [],
+  }),
+  listTrafficSources: endpoint({
+    method: 'GET', path: '/traffic-source', tag: 'traffic-source', summary: "List the user's traffic sources (4.1)",
+    scopes: ALL, query: PageQuery, status: 200, response: paginated(TrafficSource), errors: [],
+  }),
+  createTrafficSource: endpoint({
+    method: 'POST', path: '/traffic-source', tag: 'traffic-source', summary: 'Create a traffic source',
+    scopes: FULL, body: CreateTrafficSource, status: 201, response: TrafficSource, errors: [403, 409],
+  }),
+  updateTrafficSource: endpoint({
+    method: 'PATCH', path: '/traffic-source/:trafficSourceId', tag: 'traffic-source', summary: 'Rename a traffic source or change its domain',
+    scopes: FULL, params: TrafficSourceParams, body: UpdateTrafficSource, status: 200, response: TrafficSource, errors: [403, 404, 409],
+  }),
+  deleteTrafficSource: endpoint({
+    method: 'DELETE', path: '/traffic-source/:trafficSourceId', tag: 'traffic-source', summary: 'Delete a traffic source and all of its data',
+    scopes: FULL, params: TrafficSourceParams, status: 204, response: null, errors: [403, 404],
+  }),
+  listCoreLogs: endpoint({
+    method: 'GET', path: '/core-log/:trafficSourceId', tag: 'core-log', summary: 'List core logs of a traffic source (4.2)',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200,
+    response: paginated(CoreLog).extend({ statusCode: z.literal(200) }), errors: [403, 404],
+  }),
+  createCoreLog: endpoint({
+    method: 'POST', path: '/core-log/:trafficSourceId', tag: 'core-log', summary: 'Write a core log',
+    scopes: INGEST, params: TrafficSourceParams, body: CreateCoreLog, status: 201,
+    response: z.object({ statusCode: z.literal(201), data: CoreLog }), errors: [403, 404],
+  }),
+  listWebhooks: endpoint({
+    method: 'GET', path: '/webhooks/:trafficSourceId', tag: 'webhooks', summary: 'List webhooks of a traffic source (4.3)',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(Webhook), errors: [403, 404],
+  }),
+  createWebhook: endpoint({
+    method: 'POST', path: '/webhooks/:trafficSourceId', tag: 'webhooks', summary: 'Add a webhook to a traffic source',
+    scopes: FULL, params: TrafficSourceParams, body: CreateWebhook, status: 201, response: CreatedWebhook, errors: [403, 404, 409],
+  }),
+  deleteWebhook: endpoint({
+    method: 'DELETE', path: '/webhooks/:webhookId', tag: 'webhooks', summary: 'Delete a webhook (4.4)',
+    scopes: FULL, params: WebhookParams, status: 204, response: null, errors: [403, 404],
+  }),
+  composeRecord: endpoint({
+    method: 'POST', path: '/http-traffic-record/:trafficSourceId', tag: 'http-traffic', summary: 'Compose an HTTP traffic record (4.5)',
+    scopes: INGEST, params: TrafficSourceParams, body: ComposeRecord, status: 201, response: HttpTrafficRecord, errors: [403, 404],
+  }),
+  listTraffic: endpoint({
+    method: 'GET', path: '/http-traffic/:trafficSourceId', tag: 'http-traffic', summary: 'List HTTP traffic of a traffic source (4.6)',
+    scopes: READ, params: TrafficSourceParams, query: TrafficListQuery, status: 200, response: paginated(HttpTraffic), errors: [403, 404],
+  }),
+  getTraffic: endpoint({
+    method: 'GET', path: '/http-traffic/:trafficSourceId/:id', tag: 'http-traffic', summary: 'One whole HTTP traffic record',
+    scopes: READ, params: TrafficEntryParams, status: 200, response: HttpTrafficRecord, errors: [403, 404],
+  }),
+  listDomains: endpoint({
+    method: 'GET', path: '/domains/:trafficSourceId', tag: 'http-traffic', summary: 'Domains seen for a traffic source',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(NamedValue), errors: [403, 404],
+  }),
+  listPathnames: endpoint({
+    method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',
+    scopes: READ, params: TrafficSourceParams, query: PathnameQuery, status: 200, response: paginated(Pathname), errors: [403, 404],
+  }),
+} as const;
+
+export type Contract = typeof contract;
+export type EndpointName = keyof Contract;
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type In<S> = S extends z.ZodType ? z.input<S> : undefined;
+
+/** What a handler receives (parsed) and what a client sends (unparsed), per endpoint. */
+export type ParsedInput<E extends Endpoint> = {
+  params: Out<E['params']>;
+  query: Out<E['query']>;
+  body: Out<E['body']>;
+};
+export type ClientInput<E extends Endpoint> = (E['params'] extends z.ZodType ? { params: In<E['params']> } : { params?: undefined }) &
+  (E['query'] extends z.ZodType ? { query?: In<E['query']> } : { query?: undefined }) &
+  (E['body'] extends z.ZodType ? { body: In<E['body']> } : { body?: undefined });
+export type ResponseOf<E extends Endpoint> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
+
+/** `/webhooks/:webhookId` with `{ webhookId: 'x' }` gives `/webhooks/x`. */
+export function buildPath(path: string, params: Record<string, unknown> | undefined): string {
+  return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null || value === '') throw new Error(`missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** A UUID in a path or body; the message names the field, as the spec's error messages do. */
+export const uuidField = (name: string) => z.uuid({ message: `${name} must be a valid UUID` });
+
+/** ISO 8601 UTC with milliseconds, as every timestamp on the wire is. */
+export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });
+
+/** A whole number sent as a query-string value. */
+export const intQuery = (name: string, min: number, max: number) =>
+  z
+    .union([z.string(), z.number()])
+    .transform((v, ctx) => {
+      const text = String(v).trim();
+      const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+export const MAX_PAGE_LIMIT = 1000;
+export const DEFAULT_LIMIT = 10;
+
+export const PageQuery = z.object({
+  page: intQuery('page', 1, Number.MAX_SAFE_INTEGER).default(1),
+  limit: intQuery('limit', 1, MAX_PAGE_LIMIT).default(DEFAULT_LIMIT),
+});
+export type PageQuery = z.output<typeof PageQuery>;
+
+export const PaginationMeta = z.object({
+  total: z.number().int().min(0),
+  page: z.number().int().min(1),
+  limit: z.number().int().min(1),
+});
+export type PaginationMeta = z.infer<typeof PaginationMeta>;
+
+export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta });
+
+export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
+export const ErrorBody = z.object({
+  statusCode: z.number().int(),
+  error: z.string(),
+  issues: z.array(ErrorIssue).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The names of token scopes (decisions.md, Authentication). */
+export const Scope = z.enum(['full', 'read', 'ingest']);
+export type Scope = z.infer<typeof Scope>;

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { PageQuery, Timestamp, uuidField } from './common.js';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+export const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
+export const LEVELS = ['INFO', 'WARNING', 'FATAL'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export type Level = (typeof LEVELS)[number];
+
+/** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
+const upperEnum = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z
+    .string({ message: `${name} must be one of ${values.join(', ')}` })
+    .transform((v) => v.toUpperCase())
+    .pipe(z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }));
+
+export const Method = upperEnum('method', HTTP_METHODS);
+export const Protocol = upperEnum('protocol', PROTOCOLS);
+export const LevelParam = upperEnum('level', LEVELS);
+
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+/** Header and query values: a string or a list of them; numbers and booleans are kept as text. */
+const HeaderValue = z.union([Scalar, z.array(Scalar)]).transform((v) => (Array.isArray(v) ? v.map(String) : String(v)));
+export const HeaderMap = z.record(z.string(), HeaderValue);
+export type HeaderMap = Record<string, string | string[]>;
+
+/** Bodies are an object or null per the spec; any other JSON value is kept as given (decisions.md). */
+const Body = z
+  .json()
+  .nullish()
+  .transform((v) => v ?? null);
+export type JsonValue = z.infer<ReturnType<typeof z.json>>;
+
+export const ComposeRecord = z.object({
+  domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }),
+  pathnameUrl: z
+    .string({ message: 'pathnameUrl must be a string beginning with /' })
+    .startsWith('/', 'pathnameUrl must begin with /')
+    .max(8192, 'pathnameUrl must be at most 8192 characters'),
+  trafficSourceId: uuidField('trafficSourceId'),
+  status: z
+    .number({ message: 'status must be an integer from 100 to 599' })
+    .int('status must be an integer from 100 to 599')
+    .min(100, 'status must be an integer from 100 to 599')
+    .max(599, 'status must be an integer from 100 to 599'),
+  protocol: Protocol,
+  method: Method,
+  trafficUserId: uuidField('trafficUserId').nullish(),
+  elapsedTime: z
+    .number({ message: 'elapsedTime must be a non-negative number of milliseconds' })
+    .min(0, 'elapsedTime must be a non-negative number of milliseconds')
+    .refine(Number.isFinite, 'elapsedTime must be finite'),
+  requestHeaders: HeaderMap,
+  requestBody: Body,
+  queryParams: HeaderMap,
+  responseHeaders: HeaderMap,
+  responseBody: Body,
+});
+export type ComposeRecordInput = z.input<typeof ComposeRecord>;
+export type ComposeRecord = z.output<typeof ComposeRecord>;
+
+export const HttpTraffic = z.object({
+  id: z.uuid(),
+  status: z.number().int(),
+  method: z.string(),
+  level: z.enum(LEVELS),
+  elapsedTime: z.number(),
+  trafficUserId: z.uuid().optional(),
+  trafficSourceId: z.uuid(),
+  domainId: z.uuid(),
+  pathnameId: z.uuid(),
+  requestId: z.uuid(),
+  responseId: z.uuid(),
+  createdAt: Timestamp,
+  domain: z.string(),
+  pathname: z.string(),
+  protocol: z.string(),
+});
+export type HttpTraffic = z.infer<typeof HttpTraffic>;
+
+const StoredHeaders = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+export const HttpTrafficRecord = z.object({
+  id: z.uuid(),
+  status: z.number().int(),
+  method: z.string(),
+  level: z.enum(LEVELS),
+  elapsedTime: z.number(),
+  createdAt: Timestamp,
+  domain: z.string(),
+  pathname: z.string(),
+  protocol: z.string(),
+  trafficSourceId: z.uuid(),
+  trafficUserId: z.uuid().optional(),
+  request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),
+  response: z.object({ headers: StoredHeaders, body: z.json().nullable() }),
+});
+export type HttpTrafficRecord = z.infer<typeof HttpTrafficRecord>;
+
+/** A date-time bound; a bare date means midnight UTC. Normalised to the stored timestamp form. */
+const DateBound = (name: string) =>
+  z
+    .string()
+    .refine(
+      (v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success,
+      `${name} must be an ISO 8601 date or date-time`,
+    )
+    .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString());
+
+/** An exact status, or a class such as `5xx`; both become an inclusive range. */
+export const StatusFilter = z
+  .union([z.string(), z.number()])
+  .transform((v, ctx) => {
+    const text = String(v).trim().toLowerCase();
+    const cls = /^([1-5])xx$/.exec(text);
+    if (cls) return { min: Number(cls[1]) * 100, max: Number(cls[1]) * 100 + 99 };
+    if (/^\d{3}$/.test(text)) return { min: Number(text), max: Number(text) };
+    ctx.addIssue({ code: 'custom', message: 'status must be an HTTP status code or a class such as 5xx' });
+    return z.NEVER;
+  });
+
+export const TrafficListQuery = PageQuery.extend({
+  startDate: DateBound('startDate').optional(),
+  endDate: DateBound('endDate').optional(),
+  domainId: uuidField('domainId').optional(),
+  pathnameId: uuidField('pathnameId').optional(),
+  method: Method.optional(),
+  status: StatusFilter.optional(),
+  level: LevelParam.optional(),
+}).refine((q) => !q.startDate || !q.endDate || q.startDate <= q.endDate, {
+  message: 'startDate must not be after endDate',
+  path: ['startDate'],
+});
+export type TrafficListQuery = z.output<typeof TrafficListQuery>;
+export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
+
+export const TrafficEntryParams = z.object({
+  trafficSourceId: uuidField('trafficSourceId'),
+  id: uuidField('id'),
+});
+
+export const NamedValue = z.object({ id: z.uuid(), value: z.string(), createdAt: Timestamp });
+export const Pathname = NamedValue.extend({ domainId: z.uuid() });
+export const PathnameQuery = PageQuery.extend({ domainId: uuidField('domainId').optional() });
