@@ -1,0 +1,69 @@
+import { createClient, DEFAULT_URL, resolveHome, type TaplineClient } from '@tapline/shared';
+import { createColors } from 'picocolors';
+import { readCredentials, resolveToken } from './credentials.js';
+import { CliError, EXIT } from './exit-codes.js';
+import type { Io } from './io.js';
+
+export interface GlobalOptions {
+  readonly url?: string;
+  readonly token?: string;
+  readonly home?: string;
+  readonly json?: boolean;
+  readonly ndjson?: boolean;
+  /** commander's `--no-color` sets this false. */
+  readonly color?: boolean;
+  readonly debug?: boolean;
+}
+
+export type OutputMode = 'table' | 'json' | 'ndjson';
+export type Colors = ReturnType<typeof createColors>;
+
+export interface CliContext {
+  readonly io: Io;
+  readonly url: string;
+  readonly home: string;
+  readonly client: TaplineClient;
+  /** Where the token came from (for `tapline status`), or null when there is none. */
+  readonly tokenFrom: string | null;
+  readonly mode: OutputMode;
+  readonly colors: Colors;
+  /** Terminal width for tables; `Infinity` when piped, so nothing is truncated. */
+  readonly width: number;
+  readonly debug: boolean;
+  /** Writes one line to stdout. */
+  print(line?: string): void;
+  /** Writes one line to stderr (progress, notices: never data). */
+  note(line: string): void;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export function createContext(globals: GlobalOptions, io: Io, options: { requireToken?: boolean } = {}): CliContext {
+  const home = resolveHome(globals.home, io.env);
+  const url = (globals.url || io.env.TAPLINE_URL || readCredentials(home)?.url || DEFAULT_URL).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(url)) throw new CliError(EXIT.USAGE, `--url must be an http(s) URL such as ${DEFAULT_URL} (got "${url}")`);
+  const found = resolveToken(globals.token, io.env, home);
+  if (!found && options.requireToken !== false) {
+    throw new CliError(
+      EXIT.AUTH,
+      `no token found (looked at --token, TAPLINE_TOKEN, ${home}/credentials and ${home}/token)`,
+      'start `taplined` once on this machine, log in with `tapline login --email <you>`, or pass --token',
+    );
+  }
+  if (globals.json && globals.ndjson) throw new CliError(EXIT.USAGE, 'choose one of --json and --ndjson');
+  const tty = io.stdout.isTTY === true;
+  const colorOn = tty && globals.color !== false && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+  return {
+    io,
+    url,
+    home,
+    client: createClient({ baseUrl: url, token: found?.token, timeoutMs: REQUEST_TIMEOUT_MS }),
+    tokenFrom: found?.from ?? null,
+    mode: globals.json ? 'json' : globals.ndjson ? 'ndjson' : 'table',
+    colors: createColors(colorOn),
+    width: tty ? (io.stdout.columns ?? 80) : Number.POSITIVE_INFINITY,
+    debug: globals.debug === true,
+    print: (line = '') => io.stdout.write(`${line}\n`),
+    note: (line) => io.stderr.write(`${line}\n`),
+  };
+}

@@ -1,0 +1,62 @@
+import { ApiError, UnreachableError } from '@tapline/shared';
+
+/** The CLI's exit codes: a public interface, documented in the README. */
+export const EXIT = {
+  OK: 0,
+  UNEXPECTED: 1,
+  USAGE: 2,
+  UNREACHABLE: 3,
+  AUTH: 4,
+  NOT_FOUND: 5,
+  FORBIDDEN: 6,
+  INVALID: 7,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A failure meant for the person at the shell: one or two lines, and the code to exit with. */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usage = (message: string, hint?: string) => new CliError(EXIT.USAGE, message, hint);
+export const invalid = (message: string, hint?: string) => new CliError(EXIT.INVALID, message, hint);
+export const notFound = (message: string, hint?: string) => new CliError(EXIT.NOT_FOUND, message, hint);
+
+const TOKEN_HINT = 'log in with `tapline login --email <you>`, pass --token, or create one with `taplined token create <email>`';
+
+/** Maps anything thrown to a CliError; only the entry file turns it into a process exit. */
+export function toCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof UnreachableError) {
+    return new CliError(EXIT.UNREACHABLE, `cannot reach the Tapline daemon at ${error.url} (${error.reason})`, 'start it with `taplined`, or point --url / TAPLINE_URL at a running one');
+  }
+  if (error instanceof ApiError) {
+    const issues = error.body.issues?.length ? `: ${error.body.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : '';
+    switch (error.status) {
+      case 400:
+        if (error.body.error === 'Authentication token missing') return new CliError(EXIT.AUTH, 'no token was sent to the daemon', TOKEN_HINT);
+        return new CliError(EXIT.INVALID, `rejected by the daemon: ${error.body.issues?.length ? issues.slice(2) : error.body.error}`);
+      case 401:
+        return new CliError(EXIT.AUTH, `the daemon refused the token (${error.body.error})`, TOKEN_HINT);
+      case 403:
+        return new CliError(EXIT.FORBIDDEN, 'forbidden: this token may not do that (another user\'s resource, or a read/ingest-only or source-restricted token)');
+      case 404:
+        return new CliError(EXIT.NOT_FOUND, error.body.error);
+      case 409:
+      case 413:
+      case 415:
+      case 422:
+        return new CliError(EXIT.INVALID, `rejected by the daemon: ${error.body.error}`);
+      default:
+        return new CliError(EXIT.UNEXPECTED, `the daemon answered ${error.status}: ${error.body.error}`);
+    }
+  }
+  return new CliError(EXIT.UNEXPECTED, error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,72 @@
+import { Command, CommanderError, Option } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import { createContext, type CliContext, type GlobalOptions } from './context.js';
+import { printStatus, status } from './commands/status.js';
+import { EXIT, toCliError, type ExitCode } from './exit-codes.js';
+import type { Io } from './io.js';
+
+/** Adds an example to a command's --help, as every command has one. */
+export const example = (cmd: Command, ...lines: string[]) => cmd.addHelpText('after', `\nExample:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
+
+export type ContextFactory = (options?: { requireToken?: boolean }) => CliContext;
+
+/**
+ * Each command module registers itself here with a function that gets a context on demand, so
+ * `--help` and usage errors never need a token or the daemon.
+ */
+export type Register = (program: Command, context: (cmd: Command, options?: { requireToken?: boolean }) => CliContext) => void;
+
+const registerStatus: Register = (program, context) => {
+  const cmd = program
+    .command('status')
+    .description('daemon URL, version, health, and who the token belongs to')
+    .action(async (_opts: unknown, command: Command) => {
+      const ctx = context(command, { requireToken: false });
+      printStatus(ctx, await status(ctx));
+    });
+  example(cmd, 'tapline status');
+};
+
+export const registrations: Register[] = [registerStatus];
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('tapline')
+    .description('Tapline CLI: list traffic sources, read and tail HTTP traffic, manage webhooks.')
+    .version(pkg.version)
+    .option('--url <url>', 'daemon URL (env TAPLINE_URL, default http://127.0.0.1:7468)')
+    .option('--token <token>', 'API token (env TAPLINE_TOKEN, else `tapline login`, else <home>/token)')
+    .option('--home <dir>', 'Tapline home (env TAPLINE_HOME, default $XDG_DATA_HOME/tapline or ~/.local/share/tapline)')
+    .option('--json', "print the API's JSON answer unchanged")
+    .option('--ndjson', 'print one JSON object per line')
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .addOption(new Option('--debug', 'show stack traces of unexpected errors').hideHelp(false))
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  example(program, 'tapline status', 'tapline traffic list shop --status 5xx --since 15m');
+  const context = (cmd: Command, options?: { requireToken?: boolean }) => createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
+  for (const register of registrations) register(program, context);
+  const exitAll = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.commands.forEach(exitAll);
+  };
+  exitAll(program);
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and returns the exit code; never exits. */
+export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
+    }
+    const failure = toCliError(error);
+    io.stderr.write(`tapline: ${failure.message}\n`);
+    if (failure.hint) io.stderr.write(`  ${failure.hint}\n`);
+    if (failure.exitCode === EXIT.UNEXPECTED && argv.includes('--debug') && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    return failure.exitCode;
+  }
+}
