@@ -125,6 +125,19 @@ export const contract = {
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',
     scopes: READ, params: TrafficSourceParams, query: PathnameQuery, status: 200, response: paginated(Pathname), errors: [403, 404],
   }),
+  composeBatch: endpoint({
+    method: 'POST', path: '/http-traffic-record/:trafficSourceId/batch', tag: 'http-traffic', summary: 'Compose up to 1,000 HTTP traffic records in one transaction',
+    scopes: INGEST, params: TrafficSourceParams,
+    body: z
+      .array(ComposeRecord, { message: 'the body must be a JSON array of compose bodies' })
+      .min(1, 'a batch holds at least 1 record')
+      .max(1000, 'a batch holds at most 1000 records'),
+    status: 201, response: z.object({ ids: z.array(z.uuid()) }), errors: [403, 404, 413],
+    maxBody: 16 * 1024 * 1024,
+    description:
+      'Each item is a compose body (4.5) whose trafficSourceId equals the path\'s. All items are stored in one transaction, or none: ' +
+      'a 400 names every invalid item by index (issues[].path such as `3.method`). 201 answers `{ids}`, the created entry ids in input order.',
+  }),
 } as const;
 
 export type Contract = typeof contract;

@@ -4,11 +4,14 @@ import type { Deps } from '../deps.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import { batchRoute } from './batch.js';
 import { composeRecords, type ComposeDeps } from './compose.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
 
 export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDeps): void {
   const { db } = deps;
+
+  batchRoute(router, deps, compose);
 
   mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
