@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -50,6 +51,17 @@ const BODY_ERRORS: Record<string, [number, string]> = {
   'request.size.invalid': [400, 'Request size did not match content length'],
 };
 
+/**
+ * Other errors raised with a 4xx status by Express or body-parser (a path whose percent-encoding
+ * does not decode, a gzip body that does not inflate) are the client's doing, never a 500.
+ */
+function clientErrorOf(error: unknown): [number, string] | undefined {
+  if (error instanceof URIError) return [400, 'Malformed percent-encoding in the URL'];
+  const status = typeof error === 'object' && error && 'status' in error ? Number(error.status) : Number.NaN;
+  if (Number.isInteger(status) && status >= 400 && status < 500) return [status, STATUS_CODES[status] ?? 'Bad Request'];
+  return undefined;
+}
+
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'Not Found'));
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -61,7 +73,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       body = { statusCode: status, error: error.message, ...(error.issues ? { issues: error.issues } : {}) };
     } else {
       const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
-      const known = BODY_ERRORS[type];
+      const known = BODY_ERRORS[type] ?? clientErrorOf(error);
       if (known) [status] = known;
       if (known) body = { statusCode: known[0], error: known[1] };
       else logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
