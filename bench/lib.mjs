@@ -43,3 +43,37 @@ export async function api(url, token, method, path, body) {
 }
 
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Runs autocannon in its own process (so load generation does not share the daemon's event loop). */
+export async function autocannon(root, args) {
+  const { execFile } = await import('node:child_process');
+  const bin = join(root, 'node_modules', 'autocannon', 'autocannon.js');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [bin, '--json', ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`autocannon failed: ${stderr || error.message}`));
+      resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+export async function createSource(url, token, name) {
+  return api(url, token, 'POST', '/traffic-source', { name, trafficDomain: 'shop.example.com' });
+}
+
+export function composeBody(sourceId, overrides = {}) {
+  return {
+    domainUrl: 'https://shop.example.com',
+    pathnameUrl: '/api/orders',
+    trafficSourceId: sourceId,
+    status: 200,
+    protocol: 'HTTPS',
+    method: 'POST',
+    elapsedTime: 12.5,
+    requestHeaders: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer x' },
+    requestBody: { sku: 'A-1', quantity: 2, password: 'p' },
+    queryParams: { page: '1' },
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: { id: 42, status: 'created' },
+    ...overrides,
+  };
+}

@@ -83,6 +83,17 @@ export interface HttpTrafficTable {
   created_at: string;
 }
 
+/** Rollup of http_traffic kept in the ingest transaction; see http-traffic/counts.ts. */
+export interface TrafficCountsTable {
+  traffic_source_id: string;
+  pathname_id: string;
+  domain_id: string;
+  method: string;
+  status: number;
+  level: string;
+  count: number;
+}
+
 export interface CoreLogsTable {
   id: string;
   traffic_source_id: string;
@@ -117,6 +128,7 @@ export interface DB {
   requests: RequestsTable;
   responses: ResponsesTable;
   http_traffic: HttpTrafficTable;
+  traffic_counts: TrafficCountsTable;
   core_logs: CoreLogsTable;
   webhooks: WebhooksTable;
 }

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026-11-21T0000-initial.js';
+import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 
 /**
  * Registered in code, not read from a folder: the daemon ships as one bundled file.
@@ -7,6 +8,7 @@ import * as initial from './2026-11-21T0000-initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026-11-21T0000-initial': initial,
+  '2026-11-21T0600-traffic-counts': trafficCounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,71 @@
+// Fills a Tapline database with `count` realistic traffic rows straight through SQLite, for the
+// list benchmark (composing a million records over HTTP would take minutes). The schema comes
+// from the daemon itself: the caller starts and stops it once on the file first.
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const STATUSES = [[200, 0.78], [201, 0.08], [204, 0.02], [400, 0.03], [404, 0.04], [500, 0.02], [503, 0.03]];
+const METHODS = [['GET', 0.6], ['POST', 0.25], ['PUT', 0.07], ['DELETE', 0.05], ['PATCH', 0.03]];
+
+function pick(table, r) {
+  let acc = 0;
+  for (const [value, p] of table) if (r < (acc += p)) return value;
+  return table[table.length - 1][0];
+}
+
+/** UUIDv7 for a given millisecond, so ids sort with created_at as the daemon's do. */
+function uuidv7(ms) {
+  const hex = ms.toString(16).padStart(12, '0');
+  const rand = randomUUID().replace(/-/g, '');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${rand.slice(13, 16)}-${((parseInt(rand[16], 16) & 3) | 8).toString(16)}${rand.slice(17, 20)}-${rand.slice(20, 32)}`;
+}
+
+export function seed(root, dbFile, sourceId, count, log) {
+  const require = createRequire(join(root, 'packages', 'daemon', 'package.json'));
+  const Database = require('better-sqlite3');
+  const db = new Database(dbFile);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  const now = Date.now();
+  const span = 30 * 24 * 3600 * 1000;
+  const iso = (ms) => new Date(ms).toISOString();
+
+  const domains = ['shop.example.com', 'api.example.com', 'cdn.example.com', 'auth.example.com', 'admin.example.com'].map((value) => ({ id: uuidv7(now - span), value }));
+  const pathnames = [];
+  for (const d of domains) for (let i = 0; i < 20; i++) pathnames.push({ id: uuidv7(now - span), domainId: d.id, value: `/api/v1/resource-${i}` });
+
+  const insertDomain = db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)');
+  const insertPath = db.prepare('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)');
+  const insertReq = db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)');
+  const insertRes = db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)');
+  const insertTraffic = db.prepare(
+    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  db.transaction(() => {
+    for (const d of domains) insertDomain.run(d.id, sourceId, d.value, iso(now - span));
+    for (const p of pathnames) insertPath.run(p.id, sourceId, p.domainId, p.value, iso(now - span));
+  })();
+
+  const batch = 50_000;
+  for (let done = 0; done < count; done += batch) {
+    db.transaction(() => {
+      for (let i = done; i < Math.min(count, done + batch); i++) {
+        const ms = now - span + Math.floor((i / count) * span);
+        const status = pick(STATUSES, Math.random());
+        const method = pick(METHODS, Math.random());
+        const path = pathnames[Math.floor(Math.random() * pathnames.length)];
+        const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
+        const ids = [uuidv7(ms), uuidv7(ms), uuidv7(ms)];
+        insertReq.run(ids[1], sourceId, '{"accept":"application/json"}', method === 'GET' ? null : '{"sku":"A-1","quantity":2}', '{}');
+        insertRes.run(ids[2], sourceId, '{"content-type":"application/json"}', `{"id":${i}}`);
+        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms));
+      }
+    })();
+    log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);
+  }
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('analyze');
+  db.close();
+  return { pathnames, domains, now, span };
+}
