@@ -1,0 +1,90 @@
+import { buildPath, contract, type Endpoint, queryString, type TaplineClient } from '@tapline/shared';
+import { hashPassword } from '../auth/passwords.js';
+import { createUser } from '../auth/users.js';
+import { createSource, type RawAnswer, rawJson } from './fixtures.js';
+import { composeBody, type Harness } from './harness.js';
+
+/** One user's resources of every kind, so each endpoint has something of theirs to act on. */
+export interface World {
+  readonly sourceId: string;
+  readonly entryId: string;
+  readonly domainId: string;
+  readonly pathnameId: string;
+  readonly coreLogId: string;
+  readonly webhookId: string;
+}
+
+let worldCounter = 0;
+
+/**
+ * `local` makes the webhook an `http` one on a closed loopback port (the harness must allow
+ * private webhooks), so an endpoint that sends to it never leaves the machine.
+ */
+export async function buildWorld(client: TaplineClient, options: { webhook?: 'discord' | 'local' } = {}): Promise<World> {
+  const n = ++worldCounter;
+  const source = await createSource(client, `world-${n}`, 'shop.example.com');
+  const record = await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { status: 500 }) });
+  const traffic = await client.call(contract.listTraffic, { params: { trafficSourceId: source.id } });
+  const entry = traffic.data[0];
+  if (!entry || entry.id !== record.id) throw new Error('the composed record is not listed');
+  const log = await client.call(contract.createCoreLog, { params: { trafficSourceId: source.id }, body: { title: 'boom', httpTrafficId: record.id } });
+  const webhook = await client.call(contract.createWebhook, {
+    params: { trafficSourceId: source.id },
+    body:
+      options.webhook === 'local'
+        ? { type: 'http', level: 'fatal', value: `http://127.0.0.1:9/hook-${n}` }
+        : { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${n}/tok-${n}` },
+  });
+  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id };
+}
+
+export interface RequestInput {
+  readonly params?: Record<string, string>;
+  readonly query?: Record<string, string>;
+  readonly body?: unknown;
+}
+
+/** A valid request of each endpoint against `world`; a new contract endpoint needs a line here. */
+export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
+  health: () => ({}),
+  openapi: () => ({}),
+  createToken: () => ({ body: { email: 'password-user@example.com', password: 'correct horse' } }),
+  me: () => ({}),
+  listTrafficSources: () => ({}),
+  createTrafficSource: () => ({ body: { name: `new-${++worldCounter}`, trafficDomain: 'new.example.com' } }),
+  updateTrafficSource: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { name: `renamed-${++worldCounter}` } }),
+  deleteTrafficSource: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  listCoreLogs: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createCoreLog: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { title: 'another', httpTrafficId: w.entryId } }),
+  listWebhooks: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createWebhook: (w) => ({
+    params: { trafficSourceId: w.sourceId },
+    body: { type: 'http', level: 'warning', value: `https://hooks.example.com/${++worldCounter}` },
+  }),
+  deleteWebhook: (w) => ({ params: { webhookId: w.webhookId } }),
+  listWebhookDeliveries: (w) => ({ params: { webhookId: w.webhookId } }),
+  testWebhook: (w) => ({ params: { webhookId: w.webhookId } }),
+  composeRecord: (w) => ({ params: { trafficSourceId: w.sourceId }, body: composeBody(w.sourceId) }),
+  composeBatch: (w) => ({ params: { trafficSourceId: w.sourceId }, body: [composeBody(w.sourceId), composeBody(w.sourceId, { status: 404 })] }),
+  listTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
+  getTraffic: (w) => ({ params: { trafficSourceId: w.sourceId, id: w.entryId } }),
+  listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  listPathnames: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { domainId: w.domainId } }),
+};
+
+export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
+export const authenticatedEndpoints = () => endpoints().filter(([, e]) => e.scopes !== null);
+
+/** Lists answer `data` (and `meta`); these endpoints name a resource that belongs to a source. */
+export const isList = (e: Endpoint) => e.method === 'GET' && e.status === 200 && /^\/(traffic-source|core-log|webhooks|http-traffic|domains|pathnames)(\/:trafficSourceId)?$/.test(e.path);
+
+/** Sends any endpoint's request as plain HTTP, whatever the contract's types say. */
+export function send(h: Harness, token: string | undefined, e: Endpoint, input: RequestInput): Promise<RawAnswer> {
+  const path = buildPath(e.path, input.params) + queryString(input.query);
+  return rawJson(h, e.method, path, token, input.body);
+}
+
+/** A user who logs in with a password, for `POST /auth/token`. */
+export async function passwordUser(h: Harness, email = 'password-user@example.com', password = 'correct horse') {
+  return createUser(h.deps.db, h.deps.clock, { email, passwordHash: await hashPassword(password) });
+}
