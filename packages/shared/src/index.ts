@@ -7,3 +7,4 @@ export * from './schemas/http-traffic.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';
+export * from './filter/index.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FilterQuery } from '../filter/query.js';
 import { PageQuery, Timestamp, uuidField } from './common.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
@@ -119,7 +120,8 @@ export const StatusFilter = z
     return z.NEVER;
   });
 
-export const TrafficListQuery = PageQuery.extend({
+/** The filters the list, the stream and the counts share; `q` is the filter language (docs/filter-language.md). */
+const trafficFilterFields = {
   startDate: DateBound('startDate').optional(),
   endDate: DateBound('endDate').optional(),
   domainId: uuidField('domainId').optional(),
@@ -127,12 +129,20 @@ export const TrafficListQuery = PageQuery.extend({
   method: Method.optional(),
   status: StatusFilter.optional(),
   level: LevelParam.optional(),
-}).refine((q) => !q.startDate || !q.endDate || q.startDate <= q.endDate, {
-  message: 'startDate must not be after endDate',
-  path: ['startDate'],
-});
+  q: FilterQuery.optional(),
+};
+const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | undefined }) => boolean, { message: string; path: string[] }] = [
+  (q) => !q.startDate || !q.endDate || q.startDate <= q.endDate,
+  { message: 'startDate must not be after endDate', path: ['startDate'] },
+];
+
+export const TrafficListQuery = PageQuery.extend(trafficFilterFields).refine(...datesInOrder);
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
+
+/** The stream takes the list's filters, and `after`: the id of the last entry seen (as Last-Event-ID). */
+export const TrafficStreamQuery = z.object({ ...trafficFilterFields, after: uuidField('after').optional() }).refine(...datesInOrder);
+export type TrafficStreamQuery = z.output<typeof TrafficStreamQuery>;
 
 export const TrafficEntryParams = z.object({
   trafficSourceId: uuidField('trafficSourceId'),
