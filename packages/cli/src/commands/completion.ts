@@ -1,0 +1,106 @@
+import { Argument, type Command, type Option } from 'commander';
+import { example } from '../help.js';
+import type { Register } from '../program.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+interface Node {
+  /** Subcommand words from the root: `['traffic', 'list']`. */
+  readonly path: readonly string[];
+  readonly description: string;
+  readonly subcommands: readonly string[];
+  readonly options: readonly Option[];
+}
+
+/** The command tree, walked from the program itself so completions never drift from it. */
+function walk(cmd: Command, path: readonly string[] = []): Node[] {
+  const visible = cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
+  const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
+  const options = cmd.options.filter((o) => !o.hidden);
+  return [{ path, description: cmd.description(), subcommands: names, options }, ...visible.flatMap((c) => walk(c, [...path, c.name()]))];
+}
+
+const words = (node: Node, globals: readonly Option[]) =>
+  [...node.subcommands, ...[...node.options, ...globals].map((o) => o.long).filter((l): l is string => Boolean(l)), '--help'].join(' ');
+
+function bash(program: Command): string {
+  const nodes = walk(program);
+  const globals = program.options.filter((o) => !o.hidden);
+  const valued = [...new Set(nodes.flatMap((n) => n.options).concat(globals).filter((o) => o.required || o.optional).map((o) => o.long))].join('|');
+  // Deepest paths first: `case` takes the first pattern that matches.
+  const cases = [...nodes]
+    .sort((a, b) => b.path.length - a.path.length)
+    .map((n) => `    "${n.path.map((p) => ` ${p}`).join('')}"*) opts="${words(n, n.path.length ? globals : [])}" ;;`)
+    .join('\n');
+  return `# tapline completion for bash: eval "$(tapline completion bash)", or save it in
+# ~/.local/share/bash-completion/completions/tapline
+_tapline() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" skip="" w opts
+  for w in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+    if [ -n "$skip" ]; then skip=""; continue; fi
+    case "$w" in
+      ${valued || '--none'}) skip=1 ;;
+      -*) ;;
+      *) path="$path $w" ;;
+    esac
+  done
+  case "$path" in
+${cases}
+  esac
+  COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
+}
+complete -o default -F _tapline tapline
+`;
+}
+
+function zsh(program: Command): string {
+  return `#compdef tapline
+# tapline completion for zsh: eval "$(tapline completion zsh)" in ~/.zshrc
+autoload -U +X bashcompinit && bashcompinit
+${bash(program).split('\n').filter((l) => !l.startsWith('#')).join('\n')}`;
+}
+
+const fishQuote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+function fish(program: Command): string {
+  const nodes = walk(program);
+  const lines = ['# tapline completion for fish: tapline completion fish > ~/.config/fish/completions/tapline.fish', 'complete -c tapline -f'];
+  for (const node of nodes) {
+    // In fish, "after these words and before any of the next level's" selects a node of the tree.
+    const seen = node.path.map((p) => `__fish_seen_subcommand_from ${p}`);
+    const cond = node.path.length === 0 ? '__fish_use_subcommand' : [...seen, ...(node.subcommands.length ? [`not __fish_seen_subcommand_from ${node.subcommands.join(' ')}`] : [])].join('; and ');
+    const parent = nodes.find((n) => n.path.length === node.path.length - 1 && node.path.slice(0, -1).every((p, i) => n.path[i] === p));
+    const name = node.path[node.path.length - 1];
+    if (parent && name) {
+      const parentCond = parent.path.length === 0 ? '__fish_use_subcommand' : [...parent.path.map((p) => `__fish_seen_subcommand_from ${p}`), `not __fish_seen_subcommand_from ${parent.subcommands.join(' ')}`].join('; and ');
+      lines.push(`complete -c tapline -n ${fishQuote(parentCond)} -a ${name} -d ${fishQuote(node.description)}`);
+    }
+    for (const o of node.options) {
+      if (!o.long) continue;
+      const choices = o.argChoices ? ` -a ${fishQuote(o.argChoices.join(' '))}` : '';
+      lines.push(`complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''}${choices} -d ${fishQuote(o.description)}`);
+    }
+  }
+  for (const o of program.options) if (o.long && !o.hidden) lines.push(`complete -c tapline -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''} -d ${fishQuote(o.description)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function completionScript(program: Command, shell: Shell): string {
+  return shell === 'bash' ? bash(program) : shell === 'zsh' ? zsh(program) : fish(program);
+}
+
+const root = (cmd: Command): Command => (cmd.parent ? root(cmd.parent) : cmd);
+
+export const registerCompletion: Register = (program) => {
+  const cmd = program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .action((shell: Shell, _opts: unknown, command: Command) => {
+      // No context: completion needs neither token nor daemon.
+      const out = root(command);
+      out.configureOutput().writeOut?.(completionScript(out, shell));
+    });
+  example(cmd, 'eval "$(tapline completion bash)"', 'tapline completion fish > ~/.config/fish/completions/tapline.fish');
+};

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { ApiError, contract } from '@tapline/shared';
+import type { CliContext } from '../context.js';
+import { writeCredentials } from '../credentials.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { example } from '../help.js';
+import { readAll } from '../io.js';
+import type { Register } from '../program.js';
+
+export interface LoginResult {
+  readonly email: string;
+  readonly url: string;
+  readonly credentials: string;
+  readonly expiresAt: string | null;
+}
+
+async function askPassword(ctx: CliContext, fromStdin: boolean | undefined): Promise<string> {
+  // One trailing newline is what `echo` and here-strings add; it is not part of the password.
+  if (fromStdin) return (await readAll(ctx.io.stdin)).replace(/\r?\n$/, '');
+  if (!ctx.io.stdin.isTTY) throw usage('no terminal to ask for the password on', 'pipe it in with --password-stdin');
+  const { default: password } = await import('@inquirer/password');
+  return password({ message: 'Password', mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal });
+}
+
+/** `tapline login`: trades email and password for a token, kept in `<home>/credentials` (0600). */
+export async function login(ctx: CliContext, email: string, passwordStdin?: boolean): Promise<LoginResult> {
+  const password = await askPassword(ctx, passwordStdin);
+  if (!password) throw usage('the password is empty');
+  try {
+    const { token, expiresAt } = await ctx.client.call(contract.createToken, { body: { email, password } });
+    const credentials = writeCredentials(ctx.home, { token, url: ctx.url, email });
+    return { email, url: ctx.url, credentials, expiresAt };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      throw new CliError(EXIT.AUTH, 'wrong email or password', 'a user gets a password with `taplined user add <email> --password-stdin`');
+    }
+    throw error;
+  }
+}
+
+export const registerLogin: Register = (program, context) => {
+  const cmd = program
+    .command('login')
+    .description('log in with email and password; later commands use the stored token')
+    .requiredOption('--email <email>', 'your email address')
+    .option('--password-stdin', 'read the password from standard input instead of asking')
+    .action(async (opts: { email: string; passwordStdin?: boolean }, command: Command) => {
+      const ctx = context(command, { requireToken: false });
+      const result = await login(ctx, opts.email, opts.passwordStdin);
+      if (ctx.mode !== 'table') return ctx.print(JSON.stringify(result));
+      const expiry = result.expiresAt ? `, expires ${result.expiresAt}` : '';
+      ctx.print(`logged in to ${result.url} as ${result.email}${expiry}`);
+      ctx.note(ctx.colors.dim(`token stored in ${result.credentials}`));
+    });
+  example(cmd, 'tapline login --email ana@example.com', 'printf %s "$PASSWORD" | tapline login --email ana@example.com --password-stdin');
+};

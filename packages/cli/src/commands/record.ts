@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ComposeRecord, contract, type ComposeRecordInput, formatLatency, trafficTarget, type HttpTrafficRecord } from '@tapline/shared';
+import { request, type Answer } from '../api.js';
+import type { CliContext } from '../context.js';
+import { CliError, invalid, usage } from '../exit-codes.js';
+import { example } from '../help.js';
+import { readAll } from '../io.js';
+import type { Register } from '../program.js';
+import { resolveSource } from '../resolve.js';
+import { paintLevel, paintStatus } from '../style.js';
+
+/** One record to send, and where it came from (`line 3`), for messages. */
+export interface RecordInput {
+  readonly where: string;
+  readonly body: Record<string, unknown>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A JSON object, a JSON array of them, or NDJSON (one object per line). Bad JSON is refused
+ * here, naming the line, before anything is sent.
+ */
+export function parseRecords(text: string): RecordInput[] {
+  const trimmed = text.trim();
+  if (!trimmed) throw invalid('no record given: the input is empty');
+  try {
+    const whole: unknown = JSON.parse(trimmed);
+    if (Array.isArray(whole)) return whole.map((body, i) => toInput(body, `item ${i + 1}`));
+    return [toInput(whole, 'the input')];
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+  }
+  const records: RecordInput[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      throw invalid(`line ${i + 1} is not valid JSON (${error instanceof Error ? error.message : String(error)})`, 'give one JSON object, or NDJSON: one object per line');
+    }
+    records.push(toInput(parsed, `line ${i + 1}`));
+  });
+  return records;
+}
+
+function toInput(body: unknown, where: string): RecordInput {
+  if (!isObject(body)) throw invalid(`${where}: expected a JSON object with domainUrl, pathnameUrl, status, method, ...`);
+  return { where, body };
+}
+
+/**
+ * Fills in the source's id and checks each record with the contract's ComposeRecord schema, so
+ * a bad batch is refused whole (exit 7, naming the line and fields) and nothing is sent.
+ */
+export function checkRecords(records: readonly RecordInput[], trafficSourceId: string): RecordInput[] {
+  const bad: string[] = [];
+  const checked = records.map(({ where, body }) => {
+    const filled = { ...body, trafficSourceId: body.trafficSourceId ?? trafficSourceId };
+    const issues: string[] = [];
+    if (filled.trafficSourceId !== trafficSourceId) issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
+    const result = ComposeRecord.safeParse(filled);
+    if (!result.success) for (const issue of result.error.issues) issues.push(`${issue.path.join('.') || '(record)'}: ${issue.message}`);
+    if (issues.length) bad.push(`${where}: ${issues.join('; ')}`);
+    return { where, body: filled };
+  });
+  const [first, ...rest] = bad;
+  if (first) throw invalid(`invalid record, ${first}`, rest.length ? `${rest.length} more invalid (${rest.map((b) => b.split(':')[0]).join(', ')}); nothing was sent` : 'nothing was sent');
+  return checked;
+}
+
+export async function readRecordInput(ctx: CliContext, file: string | undefined): Promise<string> {
+  if (file && file !== '-') {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw usage(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+  if (ctx.io.stdin.isTTY) throw usage('give the record with --file, or pipe JSON or NDJSON into tapline record');
+  return readAll(ctx.io.stdin);
+}
+
+/** `tapline record`: composes each record in order, as the daemon's compose endpoint does. */
+export async function composeRecords(ctx: CliContext, source: string, text: string, onComposed?: (answer: Answer<HttpTrafficRecord>) => void) {
+  const records = parseRecords(text);
+  const { id } = await resolveSource(ctx, source);
+  const checked = checkRecords(records, id);
+  const answers: Answer<HttpTrafficRecord>[] = [];
+  try {
+    for (const record of checked) {
+      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body as ComposeRecordInput });
+      answers.push(answer);
+      onComposed?.(answer);
+    }
+  } catch (error) {
+    if (answers.length) ctx.note(`${answers.length} of ${checked.length} records were composed before this error:`);
+    throw error;
+  }
+  return answers;
+}
+
+export function printComposed(ctx: CliContext, answer: Answer<HttpTrafficRecord>): void {
+  if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
+  const r = answer.data;
+  const c = ctx.colors;
+  ctx.print(`${c.dim(r.id)}  ${r.method} ${paintStatus(c, r.status)} ${paintLevel(c, r.level)} ${formatLatency(r.elapsedTime)}  ${trafficTarget(r)}`);
+}
+
+export const registerRecord: Register = (program, context) => {
+  const record = program
+    .command('record <source>')
+    .description('compose traffic records from JSON: one object, or NDJSON with one per line (trafficSourceId may be left out)')
+    .option('--file <file>', 'read from this file instead of standard input')
+    .action(async (source: string, opts: { file?: string }, cmd: Command) => {
+      const ctx = context(cmd);
+      const text = await readRecordInput(ctx, opts.file);
+      await composeRecords(ctx, source, text, (answer) => printComposed(ctx, answer));
+    });
+  example(
+    record,
+    `echo '{"domainUrl":"https://shop.example.com","pathnameUrl":"/api/orders","status":201,"protocol":"HTTPS","method":"POST","elapsedTime":42,"requestHeaders":{},"queryParams":{},"responseHeaders":{}}' | tapline record shop`,
+    'tapline record shop --file captured.ndjson',
+  );
+};

@@ -1,0 +1,21 @@
+import { createInterface } from 'node:readline/promises';
+import type { CliContext } from './context.js';
+import { usage } from './exit-codes.js';
+
+/**
+ * Asks before a destructive step. `--yes` skips the question; with no terminal to ask on, the
+ * command refuses (exit 2) rather than guess, so a script must say `--yes` explicitly.
+ */
+export async function confirm(ctx: CliContext, question: string, yes: boolean | undefined): Promise<boolean> {
+  if (yes) return true;
+  if (!ctx.io.stdin.isTTY) throw usage(`${question.replace(/\?$/, '')}: refusing without --yes, as standard input is not a terminal`, 'add --yes to confirm');
+  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, terminal: false });
+  try {
+    const answer = await rl.question(`${question} [y/N] `, { signal: ctx.io.signal });
+    return /^y(es)?$/i.test(answer.trim());
+  } catch {
+    return false;
+  } finally {
+    rl.close();
+  }
+}
