@@ -5,8 +5,17 @@ import { printStatus, status } from './commands/status.js';
 import { EXIT, toCliError, type ExitCode } from './exit-codes.js';
 import type { Io } from './io.js';
 
-/** Adds an example to a command's --help, as every command has one. */
-export const example = (cmd: Command, ...lines: string[]) => cmd.addHelpText('after', `\nExample:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
+import { example } from './help.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerLogin } from './commands/login.js';
+import { registerLogs } from './commands/logs.js';
+import { registerRecord } from './commands/record.js';
+import { registerSources } from './commands/sources.js';
+import { registerTraffic } from './commands/traffic.js';
+import { registerWebhooks } from './commands/webhooks.js';
+
+// In its own module so that command modules can import it without an import cycle.
+export { example };
 
 export type ContextFactory = (options?: { requireToken?: boolean }) => CliContext;
 
@@ -27,7 +36,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus];
+export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerRecord, registerCompletion];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')
