@@ -7,4 +7,6 @@ export * from './schemas/http-traffic.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';
+export * from './format.js';
+export * from './curl.js';
 export * from './filter/index.js';
