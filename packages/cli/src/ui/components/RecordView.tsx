@@ -1,0 +1,91 @@
+import type { HttpTraffic } from '@tapline/shared';
+import { Box, Text } from 'ink';
+import { useMemo, useState } from 'react';
+import { describeError, type UiApi } from '../api.js';
+import { entryCells, levelTone, statusTone } from '../entry-columns.js';
+import { useAsync } from '../hooks/useAsync.js';
+import { useKeymap } from '../hooks/useKeymap.js';
+import { useScroll } from '../hooks/useScroll.js';
+import { recordLines, type Side, wrapLine } from '../record-lines.js';
+import type { Tone } from './StatusLine.js';
+
+export interface RecordViewProps {
+  readonly api: UiApi;
+  readonly sourceId: string;
+  readonly entry: HttpTraffic;
+  readonly width: number;
+  readonly rows: number;
+  readonly active: boolean;
+  readonly onBack: () => void;
+  readonly onNotice: (text: string, tone?: Tone) => void;
+}
+
+/** One record: request or response headers and pretty bodies, scrollable; `c` for curl. */
+export function RecordView({ api, sourceId, entry, width, rows, active, onBack, onNotice }: RecordViewProps) {
+  const [side, setSide] = useState<Side>('response');
+  const [curlShown, setCurlShown] = useState<string | null>(null);
+  const record = useAsync(() => api.getTraffic(sourceId, entry.id), [api, sourceId, entry.id]);
+  const bodyRows = Math.max(1, rows - 2);
+  const lines = useMemo(() => {
+    if (curlShown) return ['No clipboard here; the curl command:', '', ...wrapLine(curlShown, width)];
+    if (record.error) return [`Could not load the record: ${record.error}`];
+    if (!record.data) return ['Loading…'];
+    return recordLines(record.data, side, width);
+  }, [record.data, record.error, side, width, curlShown]);
+  const scroll = useScroll(lines.length, bodyRows);
+
+  const copyCurl = () => {
+    if (!record.data) return;
+    const curl = api.curlFor(record.data);
+    if (!curl) return onNotice('no curl command for this record', 'warn');
+    api.copy(curl).then(
+      () => onNotice('curl command copied to the clipboard'),
+      (e: unknown) => {
+        setCurlShown(curl);
+        onNotice(`clipboard unavailable (${describeError(e)}); the command is shown instead`, 'warn');
+      },
+    );
+  };
+
+  useKeymap(
+    {
+      ...scroll.keys,
+      tab: () => {
+        setCurlShown(null);
+        setSide((s) => (s === 'request' ? 'response' : 'request'));
+        scroll.reset();
+      },
+      c: copyCurl,
+      escape: () => (curlShown ? setCurlShown(null) : onBack()),
+      backspace: onBack,
+    },
+    active,
+  );
+
+  const c = entryCells(entry);
+  return (
+    <Box flexDirection="column" height={rows}>
+      <Text wrap="truncate">
+        <Text bold>{c.method}</Text> <Text color={statusTone(entry.status)}>{c.status}</Text> <Text color={levelTone(entry.level)}>{c.level}</Text>{' '}
+        {c.latency} {c.target} <Text dimColor>{entry.createdAt}</Text>
+      </Text>
+      <Text>
+        <Text inverse={side === 'request'} bold={side === 'request'}>
+          {' Request '}
+        </Text>{' '}
+        <Text inverse={side === 'response'} bold={side === 'response'}>
+          {' Response '}
+        </Text>
+        <Text dimColor>
+          {'  '}
+          {lines.length > bodyRows ? `lines ${scroll.offset + 1}-${Math.min(lines.length, scroll.offset + bodyRows)} of ${lines.length}` : ''}
+        </Text>
+      </Text>
+      {lines.slice(scroll.offset, scroll.offset + bodyRows).map((line, i) => (
+        <Text key={scroll.offset + i} wrap="truncate">
+          {line || ' '}
+        </Text>
+      ))}
+    </Box>
+  );
+}

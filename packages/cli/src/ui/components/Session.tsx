@@ -1,0 +1,121 @@
+import type { HttpTraffic, TrafficSource } from '@tapline/shared';
+import { Box } from 'ink';
+import { useCallback, useEffect, useState } from 'react';
+import type { UiApi } from '../api.js';
+import { useKeymap } from '../hooks/useKeymap.js';
+import type { TerminalSize } from '../hooks/useTerminalSize.js';
+import { type FeedOptions, type TrafficFeed, useTrafficStream } from '../hooks/useTrafficStream.js';
+import type { Screen } from '../keys.js';
+import { CoreLogsView } from './CoreLogsView.js';
+import { FilterPrompt } from './FilterPrompt.js';
+import { Footer } from './Footer.js';
+import { HeaderBar } from './HeaderBar.js';
+import { HelpView } from './HelpView.js';
+import { RecordView } from './RecordView.js';
+import { StatusLine, type Tone } from './StatusLine.js';
+import { TrafficView } from './TrafficView.js';
+import { WebhooksView } from './WebhooksView.js';
+
+export interface SessionProps {
+  readonly api: UiApi;
+  readonly source: TrafficSource;
+  readonly size: TerminalSize;
+  readonly initialFilter?: string;
+  readonly recentFilters?: readonly string[];
+  readonly onRecentFilters?: (recent: readonly string[]) => void;
+  readonly feedOptions?: FeedOptions;
+  readonly onQuit: () => void;
+}
+
+type Body = 'traffic' | 'record' | 'logs' | 'webhooks' | 'help';
+const RECENT_MAX = 20;
+const NOTICE_MS = 5000;
+
+/** What the status line says when nothing more urgent does. */
+function feedLine(feed: TrafficFeed, q: string): { text: string; tone: Tone } {
+  if (feed.error) return { text: feed.error, tone: 'error' };
+  if (feed.status.state === 'reconnecting') return { text: `daemon unreachable (${feed.status.reason}); reconnecting, attempt ${feed.status.attempt}`, tone: 'warn' };
+  const parts: string[] = [];
+  if (!feed.table.following) parts.push(feed.table.unseen > 0 ? `paused · ${feed.table.unseen} new (space to follow)` : 'paused (space to follow)');
+  if (q) parts.push(`filter: ${q}`);
+  if (feed.loadingOlder) parts.push('loading older entries…');
+  else if (feed.historyEnd && !feed.table.following && feed.table.selected === feed.table.entries.length - 1) parts.push('start of history');
+  parts.push(`${feed.table.entries.length} loaded`);
+  return { text: parts.join('  ·  '), tone: 'info' };
+}
+
+/** One source: the header, the live table or the screen opened from it, the status line, the keys. */
+export function Session({ api, source, size, initialFilter = '', recentFilters = [], onRecentFilters, feedOptions, onQuit }: SessionProps) {
+  const [q, setQ] = useState(initialFilter);
+  const [recent, setRecent] = useState<readonly string[]>(recentFilters);
+  const [body, setBody] = useState<Body>('traffic');
+  const [filtering, setFiltering] = useState(false);
+  const [entry, setEntry] = useState<HttpTraffic | null>(null);
+  const [notice, setNotice] = useState<{ text: string; tone: Tone } | null>(null);
+  const feed = useTrafficStream(api, source.id, q, feedOptions);
+
+  useEffect(() => {
+    if (!notice) return;
+    const timer = setTimeout(() => setNotice(null), NOTICE_MS);
+    return () => clearTimeout(timer);
+  }, [notice]);
+
+  const say = useCallback((text: string, tone: Tone = 'info') => setNotice({ text, tone }), []);
+  const back = useCallback(() => setBody('traffic'), []);
+  const apply = (next: string) => {
+    setFiltering(false);
+    setQ(next);
+    if (!next) return;
+    const list = [next, ...recent.filter((r) => r !== next)].slice(0, RECENT_MAX);
+    setRecent(list);
+    onRecentFilters?.(list);
+  };
+
+  useKeymap(
+    {
+      '/': () => setFiltering(true),
+      l: () => setBody('logs'),
+      w: () => setBody('webhooks'),
+      '?': () => setBody('help'),
+    },
+    body === 'traffic' && !filtering,
+  );
+  useKeymap({ escape: back, '?': back }, body === 'help');
+  // The webhooks view binds q itself, so that answering its delete question never quits.
+  useKeymap({ q: onQuit }, !filtering && body !== 'webhooks');
+
+  // The whole UI stays one line short of the terminal, so Ink redraws in place instead of clearing the screen.
+  const height = Math.max(6, size.rows - 1);
+  const bodyRows = height - 3;
+  const status = notice ?? feedLine(feed, q);
+  const screen: Screen = filtering ? 'filter' : body === 'logs' ? 'logs' : body;
+  return (
+    <Box flexDirection="column" width={size.columns} height={height}>
+      <HeaderBar source={source.name} stats={feed.stats} status={feed.status} following={feed.table.following} width={size.columns} />
+      {body === 'traffic' ? (
+        <TrafficView feed={feed} width={size.columns} rows={bodyRows} active={!filtering} filtered={q !== ''} onOpen={(e) => (setEntry(e), setBody('record'))} />
+      ) : null}
+      {body === 'record' && entry ? (
+        <RecordView api={api} sourceId={source.id} entry={entry} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} />
+      ) : null}
+      {body === 'logs' ? <CoreLogsView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} /> : null}
+      {body === 'webhooks' ? <WebhooksView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} onQuit={onQuit} /> : null}
+      {body === 'help' ? <HelpView rows={bodyRows} /> : null}
+      {filtering ? (
+        <FilterPrompt
+          initial={q}
+          recent={recent}
+          check={api.checkFilter}
+          onApply={apply}
+          onClear={() => {
+            setFiltering(false);
+            setQ('');
+          }}
+        />
+      ) : (
+        <StatusLine text={status.text} tone={status.tone} />
+      )}
+      <Footer screen={screen} />
+    </Box>
+  );
+}

@@ -1,0 +1,50 @@
+import type { TrafficSource } from '@tapline/shared';
+import { Box, Text } from 'ink';
+import { useState } from 'react';
+import type { UiApi } from '../api.js';
+import { fit } from '../entry-columns.js';
+import { useAsync } from '../hooks/useAsync.js';
+import { useKeymap } from '../hooks/useKeymap.js';
+
+export interface SourcePickerProps {
+  readonly api: UiApi;
+  readonly width: number;
+  readonly rows: number;
+  readonly onPick: (source: TrafficSource) => void;
+}
+
+/** Shown when `tapline ui` is started without a source. */
+export function SourcePicker({ api, width, rows, onPick }: SourcePickerProps) {
+  const sources = useAsync(() => api.listSources(), [api]);
+  const [selected, setSelected] = useState(0);
+  const data = sources.data ?? [];
+  const listRows = Math.max(1, rows - 2);
+  const top = Math.max(0, selected - listRows + 1);
+  const move = (d: number) => setSelected((s) => Math.max(0, Math.min(data.length - 1, s + d)));
+  useKeymap({
+    up: () => move(-1),
+    k: () => move(-1),
+    down: () => move(1),
+    j: () => move(1),
+    enter: () => {
+      const source = data[selected];
+      if (source) onPick(source);
+    },
+  });
+  return (
+    <Box flexDirection="column" height={rows}>
+      <Text bold>Pick a traffic source</Text>
+      {sources.loading && !sources.data ? <Text dimColor>loading…</Text> : null}
+      {sources.error ? <Text color="red">Could not list traffic sources: {sources.error}</Text> : null}
+      {!sources.loading && !sources.error && data.length === 0 ? (
+        <Text dimColor>No traffic sources yet. Create one with `tapline sources add &lt;name&gt; &lt;domain&gt;`.</Text>
+      ) : null}
+      {data.slice(top, top + listRows).map((s, i) => (
+        <Text key={s.id} inverse={top + i === selected} wrap="truncate">
+          {fit(s.name, 24).padEnd(24)} <Text color="cyan">{fit(s.trafficDomain, 30).padEnd(30)}</Text> <Text dimColor>{s.id}</Text>
+        </Text>
+      ))}
+      <Text> </Text>
+    </Box>
+  );
+}
