@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../deps.js';
 import type { Db } from '../db/open.js';
@@ -50,9 +50,30 @@ async function loadSigningKey(db: Db): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(row.value, 'base64'));
 }
 
+/** Bounded: enough for every token in use on a laptop or a CI box. */
+const VERIFIED_CACHE_SIZE = 1000;
+
 export function createTokenService(db: Db, clock: Clock): TokenService {
   let key: Promise<Uint8Array> | undefined;
   const signingKey = () => (key ??= loadSigningKey(db));
+  // A signature check gives the same answer for the same token string every time (the key never
+  // changes), and it is the costliest step of a request; expiry, revocation and the user are
+  // still checked on every request below.
+  const verified = new Map<string, JWTPayload>();
+
+  async function verifiedClaims(token: string): Promise<JWTPayload | null> {
+    const known = verified.get(token);
+    if (known) return known;
+    try {
+      // The algorithm is pinned: a token with `alg: none` or any other algorithm fails here.
+      const { payload } = await jwtVerify(token, await signingKey(), { algorithms: ['HS256'], currentDate: clock.now() });
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+      verified.set(token, payload);
+      return payload;
+    } catch {
+      return null;
+    }
+  }
 
   return {
     async issue({ userId, scope, sourceId = null, expiresAt = null }) {
@@ -71,14 +92,9 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
     },
 
     async verify(token) {
-      let claims;
-      try {
-        // The algorithm is pinned: a token with `alg: none` or any other algorithm fails here.
-        ({ payload: claims } = await jwtVerify(token, await signingKey(), { algorithms: ['HS256'], currentDate: clock.now() }));
-      } catch {
-        return null;
-      }
-      if (typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
+      const claims = await verifiedClaims(token);
+      if (!claims || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
+      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return null;
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
