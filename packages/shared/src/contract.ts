@@ -13,7 +13,7 @@ import {
   TrafficListQuery,
 } from './schemas/http-traffic.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
-import { CreateWebhook, CreatedWebhook, Webhook, WebhookParams } from './schemas/webhook.js';
+import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -137,6 +137,15 @@ export const contract = {
     description:
       'Each item is a compose body (4.5) whose trafficSourceId equals the path\'s. All items are stored in one transaction, or none: ' +
       'a 400 names every invalid item by index (issues[].path such as `3.method`). 201 answers `{ids}`, the created entry ids in input order.',
+  }),
+  listWebhookDeliveries: endpoint({
+    method: 'GET', path: '/webhooks/:webhookId/deliveries', tag: 'webhooks', summary: "Attempts to deliver a webhook's messages, newest first",
+    scopes: READ, params: WebhookParams, query: PageQuery, status: 200, response: paginated(WebhookAttempt), errors: [403, 404],
+  }),
+  testWebhook: endpoint({
+    method: 'POST', path: '/webhooks/:webhookId/test', tag: 'webhooks', summary: 'Send a test message to a webhook now',
+    scopes: FULL, params: WebhookParams, status: 200, response: WebhookTestResult, errors: [403, 404],
+    description: 'Sends once, without retries, and answers 200 with the attempt whether or not the receiver accepted it.',
   }),
 } as const;
 

@@ -118,6 +118,46 @@ export interface WebhooksTable {
   updated_at: string;
 }
 
+/** The webhook outbox: one row per message to send (`kind` traffic, summary or test). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  kind: string;
+  http_traffic_id: string | null;
+  /** JSON: the list entry (traffic), the folded counts (summary), or `{}` (test). */
+  payload: string;
+  /** pending, sending (leased until next_attempt_at), delivered or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  kind: string;
+  http_traffic_id: string | null;
+  attempt: number;
+  /** delivered, retrying or failed. */
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+/** Storm control: a webhook's current one-minute window. */
+export interface WebhookWindowsTable {
+  webhook_id: string;
+  started_at: string;
+  messages: number;
+  summary_id: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   tokens: TokensTable;
@@ -131,4 +171,7 @@ export interface DB {
   traffic_counts: TrafficCountsTable;
   core_logs: CoreLogsTable;
   webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_windows: WebhookWindowsTable;
 }

@@ -2,14 +2,26 @@ import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { conflict, HttpError, notFound } from '../http/errors.js';
-import { authorizeSource, mount } from '../http/mount.js';
+import { authorizeSource, mount, type RequestContext } from '../http/mount.js';
 import { findTrafficSource } from '../traffic-sources/repo.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import { listAttempts } from './deliveries.js';
 import { createWebhook, deleteWebhook, findWebhook, listWebhooks, webhookExists } from './repo.js';
 import { checkWebhookTarget } from './targets.js';
+import type { WebhookWorker } from './worker.js';
 
-export function webhookRoutes(router: Router, deps: Deps): void {
+export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWorker, 'cancel' | 'sendTest'>): void {
   const { db, clock, config } = deps;
+
+  /** The webhook named in a path, after the 404s and then the ownership/scope check (403). */
+  async function loadAuthorizedWebhook(ctx: RequestContext, id: string) {
+    const webhook = await findWebhook(db, id);
+    if (!webhook) throw notFound('Webhook');
+    const source = await findTrafficSource(db, webhook.traffic_source_id);
+    if (!source) throw notFound('Traffic Source');
+    authorizeSource(ctx, source);
+    return webhook;
+  }
 
   mount(router, deps, contract.listWebhooks, async ({ params, query }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
@@ -25,12 +37,23 @@ export function webhookRoutes(router: Router, deps: Deps): void {
   });
 
   mount(router, deps, contract.deleteWebhook, async ({ params }, ctx) => {
-    const webhook = await findWebhook(db, params.webhookId);
-    if (!webhook) throw notFound('Webhook');
-    const source = await findTrafficSource(db, webhook.traffic_source_id);
-    if (!source) throw notFound('Traffic Source');
-    authorizeSource(ctx, source);
+    const webhook = await loadAuthorizedWebhook(ctx, params.webhookId);
+    // Rows first (the cascade drops everything queued), then sends already under way: after
+    // both, no worker can claim or finish a send, so nothing reaches the target after the 204.
     await deleteWebhook(db, webhook.id);
+    worker.cancel(webhook.id);
     return undefined;
+  });
+
+  mount(router, deps, contract.listWebhookDeliveries, async ({ params, query }, ctx) => {
+    const webhook = await loadAuthorizedWebhook(ctx, params.webhookId);
+    return listAttempts(db, webhook.id, query);
+  });
+
+  mount(router, deps, contract.testWebhook, async ({ params }, ctx) => {
+    const webhook = await loadAuthorizedWebhook(ctx, params.webhookId);
+    const attempt = await worker.sendTest(webhook.id);
+    if (!attempt) throw notFound('Webhook');
+    return { delivered: attempt.outcome === 'delivered', attempt };
   });
 }

@@ -28,3 +28,31 @@ export const CreateWebhook = z.object({
 });
 
 export const WebhookParams = z.object({ webhookId: uuidField('webhookId') });
+
+/** What a delivery carries: a traffic entry, a storm summary, or a test message. */
+export const WEBHOOK_DELIVERY_KINDS = ['traffic', 'summary', 'test'] as const;
+/** `retrying` means another attempt is scheduled at `nextAttemptAt`. */
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
+
+/** One attempt to deliver one message to a webhook (GET /webhooks/:webhookId/deliveries). */
+export const WebhookAttempt = z.object({
+  id: z.uuid(),
+  deliveryId: z.uuid(),
+  kind: z.enum(WEBHOOK_DELIVERY_KINDS),
+  /** The traffic entry announced; null for summaries and tests. */
+  httpTrafficId: z.uuid().nullable(),
+  /** 1 for the first try of a message, 2 for its first retry, and so on. */
+  attempt: z.number().int().min(1),
+  outcome: z.enum(WEBHOOK_ATTEMPT_OUTCOMES),
+  /** The receiver's HTTP status; null when no answer came (refused, timed out, address not allowed). */
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int().min(0),
+  nextAttemptAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+/** POST /webhooks/:webhookId/test answers with the one attempt it made. */
+export const WebhookTestResult = z.object({ delivered: z.boolean(), attempt: WebhookAttempt });
+export type WebhookTestResult = z.infer<typeof WebhookTestResult>;

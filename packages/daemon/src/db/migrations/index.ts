@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026-11-21T0000-initial.js';
 import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
+import * as webhookOutbox from './2026-11-22T0600-webhook-outbox.js';
 
 /**
  * Registered in code, not read from a folder: the daemon ships as one bundled file.
@@ -9,6 +10,7 @@ import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 export const migrations: Record<string, Migration> = {
   '2026-11-21T0000-initial': initial,
   '2026-11-21T0600-traffic-counts': trafficCounts,
+  '2026-11-22T0600-webhook-outbox': webhookOutbox,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,158 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient, contract, type TaplineClient } from '@tapline/shared';
+import pino from 'pino';
+import { createApp } from '../app.js';
+import { createUser } from '../auth/users.js';
+import { openDatabase } from '../db/open.js';
+import { type Clock, defaultConfig } from '../deps.js';
+import { composeBody } from '../testing/harness.js';
+import type { WebhookWorker } from './worker.js';
+
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body, exactly as sent (signatures are checked over these bytes). */
+  readonly body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** Never answer: for time-out and cancel tests. */
+  readonly hang?: boolean;
+}
+
+/** A fake Discord, Slack or HTTP receiver on loopback that records what reaches it. */
+export interface Receiver {
+  readonly url: string;
+  readonly requests: ReceivedRequest[];
+  /** Answers given in turn; the last one repeats. Default: 204. */
+  answer(...answers: Answer[]): void;
+  /** Resolves when `n` requests have arrived in total. */
+  waitFor(n: number): Promise<void>;
+  /** Requests whose connection the sender closed before the answer. */
+  readonly aborted: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hook'): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let answers: Answer[] = [{ status: 204 }];
+  let aborted = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json: <T>() => JSON.parse(body) as T });
+      for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
+      const answer = answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer);
+      if (answer.hang) {
+        hanging.add(res);
+        res.on('close', () => {
+          if (!res.writableEnded) aborted += 1;
+        });
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  return {
+    url,
+    requests,
+    answer: (...next) => {
+      answers = next;
+    },
+    waitFor: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    get aborted() {
+      return aborted;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = '2026-11-21T10:00:00.000Z') {
+  let now = Date.parse(start);
+  const clock: Clock & { advance(ms: number): void; set(iso: string): void } = {
+    now: () => new Date(now),
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (iso) => {
+      now = Date.parse(iso);
+    },
+  };
+  return clock;
+}
+
+export interface WebhookApp {
+  readonly url: string;
+  readonly worker: WebhookWorker;
+  readonly client: TaplineClient;
+  readonly db: ReturnType<typeof openDatabase>['db'];
+  /** A second user, for 403 checks. */
+  stranger(): Promise<TaplineClient>;
+  /** Creates a traffic source of the user; returns its id. */
+  source(name?: string): Promise<string>;
+  compose(sourceId: string, overrides?: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The app in-process with its webhook worker not started: tests move the clock and call
+ * `worker.runDue()` to deliver, so retries and windows are checked without sleeping.
+ */
+export async function startWebhookApp(options: { clock: Clock; random?: () => number; timeoutMs?: number }): Promise<WebhookApp> {
+  const opened = openDatabase(':memory:');
+  await opened.migrate();
+  const { app, deps, webhooks, stop } = createApp({
+    db: opened.db,
+    config: { ...defaultConfig('0.0.0-test'), allowPrivateWebhooks: true },
+    logger: pino({ level: 'silent' }),
+    clock: options.clock,
+    webhooks: { start: false, random: options.random ?? (() => 1), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let users = 0;
+  const clientFor = async () => {
+    const user = await createUser(opened.db, deps.clock, { email: `webhooks${++users}@example.com` });
+    const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', sourceId: null, expiresAt: null });
+    return createClient({ baseUrl: url, token: issued.token });
+  };
+  const client = await clientFor();
+  return {
+    url,
+    worker: webhooks,
+    client,
+    db: opened.db,
+    stranger: clientFor,
+    async source(name = 'shop') {
+      return (await client.call(contract.createTrafficSource, { body: { name, trafficDomain: 'shop.example.com' } })).id;
+    },
+    async compose(sourceId, overrides = {}) {
+      await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, overrides) });
+    },
+    async close() {
+      await stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await opened.close();
+    },
+  };
+}
