@@ -10,3 +10,4 @@ export * from './home.js';
 export * from './format.js';
 export * from './curl.js';
 export * from './filter/index.js';
+export * from './capture/index.js';

@@ -1,0 +1,4 @@
+export * from './body.js';
+export * from './transaction.js';
+export * from './recorder.js';
+export * from './source.js';
