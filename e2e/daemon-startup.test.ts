@@ -1,0 +1,162 @@
+import { existsSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { contract, createClient } from '@tapline/shared';
+import { execa, type ResultPromise } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv, TAPLINED, tempHome } from './support/binaries.js';
+
+/**
+ * How taplined starts and refuses to: the one stdout line, signals, flags, environment, a
+ * busy port, and the admin subcommands' exit codes (0 ok, 1 failure, 2 bad usage).
+ */
+
+const homes: Array<{ remove(): void }> = [];
+const children: ResultPromise[] = [];
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await child;
+  }
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  for (const home of homes.splice(0)) home.remove();
+});
+
+function home(): string {
+  const h = tempHome();
+  homes.push(h);
+  return h.path;
+}
+
+/** Runs taplined to completion (it must exit by itself) and never throws on a non-zero code. */
+async function run(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}) {
+  const result = await execa('node', [TAPLINED, ...args], {
+    env: cleanEnv(options.env),
+    extendEnv: false,
+    reject: false,
+    timeout: 20_000,
+    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
+  });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Starts taplined with exactly `args` and `env`, and resolves once stdout has a whole line. */
+async function spawnDaemon(args: readonly string[], env: Record<string, string> = {}) {
+  const child = execa('node', [TAPLINED, '--log-level', 'warn', ...args], { env: cleanEnv(env), extendEnv: false, reject: false });
+  children.push(child);
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const deadline = Date.now() + 20_000;
+  while (!stdout.includes('\n')) {
+    if (child.exitCode !== null) throw new Error(`taplined exited with ${child.exitCode}: ${String((await child).stderr)}`);
+    if (Date.now() > deadline) throw new Error(`taplined printed no line within 20 s: ${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const line = stdout.split('\n')[0] ?? '';
+  return { child, line, url: /^taplined listening on (http:\/\/\S+)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
+}
+
+/** A port that was free a moment ago, found by binding port 0 on loopback. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('taplined start-up and shutdown', () => {
+  it('prints exactly one stdout line, serves /healthz without a token and exits 0 on SIGTERM', async () => {
+    const daemon = await spawnDaemon(['--port', '0', '--home', home()]);
+    expect(daemon.line).toMatch(/^taplined listening on http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    const health = await createClient({ baseUrl: daemon.url }).call(contract.health);
+    expect(health.status).toBe('ok');
+    daemon.child.kill('SIGTERM');
+    const result = await daemon.child;
+    expect(result.exitCode).toBe(0);
+    expect(daemon.stdout()).toBe(`${daemon.line}\n`);
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    const daemon = await spawnDaemon(['--port', '0', '--home', home()]);
+    daemon.child.kill('SIGINT');
+    expect((await daemon.child).exitCode).toBe(0);
+  });
+
+  it('takes its port, home and database file from TAPLINE_PORT, TAPLINE_HOME and TAPLINE_DB', async () => {
+    const dir = home();
+    const dataHome = join(dir, 'data');
+    const port = await freePort();
+    const daemon = await spawnDaemon([], { TAPLINE_PORT: String(port), TAPLINE_HOME: dataHome, TAPLINE_DB: join(dir, 'custom.db'), TAPLINE_HOST: '127.0.0.1' });
+    expect(daemon.line).toBe(`taplined listening on http://127.0.0.1:${port}`);
+    expect(statSync(join(dataHome, 'token')).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dir, 'custom.db'))).toBe(true);
+    expect(existsSync(join(dataHome, 'tapline.db'))).toBe(false);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.child).exitCode).toBe(0);
+  });
+
+  it('lets a flag win over its environment variable', async () => {
+    const daemon = await spawnDaemon(['--port', '0', '--home', home()], { TAPLINE_PORT: 'not-a-port' });
+    expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('exits 1 with a clear message when the port is already in use', async () => {
+    const server = createServer();
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const result = await run(['--port', String(port), '--home', home()]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`taplined: port ${port} on 127.0.0.1 is already in use`);
+  });
+
+  it.each([
+    [['--port', 'abc'], '--port takes a number from 0 to 65535 (got "abc")'],
+    [['--port', '70000'], '--port takes a number from 0 to 65535'],
+    [['--bogus'], "unknown option '--bogus'"],
+    [['--max-body', '1'], '--max-body takes a size of at least 1kb'],
+    [['--log-level', 'loud'], 'loud'],
+    [['frobnicate'], 'too many arguments'],
+  ])('exits 2 with a message for bad usage: %j', async (args, message) => {
+    const result = await run([...args, '--home', home()]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+  });
+
+  it('exits 2 when TAPLINE_PORT is not a port', async () => {
+    const result = await run(['--home', home()], { env: { TAPLINE_PORT: 'abc' } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--port takes a number');
+  });
+});
+
+describe('taplined admin subcommands', () => {
+  it('print ids and tokens alone on stdout, and exit 1 or 2 with a message when they cannot', async () => {
+    const dir = home();
+    const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', dir], { input: 'long enough\n' });
+    expect(added).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const token = await run(['token', 'create', 'ana@example.com', '--expires', '12h', '--home', dir]);
+    expect(token).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+    const cases: Array<[string[], string | undefined, number, string]> = [
+      [['user', 'add', 'ana@example.com'], undefined, 1, 'a user with email ana@example.com already exists'],
+      [['user', 'add', 'not-an-email'], undefined, 2, '"not-an-email" is not a valid email address'],
+      [['user', 'add', 'bo@example.com', '--password-stdin'], 'short', 2, 'the password must have at least 8 characters'],
+      [['token', 'create', 'nobody@example.com'], undefined, 1, 'no user with email nobody@example.com'],
+      [['token', 'create', 'ana@example.com', '--scope', 'admin'], undefined, 2, '--scope takes full, read or ingest (got "admin")'],
+      [['token', 'create', 'ana@example.com', '--expires', 'soon'], undefined, 2, '--expires takes a duration'],
+      [['token', 'create', 'ana@example.com', '--source', 'xyz'], undefined, 2, '--source takes a traffic source id (a UUID)'],
+      [['token', 'create', 'ana@example.com', '--source', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'ana@example.com owns no traffic source'],
+      [['token', 'revoke', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'no token with id 01a1fc92-0000-7000-8000-000000000000'],
+    ];
+    for (const [args, input, exitCode, message] of cases) {
+      const result = await run([...args, '--home', dir], input === undefined ? {} : { input });
+      expect({ args, exitCode: result.exitCode, stdout: result.stdout }, result.stderr).toEqual({ args, exitCode, stdout: '' });
+      expect(result.stderr).toContain(`taplined: ${message}`);
+    }
+  });
+});
