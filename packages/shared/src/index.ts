@@ -10,4 +10,5 @@ export * from './home.js';
 export * from './format.js';
 export * from './curl.js';
 export * from './filter/index.js';
+export * from './stream/index.js';
 export * from './capture/index.js';
