@@ -14,7 +14,7 @@ export interface Column<T> {
 }
 
 const GAP = '  ';
-const MIN_FLEX = 12;
+const MIN_FLEX = 4;
 
 /**
  * A borderless, aligned table as lines. On a terminal it fits `width` by cutting the flex column;

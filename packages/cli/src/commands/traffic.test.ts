@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeBody, startHarness, type Harness, type TestUser } from '../../../daemon/src/testing/harness.js';
+import { EXIT } from '../exit-codes.js';
+import { run } from '../testing/run.js';
+
+let h: Harness;
+let ana: TestUser;
+let sourceId: string;
+const as = (user: TestUser, ...argv: string[]) => run(['--url', h.url, '--token', user.token, ...argv]);
+const api = async (path: string, token = ana.token) => (await h.fetch(path, { headers: { authorization: `Bearer ${token}` } })).json();
+
+/** Six records over two domains, compose order = oldest first; no trafficSourceId: the CLI fills it. */
+const records = [
+  { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'GET', status: 200 },
+  { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'POST', status: 201, requestBody: { sku: 'a1' } },
+  { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/cart', method: 'GET', status: 404 },
+  { domainUrl: 'https://admin.example.com', pathnameUrl: '/api/orders', method: 'DELETE', status: 500 },
+  { domainUrl: 'https://admin.example.com', pathnameUrl: '/login', method: 'POST', status: 503 },
+  { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'PATCH', status: 200 },
+].map((r) => { const { trafficSourceId: _, ...body } = composeBody("x", r); return body; });
+
+beforeAll(async () => {
+  h = await startHarness();
+  ana = await h.user();
+  sourceId = (await as(ana, 'sources', 'add', 'shop', 'shop.example.com', '--json')).json<{ id: string }>().id;
+  const ndjson = records.map((r) => JSON.stringify(r)).join('\n');
+  const sent = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: `${ndjson}\n` });
+  expect(sent.code, sent.stderr).toBe(EXIT.OK);
+  expect(sent.stdout.trim().split('\n')).toHaveLength(6);
+});
+afterAll(() => h.close());
+
+type List = { data: { id: string; method: string; status: number; domain: string; pathname: string; level: string }[]; meta: { total: number } };
+const list = async (...flags: string[]) => {
+  const result = await as(ana, 'traffic', 'list', 'shop', '--json', ...flags);
+  expect(result.code, result.stderr).toBe(EXIT.OK);
+  return result.json<List>();
+};
+
+describe('tapline traffic list', () => {
+  it('prints the API answer unchanged with --json', async () => {
+    expect(await list()).toEqual(await api(`/http-traffic/${sourceId}`));
+    expect((await list()).meta.total).toBe(6);
+  });
+
+  it('sends each filter to the API', async () => {
+    expect((await list('--method', 'post')).data.map((t) => t.status).sort()).toEqual([201, 503]);
+    expect((await list('--status', '5xx')).data.map((t) => t.status).sort()).toEqual([500, 503]);
+    expect((await list('--status', '404')).meta.total).toBe(1);
+    expect((await list('--level', 'warning')).data.map((t) => t.status)).toEqual([404]);
+    expect((await list('--domain', 'admin.example.com')).meta.total).toBe(2);
+    expect((await list('--domain', 'shop.example.com', '--path', '/api/orders')).meta.total).toBe(3);
+    expect((await list('--path', '/login')).data.map((t) => t.method)).toEqual(['POST']);
+    expect((await list('--since', '1h')).meta.total).toBe(6);
+    expect((await list('--until', '2000-01-01')).meta.total).toBe(0);
+    expect((await list('--since', '2000-01-01T00:00:00Z', '--status', '2xx')).meta.total).toBe(3);
+    const filtered = await list('--status', '5xx', '--limit', '1');
+    expect(filtered).toEqual(await api(`/http-traffic/${sourceId}?status=5xx&limit=1`));
+  });
+
+  it('streams every page with --all --ndjson, newest first', async () => {
+    const all = await as(ana, 'traffic', 'list', 'shop', '--all', '--limit', '4', '--ndjson');
+    const lines = all.lines<{ method: string }>();
+    expect(lines.map((t) => t.method)).toEqual(records.map((r) => r.method).reverse());
+  });
+
+  it('refuses unknown names and bad flags', async () => {
+    const domain = await as(ana, 'traffic', 'list', 'shop', '--domain', 'nope.example.com');
+    expect(domain.code).toBe(EXIT.NOT_FOUND);
+    expect(domain.stderr).toMatch(/no traffic to a domain named "nope.example.com"/);
+    const ambiguous = await as(ana, 'traffic', 'list', 'shop', '--path', '/api/orders');
+    expect(ambiguous.code).toBe(EXIT.USAGE);
+    expect(ambiguous.stderr).toMatch(/add --domain/);
+    expect((await as(ana, 'traffic', 'list', 'shop', '--status', '7xx')).code).toBe(EXIT.USAGE);
+    expect((await as(ana, 'traffic', 'list', 'shop', '--since', 'yesterday')).code).toBe(EXIT.USAGE);
+    expect((await as(ana, 'traffic', 'list', 'nope')).code).toBe(EXIT.NOT_FOUND);
+  });
+
+  it('prints a table that fits the terminal, coloured only on a terminal', async () => {
+    const piped = await as(ana, 'traffic', 'list', 'shop');
+    const [header, first] = piped.stdout.split('\n');
+    expect(header).toMatch(/^TIME\s+METHOD\s+STATUS\s+LEVEL\s+LATENCY\s+DOMAIN\+PATH\s+ID$/);
+    expect(first).toContain('PATCH');
+    expect(first).toContain('shop.example.com/api/orders');
+    expect(piped.stdout).not.toContain('\u001b[');
+
+    const narrow = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, columns: 70, env: { TERM: 'xterm' } });
+    const rows = narrow.stdout.trimEnd().split('\n');
+    const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
+    expect(rows.every((r) => visible(r).length <= 70)).toBe(true);
+    expect(narrow.stdout).toContain('\u001b[');
+    expect(visible(rows[0] ?? '')).not.toContain('ID');
+
+    const noColor = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
+    expect(noColor.stdout).not.toContain('\u001b[');
+  });
+});
+
+describe('tapline traffic show', () => {
+  it('shows a whole record, as JSON unchanged, and as a curl command', async () => {
+    const [newest] = (await list()).data;
+    const id = newest?.id ?? '';
+    const json = await as(ana, 'traffic', 'show', 'shop', id, '--json');
+    expect(json.json()).toEqual(await api(`/http-traffic/${sourceId}/${id}`));
+    const text = await as(ana, 'traffic', 'show', sourceId, id);
+    expect(text.stdout).toMatch(/^PATCH https:\/\/shop\.example\.com\/api\/orders\n200 {2}INFO/);
+    expect(text.stdout).toContain('Response body\n  {\n    "ok": true\n  }');
+    const curl = await as(ana, 'traffic', 'show', 'shop', id, '--curl');
+    expect(curl.stdout).toBe("curl -X PATCH https://shop.example.com/api/orders \\\n  -H 'accept: application/json'\n");
+    expect((await as(ana, 'traffic', 'show', 'shop', sourceId)).code).toBe(EXIT.NOT_FOUND);
+  });
+});
+
+describe('tapline record', () => {
+  it('checks every record before sending any, naming the line and the fields', async () => {
+    const bad = [records[0], { ...records[1], status: 99, method: 'TRACE' }, records[2]].map((r) => JSON.stringify(r)).join('\n');
+    const result = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: bad });
+    expect(result.code).toBe(EXIT.INVALID);
+    expect(result.stderr).toMatch(/line 2: status: status must be an integer from 100 to 599; method: method must be one of/);
+    expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    expect((await list()).meta.total).toBe(6);
+
+    const notJson = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: '{"a":1}\n{oops\n' });
+    expect(notJson.code).toBe(EXIT.INVALID);
+    expect(notJson.stderr).toMatch(/line 2 is not valid JSON/);
+
+    const otherSource = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: JSON.stringify(composeBody('0190a000-0000-7000-8000-000000000000')) });
+    expect(otherSource.code).toBe(EXIT.INVALID);
+    expect(otherSource.stderr).toMatch(/trafficSourceId: must be this source's id/);
+
+    const fromTerminal = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { stdinTTY: true });
+    expect(fromTerminal.code).toBe(EXIT.USAGE);
+  });
+});
+
+describe('access', () => {
+  it('gives 6 for another user\'s source and 4 for a bad token', async () => {
+    const bob = await h.user();
+    const forbidden = await as(bob, 'traffic', 'list', sourceId);
+    expect(forbidden.code).toBe(EXIT.FORBIDDEN);
+    const badToken = await run(['--url', h.url, '--token', 'not-a-token', 'traffic', 'list', sourceId]);
+    expect(badToken.code).toBe(EXIT.AUTH);
+    expect(badToken.stderr).toMatch(/refused the token/);
+  });
+});
