@@ -32,7 +32,7 @@ describe('authentication', () => {
   it('answers 400 "Authentication token missing" on every authenticated endpoint without a token', async () => {
     expect(authenticatedEndpoints().length).toBeGreaterThanOrEqual(15);
     for (const [name, e] of authenticatedEndpoints()) {
-      for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Bearer    ' }, { authorization: '' }]) {
+      for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Bearer    ' }, { authorization: '' }] as Record<string, string>[]) {
         const answer = await raw(h, e.method, pathWithMissingIds(e), { headers });
         expect(answer.status, `${name} ${JSON.stringify(headers)}`).toBe(400);
         expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing' });
