@@ -9,10 +9,12 @@ import { example } from './help.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogs } from './commands/logs.js';
+import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
 import { registerSources } from './commands/sources.js';
 import { registerTraffic } from './commands/traffic.js';
 import { registerWebhooks } from './commands/webhooks.js';
+import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 
 // In its own module so that command modules can import it without an import cycle.
 export { example };
@@ -36,7 +38,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerRecord, registerCompletion];
+export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

@@ -1,4 +1,4 @@
-import type { BodyTap } from './body-tap.js';
+import type { BodyCollector } from '@tapline/shared';
 
 /** One finished request/response pair as it passed through the proxy, before it becomes a record. */
 export interface Exchange {
@@ -7,10 +7,10 @@ export interface Exchange {
   readonly url: string;
   /** Raw header lists (`[name, value, ...]`) as the client and the app sent them. */
   readonly requestHeaders: readonly string[];
-  readonly requestBody: BodyTap;
+  readonly requestBody: BodyCollector;
   readonly status: number;
   readonly responseHeaders: readonly string[];
-  readonly responseBody: BodyTap;
+  readonly responseBody: BodyCollector;
   /** From the request's arrival to the response's last byte (or the handshake, for an upgrade), in ms. */
   readonly elapsedMs: number;
   /** Set when the proxy answered 502 itself because the target could not be reached. */

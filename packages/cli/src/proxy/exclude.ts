@@ -1,3 +1,5 @@
+import { compilePredicate, parseFilter, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
+
 /**
  * `--exclude` path globs, matched against the request path without its query:
  * `*` matches within one segment, `**` across segments, `?` one character; `/static/**` also
@@ -25,3 +27,57 @@ function globSource(glob: string): string {
   }
   return out;
 }
+
+/** `--exclude` compiled: path globs decide before forwarding, filter expressions once the record is built. */
+export interface Exclusion {
+  /** Excluded by a path glob: the exchange is not even tapped. */
+  readonly path: (pathname: string) => boolean;
+  /** Excluded by a filter expression; null when none was given. */
+  readonly record: ((body: RecordBody) => boolean) | null;
+}
+
+/**
+ * A pattern that begins with `/` is a path glob; anything else is a filter-language expression
+ * (docs/filter-language.md), such as `status<400 and path^=/assets`. Throws FilterSyntaxError or
+ * Error for a pattern that is neither.
+ */
+export function compileExclude(patterns: readonly string[]): Exclusion {
+  const globs = patterns.filter((p) => p.startsWith('/'));
+  const filters = patterns.filter((p) => !p.startsWith('/')).map((p) => compilePredicate(parseFilter(p)));
+  return {
+    path: compileGlobs(globs),
+    record: filters.length === 0 ? null : (body) => {
+      const { entry, record } = asStored(body);
+      return filters.some((matches) => matches(entry, record));
+    },
+  };
+}
+
+const PLACEHOLDER_ID = '00000000-0000-7000-8000-000000000000';
+
+/** A record body seen as the daemon will store it, so a filter means the same here as in `tapline traffic`. */
+function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRecord } {
+  const level = body.status >= 500 ? 'FATAL' : body.status >= 400 ? 'WARNING' : 'INFO';
+  const common = {
+    id: PLACEHOLDER_ID,
+    status: body.status,
+    method: body.method.toUpperCase(),
+    level,
+    elapsedTime: body.elapsedTime,
+    createdAt: new Date().toISOString(),
+    domain: new URL(body.domainUrl).host,
+    pathname: body.pathnameUrl,
+    protocol: body.protocol.toUpperCase(),
+    trafficSourceId: PLACEHOLDER_ID,
+  } as const;
+  const entry: HttpTraffic = { ...common, domainId: PLACEHOLDER_ID, pathnameId: PLACEHOLDER_ID, requestId: PLACEHOLDER_ID, responseId: PLACEHOLDER_ID };
+  const record: HttpTrafficRecord = {
+    ...common,
+    request: { headers: strings(body.requestHeaders), body: body.requestBody ?? null, queryParams: strings(body.queryParams) },
+    response: { headers: strings(body.responseHeaders), body: body.responseBody ?? null },
+  };
+  return { entry, record };
+}
+
+const strings = (map: Record<string, unknown>): Record<string, string | string[]> =>
+  Object.fromEntries(Object.entries(map).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : String(v)]));

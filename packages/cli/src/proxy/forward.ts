@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createBodyTap, type BodyTap } from './body-tap.js';
+import { createBodyCollector, type BodyCollector } from '@tapline/shared';
 import type { Exchange } from './exchange.js';
 import { requestHeadersFor } from './forward-headers.js';
 import { endToEnd } from './headers.js';
@@ -8,10 +8,11 @@ import type { Target } from './target.js';
 
 export interface ForwardOptions {
   readonly target: Target;
-  /** Bytes of each body kept for the record; 0 when the exchange is not recorded. */
-  readonly tapLimit: number;
-  /** Called once, after the client has its whole answer (or has gone), for each answered exchange. */
-  readonly onExchange?: (exchange: Exchange) => void;
+  /**
+   * Set when the exchange is recorded: called once, after the client has its whole answer (or has
+   * gone), with bodies kept up to `maxBody` bytes (what a record can show).
+   */
+  readonly record?: { readonly maxBody: number; readonly onExchange: (exchange: Exchange) => void };
 }
 
 /**
@@ -22,8 +23,8 @@ export interface ForwardOptions {
 export function forward(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void {
   const { target } = options;
   const started = performance.now();
-  const requestBody = createBodyTap(options.tapLimit);
-  const responseBody = createBodyTap(options.tapLimit);
+  const requestBody = options.record ? createBodyCollector(options.record.maxBody) : null;
+  const responseBody = options.record ? createBodyCollector(options.record.maxBody) : null;
   let answer: { status: number; headers: readonly string[]; targetError?: string } | null = null;
   let finishedAt = 0;
 
@@ -43,7 +44,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
       // The app's own Date header (or its absence) passes through; node:http would add a second one.
       res.sendDate = false;
       res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, headers);
-      if (options.tapLimit > 0) incoming.on('data', (chunk: Buffer) => responseBody.push(chunk));
+      if (responseBody) incoming.on('data', (chunk: Buffer) => responseBody.push(chunk));
       incoming.pipe(res, { end: false });
       incoming.on('end', () => {
         if (incoming.rawTrailers.length > 0) res.addTrailers(pairs(incoming.rawTrailers));
@@ -69,14 +70,14 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
       const body = Buffer.from(JSON.stringify({ statusCode: 502, error: `Bad Gateway: tapline proxy could not reach ${target.origin} (${reason})` }));
       const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
       answer = { status: 502, headers, targetError: reason };
-      responseBody.push(body);
+      responseBody?.push(body);
       res.writeHead(502, headers);
       res.end(body);
     });
     return upstream;
   };
   let current = send(true);
-  if (options.tapLimit > 0) req.on('data', (chunk: Buffer) => requestBody.push(chunk));
+  if (requestBody) req.on('data', (chunk: Buffer) => requestBody.push(chunk));
   req.pipe(current);
   req.on('error', () => current.destroy());
 
@@ -86,12 +87,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
   res.once('close', () => {
     // The client went away before its answer was complete: stop the app's work on its behalf too.
     if (!res.writableFinished) current.destroy();
-    if (!answer || !options.onExchange) return;
-    options.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started));
+    if (!answer || !options.record || !requestBody || !responseBody) return;
+    options.record.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started));
   });
 }
 
-function exchange(req: IncomingMessage, answer: { status: number; headers: readonly string[]; targetError?: string }, requestBody: BodyTap, responseBody: BodyTap, elapsedMs: number): Exchange {
+function exchange(req: IncomingMessage, answer: { status: number; headers: readonly string[]; targetError?: string }, requestBody: BodyCollector, responseBody: BodyCollector, elapsedMs: number): Exchange {
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',

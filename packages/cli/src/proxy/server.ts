@@ -16,9 +16,9 @@ import { passUpgrade } from './upgrade.js';
 
 export interface ProxyServerOptions {
   readonly target: Target;
-  /** Bytes of each recorded body kept in memory for the record. */
-  readonly tapLimit: number;
-  /** Path (no query) excluded from recording; the request is still forwarded. */
+  /** Bytes of each recorded body a record shows (`--max-body`); only about that much is kept in memory. */
+  readonly maxBody: number;
+  /** Path (no query) left out of recording by `--exclude`; the request is still forwarded. */
   readonly isExcluded: (pathname: string) => boolean;
   /** A finished exchange to record; called after the client has its answer. */
   readonly onExchange: (exchange: Exchange) => void;
@@ -72,7 +72,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 
   const server = http.createServer((req, res) => {
     const recorded = shouldRecord(req);
-    forward(req, res, { target: options.target, tapLimit: recorded ? options.tapLimit : 0, ...(recorded ? { onExchange: record } : {}) });
+    forward(req, res, { target: options.target, ...(recorded ? { record: { maxBody: options.maxBody, onExchange: record } } : {}) });
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     tunnels.add(socket);

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { createBodyCollector } from '@tapline/shared';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { createBodyTap } from './body-tap.js';
 import type { Exchange } from './exchange.js';
 import { requestHeadersFor } from './forward-headers.js';
 import { endToEnd, headerLines } from './headers.js';
@@ -69,10 +69,10 @@ function handshake(req: IncomingMessage, status: number, responseHeaders: readon
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     requestHeaders: req.rawHeaders,
-    requestBody: createBodyTap(0),
+    requestBody: createBodyCollector(0),
     status,
     responseHeaders,
-    responseBody: createBodyTap(0),
+    responseBody: createBodyCollector(0),
     elapsedMs,
     upgraded: status === 101,
   };

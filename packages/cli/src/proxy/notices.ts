@@ -1,0 +1,41 @@
+import type { DropEvent } from '@tapline/shared';
+import type { CliContext } from '../context.js';
+
+/** At most one line of each kind per this many ms: a daemon that is down must not flood stderr. */
+const EVERY_MS = 5_000;
+
+/** Stderr notices about recording trouble, throttled; the proxied traffic itself is never affected. */
+export function createNotices(ctx: CliContext, everyMs = EVERY_MS) {
+  let lastDrop = 0;
+  let lastFailure = 0;
+  let pendingDrops: DropEvent | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const say = (event: DropEvent) => {
+    lastDrop = Date.now();
+    pendingDrops = null;
+    const why = event.reason === 'rejected' ? `the daemon refused records (${event.error?.message ?? 'rejected'})` : 'the record queue is full (daemon slow or down)';
+    ctx.note(`tapline proxy: ${why}; ${event.total} records dropped so far`);
+  };
+  return {
+    dropped(event: DropEvent) {
+      if (Date.now() - lastDrop >= everyMs) return say(event);
+      // Report the latest total once the quiet period is over, so the last count is never lost.
+      pendingDrops = event;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        if (pendingDrops) say(pendingDrops);
+      }, everyMs - (Date.now() - lastDrop));
+      timer.unref();
+    },
+    failed(error: Error) {
+      if (Date.now() - lastFailure < everyMs) return;
+      lastFailure = Date.now();
+      ctx.note(`tapline proxy: cannot deliver records to the daemon (${error.message}); holding them and retrying`);
+    },
+    /** Prints a drop total still waiting for its turn. */
+    stop() {
+      clearTimeout(timer);
+      if (pendingDrops) say(pendingDrops);
+    },
+  };
+}
