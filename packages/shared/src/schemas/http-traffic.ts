@@ -115,7 +115,8 @@ export const StatusFilter = z
     const text = String(v).trim().toLowerCase();
     const cls = /^([1-5])xx$/.exec(text);
     if (cls) return { min: Number(cls[1]) * 100, max: Number(cls[1]) * 100 + 99 };
-    if (/^\d{3}$/.test(text)) return { min: Number(text), max: Number(text) };
+    // Only 100..599 can be stored (compose's rule), so anything else is a bad value, not an empty list.
+    if (/^[1-5]\d{2}$/.test(text)) return { min: Number(text), max: Number(text) };
     ctx.addIssue({ code: 'custom', message: 'status must be an HTTP status code or a class such as 5xx' });
     return z.NEVER;
   });
