@@ -15,6 +15,7 @@ import { registerSources } from './commands/sources.js';
 import { registerTraffic } from './commands/traffic.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
+import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 
 // In its own module so that command modules can import it without an import cycle.
 export { example };
@@ -38,7 +39,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion];
+export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

@@ -40,7 +40,7 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
     bus: options.bus ?? createTrafficBus(),
     tokens: createTokenService(options.db, clock),
   };
-  const { start: startWebhooks = true, ...webhookOptions } = options.webhooks ?? {};
+  const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
   const compose = { ...deps, redactor: createRedactor(options.config.redact), hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] };
 

@@ -15,6 +15,8 @@ export interface DaemonConfig {
   readonly maxBody: number;
   readonly redact: { readonly enabled: boolean; readonly extraKeys: readonly string[] };
   readonly allowPrivateWebhooks: boolean;
+  /** False (`--no-webhook-delivery`): notifications are queued but another daemon sends them. */
+  readonly webhookDelivery: boolean;
 }
 
 export const defaultConfig = (version: string): DaemonConfig => ({
@@ -22,6 +24,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   maxBody: 1024 * 1024,
   redact: { enabled: true, extraKeys: [] },
   allowPrivateWebhooks: false,
+  webhookDelivery: true,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */

@@ -22,6 +22,7 @@ interface GlobalOptions {
   redactKeys?: string;
   redact: boolean;
   allowPrivateWebhooks: boolean;
+  webhookDelivery: boolean;
   logLevel: string;
 }
 
@@ -71,6 +72,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     maxBody: parseBytes(opts.maxBody),
     redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
+    webhookDelivery: opts.webhookDelivery,
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -107,6 +109,7 @@ function program(): Command {
     .option('--redact-keys <names>', 'more header, query and body key names to redact, comma-separated')
     .option('--no-redact', 'store secrets as sent (turns redaction off)')
     .option('--allow-private-webhooks', 'allow webhooks to loopback and private addresses', false)
+    .option('--no-webhook-delivery', 'queue webhook notifications but do not send them (another daemon on this database sends them)')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

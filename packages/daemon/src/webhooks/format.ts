@@ -44,7 +44,7 @@ const length = (text: string) => Array.from(text).length;
 /** "37 more FATAL entries on /api/orders in the last minute", or a breakdown when paths differ. */
 export function summaryText(s: SummaryPayload): string {
   const what = `${s.count} more ${s.level} ${s.count === 1 ? 'entry' : 'entries'}`;
-  const paths = Object.entries(s.pathnames).sort((a, b) => b[1] - a[1]);
+  const paths = Object.entries(s.pathnames).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (paths.length === 1 && s.others === 0) return `${what} on ${paths[0]?.[0]} in the last minute`;
   const parts = paths.map(([path, n]) => `${n} on ${path}`);
   if (s.others > 0) parts.push(`${s.others} elsewhere`);
