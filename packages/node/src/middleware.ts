@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createClient,
+  createRecorder,
+  DEFAULT_MAX_BODY,
+  isRecordedMethod,
+  resolveSourceId,
+  toRecordBody,
+  type CreateCoreLog,
+  type Recorder,
+  type RecorderOptions,
+  type RecorderStats,
+} from '@tapline/shared';
+import { coreLogOf } from './core-log.js';
+import { tap } from './tap.js';
+
+export interface TaplineOptions {
+  /** The daemon's base URL. Default `http://127.0.0.1:7468`. */
+  readonly url?: string;
+  /** A token with the `ingest` scope is enough. */
+  readonly token: string;
+  /** The traffic source's name or id. */
+  readonly source: string;
+  /** `source` of core logs: the name of this service. Default: the traffic source's name. */
+  readonly service?: string;
+  /** `layer` of core logs. Default `Application`. */
+  readonly layer?: string;
+  /** Text bodies are kept up to this many bytes, then truncated with a marker. Default 64 KiB. */
+  readonly maxBody?: number;
+  /** Requests to leave unrecorded: health checks, static assets. */
+  readonly ignore?: (req: IncomingMessage) => boolean;
+  /** The `trafficUserId` (a UUID) of a request, such as the signed-in user's id. */
+  readonly trafficUserId?: (req: IncomingMessage) => string | null | undefined;
+  /** Queue and batching of the recorder; `onDrop`/`onError` to hear about trouble. */
+  readonly queue?: Pick<RecorderOptions, 'maxQueue' | 'maxQueueBytes' | 'batchSize' | 'flushIntervalMs' | 'retry' | 'onDrop' | 'onError'>;
+  /** For tests. */
+  readonly fetch?: typeof fetch;
+}
+
+export type Next = (error?: unknown) => void;
+export type ErrorHandler = (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
+export interface Tapline {
+  /** Connect/Express middleware; also callable from a plain node:http handler. */
+  (req: IncomingMessage, res: ServerResponse, next: Next): void;
+  /**
+   * Posts a core log for `error`. With the `req` it happened in, the log is linked to that
+   * request's traffic entry once the entry is stored. Never throws, never waits.
+   */
+  captureError(error: unknown, req?: IncomingMessage, options?: { layer?: string; title?: string }): void;
+  /** Express error middleware: captures the error, then passes it on to the next error handler. */
+  errorHandler(): ErrorHandler;
+  /** A node:http request listener that records, and turns a throw or rejection into a captured error and a 500. */
+  wrap(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void;
+  stats(): RecorderStats;
+  flush(timeoutMs?: number): Promise<boolean>;
+  close(timeoutMs?: number): Promise<boolean>;
+  readonly recorder: Recorder;
+}
+
+/**
+ * What a request carries for `captureError`: errors wait here until the request's entry id is
+ * known, then go out linked to it. A symbol-keyed property, so that no module keeps state.
+ */
+const STATE = Symbol.for('tapline.request');
+interface RequestState {
+  readonly instance: Tapline;
+  /** The stored entry's id; `null` once it is known that there will be none. */
+  id: string | null | undefined;
+  readonly pending: CreateCoreLog[];
+}
+type Tracked = IncomingMessage & { [STATE]?: RequestState };
+
+export const stateOf = (req: IncomingMessage | undefined): RequestState | undefined => (req as Tracked | undefined)?.[STATE];
+
+export function createTapline(options: TaplineOptions): Tapline {
+  const client = createClient({ baseUrl: options.url ?? 'http://127.0.0.1:7468', token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const recorder = createRecorder({
+    ...options.queue,
+    client,
+    sourceId: () => resolveSourceId(client, options.source),
+  });
+  const maxBody = options.maxBody ?? DEFAULT_MAX_BODY;
+  const context = { service: options.service ?? options.source, layer: options.layer ?? 'Application' };
+  let skipped = 0;
+  const capturing = new Set<Promise<void>>();
+
+  const settle = (state: RequestState, id: string | null) => {
+    state.id = id;
+    for (const log of state.pending.splice(0)) recorder.coreLog({ ...log, httpTrafficId: id });
+  };
+
+  const middleware = ((req: IncomingMessage, res: ServerResponse, next: Next) => {
+    try {
+      const state: RequestState = { instance: middleware, id: undefined, pending: [] };
+      (req as Tracked)[STATE] = state;
+      if (!isRecordedMethod(req.method) || options.ignore?.(req)) {
+        if (!isRecordedMethod(req.method)) skipped++;
+        state.id = null;
+      } else {
+        const recorded = tap(req, res, maxBody)
+          .done.then((observed) => {
+            const body = observed && toRecordBody({ ...observed, trafficUserId: options.trafficUserId?.(req) });
+            if (!body || !recorder.record(body, (id) => settle(state, id))) settle(state, null);
+          })
+          .catch(() => settle(state, null))
+          .finally(() => capturing.delete(recorded));
+        // From the response's end until the record is queued, a flush waits for it.
+        res.once('finish', () => capturing.add(recorded));
+      }
+    } catch {
+      // Recording must never fail the application's request.
+    }
+    next();
+  }) as Tapline;
+
+  middleware.captureError = (error, req, overrides = {}) => {
+    try {
+      const log = coreLogOf(error, req, { ...context, ...overrides });
+      const state = stateOf(req);
+      if (state && state.instance === middleware && state.id === undefined) state.pending.push(log);
+      else recorder.coreLog({ ...log, httpTrafficId: state?.instance === middleware ? state.id : null });
+    } catch {
+      // As above: never throw from error reporting.
+    }
+  };
+  middleware.errorHandler = () => (error, req, _res, next) => {
+    middleware.captureError(error, req);
+    next(error);
+  };
+  middleware.wrap = (handler) => (req, res) => {
+    const fail = (error: unknown) => {
+      middleware.captureError(error, req);
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Internal Server Error');
+    };
+    middleware(req, res, () => {
+      try {
+        const result = handler(req, res);
+        if (result instanceof Promise) result.catch(fail);
+      } catch (error) {
+        fail(error);
+      }
+    });
+  };
+  middleware.stats = () => {
+    const stats = recorder.stats();
+    return { ...stats, skipped: stats.skipped + skipped };
+  };
+  /** Bodies of finished responses are still being read: wait for them, then for the queue. */
+  const settleCaptures = async (timeoutMs: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
+    await Promise.race([Promise.allSettled([...capturing]), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    return Math.max(0, timeoutMs - (Date.now() - started));
+  };
+  middleware.flush = async (timeoutMs = 5_000) => recorder.flush(await settleCaptures(timeoutMs));
+  middleware.close = async (timeoutMs = 5_000) => recorder.close(await settleCaptures(timeoutMs));
+  Object.defineProperty(middleware, 'recorder', { value: recorder });
+  return middleware;
+}

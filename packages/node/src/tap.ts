@@ -1,0 +1,151 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import {
+  captureBody,
+  createBodyCollector,
+  describeBinary,
+  headerValue,
+  truncationMarker,
+  type JsonValue,
+  type ObservedTransaction,
+} from '@tapline/shared';
+
+/** The bytes of one request and its response, seen as the application reads and writes them. */
+export interface Tap {
+  /** Resolves once the response finished, with what a record needs; `null` when the client went away first. */
+  readonly done: Promise<ObservedTransaction | null>;
+}
+
+/**
+ * Watches a request and its response without changing either: request chunks are seen through
+ * `emit('data')` (which both flowing and paused reads go through, so the application's reading
+ * is untouched), response chunks through `write`/`end`. Only `maxBytes` (plus slack) of each body
+ * is kept. `res.write` is wrapped once per response, before inner middleware (such as
+ * compression) wraps it in turn, so the bytes seen are the ones on the wire.
+ */
+export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number): Tap {
+  const started = performance.now();
+  const requestBytes = createBodyCollector(maxBytes);
+  const responseBytes = createBodyCollector(maxBytes);
+
+  const emit = req.emit;
+  req.emit = function (this: IncomingMessage, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'data') see(requestBytes, args[0]);
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  } as typeof req.emit;
+
+  const write = res.write;
+  res.write = function (this: ServerResponse, ...args: unknown[]): boolean {
+    see(responseBytes, args[0], args[1]);
+    return Reflect.apply(write, this, args) as boolean;
+  } as typeof res.write;
+  const end = res.end;
+  res.end = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
+    see(responseBytes, args[0], args[1]);
+    return Reflect.apply(end, this, args) as ServerResponse;
+  } as typeof res.end;
+
+  const done = new Promise<ObservedTransaction | null>((resolve) => {
+    let finished = false;
+    res.once('finish', () => {
+      finished = true;
+      const elapsedTime = performance.now() - started;
+      void requestRead(req)
+        .then(() => describe(req, res, elapsedTime, requestBytes, responseBytes, maxBytes))
+        .then(resolve, () => resolve(null));
+    });
+    res.once('close', () => {
+      if (!finished) resolve(null);
+    });
+  });
+  return { done };
+}
+
+type Collector = ReturnType<typeof createBodyCollector>;
+
+/** How long a finished response waits for the unread rest of its request body. */
+const UNREAD_BODY_WAIT_MS = 1000;
+
+/**
+ * A body the application never read is drained by node:http once the response finishes, through
+ * the same `emit('data')`; waiting for its end lets the record show it too.
+ */
+function requestRead(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, UNREAD_BODY_WAIT_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once('end', done);
+    req.once('close', done);
+  });
+}
+
+function see(collector: Collector, chunk: unknown, encoding?: unknown): void {
+  if (typeof chunk === 'string') collector.push(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  else if (chunk instanceof Uint8Array) collector.push(chunk);
+}
+
+async function describe(
+  req: IncomingMessage,
+  res: ServerResponse,
+  elapsedTime: number,
+  requestBytes: Collector,
+  responseBytes: Collector,
+  maxBytes: number,
+): Promise<ObservedTransaction> {
+  const responseHeaders = res.getHeaders();
+  const [requestBody, responseBody] = await Promise.all([
+    requestBytes.size > 0
+      ? captureBody({
+          body: requestBytes.bytes(),
+          totalBytes: requestBytes.size,
+          contentType: req.headers['content-type'],
+          contentEncoding: req.headers['content-encoding'],
+          maxBytes,
+        })
+      : parsedBody(req, maxBytes),
+    captureBody({
+      body: responseBytes.bytes(),
+      totalBytes: responseBytes.size,
+      contentType: headerValue(responseHeaders['content-type']),
+      contentEncoding: headerValue(responseHeaders['content-encoding']),
+      maxBytes,
+    }),
+  ]);
+  const express = req as IncomingMessage & { originalUrl?: unknown; protocol?: unknown };
+  const protocol = typeof express.protocol === 'string' ? express.protocol : (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  return {
+    method: req.method ?? 'GET',
+    url: typeof express.originalUrl === 'string' ? express.originalUrl : (req.url ?? '/'),
+    host: req.headers.host,
+    protocol: protocol === 'https' ? 'HTTPS' : 'HTTP',
+    status: res.statusCode,
+    elapsedTime,
+    requestHeaders: req.headers,
+    responseHeaders,
+    requestBody,
+    responseBody,
+  };
+}
+
+/**
+ * When a body parser ran before this middleware, the stream was read before we could watch it;
+ * what the parser made of it (`req.body`) is the next best thing. Buffers are described, never stored.
+ */
+function parsedBody(req: IncomingMessage, maxBytes: number): JsonValue {
+  const body: unknown = (req as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined || body === null) return null;
+  if (body instanceof Uint8Array) return describeBinary(req.headers['content-type'], body.length);
+  try {
+    const json = JSON.stringify(body);
+    if (json === undefined) return null;
+    const size = Buffer.byteLength(json);
+    return size <= maxBytes ? (JSON.parse(json) as JsonValue) : json.slice(0, maxBytes) + truncationMarker(maxBytes, size);
+  } catch {
+    return null;
+  }
+}
