@@ -3,7 +3,7 @@
 // the first byte on stdout: node start, module load, source-name lookup and the list request.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { api, composeBody, createSource, percentile, startDaemon, tempHome } from '../lib.mjs';
+import { api, percentile, startDaemon, tempHome } from '../lib.mjs';
 
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 40);
 const WARM_UP = 3;
@@ -39,8 +39,13 @@ export default async function run({ root, log }) {
   const home = tempHome();
   const daemon = await startDaemon(root, home.path);
   try {
-    const source = await createSource(daemon.url, daemon.token, 'bench');
-    for (let i = 0; i < 50; i++) await api(daemon.url, daemon.token, 'POST', `/http-traffic-record/${source.id}`, composeBody(source.id));
+    const source = await api(daemon.url, daemon.token, 'POST', '/traffic-source', { name: 'bench', trafficDomain: 'shop.example.com' });
+    for (let i = 0; i < 50; i++) {
+      await api(daemon.url, daemon.token, 'POST', `/http-traffic-record/${source.id}`, {
+        domainUrl: 'https://shop.example.com', pathnameUrl: `/api/orders/${i}`, trafficSourceId: source.id, status: i % 7 === 0 ? 500 : 200,
+        protocol: 'HTTPS', method: 'GET', elapsedTime: 12, requestHeaders: {}, queryParams: {}, responseHeaders: {},
+      });
+    }
     const cli = join(root, 'packages/cli/dist/tapline.js');
     const env = { PATH: process.env.PATH ?? '', HOME: home.path, TAPLINE_HOME: home.path, TAPLINE_URL: daemon.url };
     log(`spawning tapline ${RUNS} times per case`);
