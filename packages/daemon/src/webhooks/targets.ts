@@ -7,6 +7,8 @@ ALWAYS_BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
 ALWAYS_BLOCKED.addSubnet('0.0.0.0', 8, 'ipv4');
 ALWAYS_BLOCKED.addSubnet('fe80::', 10, 'ipv6');
 ALWAYS_BLOCKED.addAddress('fd00:ec2::254', 'ipv6');
+// Alibaba Cloud's metadata service sits inside 100.64.0.0/10, which is otherwise only "private".
+ALWAYS_BLOCKED.addAddress('100.100.100.200', 'ipv4');
 ALWAYS_BLOCKED.addAddress('::', 'ipv6');
 
 /** Loopback and private ranges: allowed only with `--allow-private-webhooks`. */
