@@ -70,6 +70,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   getTraffic: (w) => ({ params: { trafficSourceId: w.sourceId, id: w.entryId } }),
   listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
   listPathnames: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { domainId: w.domainId } }),
+  streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
@@ -78,10 +79,21 @@ export const authenticatedEndpoints = () => endpoints().filter(([, e]) => e.scop
 /** Lists answer `data` (and `meta`); these endpoints name a resource that belongs to a source. */
 export const isList = (e: Endpoint) => e.method === 'GET' && e.status === 200 && /^\/(traffic-source|core-log|webhooks|http-traffic|domains|pathnames)(\/:trafficSourceId)?$/.test(e.path);
 
-/** Sends any endpoint's request as plain HTTP, whatever the contract's types say. */
-export function send(h: Harness, token: string | undefined, e: Endpoint, input: RequestInput): Promise<RawAnswer> {
+/**
+ * Sends any endpoint's request as plain HTTP, whatever the contract's types say. A stream that
+ * opens (2xx) is closed at once: its status and headers are the answer, its body never ends.
+ */
+export async function send(h: Harness, token: string | undefined, e: Endpoint, input: RequestInput): Promise<RawAnswer> {
   const path = buildPath(e.path, input.params) + queryString(input.query);
-  return rawJson(h, e.method, path, token, input.body);
+  if (!('events' in e)) return rawJson(h, e.method, path, token, input.body);
+  const abort = new AbortController();
+  const response = await h.fetch(path, { method: e.method, headers: token ? { authorization: `Bearer ${token}` } : {}, signal: abort.signal });
+  if (response.ok) {
+    abort.abort();
+    return { status: response.status, text: '', json: undefined, headers: response.headers };
+  }
+  const text = await response.text();
+  return { status: response.status, text, json: text ? (JSON.parse(text) as unknown) : undefined, headers: response.headers };
 }
 
 /** A user who logs in with a password, for `POST /auth/token`. */
