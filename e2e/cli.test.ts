@@ -210,7 +210,7 @@ describe('exit codes, provoked for real', () => {
   it('7: bad input, checked before sending and by the daemon', async () => {
     const local = await tapline(['record', 'shop'], `${JSON.stringify(record({}))}\n${JSON.stringify(record({ status: 'ok', pathnameUrl: 'api' }))}\n`);
     expect(local.exitCode).toBe(7);
-    expect(local.stderr).toMatch(/line 2: .*pathnameUrl: pathnameUrl must begin with \/; status: status must be/);
+    expect(local.stderr).toMatch(/invalid record on line 2: pathnameUrl must begin with \/; status must be/);
     expect(local.stderr).toMatch(/nothing was sent/);
     const daemonSide = await tapline(['sources', 'add', 'bad', 'not a domain']);
     expect(daemonSide.exitCode).toBe(7);

@@ -16,6 +16,9 @@ export interface RecordInput {
   readonly body: Record<string, unknown>;
 }
 
+/** The label of a record given as one JSON object rather than as lines. */
+const WHOLE = 'the input';
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -28,7 +31,7 @@ export function parseRecords(text: string): RecordInput[] {
   try {
     const whole: unknown = JSON.parse(trimmed);
     if (Array.isArray(whole)) return whole.map((body, i) => toInput(body, `item ${i + 1}`));
-    return [toInput(whole, 'the input')];
+    return [toInput(whole, WHOLE)];
   } catch (error) {
     if (error instanceof CliError) throw error;
   }
@@ -62,13 +65,23 @@ export function checkRecords(records: readonly RecordInput[], trafficSourceId: s
     const issues: string[] = [];
     if (filled.trafficSourceId !== trafficSourceId) issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
     const result = ComposeRecord.safeParse(filled);
-    if (!result.success) for (const issue of result.error.issues) issues.push(`${issue.path.join('.') || '(record)'}: ${issue.message}`);
-    if (issues.length) bad.push(`${where}: ${issues.join('; ')}`);
+    if (!result.success) issues.push(...result.error.issues.map((issue) => describeIssue(filled, issue)));
+    if (issues.length) bad.push(`${where}: ${issues.slice(0, MAX_ISSUES).join('; ')}${issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : ''}`);
     return { where, body: filled };
   });
   const [first, ...rest] = bad;
-  if (first) throw invalid(`invalid record, ${first}`, rest.length ? `${rest.length} more invalid (${rest.map((b) => b.split(':')[0]).join(', ')}); nothing was sent` : 'nothing was sent');
+  if (first) throw invalid(`invalid record${first.startsWith(`${WHOLE}:`) ? first.slice(WHOLE.length) : ` on ${first}`}`, rest.length ? `${rest.length} more invalid (${rest.map((b) => b.split(':')[0]).join(', ')}); nothing was sent` : 'nothing was sent');
   return checked;
+}
+
+const MAX_ISSUES = 4;
+
+/** `status must be ...` when the schema's message names the field already; `requestHeaders is missing`. */
+function describeIssue(record: Record<string, unknown>, issue: { path: PropertyKey[]; message: string; code: string }): string {
+  const path = issue.path.map(String).join('.');
+  const value = issue.path.reduce<unknown>((v, key) => (isObject(v) ? v[String(key)] : undefined), record);
+  if (issue.code === 'invalid_type' && value === undefined) return `${path} is missing`;
+  return !path || issue.message.startsWith(path) ? issue.message : `${path}: ${issue.message}`;
 }
 
 export async function readRecordInput(ctx: CliContext, file: string | undefined): Promise<string> {

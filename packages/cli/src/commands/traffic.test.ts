@@ -116,7 +116,7 @@ describe('tapline record', () => {
     const bad = [records[0], { ...records[1], status: 99, method: 'TRACE' }, records[2]].map((r) => JSON.stringify(r)).join('\n');
     const result = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: bad });
     expect(result.code).toBe(EXIT.INVALID);
-    expect(result.stderr).toMatch(/line 2: status: status must be an integer from 100 to 599; method: method must be one of/);
+    expect(result.stderr).toMatch(/invalid record on line 2: status must be an integer from 100 to 599; method must be one of/);
     expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
     expect((await list()).meta.total).toBe(6);
 
