@@ -11,6 +11,7 @@ import {
   PathnameQuery,
   TrafficEntryParams,
   TrafficListQuery,
+  TrafficStreamQuery,
 } from './schemas/http-traffic.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -33,8 +34,10 @@ export interface Endpoint {
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
   readonly status: 200 | 201 | 204;
-  /** `null` for an empty (204) answer. */
+  /** `null` for an empty (204) answer, and for an event stream (see `events`). */
   readonly response: z.ZodType | null;
+  /** Marks a `text/event-stream` answer: the schema of each event's data. */
+  readonly events?: z.ZodType;
   /** Documented error statuses besides the 400/401 every authenticated endpoint may give. */
   readonly errors: readonly number[];
   /** Largest accepted body in bytes; the daemon's `--max-body` applies when absent. */
@@ -146,6 +149,14 @@ export const contract = {
     method: 'POST', path: '/webhooks/:webhookId/test', tag: 'webhooks', summary: 'Send a test message to a webhook now',
     scopes: FULL, params: WebhookParams, status: 200, response: WebhookTestResult, errors: [403, 404],
     description: 'Sends once, without retries, and answers 200 with the attempt whether or not the receiver accepted it.',
+  }),
+  streamTraffic: endpoint({
+    method: 'GET', path: '/http-traffic/:trafficSourceId/stream', tag: 'http-traffic', summary: 'Follow new HTTP traffic as Server-Sent Events',
+    scopes: READ, params: TrafficSourceParams, query: TrafficStreamQuery, status: 200, response: null, events: HttpTraffic, errors: [403, 404],
+    description:
+      'The list\'s filters and `q` (docs/filter-language.md). Events: `ready` (`{cursor}`), then one unnamed event per entry, oldest first, ' +
+      'whose `id` is the entry id; `Last-Event-ID` (or `after`) replays every matching entry stored after that id before live ones. ' +
+      '`: heartbeat` comments every 15 s; `overflow` (`{cursor}`) when the client fell too far behind, after which the server closes.',
   }),
 } as const;
 

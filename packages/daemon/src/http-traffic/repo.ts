@@ -5,6 +5,7 @@ import type { DB, HttpTrafficTable } from '../db/schema.js';
 import { newId } from '../deps.js';
 import { countRows, paginate } from '../http/pagination.js';
 import { countFromRollup, rollupAnswers } from './counts.js';
+import { compileFilter } from './filter-sql.js';
 
 type Executor = Db | Transaction<DB>;
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
@@ -27,10 +28,11 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
           eb.and([eb(sql<number>`+${eb.ref('t.status')}`, '>=', filters.status.min), eb(sql<number>`+${eb.ref('t.status')}`, '<=', filters.status.max)]),
     );
   }
+  if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId }));
   return eb.and(conditions);
 }
 
-const ENTRY_COLUMNS = [
+export const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
   't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 'd.value as domain', 'p.value as pathname',
 ] as const;

@@ -7,6 +7,7 @@ import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { batchRoute } from './batch.js';
 import { composeRecords, type ComposeDeps } from './compose.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
+import { streamTrafficRoute } from './stream.js';
 
 export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDeps): void {
   const { db } = deps;
@@ -30,6 +31,9 @@ export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDe
     const { page, limit, ...filters } = query;
     return listTraffic(db, source.id, filters, { page, limit });
   });
+
+  // Before getTraffic, whose `:id` would otherwise take the word `stream`.
+  streamTrafficRoute(router, deps);
 
   mount(router, deps, contract.getTraffic, async ({ params }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);

@@ -1,4 +1,4 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Endpoint, ParsedInput, ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, TokenService } from '../auth/tokens.js';
@@ -57,6 +57,26 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
   });
   const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
   router[method](endpoint.path, ...chain);
+}
+
+/**
+ * `mount` for answers that are not one JSON body (event streams): the same checks in the same
+ * order, then the handler writes `res` itself. Errors it throws before writing are JSON as usual.
+ */
+export function mountRaw<E extends Endpoint>(
+  router: Router,
+  deps: Deps,
+  endpoint: E,
+  handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
+): void {
+  const chain: RequestHandler[] = [];
+  if (endpoint.scopes) chain.push(authenticate(deps.tokens));
+  chain.push(jsonBody(endpoint.maxBody ?? deps.config.maxBody, false));
+  chain.push(async (req, res) => {
+    const input = { params: parsePart(endpoint.params, req.params, 'path'), query: parsePart(endpoint.query, req.query, 'query'), body: undefined } as ParsedInput<E>;
+    await handler(input, { endpoint, principal: res.locals[PRINCIPAL] ?? null } as RequestContext<E>, req, res);
+  });
+  router[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](endpoint.path, ...chain);
 }
 
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */

@@ -33,9 +33,11 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
 function operation(name: string, e: Endpoint) {
   const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
   const responses: Record<string, unknown> = {
-    [e.status]: e.response
-      ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output') } } }
-      : { description: 'Success, empty body' },
+    [e.status]: e.events
+      ? { description: 'Server-Sent Events; each data line is this JSON', content: { 'text/event-stream': { schema: { type: 'string' }, itemSchema: schemaOf(e.events, 'output') } } }
+      : e.response
+        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output') } } }
+        : { description: 'Success, empty body' },
   };
   for (const status of [...errors].sort()) {
     responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };

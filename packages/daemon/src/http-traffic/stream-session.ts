@@ -1,0 +1,171 @@
+import { type HttpTraffic, STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
+import type { Db } from '../db/open.js';
+import type { StoredEntry } from './bus.js';
+import { ENTRY_COLUMNS, toEntry, trafficFilter } from './repo.js';
+import { matchLive, type StreamHub } from './stream-hub.js';
+
+export interface StreamOptions {
+  /** A `: heartbeat` comment this often keeps proxies and idle timers from closing the stream. */
+  readonly heartbeatMs: number;
+  /** Live entries waiting for a slow client; one more and the client is told `overflow` and closed. */
+  readonly maxQueue: number;
+  /** Rows per replay query. */
+  readonly replayPage: number;
+}
+
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxQueue: 1_000, replayPage: 500 };
+
+/** Where events go: resolves when the text is written, or once a full socket buffer drains. */
+export interface StreamSink {
+  write(text: string): Promise<void>;
+  end(): void;
+}
+
+interface Pending {
+  readonly entry: HttpTraffic;
+  /** The filter needs the record (header or body): confirm in the database before sending. */
+  readonly verify: boolean;
+}
+
+/** Replay rounds before a client whose replay keeps overflowing is told to come back later. */
+const MAX_REPLAY_ROUNDS = 5;
+
+const event = (name: string, data: unknown, id?: string) => `${id ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * One client's stream. It subscribes before it reads the database, so an entry committed during
+ * the replay is either in the replay or in the queue; the cursor (last id sent, UUIDv7 order)
+ * drops the overlap. Nothing is lost between replay and live, and nothing is sent twice.
+ */
+export class StreamSession {
+  private queue: Pending[] = [];
+  private overflowed = false;
+  private closed = false;
+  private wakeUp: (() => void) | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly db: Db,
+    private readonly hub: StreamHub,
+    private readonly sourceId: string,
+    private readonly filters: TrafficFilters,
+    private readonly sink: StreamSink,
+    private readonly options: StreamOptions,
+    private cursor: string | undefined,
+  ) {
+    this.unsubscribe = hub.subscribe(sourceId, (entries) => this.offer(entries));
+  }
+
+  /** Runs until `close()`, the client's overflow, or a failed write. */
+  async run(): Promise<void> {
+    const heartbeat = setInterval(() => void this.sink.write(': heartbeat\n\n'), this.options.heartbeatMs);
+    try {
+      this.cursor ??= await this.newestId();
+      await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: this.cursor ?? null }, this.cursor)}`);
+      if (!(await this.replay())) return this.sendOverflow();
+      await this.live();
+    } finally {
+      clearInterval(heartbeat);
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    this.queue = [];
+    this.wakeUp?.();
+    this.sink.end();
+  }
+
+  /** On the ingest path: in-memory tests and a push, nothing more. */
+  private offer(entries: readonly StoredEntry[]): void {
+    if (this.closed || this.overflowed) return;
+    for (const entry of entries) {
+      const verdict = matchLive(entry, this.filters);
+      if (verdict !== false) this.queue.push({ entry, verify: verdict === undefined });
+    }
+    if (this.queue.length > this.options.maxQueue) {
+      this.overflowed = true;
+      this.queue = [];
+    }
+    this.wakeUp?.();
+  }
+
+  /** Every stored match after the cursor, oldest first. False when live entries kept overflowing. */
+  private async replay(): Promise<boolean> {
+    for (let round = 0; round < MAX_REPLAY_ROUNDS; round++) {
+      // Entries missed while the queue was full are all stored: accept live ones again, then read.
+      this.overflowed = false;
+      for (;;) {
+        if (this.cursor === undefined) return true;
+        const rows = await this.storedAfter(this.cursor);
+        if (this.closed) return true;
+        await this.send(rows);
+        if (rows.length < this.options.replayPage) break;
+      }
+      if (!this.overflowed) return true;
+    }
+    return false;
+  }
+
+  private async live(): Promise<void> {
+    while (!this.closed) {
+      if (this.overflowed) return this.sendOverflow();
+      if (this.queue.length === 0) {
+        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+        this.wakeUp = undefined;
+        continue;
+      }
+      const batch = this.queue;
+      this.queue = [];
+      const cursor = this.cursor;
+      let fresh = batch.filter((p) => cursor === undefined || p.entry.id > cursor);
+      if (fresh.some((p) => p.verify)) {
+        const confirmed = await this.matchingIds(fresh.filter((p) => p.verify).map((p) => p.entry.id));
+        fresh = fresh.filter((p) => !p.verify || confirmed.has(p.entry.id));
+      }
+      await this.send(fresh.map((p) => p.entry));
+    }
+  }
+
+  private async send(entries: readonly HttpTraffic[]): Promise<void> {
+    const last = entries.at(-1);
+    if (!last || this.closed) return;
+    this.cursor = last.id;
+    await this.sink.write(entries.map((e) => this.hub.eventText(e)).join(''));
+  }
+
+  private async sendOverflow(): Promise<void> {
+    await this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.cursor ?? null }));
+  }
+
+  private async newestId(): Promise<string | undefined> {
+    const row = await this.db.selectFrom('http_traffic').select('id').where('traffic_source_id', '=', this.sourceId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row?.id;
+  }
+
+  private async storedAfter(cursor: string): Promise<HttpTraffic[]> {
+    const rows = await this.db
+      .selectFrom('http_traffic as t')
+      .innerJoin('domains as d', 'd.id', 't.domain_id')
+      .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
+      .select(ENTRY_COLUMNS)
+      .where((eb) => eb.and([trafficFilter(eb, this.sourceId, this.filters), eb('t.id', '>', cursor)]))
+      .orderBy('t.id', 'asc')
+      .limit(this.options.replayPage)
+      .execute();
+    return rows.map(toEntry);
+  }
+
+  /** Header and body conditions for live entries: one query per batch, off the ingest path. */
+  private async matchingIds(ids: readonly string[]): Promise<Set<string>> {
+    const rows = await this.db
+      .selectFrom('http_traffic as t')
+      .select('t.id')
+      .where((eb) => eb.and([trafficFilter(eb, this.sourceId, this.filters), eb('t.id', 'in', ids)]))
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+}
