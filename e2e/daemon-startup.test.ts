@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { contract, createClient } from '@tapline/shared';
 import { execa, type ResultPromise } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, TAPLINED, tempHome } from './support/binaries.js';
 
 /**
@@ -136,27 +136,30 @@ describe('taplined start-up and shutdown', () => {
 });
 
 describe('taplined admin subcommands', () => {
-  it('print ids and tokens alone on stdout, and exit 1 or 2 with a message when they cannot', async () => {
-    const dir = home();
-    const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', dir], { input: 'long enough\n' });
+  const adminHome = tempHome();
+  afterAll(() => adminHome.remove());
+
+  it('print the new user id and the token alone on stdout', async () => {
+    const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', adminHome.path], { input: 'long enough\n' });
     expect(added).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const token = await run(['token', 'create', 'ana@example.com', '--expires', '12h', '--home', dir]);
+    const token = await run(['token', 'create', 'ana@example.com', '--expires', '12h', '--home', adminHome.path]);
     expect(token).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
-    const cases: Array<[string[], string | undefined, number, string]> = [
-      [['user', 'add', 'ana@example.com'], undefined, 1, 'a user with email ana@example.com already exists'],
-      [['user', 'add', 'not-an-email'], undefined, 2, '"not-an-email" is not a valid email address'],
-      [['user', 'add', 'bo@example.com', '--password-stdin'], 'short', 2, 'the password must have at least 8 characters'],
-      [['token', 'create', 'nobody@example.com'], undefined, 1, 'no user with email nobody@example.com'],
-      [['token', 'create', 'ana@example.com', '--scope', 'admin'], undefined, 2, '--scope takes full, read or ingest (got "admin")'],
-      [['token', 'create', 'ana@example.com', '--expires', 'soon'], undefined, 2, '--expires takes a duration'],
-      [['token', 'create', 'ana@example.com', '--source', 'xyz'], undefined, 2, '--source takes a traffic source id (a UUID)'],
-      [['token', 'create', 'ana@example.com', '--source', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'ana@example.com owns no traffic source'],
-      [['token', 'revoke', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'no token with id 01a1fc92-0000-7000-8000-000000000000'],
-    ];
-    for (const [args, input, exitCode, message] of cases) {
-      const result = await run([...args, '--home', dir], input === undefined ? {} : { input });
-      expect({ args, exitCode: result.exitCode, stdout: result.stdout }, result.stderr).toEqual({ args, exitCode, stdout: '' });
-      expect(result.stderr).toContain(`taplined: ${message}`);
-    }
+  });
+
+  // These run after the test above made ana@example.com.
+  it.each<[string[], string | undefined, number, string]>([
+    [['user', 'add', 'ana@example.com'], undefined, 1, 'a user with email ana@example.com already exists'],
+    [['user', 'add', 'not-an-email'], undefined, 2, '"not-an-email" is not a valid email address'],
+    [['user', 'add', 'bo@example.com', '--password-stdin'], 'short', 2, 'the password must have at least 8 characters'],
+    [['token', 'create', 'nobody@example.com'], undefined, 1, 'no user with email nobody@example.com'],
+    [['token', 'create', 'ana@example.com', '--scope', 'admin'], undefined, 2, '--scope takes full, read or ingest (got "admin")'],
+    [['token', 'create', 'ana@example.com', '--expires', 'soon'], undefined, 2, '--expires takes a duration'],
+    [['token', 'create', 'ana@example.com', '--source', 'xyz'], undefined, 2, '--source takes a traffic source id (a UUID)'],
+    [['token', 'create', 'ana@example.com', '--source', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'ana@example.com owns no traffic source'],
+    [['token', 'revoke', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'no token with id 01a1fc92-0000-7000-8000-000000000000'],
+  ])('%j exits with its code and message', async (args, input, exitCode, message) => {
+    const result = await run([...args, '--home', adminHome.path], input === undefined ? {} : { input });
+    expect({ exitCode: result.exitCode, stdout: result.stdout }, result.stderr).toEqual({ exitCode, stdout: '' });
+    expect(result.stderr).toContain(`taplined: ${message}`);
   });
 });

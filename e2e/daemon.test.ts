@@ -333,6 +333,22 @@ describe('taplined, spawned from its build', () => {
     expect(await admin(home.path, ['token', 'list'])).toMatch(new RegExp(`^${jti(tokens.read)}.*\\d{4}-\\d\\d-\\d\\dT\\S+Z$`, 'm'));
   });
 
+  it('turns an expired token away with 401', async () => {
+    const shortLived = client(await admin(home.path, ['token', 'create', 'ana@example.com', '--expires', '1s']));
+    // Poll rather than sleep: the token works until its second is over, then never again.
+    const deadline = Date.now() + 10_000;
+    let error: ApiError | undefined;
+    while (!error && Date.now() < deadline) {
+      error = await shortLived.call(contract.me).then(
+        () => undefined,
+        (e: unknown) => (e instanceof ApiError ? e : Promise.reject(e)),
+      );
+      if (!error) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(error?.status).toBe(401);
+    expect(error?.body.error).toBe('Invalid token');
+  });
+
   it('stops with exit code 0 on SIGTERM, logs no error on the way, and keeps everything across a restart', async () => {
     const params = { trafficSourceId: shop.id };
     const before = {
