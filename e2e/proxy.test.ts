@@ -221,6 +221,25 @@ describe('tapline proxy', () => {
     expect((await record('DELETE', '/items')).request.body).toBeNull();
   });
 
+  it('answers 502 with a JSON explanation when the target is down, and records that exchange', async () => {
+    const gone = http.createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const deadTarget = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+    await new Promise((resolve) => gone.close(resolve));
+    const second = await startProxy(['--url', daemon.url, '--token', daemon.token, 'proxy', '--source', sourceId, '--target', deadTarget, '--listen', '127.0.0.1:0']);
+    try {
+      const answer = await send(second.url, '/checkout?step=2', 'POST', '{"cart":1}', { 'content-type': 'application/json' });
+      expect(answer.status).toBe(502);
+      expect(JSON.parse(answer.body.toString())).toEqual({ statusCode: 502, error: `Bad Gateway: tapline proxy could not reach ${deadTarget} (ECONNREFUSED)` });
+      await expect
+        .poll(async () => (await api(`/http-traffic/${sourceId}?status=502`)).data.map((e) => `${String(e.method)} ${String(e.pathname)} ${String(e.level)}`), { timeout: 10_000 })
+        .toEqual(['POST /checkout FATAL']);
+    } finally {
+      second.child.kill('SIGINT');
+      await second.child;
+    }
+  });
+
   const DOWN = 40;
   it('keeps answering with the daemon stopped, then reports the dropped records and counts on Ctrl-C', async () => {
     await daemon.stop();
