@@ -38,6 +38,12 @@ export function timeBound(text: string, now: number): string {
   return date.toISOString();
 }
 
+/** Checks the flag when parsed (a usage error); the bound itself is computed at request time. */
+const checkedTime = (text: string) => {
+  timeBound(text, Date.now());
+  return text;
+};
+
 /** The list query the flags stand for; `--domain`/`--path` names become the API's ids here. */
 export async function trafficFilters(ctx: CliContext, sourceId: string, opts: TrafficListOptions, now = Date.now()) {
   const domainId = opts.domain ? await resolveDomain(ctx, sourceId, opts.domain) : undefined;
@@ -90,8 +96,8 @@ export function addTrafficList(traffic: Command, context: Parameters<Register>[1
       .option('--method <method>', 'GET, POST, PUT, DELETE or PATCH', checkedBy(Method, 'expected GET, POST, PUT, DELETE or PATCH'))
       .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'expected a status such as 404 or a class such as 5xx'))
       .option('--level <level>', 'INFO, WARNING or FATAL', checkedBy(LevelParam, 'expected INFO, WARNING or FATAL'))
-      .option('--since <when>', 'from this long ago (15m, 2h, 7d) or this ISO 8601 time, inclusive', (v) => (timeBound(v, Date.now()), v))
-      .option('--until <when>', 'up to this ISO 8601 time (or duration ago), inclusive', (v) => (timeBound(v, Date.now()), v))
+      .option('--since <when>', 'from this long ago (15m, 2h, 7d) or this ISO 8601 time, inclusive', checkedTime)
+      .option('--until <when>', 'up to this ISO 8601 time (or duration ago), inclusive', checkedTime)
       .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
       .option('--path <name>', 'only requests to this path, such as /api/orders'),
   ).action(async (source: string, opts: TrafficListOptions, cmd: Command) => {

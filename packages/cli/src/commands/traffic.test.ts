@@ -64,6 +64,12 @@ describe('tapline traffic list', () => {
     expect(lines.map((t) => t.method)).toEqual(records.map((r) => r.method).reverse());
   });
 
+  it('gathers every page into one document with --json --all', async () => {
+    const all = (await list('--all', '--limit', '4')) as List & { meta: { total: number; limit: number } };
+    expect(all.data.map((t) => t.id)).toEqual((await list('--limit', '10')).data.map((t) => t.id));
+    expect(all.meta).toEqual({ total: 6, page: 1, limit: 6 });
+  });
+
   it('refuses unknown names and bad flags', async () => {
     const domain = await as(ana, 'traffic', 'list', 'shop', '--domain', 'nope.example.com');
     expect(domain.code).toBe(EXIT.NOT_FOUND);

@@ -30,7 +30,7 @@ describe('tapline webhooks', () => {
     const hook = added.json<{ id: string; type: string }>();
     expect(hook).toMatchObject({ type: 'discord', level: 'fatal', value: DISCORD, trafficSourceId: sourceId });
 
-    const http = await as(ana, 'webhooks', 'add', 'shop', '--type', 'http', '--level', 'warning', '--value', 'https://hooks.example.com/t');
+    const http = await as(ana, 'webhooks', 'add', 'shop', '--type', 'HTTP', '--level', 'WARNING', '--value', 'https://hooks.example.com/t');
     expect(http.stdout).toMatch(/^added http webhook .* for warning traffic -> https:\/\/hooks\.example\.com\/t\nsecret [0-9a-f]{64}\n$/);
     expect(http.stderr).toMatch(/shown only once/);
 

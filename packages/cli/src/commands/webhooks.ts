@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contract, formatLocalTime, WEBHOOK_LEVELS, WEBHOOK_TYPES, type CreatedWebhook, type Webhook } from '@tapline/shared';
 import { request, type Answer } from '../api.js';
 import { confirm } from '../confirm.js';
@@ -48,6 +48,13 @@ export function webhookTable(ctx: CliContext, rows: readonly Webhook[]): string[
   );
 }
 
+/** Like commander's choices, but in any case: traffic levels are upper case, webhook levels lower. */
+const oneOf = <T extends string>(values: readonly T[]) => (text: string): T => {
+  const found = values.find((v) => v === text.toLowerCase());
+  if (!found) throw new InvalidArgumentError(`expected one of ${values.join(', ')}`);
+  return found;
+};
+
 export const registerWebhooks: Register = (program, context) => {
   const webhooks = program.command('webhooks').description('list, add and delete the webhooks of a source');
   example(webhooks, 'tapline webhooks list shop');
@@ -63,8 +70,8 @@ export const registerWebhooks: Register = (program, context) => {
   const add = webhooks
     .command('add <source>')
     .description('notify a target of each new traffic entry of one level')
-    .addOption(new Option('--type <type>', 'kind of target').choices(WEBHOOK_TYPES).makeOptionMandatory())
-    .addOption(new Option('--level <level>', 'the level of entries to notify about').choices(WEBHOOK_LEVELS).makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'kind of target').choices(WEBHOOK_TYPES).argParser(oneOf(WEBHOOK_TYPES)).makeOptionMandatory())
+    .addOption(new Option('--level <level>', 'the level of entries to notify about').choices(WEBHOOK_LEVELS).argParser(oneOf(WEBHOOK_LEVELS)).makeOptionMandatory())
     .requiredOption('--value <url>', 'the target: a Discord or Slack webhook URL, or any http(s) URL for --type http')
     .action(async (source: string, opts: WebhookInput, cmd: Command) => {
       const ctx = context(cmd);
