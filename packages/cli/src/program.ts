@@ -15,7 +15,8 @@ import { registerSources } from './commands/sources.js';
 import { registerTraffic } from './commands/traffic.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
-import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
+import { registerTail } from './commands/tail.js';
+import { registerUi } from './commands/ui.js';
 
 // In its own module so that command modules can import it without an import cycle.
 export { example };
@@ -39,7 +40,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion];
+export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

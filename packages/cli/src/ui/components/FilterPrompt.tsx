@@ -1,8 +1,8 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { FilterCheck } from '../api.js';
 import { useKeymap } from '../hooks/useKeymap.js';
+import { LineInput } from './LineInput.js';
 
 export interface FilterPromptProps {
   readonly initial: string;
@@ -16,33 +16,35 @@ export interface FilterPromptProps {
 
 /** The `/` prompt: checked on each keystroke, applied on Enter, cleared on Esc, ↑↓ recall. */
 export function FilterPrompt({ initial, recent, check, onApply, onClear }: FilterPromptProps) {
-  const [value, setValue] = useState(initial);
-  // -1 is the text being typed; 0.. index `recent`. Remounting the input on recall puts the cursor at the end.
+  const [value, setShown] = useState(initial);
+  // Enter may follow a keystroke before React re-renders: submit reads the ref, never a stale render.
+  const current = useRef(initial);
+  const setValue = (next: string) => {
+    current.current = next;
+    setShown(next);
+  };
+  // -1 is the text being typed; 0.. index `recent`.
   const [recall, setRecall] = useState(-1);
   const [draft, setDraft] = useState(initial);
   const result = value.trim() === '' ? ({ ok: true } as const) : check(value);
 
   const recallTo = (index: number) => {
     if (index < -1 || index >= recent.length) return;
-    if (recall === -1) setDraft(value);
+    if (recall === -1) setDraft(current.current);
     setRecall(index);
     setValue(index === -1 ? draft : (recent[index] ?? ''));
   };
 
-  useKeymap({ escape: onClear, up: () => recallTo(recall + 1), down: () => recallTo(recall - 1) });
+  const submit = () => {
+    const q = current.current.trim();
+    if (q === '' || check(q).ok) onApply(q);
+  };
+  useKeymap({ escape: onClear, up: () => recallTo(recall + 1), down: () => recallTo(recall - 1), enter: submit });
 
   return (
     <Box>
       <Text color="cyan">/ </Text>
-      <TextInput
-        key={recall}
-        value={value}
-        onChange={setValue}
-        onSubmit={(q) => {
-          if (q.trim() === '' || check(q).ok) onApply(q.trim());
-        }}
-        placeholder="status>=500 and path^=/api/"
-      />
+      <LineInput value={value} onChange={setValue} placeholder="status>=500 and path^=/api/" />
       <Text> </Text>
       {result.ok ? (
         <Text color="green">{value.trim() ? '✓ enter to apply' : ''}</Text>

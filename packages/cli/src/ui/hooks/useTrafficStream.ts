@@ -46,6 +46,9 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
   // Paging state: which bound and page the next older fetch asks for; bumped when a whole page shares one timestamp.
   const older = useRef<{ before: string; page: number } | null>(null);
   const generation = useRef(0);
+  // Which (source, filter) the state belongs to: until the effect has reset it, show nothing stale.
+  const key = `${sourceId}\n${q}`;
+  const [loadedKey, setLoadedKey] = useState(key);
 
   useEffect(() => {
     const gen = ++generation.current;
@@ -55,6 +58,7 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
     older.current = null;
     statsRef.current.clear();
     setTable(emptyTable);
+    setLoadedKey(key);
     setError(null);
     setHistoryEnd(false);
     setLoadingOlder(false);
@@ -134,5 +138,6 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
 
   const update = useCallback((change: (t: TableState) => TableState) => setTable(change), []);
 
-  return { table, status, stats, error, loadingOlder, historyEnd, update, loadOlder };
+  const current = loadedKey === key;
+  return { table: current ? table : emptyTable, status, stats, error: current ? error : null, loadingOlder, historyEnd, update, loadOlder };
 }

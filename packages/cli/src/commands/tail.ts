@@ -1,0 +1,105 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { contract, followTraffic, type FollowStatus, type HttpTraffic, LevelParam, Method, pointAtColumn, StatusFilter, tryParseFilter } from '@tapline/shared';
+import type { z } from 'zod';
+import type { CliContext } from '../context.js';
+import { usage } from '../exit-codes.js';
+import { example } from '../help.js';
+import { integer } from '../options.js';
+import type { Register } from '../program.js';
+import { resolveSource } from '../resolve.js';
+import { paintLevel, paintStatus } from '../style.js';
+import { CELL_WIDTHS as W, entryCells } from '../ui/entry-columns.js';
+import { trafficFilters } from './traffic-list.js';
+import { trafficGroup } from './traffic.js';
+
+export interface TailOptions {
+  readonly method?: string;
+  readonly status?: string;
+  readonly level?: string;
+  readonly domain?: string;
+  readonly path?: string;
+  /** A filter expression (docs/filter-language.md), sent as `q`. */
+  readonly where?: string;
+  readonly lines: number;
+}
+
+const DEFAULT_LINES = 10;
+
+/** One entry as one line: time, method, status, level, latency, domain+path (coloured like `traffic list`). */
+export function tailLine(ctx: Pick<CliContext, 'colors' | 'mode'>, entry: HttpTraffic): string {
+  if (ctx.mode !== 'table') return JSON.stringify(entry);
+  const c = ctx.colors;
+  const cells = entryCells(entry);
+  return [
+    c.dim(cells.time.padEnd(W.time)),
+    cells.method.padEnd(W.method),
+    paintStatus(c, entry.status, cells.status.padEnd(W.status)),
+    paintLevel(c, entry.level, cells.level.padEnd(W.level)),
+    cells.latency.padStart(W.latency),
+    cells.target,
+  ].join(' ');
+}
+
+/** What the follower says about the connection, as notes on stderr: once per outage, once when back. */
+export function describeStatus(status: FollowStatus): string | null {
+  if (status.state === 'reconnecting' && status.attempt === 1) return `tapline: lost the stream (${status.reason}); reconnecting…`;
+  if (status.state === 'live' && status.reconnected) return 'tapline: reconnected; resuming after the last entry shown';
+  return null;
+}
+
+/**
+ * `tapline traffic tail`: the last `lines` matching entries, oldest first, then each new one as
+ * it is stored, until Ctrl-C. Follows from the newest entry printed, so nothing is lost or
+ * repeated between the two, nor across daemon restarts (the follower resumes from its cursor).
+ */
+export async function tail(ctx: CliContext, source: string, opts: TailOptions): Promise<void> {
+  const q = opts.where?.trim() || undefined;
+  if (q) {
+    const parsed = tryParseFilter(q);
+    if (!parsed.ok) throw usage(`--where: ${parsed.error.reason} at column ${parsed.error.column}`, pointAtColumn(parsed.error).replace(/\n/g, '\n  '));
+  }
+  const { id } = await resolveSource(ctx, source);
+  const filters = await trafficFilters(ctx, id, opts);
+  let after: string | undefined;
+  if (opts.lines > 0) {
+    const page = await ctx.client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, ...(q ? { q } : {}), limit: opts.lines } });
+    for (const entry of [...page.data].reverse()) ctx.print(tailLine(ctx, entry));
+    after = page.data[0]?.id;
+  }
+  if (ctx.io.signal.aborted) return;
+  await followTraffic(ctx.client, id, {
+    filters,
+    ...(q ? { q } : {}),
+    ...(after ? { after } : {}),
+    signal: ctx.io.signal,
+    onEntry: (entry) => ctx.print(tailLine(ctx, entry)),
+    onStatus: (status) => {
+      const note = describeStatus(status);
+      if (note) ctx.note(note);
+    },
+  });
+}
+
+const checkedBy = (schema: z.ZodType, what: string) => (text: string) => {
+  if (!schema.safeParse(text).success) throw new InvalidArgumentError(what);
+  return text;
+};
+
+export function addTrafficTail(traffic: Command, context: Parameters<Register>[1]): void {
+  const cmd = traffic
+    .command('tail <source>')
+    .description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C')
+    .option('--method <method>', 'GET, POST, PUT, DELETE or PATCH', checkedBy(Method, 'expected GET, POST, PUT, DELETE or PATCH'))
+    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'expected a status such as 404 or a class such as 5xx'))
+    .option('--level <level>', 'INFO, WARNING or FATAL', checkedBy(LevelParam, 'expected INFO, WARNING or FATAL'))
+    .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
+    .option('--path <name>', 'only requests to this path, such as /api/orders')
+    .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)')
+    .option('-n, --lines <n>', `how many past entries to print first (default ${DEFAULT_LINES}; 0 for none)`, integer(0, 1000), DEFAULT_LINES)
+    .action(async (source: string, opts: TailOptions, command: Command) => {
+      await tail(context(command), source, opts);
+    });
+  example(cmd, 'tapline traffic tail shop --status 5xx', 'tapline traffic tail shop --where \'method=POST and path^=/api/\' --lines 0 --ndjson | jq .status');
+}
+
+export const registerTail: Register = (program, context) => addTrafficTail(trafficGroup(program), context);
