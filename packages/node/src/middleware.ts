@@ -7,12 +7,43 @@ import {
   resolveSourceId,
   toRecordBody,
   type CreateCoreLog,
-  type Recorder,
-  type RecorderOptions,
-  type RecorderStats,
 } from '@tapline/shared';
 import { coreLogOf } from './core-log.js';
 import { tap } from './tap.js';
+
+/**
+ * The published types of this package stand alone (the workspace's shared package is bundled,
+ * not published), so the recorder's option and stats shapes are spelled out here; passing them
+ * to the shared recorder keeps them in step at compile time.
+ */
+export interface QueueOptions {
+  /** Records held while the daemon is slow or down; past it new records are dropped. Default 10,000. */
+  readonly maxQueue?: number;
+  /** The same bound in bytes of JSON. Default 64 MiB. */
+  readonly maxQueueBytes?: number;
+  /** Records per request, at most 1,000. Default 500. */
+  readonly batchSize?: number;
+  /** How long a record may wait for others to share its request. Default 200 ms. */
+  readonly flushIntervalMs?: number;
+  /** Backoff between failed attempts, doubling from `initialMs` (250) to `maxMs` (5,000). */
+  readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
+  readonly onDrop?: (event: { readonly reason: 'queue-full' | 'rejected' | 'closed'; readonly count: number; readonly total: number; readonly error?: Error }) => void;
+  /** Each failed attempt to reach the daemon (down, slow, refusing). */
+  readonly onError?: (error: Error) => void;
+}
+
+export interface TaplineStats {
+  readonly queued: number;
+  readonly queuedBytes: number;
+  readonly sent: number;
+  readonly dropped: number;
+  readonly rejected: number;
+  /** Requests not recorded: methods outside GET POST PUT DELETE PATCH. */
+  readonly skipped: number;
+  readonly failures: number;
+  readonly coreLogsSent: number;
+  readonly coreLogsDropped: number;
+}
 
 export interface TaplineOptions {
   /** The daemon's base URL. Default `http://127.0.0.1:7468`. */
@@ -32,7 +63,7 @@ export interface TaplineOptions {
   /** The `trafficUserId` (a UUID) of a request, such as the signed-in user's id. */
   readonly trafficUserId?: (req: IncomingMessage) => string | null | undefined;
   /** Queue and batching of the recorder; `onDrop`/`onError` to hear about trouble. */
-  readonly queue?: Pick<RecorderOptions, 'maxQueue' | 'maxQueueBytes' | 'batchSize' | 'flushIntervalMs' | 'retry' | 'onDrop' | 'onError'>;
+  readonly queue?: QueueOptions;
   /** For tests. */
   readonly fetch?: typeof fetch;
 }
@@ -52,10 +83,11 @@ export interface Tapline {
   errorHandler(): ErrorHandler;
   /** A node:http request listener that records, and turns a throw or rejection into a captured error and a 500. */
   wrap(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void;
-  stats(): RecorderStats;
+  stats(): TaplineStats;
+  /** Waits until what was recorded so far is stored; `false` if `timeoutMs` (5 s) ran out first. */
   flush(timeoutMs?: number): Promise<boolean>;
+  /** Flushes and stops; call it on shutdown. */
   close(timeoutMs?: number): Promise<boolean>;
-  readonly recorder: Recorder;
 }
 
 /**
@@ -157,6 +189,5 @@ export function createTapline(options: TaplineOptions): Tapline {
   };
   middleware.flush = async (timeoutMs = 5_000) => recorder.flush(await settleCaptures(timeoutMs));
   middleware.close = async (timeoutMs = 5_000) => recorder.close(await settleCaptures(timeoutMs));
-  Object.defineProperty(middleware, 'recorder', { value: recorder });
   return middleware;
 }
