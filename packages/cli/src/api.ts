@@ -1,5 +1,8 @@
-import { ApiError, buildPath, ErrorBody, queryString, type ClientInput, type Endpoint, type ResponseOf } from '@tapline/shared';
+import { ApiError, buildPath, ErrorBody, queryString, UnreachableError, type ClientInput, type Endpoint, type ResponseOf } from '@tapline/shared';
 import type { CliContext } from './context.js';
+import { CliError, EXIT } from './exit-codes.js';
+
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A parsed answer, with the daemon's own text kept so `--json` can print it unchanged. */
 export interface Answer<T> {
@@ -21,8 +24,18 @@ export async function request<E extends Endpoint>(ctx: CliContext, endpoint: E, 
     init.body = JSON.stringify(input.body);
     init.headers = { 'content-type': 'application/json' };
   }
-  const response = await ctx.client.raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
-  const text = await response.text();
+  // Ctrl-C aborts the Io's signal; main.ts keeps the process alive for that, so requests must stop.
+  init.signal = AbortSignal.any([ctx.io.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+  let response: Response;
+  let text: string;
+  try {
+    response = await ctx.client.raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
+    text = await response.text();
+  } catch (error) {
+    if (ctx.io.signal.aborted) throw new CliError(EXIT.OK, 'interrupted');
+    if (init.signal.aborted) throw new UnreachableError(ctx.url, 'timed out');
+    throw error;
+  }
   if (!response.ok) throw new ApiError(response.status, errorBody(response.status, text));
   if (!endpoint.response) return { data: undefined as ResponseOf<E>, text, json: undefined };
   const json: unknown = JSON.parse(text);

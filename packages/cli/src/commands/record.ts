@@ -125,7 +125,7 @@ export function printComposed(ctx: CliContext, answer: Answer<HttpTrafficRecord>
 export const registerRecord: Register = (program, context) => {
   const record = program
     .command('record <source>')
-    .description('compose traffic records from JSON: one object, or NDJSON with one per line (trafficSourceId may be left out)')
+    .description('compose traffic records from a JSON object or NDJSON lines (a file or stdin)')
     .option('--file <file>', 'read from this file instead of standard input')
     .action(async (source: string, opts: { file?: string }, cmd: Command) => {
       const ctx = context(cmd);

@@ -18,6 +18,8 @@ export interface RunOptions {
   readonly stdoutTTY?: boolean;
   readonly columns?: number;
   readonly env?: Record<string, string>;
+  /** Stands for Ctrl-C (main.ts aborts it on SIGINT). */
+  readonly signal?: AbortSignal;
 }
 
 /** An Io that records what a command writes; the environment is empty unless given. */
@@ -32,7 +34,7 @@ export function fakeIo(options: RunOptions = {}): Io & { out: string[]; err: str
     stderr: { write: (t: string) => err.push(t) },
     stdin,
     env: { HOME: '/nonexistent', ...options.env },
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
   };
 }
 
