@@ -8,7 +8,7 @@ export interface KeyHelp {
 
 export const FOOTER: Readonly<Record<Screen, string>> = {
   picker: '↑↓/jk move  enter open  q quit',
-  traffic: 'space pause  ↑↓/jk move  g/G ends  PgUp/PgDn page  / filter  enter open  l logs  w webhooks  ? help  q quit',
+  traffic: 'space pause  jk move  / filter  enter open  l logs  w webhooks  ? help  q quit',
   filter: 'enter apply  esc clear  ↑↓ recent filters',
   record: 'tab request/response  ↑↓/jk scroll  PgUp/PgDn page  c curl  esc back  q quit',
   logs: '↑↓/jk move  enter stack  esc back  q quit',

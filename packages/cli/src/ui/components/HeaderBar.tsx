@@ -31,7 +31,7 @@ export function HeaderBar({ source, stats, status, following, width }: HeaderBar
         {rate} req/s{'  '}
         <Text color="green">INFO {stats.levels.INFO}</Text> <Text color="yellow">WARN {stats.levels.WARNING}</Text>{' '}
         <Text color="red">FATAL {stats.levels.FATAL}</Text>
-        {'  '}p50 {ms(stats.p50)} p95 {ms(stats.p95)} <Text dimColor>(1m)</Text>
+        {'  '}p50 {ms(stats.p50)} p95 {ms(stats.p95)}
       </Text>
     </Box>
   );

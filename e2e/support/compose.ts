@@ -1,0 +1,44 @@
+/** Composes one record through the HTTP API, as an instrumented app would. */
+export async function compose(url: string, token: string, sourceId: string, overrides: Record<string, unknown> = {}): Promise<{ id: string }> {
+  const body = {
+    domainUrl: 'https://shop.example.com',
+    pathnameUrl: '/api/orders',
+    trafficSourceId: sourceId,
+    status: 200,
+    protocol: 'HTTPS',
+    method: 'GET',
+    elapsedTime: 12,
+    requestHeaders: { accept: 'application/json' },
+    requestBody: null,
+    queryParams: {},
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: { ok: true },
+    ...overrides,
+  };
+  const response = await fetch(`${url}/http-traffic-record/${sourceId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`compose answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { id: string };
+}
+
+export async function createSource(url: string, token: string, name: string): Promise<string> {
+  const response = await fetch(`${url}/traffic-source`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, trafficDomain: 'shop.example.com' }),
+  });
+  if (response.status !== 201) throw new Error(`creating a source answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** Polls `check` every 25 ms until it is true or `timeoutMs` passes. */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
