@@ -39,6 +39,8 @@ const event = (name: string, data: unknown, id?: string) => `${id ? `id: ${id}\n
  */
 export class StreamSession {
   private queue: Pending[] = [];
+  private replaying = true;
+  /** Live entries overflowed the queue during the replay; they are read from the database again. */
   private overflowed = false;
   private closed = false;
   private wakeUp: (() => void) | undefined;
@@ -63,6 +65,7 @@ export class StreamSession {
       this.cursor ??= await this.newestId();
       await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: this.cursor ?? null }, this.cursor)}`);
       if (!(await this.replay())) return this.sendOverflow();
+      this.replaying = false;
       await this.live();
     } finally {
       clearInterval(heartbeat);
@@ -87,8 +90,15 @@ export class StreamSession {
       if (verdict !== false) this.queue.push({ entry, verify: verdict === undefined });
     }
     if (this.queue.length > this.options.maxQueue) {
-      this.overflowed = true;
       this.queue = [];
+      // During the replay everything missed is still in the database: read it again. Once live,
+      // the client is behind its own socket: tell it (the event queues behind what is buffered,
+      // after the cursor it names) and hang up, so it re-syncs from the database.
+      if (this.replaying) this.overflowed = true;
+      else {
+        void this.sendOverflow();
+        this.close();
+      }
     }
     this.wakeUp?.();
   }
@@ -112,7 +122,6 @@ export class StreamSession {
 
   private async live(): Promise<void> {
     while (!this.closed) {
-      if (this.overflowed) return this.sendOverflow();
       if (this.queue.length === 0) {
         await new Promise<void>((resolve) => (this.wakeUp = resolve));
         this.wakeUp = undefined;
@@ -137,8 +146,8 @@ export class StreamSession {
     await this.sink.write(entries.map((e) => this.hub.eventText(e)).join(''));
   }
 
-  private async sendOverflow(): Promise<void> {
-    await this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.cursor ?? null }));
+  private sendOverflow(): Promise<void> {
+    return this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.cursor ?? null }));
   }
 
   private async newestId(): Promise<string | undefined> {

@@ -33,7 +33,11 @@ function responseSink(res: Response): StreamSink {
         res.on('close', done);
       }),
     end: () => {
-      if (!res.writableEnded) res.end();
+      if (res.writableEnded) return;
+      res.end();
+      // A client that stopped reading never takes the rest: do not keep its socket for ever.
+      const timer = setTimeout(() => res.destroy(), 30_000).unref();
+      res.once('close', () => clearTimeout(timer));
     },
   };
 }
