@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { contract, createClient } from '@tapline/shared';
@@ -108,10 +108,23 @@ describe('taplined start-up and shutdown', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const result = await run(['--port', String(port), '--home', home()]);
+    const fresh = home();
+    const result = await run(['--port', String(port), '--home', fresh]);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`taplined: port ${port} on 127.0.0.1 is already in use`);
+    // A start that failed hands out no credentials.
+    expect(existsSync(join(fresh, 'token'))).toBe(false);
+  });
+
+  it('keeps the database owner-only even in a folder others can read', async () => {
+    const dir = home();
+    chmodSync(dir, 0o755);
+    const daemon = await spawnDaemon(['--port', '0', '--home', dir]);
+    expect(daemon.url).toMatch(/^http:/);
+    for (const file of ['tapline.db', 'tapline.db-wal', 'tapline.db-shm', 'token']) {
+      expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+    }
   });
 
   it.each([

@@ -30,14 +30,12 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const opened = openDatabase(options.dbFile);
   await opened.migrate();
   const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger });
-  const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
-  if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
 
   const server = app.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) => {
-      void opened.close();
+      void stopApp().then(() => opened.close());
       reject(
         new StartError(
           error.code === 'EADDRINUSE'
@@ -47,6 +45,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       );
     });
   });
+  // Only once the port is ours: a start that fails leaves no new user or token behind.
+  const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
+  if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

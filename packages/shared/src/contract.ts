@@ -64,7 +64,7 @@ export const contract = {
   }),
   createToken: endpoint({
     method: 'POST', path: '/auth/token', tag: 'auth', summary: 'Exchange email and password for a token',
-    scopes: null, body: TokenRequest, status: 201, response: TokenResponse, errors: [401],
+    scopes: null, body: TokenRequest, status: 201, response: TokenResponse, errors: [401, 429],
   }),
   me: endpoint({
     method: 'GET', path: '/auth/me', tag: 'auth', summary: "The token's user, scope and source restriction",

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
@@ -12,8 +13,18 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * The database holds the token signing key and password hashes: owner-only, whatever the umask
+ * or the folder's mode. SQLite gives its -wal and -shm files the database file's mode.
+ */
+function restrictToOwner(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
 /** `:memory:` gives a private in-memory database, as the in-process tests use. */
 export function openDatabase(file: string): OpenedDatabase {
+  if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

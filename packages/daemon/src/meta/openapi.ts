@@ -11,6 +11,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflicts with an existing resource',
   413: 'Request body too large',
   415: 'Request body is not JSON',
+  429: 'Too many attempts; wait a minute',
   500: 'Internal Server Error',
 };
 
@@ -19,18 +20,19 @@ const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return rest;
 };
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', neutralNames = false) {
   if (!schema) return [];
   const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({
-    name,
+    name: neutralNames ? 'id' : name,
+    ...(neutralNames ? { description: `the ${name}` } : {}),
     in: where,
     required: where === 'path' || (json.required ?? []).includes(name),
     schema: property,
   }));
 }
 
-function operation(name: string, e: Endpoint) {
+function operation(name: string, e: Endpoint, neutralPathNames: boolean) {
   const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
   const responses: Record<string, unknown> = {
     [e.status]: e.events
@@ -49,18 +51,30 @@ function operation(name: string, e: Endpoint) {
     tags: [e.tag],
     security: e.scopes ? [{ bearerAuth: [] }] : [],
     ...(e.scopes ? { 'x-tapline-scopes': e.scopes } : {}),
-    parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
+    parameters: [...parameters(e.params, 'path', neutralPathNames), ...parameters(e.query, 'query')],
     ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(e.body, 'input') } } } } : {}),
     responses,
   };
+}
+
+const toTemplate = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+const shape = (path: string) => path.replace(/:[A-Za-z]+/g, ':');
+
+/**
+ * OpenAPI forbids two templated paths that differ only in parameter names; the spec has
+ * GET /webhooks/:trafficSourceId and DELETE /webhooks/:webhookId. Such paths share one template
+ * with a neutral `{id}`, and each operation says what its id is.
+ */
+function openApiPath(path: string, endpoints: Record<string, Endpoint>): string {
+  const clashes = Object.values(endpoints).some((other) => other.path !== path && shape(other.path) === shape(path));
+  return clashes ? path.replace(/:[A-Za-z]+/g, '{id}') : toTemplate(path);
 }
 
 /** OpenAPI 3.1, generated from the same contract the daemon mounts and validates with. */
 export function openApiDocument(version: string, endpoints: Record<string, Endpoint> = contract) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [name, e] of Object.entries(endpoints)) {
-    const path = e.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    (paths[path] ??= {})[e.method.toLowerCase()] = operation(name, e);
+    (paths[openApiPath(e.path, endpoints)] ??= {})[e.method.toLowerCase()] = operation(name, e, openApiPath(e.path, endpoints) !== toTemplate(e.path));
   }
   return {
     openapi: '3.1.0',

@@ -7,6 +7,10 @@ ALWAYS_BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
 ALWAYS_BLOCKED.addSubnet('0.0.0.0', 8, 'ipv4');
 ALWAYS_BLOCKED.addSubnet('fe80::', 10, 'ipv6');
 ALWAYS_BLOCKED.addAddress('fd00:ec2::254', 'ipv6');
+// 169.254.0.0/16 inside IPv6: IPv4-compatible, SIIT-translated and NAT64 spellings.
+ALWAYS_BLOCKED.addSubnet('::a9fe:0', 112, 'ipv6');
+ALWAYS_BLOCKED.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
+ALWAYS_BLOCKED.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
 // Alibaba Cloud's metadata service sits inside 100.64.0.0/10, which is otherwise only "private".
 ALWAYS_BLOCKED.addAddress('100.100.100.200', 'ipv4');
 ALWAYS_BLOCKED.addAddress('::', 'ipv6');
