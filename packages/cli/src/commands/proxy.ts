@@ -106,7 +106,7 @@ export function printSummary(ctx: CliContext, s: ProxySummary): void {
   if (ctx.mode !== 'table') return ctx.print(JSON.stringify({ event: 'summary', ...s }));
   const byMethod = Object.entries(s.unrecorded).map(([method, n]) => `${method} ${n}`).join(', ');
   const unrecorded = Object.values(s.unrecorded).reduce((a, b) => a + b, 0);
-  ctx.note(`tapline proxy: forwarded ${s.forwarded}; stored ${s.stored}; dropped ${s.dropped}; excluded ${s.excluded}; not recorded by method ${unrecorded}${byMethod ? ` (${byMethod})` : ''}; target unreachable ${s.targetErrors}`);
+  ctx.note(`tapline proxy: forwarded ${s.forwarded}; stored ${s.stored}; dropped ${s.dropped}; excluded ${s.excluded}; not recorded by method ${unrecorded}${byMethod ? ` (${byMethod})` : ''}; target unreachable ${s.targetErrors}; client gone before an answer ${s.abandoned}`);
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];

@@ -13,6 +13,8 @@ export interface ForwardOptions {
    * gone), with bodies kept up to `maxBody` bytes (what a record can show).
    */
   readonly record?: { readonly maxBody: number; readonly onExchange: (exchange: Exchange) => void };
+  /** The client went away before any answer came: there is no exchange to record. */
+  readonly onAbandoned?: () => void;
 }
 
 /**
@@ -87,7 +89,8 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
   res.once('close', () => {
     // The client went away before its answer was complete: stop the app's work on its behalf too.
     if (!res.writableFinished) current.destroy();
-    if (!answer || !options.record || !requestBody || !responseBody) return;
+    if (!answer) return options.onAbandoned?.();
+    if (!options.record || !requestBody || !responseBody) return;
     options.record.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started));
   });
 }

@@ -27,6 +27,7 @@ function app(): http.Server {
       return;
     }
     if (url === '/big') return res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': big.length }).end(big);
+    if (url === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 300);
     if (url === '/redirect') return res.writeHead(302, { location: '/json' }).end();
     if (url.startsWith('/echo')) {
       const chunks: Buffer[] = [];
@@ -138,6 +139,17 @@ describe('forwarding', () => {
     expect(proxy.counters.unrecorded.HEAD).toBe((before.unrecorded.HEAD ?? 0) + 1);
     expect(proxy.counters.unrecorded.OPTIONS).toBe((before.unrecorded.OPTIONS ?? 0) + 1);
     expect(proxy.counters.excluded).toBe(before.excluded + 1);
+  });
+
+  it('counts a client that leaves before the app answers, and records nothing for it', async () => {
+    exchanges.length = 0;
+    const before = proxy.counters.abandoned;
+    const req = http.request({ port: proxyPort, host: '127.0.0.1', path: '/slow', agent: false });
+    req.on('error', () => undefined);
+    req.end();
+    setTimeout(() => req.destroy(), 30);
+    await expect.poll(() => proxy.counters.abandoned).toBe(before + 1);
+    expect(exchanges).toEqual([]);
   });
 
   it('passes a WebSocket through and records its handshake', async () => {

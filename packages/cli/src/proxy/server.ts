@@ -35,6 +35,8 @@ export interface ProxyCounters {
   unrecorded: Record<string, number>;
   /** Answered 502 by the proxy because the target could not be reached. */
   targetErrors: number;
+  /** Clients that went away before the app answered: nothing to record. */
+  abandoned: number;
 }
 
 export interface ProxyServer {
@@ -47,7 +49,7 @@ export interface ProxyServer {
 const RECORDED_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
-  const counters: ProxyCounters = { forwarded: 0, recorded: 0, excluded: 0, unrecorded: {}, targetErrors: 0 };
+  const counters: ProxyCounters = { forwarded: 0, recorded: 0, excluded: 0, unrecorded: {}, targetErrors: 0, abandoned: 0 };
   const tunnels = new Set<Duplex>();
 
   /** Whether this request's exchange is recorded; counts the ones that are not. */
@@ -70,9 +72,13 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     options.onExchange(exchange);
   };
 
+  const onAbandoned = () => {
+    counters.abandoned += 1;
+  };
+
   const server = http.createServer((req, res) => {
     const recorded = shouldRecord(req);
-    forward(req, res, { target: options.target, ...(recorded ? { record: { maxBody: options.maxBody, onExchange: record } } : {}) });
+    forward(req, res, { target: options.target, onAbandoned, ...(recorded ? { record: { maxBody: options.maxBody, onExchange: record } } : {}) });
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     tunnels.add(socket);
