@@ -19,7 +19,13 @@ async function askPassword(ctx: CliContext, fromStdin: boolean | undefined): Pro
   if (fromStdin) return (await readAll(ctx.io.stdin)).replace(/\r?\n$/, '');
   if (!ctx.io.stdin.isTTY) throw usage('no terminal to ask for the password on', 'pipe it in with --password-stdin');
   const { default: password } = await import('@inquirer/password');
-  return password({ message: 'Password', mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal });
+  try {
+    return await password({ message: 'Password', mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal });
+  } catch (error) {
+    // Ctrl-C at the prompt (ExitPromptError, AbortPromptError) ends cleanly, as Ctrl-C does elsewhere.
+    if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name)) throw new CliError(EXIT.OK, 'cancelled; not logged in');
+    throw error;
+  }
 }
 
 /** `tapline login`: trades email and password for a token, kept in `<home>/credentials` (0600). */
