@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileGlobs } from './exclude.js';
+import { FilterSyntaxError, type RecordBody } from '@tapline/shared';
+import { compileExclude, compileGlobs } from './exclude.js';
 
 describe('compileGlobs', () => {
   it('matches exact paths, one-segment stars and any-depth double stars', () => {
@@ -18,5 +19,37 @@ describe('compileGlobs', () => {
   it('excludes nothing without patterns and refuses a glob that is not a path', () => {
     expect(compileGlobs([])('/anything')).toBe(false);
     expect(() => compileGlobs(['health'])).toThrow(/begin with \//);
+  });
+});
+
+describe('compileExclude', () => {
+  const body = (over: Partial<RecordBody> = {}): RecordBody => ({
+    domainUrl: 'http://localhost:3000',
+    pathnameUrl: '/assets/app.js',
+    status: 200,
+    protocol: 'HTTP',
+    method: 'GET',
+    elapsedTime: 3,
+    requestHeaders: { 'user-agent': 'kube-probe/1.29' },
+    requestBody: null,
+    queryParams: {},
+    responseHeaders: {},
+    responseBody: null,
+    ...over,
+  });
+
+  it('splits path globs from filter expressions and tests the latter on the record', () => {
+    const exclusion = compileExclude(['/health', 'status<400 and path^=/assets', 'header.user-agent~kube-probe']);
+    expect(exclusion.path('/health')).toBe(true);
+    expect(exclusion.path('/assets/app.js')).toBe(false);
+    expect(exclusion.record?.(body())).toBe(true);
+    expect(exclusion.record?.(body({ status: 404, requestHeaders: {} }))).toBe(false);
+    expect(exclusion.record?.(body({ pathnameUrl: '/api', requestHeaders: { 'user-agent': 'curl' } }))).toBe(false);
+    expect(exclusion.record?.(body({ pathnameUrl: '/api' }))).toBe(true);
+  });
+
+  it('has no record test without filter expressions, and refuses one that does not parse', () => {
+    expect(compileExclude(['/static/**']).record).toBeNull();
+    expect(() => compileExclude(['status<<400'])).toThrow(FilterSyntaxError);
   });
 });
