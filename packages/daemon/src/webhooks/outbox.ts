@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, WebhookWindowsTable } from '../db/schema.js';
 import { newId } from '../deps.js';
-import type { IngestHook, StoredEntry } from '../http-traffic/bus.js';
+import type { StoredEntry } from '../http-traffic/bus.js';
 import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
 
 /** decisions.md: at most 5 messages per webhook per minute; the rest of that minute is one summary. */
@@ -12,12 +12,11 @@ type Executor = Kysely<DB> | Transaction<DB>;
 
 const at = (ms: number) => new Date(ms).toISOString();
 
-async function insertDelivery(db: Executor, row: { webhookId: string; kind: 'traffic' | 'summary'; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
-  const id = newId();
-  await db
+function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind: 'traffic' | 'summary'; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
+  return db
     .insertInto('webhook_deliveries')
     .values({
-      id,
+      id: row.id,
       webhook_id: row.webhookId,
       kind: row.kind,
       http_traffic_id: row.trafficId,
@@ -29,7 +28,6 @@ async function insertDelivery(db: Executor, row: { webhookId: string; kind: 'tra
       updated_at: row.now,
     })
     .execute();
-  return id;
 }
 
 /**
@@ -38,7 +36,7 @@ async function insertDelivery(db: Executor, row: { webhookId: string; kind: 'tra
  * once, and its summary (sent as it closes) is that next window's first message, so a storm
  * never gets more than 5 messages into any of its windows.
  */
-function currentWindow(previous: WebhookWindowsTable | undefined, webhookId: string, now: number): WebhookWindowsTable {
+function currentWindow(previous: WebhookWindowsTable | null, webhookId: string, now: number): WebhookWindowsTable {
   if (previous) {
     const start = Date.parse(previous.started_at);
     if (now < start + WINDOW_MS) return previous;
@@ -57,52 +55,111 @@ function fold(summary: SummaryPayload, pathname: string): SummaryPayload {
   };
 }
 
-/** Queues one entry for one webhook: a message of its own, or a count in the window's summary. */
-async function enqueue(db: Executor, webhookId: string, entry: StoredEntry): Promise<void> {
-  const now = Date.parse(entry.createdAt);
-  const previous = await db.selectFrom('webhook_windows').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
-  const window = currentWindow(previous, webhookId, now);
+/** One webhook's storm-control state while a batch is queued; written back once at the end. */
+interface WebhookState {
+  readonly id: string;
+  readonly level: string;
+  readonly sourceId: string;
+  readonly stored: boolean;
+  window: WebhookWindowsTable | null;
+  windowChanged: boolean;
+  /** The open window's summary, when it has one that is still pending. */
+  summary: { readonly id: string; payload: SummaryPayload; readonly isNew: boolean; changed: boolean } | null;
+}
 
-  if (window.messages < MESSAGES_PER_WINDOW) {
-    await insertDelivery(db, { webhookId, kind: 'traffic', trafficId: entry.id, payload: entry, dueAt: entry.createdAt, now: entry.createdAt });
-    window.messages += 1;
-  } else if (window.summary_id) {
-    const row = await db.selectFrom('webhook_deliveries').select('payload').where('id', '=', window.summary_id).executeTakeFirst();
-    if (row) {
-      const payload = JSON.stringify(fold(JSON.parse(row.payload) as SummaryPayload, entry.pathname));
-      await db.updateTable('webhook_deliveries').set({ payload, updated_at: entry.createdAt }).where('id', '=', window.summary_id).execute();
-    }
-  } else {
-    const windowEnd = at(Date.parse(window.started_at) + WINDOW_MS);
-    const empty: SummaryPayload = { level: entry.level, count: 0, pathnames: {}, others: 0, windowStart: window.started_at, windowEnd };
-    window.summary_id = await insertDelivery(db, { webhookId, kind: 'summary', trafficId: null, payload: fold(empty, entry.pathname), dueAt: windowEnd, now: entry.createdAt });
+async function flushSummary(db: Executor, state: WebhookState, now: string): Promise<void> {
+  const s = state.summary;
+  if (!s?.changed) return;
+  if (s.isNew) await insertDelivery(db, { id: s.id, webhookId: state.id, kind: 'summary', trafficId: null, payload: s.payload, dueAt: s.payload.windowEnd, now });
+  else await db.updateTable('webhook_deliveries').set({ payload: JSON.stringify(s.payload), updated_at: now }).where('id', '=', s.id).execute();
+  s.changed = false;
+}
+
+/** Queues one entry for one webhook: a message of its own, or a count in the window's summary. Returns true for a new row. */
+async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): Promise<boolean> {
+  const window = currentWindow(state.window, state.id, Date.parse(entry.createdAt));
+  if (window !== state.window) {
+    await flushSummary(db, state, entry.createdAt);
+    state.window = window;
+    state.summary = null;
+    state.windowChanged = true;
   }
+  if (window.messages < MESSAGES_PER_WINDOW) {
+    await insertDelivery(db, { id: newId(), webhookId: state.id, kind: 'traffic', trafficId: entry.id, payload: entry, dueAt: entry.createdAt, now: entry.createdAt });
+    window.messages += 1;
+    state.windowChanged = true;
+    return true;
+  }
+  if (state.summary) {
+    state.summary.payload = fold(state.summary.payload, entry.pathname);
+    state.summary.changed = true;
+    return false;
+  }
+  const windowEnd = at(Date.parse(window.started_at) + WINDOW_MS);
+  const empty: SummaryPayload = { level: entry.level, count: 0, pathnames: {}, others: 0, windowStart: window.started_at, windowEnd };
+  state.summary = { id: newId(), payload: fold(empty, entry.pathname), isNew: true, changed: true };
+  window.summary_id = state.summary.id;
+  state.windowChanged = true;
+  return true;
+}
 
-  if (previous) await db.updateTable('webhook_windows').set(window).where('webhook_id', '=', webhookId).execute();
-  else await db.insertInto('webhook_windows').values(window).execute();
+interface StateRow {
+  id: string;
+  level: string;
+  traffic_source_id: string;
+  started_at: string | null;
+  messages: number | null;
+  summary_id: string | null;
+  summary_payload: string | null;
+  summary_status: string | null;
+}
+
+/** Every webhook of the sources with its window and pending summary: one query per batch. */
+async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<WebhookState[]> {
+  // Plain SQL (portable: Kysely binds the parameters per dialect) because this runs on every
+  // ingest, webhooks or not, and building the same query through the builder costs more than running it.
+  const { rows } = await sql<StateRow>`
+    select w.id, w.level, w.traffic_source_id, win.started_at, win.messages, win.summary_id,
+           s.payload as summary_payload, s.status as summary_status
+    from webhooks w
+    left join webhook_windows win on win.webhook_id = w.id
+    left join webhook_deliveries s on s.id = win.summary_id
+    where w.traffic_source_id in (${sql.join(sourceIds)})`.execute(db);
+  return rows.map((r) => {
+    const window = r.started_at !== null && r.messages !== null ? { webhook_id: r.id, started_at: r.started_at, messages: r.messages, summary_id: r.summary_id } : null;
+    // A summary already claimed by the worker is not folded into any more: the window's later
+    // entries start a new summary, due at once.
+    const summary =
+      r.summary_id && r.summary_payload && r.summary_status === 'pending'
+        ? { id: r.summary_id, payload: JSON.parse(r.summary_payload) as SummaryPayload, isNew: false, changed: false }
+        : null;
+    return { id: r.id, level: r.level, sourceId: r.traffic_source_id, stored: window !== null, window, windowChanged: false, summary };
+  });
 }
 
 /**
  * Runs inside the transaction that stores the entries: a webhook fires for each entry whose level
  * equals its own (lower case), and its delivery rows commit with the entry or not at all.
+ * Returns true when a new delivery row was written (the worker then has something to schedule).
  */
-export async function enqueueNotifications(db: Executor, entries: readonly StoredEntry[]): Promise<number> {
+export async function enqueueNotifications(db: Executor, entries: readonly StoredEntry[]): Promise<boolean> {
   const sourceIds = [...new Set(entries.map((e) => e.trafficSourceId))];
-  if (sourceIds.length === 0) return 0;
-  const webhooks = await db.selectFrom('webhooks').select(['id', 'level', 'traffic_source_id']).where('traffic_source_id', 'in', sourceIds).execute();
-  if (webhooks.length === 0) return 0;
-  let queued = 0;
+  if (sourceIds.length === 0) return false;
+  const states = await loadStates(db, sourceIds);
+  if (states.length === 0) return false;
+  let created = false;
   for (const entry of entries) {
     const level = entry.level.toLowerCase();
-    for (const webhook of webhooks) {
-      if (webhook.traffic_source_id !== entry.trafficSourceId || webhook.level !== level) continue;
-      await enqueue(db, webhook.id, entry);
-      queued += 1;
+    for (const state of states) {
+      if (state.sourceId === entry.trafficSourceId && state.level === level && (await enqueue(db, state, entry))) created = true;
     }
   }
-  return queued;
+  const now = entries[entries.length - 1]?.createdAt ?? new Date(0).toISOString();
+  for (const state of states) {
+    await flushSummary(db, state, now);
+    if (!state.windowChanged || !state.window) continue;
+    if (state.stored) await db.updateTable('webhook_windows').set(state.window).where('webhook_id', '=', state.id).execute();
+    else await db.insertInto('webhook_windows').values(state.window).execute();
+  }
+  return created;
 }
-
-export const outboxHook: IngestHook = async (trx, entries) => {
-  await enqueueNotifications(trx, entries);
-};

@@ -178,7 +178,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   return {
     hook: async (trx, entries) => {
-      if ((await enqueueNotifications(trx, entries)) > 0) queued = true;
+      if (await enqueueNotifications(trx, entries)) queued = true;
     },
     start() {
       if (!stopped) return;
