@@ -33,11 +33,18 @@ export async function composeRecords(deps: ComposeDeps, source: TrafficSource, i
   const records: HttpTrafficRecord[] = [];
   const entries: StoredEntry[] = [];
 
+  // A batch repeats a few hosts and paths: look each up once per transaction.
+  const domainIds = new Map<string, string>();
+  const pathnameIds = new Map<string, string>();
+
   await db.transaction().execute(async (trx) => {
     for (const input of inputs) {
       const domain = domainOf(input.domainUrl);
-      const domainId = await findOrCreateDomain(trx, source.id, domain, createdAt);
-      const pathnameId = await findOrCreatePathname(trx, source.id, domainId, input.pathnameUrl, createdAt);
+      let domainId = domainIds.get(domain);
+      if (!domainId) domainIds.set(domain, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
+      const pathKey = `${domainId} ${input.pathnameUrl}`;
+      let pathnameId = pathnameIds.get(pathKey);
+      if (!pathnameId) pathnameIds.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, input.pathnameUrl, createdAt)));
       const request = {
         headers: redactor.headers(input.requestHeaders),
         body: redactor.values(input.requestBody),
