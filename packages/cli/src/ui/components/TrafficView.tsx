@@ -1,8 +1,8 @@
 import type { HttpTraffic } from '@tapline/shared';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useKeymap } from '../hooks/useKeymap.js';
 import type { TrafficFeed } from '../hooks/useTrafficStream.js';
-import { jumpNewest, jumpOldest, move, nearEnd, resize, togglePause } from '../table-state.js';
+import { jumpNewest, jumpOldest, move, nearEnd, resize, type TableState, togglePause } from '../table-state.js';
 import { TrafficTable } from './TrafficTable.js';
 
 export interface TrafficViewProps {
@@ -26,22 +26,30 @@ export function TrafficView({ feed, width, rows, active, filtered, onOpen }: Tra
     if (!table.following && nearEnd(table, bodyRows)) loadOlder();
   }, [table, bodyRows, loadOlder]);
 
-  const by = (delta: number) => update((t) => move(t, delta, bodyRows));
+  // Keys that arrive in one chunk ("jjj\r") run before React re-renders: Enter must see the
+  // selection the j's made, so each change is also applied to this mirror of the table.
+  const mirror = useRef(table);
+  mirror.current = table;
+  const change = (fn: (t: TableState) => TableState) => {
+    mirror.current = fn(mirror.current);
+    update(fn);
+  };
+  const by = (delta: number) => change((t) => move(t, delta, bodyRows));
   useKeymap(
     {
-      space: () => update(togglePause),
+      space: () => change(togglePause),
       up: () => by(-1),
       k: () => by(-1),
       down: () => by(1),
       j: () => by(1),
       pageup: () => by(-bodyRows),
       pagedown: () => by(bodyRows),
-      g: () => update(jumpNewest),
-      home: () => update(jumpNewest),
-      G: () => update((t) => jumpOldest(t, bodyRows)),
-      end: () => update((t) => jumpOldest(t, bodyRows)),
+      g: () => change(jumpNewest),
+      home: () => change(jumpNewest),
+      G: () => change((t) => jumpOldest(t, bodyRows)),
+      end: () => change((t) => jumpOldest(t, bodyRows)),
       enter: () => {
-        const entry = table.entries[table.selected];
+        const entry = mirror.current.entries[mirror.current.selected];
         if (entry) onOpen(entry);
       },
     },

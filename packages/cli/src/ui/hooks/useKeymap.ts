@@ -31,6 +31,14 @@ export function useKeymap(keymap: Keymap, active = true): void {
   ref.current = keymap;
   useInput(
     (input, key) => {
+      // Keys typed quickly (or held down) can arrive as one chunk, "jjj\r": each one counts.
+      if (input.length > 1 && !key.ctrl && !key.meta) {
+        for (const ch of input) {
+          const name = ch === '\r' || ch === '\n' ? 'enter' : ch === ' ' ? 'space' : ch;
+          ref.current[name]?.();
+        }
+        return;
+      }
       const name = keyName(input, key);
       if (name) ref.current[name]?.();
     },
