@@ -5,6 +5,8 @@
 // proxied request, in alternating order, so both see the same machine at the same moment.
 // autocannon is not used here: it reports whole milliseconds, too coarse for a 1 ms target.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,8 +49,8 @@ async function runLoad(directUrl, proxiedUrl) {
     for (let i = 0; i < seconds * RATE; i++) {
       const due = start + (i * 1000) / RATE;
       const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait - 1));
-      while (performance.now() < due); // the last millisecond spun, so ticks stay on schedule
+      // Timer-paced, not spun: a spinning loader would steal a core from what it measures.
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const order = i % 2 === 0 ? ['direct', 'proxied'] : ['proxied', 'direct'];
       for (const which of order) {
         pending.push(
@@ -87,6 +89,16 @@ function spawnUntil(args, pattern, env = process.env) {
 
 const round = (n) => Math.round(n * 1000) / 1000;
 
+/** User + system CPU a process has used, in ms (Linux); null elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 export default async function run({ root, log }) {
   const home = tempHome();
   const daemon = await startDaemon(root, home.path);
@@ -101,8 +113,10 @@ export default async function run({ root, log }) {
     );
     const proxyUrl = await proxy.ready;
     log(`${RATE} requests/s each to the app direct and through the proxy: ${WARMUP_S} s warm-up, ${MEASURE_S} s measured`);
+    const cpuBefore = cpuMs(proxy.child.pid);
     const load = spawnUntil([self, '--load', appUrl, proxyUrl], /^(\{.*\})$/s);
     const samples = JSON.parse(await load.ready);
+    const cpuAfter = cpuMs(proxy.child.pid);
     const direct = samples.direct.sort((a, b) => a - b);
     const proxied = samples.proxied.sort((a, b) => a - b);
     await proxy.stop();
@@ -114,6 +128,9 @@ export default async function run({ root, log }) {
       'proxy overhead p99 ms (target < 5)': round(percentile(proxied, 99) - percentile(direct, 99)),
       'requests measured (direct / proxied / failed)': `${direct.length} / ${proxied.length} / ${samples.failed}`,
       'records stored by the daemon': `${stored} of ${(WARMUP_S + MEASURE_S) * RATE}`,
+      'proxy CPU per proxied request ms': cpuBefore === null || cpuAfter === null ? 'n/a' : round((cpuAfter - cpuBefore) / ((WARMUP_S + MEASURE_S) * RATE)),
+      // Latency figures only mean something on an otherwise idle machine; this says how idle it was.
+      'machine load average (1 min) / cores': `${loadavg()[0].toFixed(1)} / ${cpus().length}`,
     };
   } finally {
     await proxy?.stop();
