@@ -126,6 +126,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proxy?.child.kill('SIGKILL');
+  await proxy?.child;
   app?.closeAllConnections();
   await new Promise((resolve) => app?.close(resolve));
   await daemon?.stop().catch(() => undefined);
