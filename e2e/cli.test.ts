@@ -56,7 +56,10 @@ const record = (over: Record<string, unknown>) => ({
   ...over,
 });
 
-describe('tapline against taplined', () => {
+// Each step spawns the CLI many times; on a busy machine that takes longer than the default.
+const SLOW = { timeout: 180_000 };
+
+describe('tapline against taplined', SLOW, () => {
   it('needs no set-up: status finds the daemon token in the shared home', async () => {
     const status = await tapline(['status']);
     expect(status.exitCode, status.stderr).toBe(0);
@@ -166,7 +169,7 @@ describe('tapline against taplined', () => {
   });
 });
 
-describe('exit codes, provoked for real', () => {
+describe('exit codes, provoked for real', SLOW, () => {
   it('2: usage', async () => {
     const result = await tapline(['traffic', 'list']);
     expect(result.exitCode).toBe(2);
