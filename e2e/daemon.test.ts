@@ -9,6 +9,7 @@ import {
   type TaplineClient,
   type TrafficSource,
 } from '@tapline/shared';
+import { composeBody } from '@tapline/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
 
@@ -41,21 +42,7 @@ async function expectError(promise: Promise<unknown>, status: number, message?: 
 
 const jti = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).jti;
 
-const record = (trafficSourceId: string, over: Partial<ComposeRecordInput> = {}): ComposeRecordInput => ({
-  domainUrl: 'https://shop.example.com',
-  pathnameUrl: '/api/orders',
-  trafficSourceId,
-  status: 200,
-  protocol: 'HTTPS',
-  method: 'GET',
-  elapsedTime: 12.5,
-  requestHeaders: { accept: 'application/json' },
-  requestBody: null,
-  queryParams: {},
-  responseHeaders: { 'content-type': 'application/json' },
-  responseBody: { ok: true },
-  ...over,
-});
+const record = (trafficSourceId: string, over: Partial<ComposeRecordInput> = {}): ComposeRecordInput => composeBody(trafficSourceId, over);
 
 describe('taplined, spawned from its build', () => {
   const home = tempHome();

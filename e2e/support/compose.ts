@@ -1,20 +1,8 @@
+import { composeBody } from '@tapline/shared/testing';
+
 /** Composes one record through the HTTP API, as an instrumented app would. */
 export async function compose(url: string, token: string, sourceId: string, overrides: Record<string, unknown> = {}): Promise<{ id: string }> {
-  const body = {
-    domainUrl: 'https://shop.example.com',
-    pathnameUrl: '/api/orders',
-    trafficSourceId: sourceId,
-    status: 200,
-    protocol: 'HTTPS',
-    method: 'GET',
-    elapsedTime: 12,
-    requestHeaders: { accept: 'application/json' },
-    requestBody: null,
-    queryParams: {},
-    responseHeaders: { 'content-type': 'application/json' },
-    responseBody: { ok: true },
-    ...overrides,
-  };
+  const body = composeBody(sourceId, { elapsedTime: 12, ...overrides });
   const response = await fetch(`${url}/http-traffic-record/${sourceId}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -73,21 +73,5 @@ export async function startHarness(
   };
 }
 
-/** A valid compose body for `sourceId`; override any field. */
-export function composeBody(sourceId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    domainUrl: 'https://shop.example.com',
-    pathnameUrl: '/api/orders',
-    trafficSourceId: sourceId,
-    status: 200,
-    protocol: 'HTTPS',
-    method: 'GET',
-    elapsedTime: 12.5,
-    requestHeaders: { accept: 'application/json' },
-    requestBody: null,
-    queryParams: {},
-    responseHeaders: { 'content-type': 'application/json' },
-    responseBody: { ok: true },
-    ...overrides,
-  };
-}
+/** Re-exported so in-process tests keep one import for the harness and its sample body. */
+export { composeBody } from '@tapline/shared/testing';
