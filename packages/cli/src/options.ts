@@ -21,3 +21,9 @@ export function pagingOptions(cmd: Command): Command {
     .option('--limit <n>', `entries per page, up to ${MAX_PAGE_LIMIT} (default 10)`, integer(1, MAX_PAGE_LIMIT))
     .option('--all', 'every page from --page on (with --ndjson, streamed page by page)');
 }
+
+/** `limit` for the query: as given, else 100 with `--all` (fewer round trips), else the API's default. */
+export const pageLimit = (opts: PagingOptions): { limit?: number } => {
+  const limit = opts.limit ?? (opts.all ? 100 : undefined);
+  return limit ? { limit } : {};
+};

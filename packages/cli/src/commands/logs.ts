@@ -4,7 +4,7 @@ import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
-import { pagingOptions, type PagingOptions } from '../options.js';
+import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../program.js';
 import { resolveSource } from '../resolve.js';
 import { renderTable } from '../table.js';
@@ -12,7 +12,7 @@ import { renderTable } from '../table.js';
 /** `tapline logs`: the source's core logs (application-side errors), newest first. */
 export async function listLogs(ctx: CliContext, source: string, opts: PagingOptions): Promise<AsyncGenerator<PageAnswer<CoreLog>>> {
   const { id } = await resolveSource(ctx, source);
-  return pagesOf((page) => request(ctx, contract.listCoreLogs, { params: { trafficSourceId: id }, query: { page, ...(opts.limit ? { limit: opts.limit } : {}) } }), opts);
+  return pagesOf((page) => request(ctx, contract.listCoreLogs, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }), opts);
 }
 
 export function logTable(ctx: CliContext, rows: readonly CoreLog[]): string[] {

@@ -4,14 +4,14 @@ import { request, type Answer } from '../api.js';
 import { confirm } from '../confirm.js';
 import type { CliContext } from '../context.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
-import { pagingOptions, type PagingOptions } from '../options.js';
+import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import { example } from '../help.js';
 import type { Register } from '../program.js';
 import { resolveSource } from '../resolve.js';
 import { renderTable } from '../table.js';
 
 export function listSources(ctx: CliContext, opts: PagingOptions): AsyncGenerator<PageAnswer<TrafficSource>> {
-  return pagesOf((page) => request(ctx, contract.listTrafficSources, { query: { page, ...(opts.limit ? { limit: opts.limit } : {}) } }), opts);
+  return pagesOf((page) => request(ctx, contract.listTrafficSources, { query: { page, ...pageLimit(opts) } }), opts);
 }
 
 export const addSource = (ctx: CliContext, name: string, trafficDomain: string) => request(ctx, contract.createTrafficSource, { body: { name, trafficDomain } });

@@ -6,7 +6,7 @@ import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
-import { pagingOptions, type PagingOptions } from '../options.js';
+import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../program.js';
 import { resolveDomain, resolvePathname, resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
@@ -63,9 +63,8 @@ export async function trafficFilters(ctx: CliContext, sourceId: string, opts: Tr
 export async function listTraffic(ctx: CliContext, source: string, opts: TrafficListOptions, now = Date.now()): Promise<AsyncGenerator<PageAnswer<HttpTraffic>>> {
   const { id } = await resolveSource(ctx, source);
   const filters = await trafficFilters(ctx, id, opts, now);
-  const limit = opts.limit ?? (opts.all ? 100 : undefined);
   return pagesOf(
-    (page) => request(ctx, contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, page, ...(limit ? { limit } : {}) } }),
+    (page) => request(ctx, contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, page, ...pageLimit(opts) } }),
     opts,
   );
 }

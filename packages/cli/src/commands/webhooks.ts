@@ -5,7 +5,7 @@ import { confirm } from '../confirm.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
-import { pagingOptions, type PagingOptions } from '../options.js';
+import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../program.js';
 import { resolveSource } from '../resolve.js';
 import { paintLevel } from '../style.js';
@@ -13,7 +13,7 @@ import { renderTable } from '../table.js';
 
 export async function listWebhooks(ctx: CliContext, source: string, opts: PagingOptions): Promise<AsyncGenerator<PageAnswer<Webhook>>> {
   const { id } = await resolveSource(ctx, source);
-  return pagesOf((page) => request(ctx, contract.listWebhooks, { params: { trafficSourceId: id }, query: { page, ...(opts.limit ? { limit: opts.limit } : {}) } }), opts);
+  return pagesOf((page) => request(ctx, contract.listWebhooks, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }), opts);
 }
 
 export interface WebhookInput {
