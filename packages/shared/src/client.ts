@@ -43,9 +43,20 @@ export function queryString(query: Record<string, unknown> | undefined): string 
   return text ? `?${text}` : '';
 }
 
+/** A parsed answer, with the daemon's own text kept for callers that must print it unchanged. */
+export interface Answer<T> {
+  readonly data: T;
+  /** The response body exactly as the daemon sent it. */
+  readonly text: string;
+  /** `text` parsed, not passed through the contract's schema (which drops unknown members). */
+  readonly json: unknown;
+}
+
 export interface TaplineClient {
   readonly baseUrl: string;
   call<E extends Endpoint>(endpoint: E, input?: ClientInput<E>): Promise<ResponseOf<E>>;
+  /** Like `call`, keeping the raw answer too; `signal` replaces the client's time-out. */
+  request<E extends Endpoint>(endpoint: E, input?: ClientInput<E>, signal?: AbortSignal): Promise<Answer<ResponseOf<E>>>;
   /** A raw request with the client's base URL and token, for streams and other non-JSON answers. */
   raw(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -66,9 +77,9 @@ export function createClient(options: ClientOptions): TaplineClient {
     }
   }
 
-  async function call<E extends Endpoint>(endpoint: E, input?: ClientInput<E>): Promise<ResponseOf<E>> {
+  async function request<E extends Endpoint>(endpoint: E, input?: ClientInput<E>, signal?: AbortSignal): Promise<Answer<ResponseOf<E>>> {
     const path = buildPath(endpoint.path, input?.params as Record<string, unknown> | undefined);
-    const init: RequestInit = { method: endpoint.method };
+    const init: RequestInit = { method: endpoint.method, ...(signal ? { signal } : {}) };
     if (input?.body !== undefined) {
       init.body = JSON.stringify(input.body);
       init.headers = { 'content-type': 'application/json' };
@@ -76,11 +87,14 @@ export function createClient(options: ClientOptions): TaplineClient {
     const response = await raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
     const text = await response.text();
     if (!response.ok) throw new ApiError(response.status, parseErrorBody(response.status, text));
-    if (!endpoint.response) return undefined as ResponseOf<E>;
-    return endpoint.response.parse(JSON.parse(text)) as ResponseOf<E>;
+    if (!endpoint.response) return { data: undefined as ResponseOf<E>, text, json: undefined };
+    const json: unknown = JSON.parse(text);
+    return { data: endpoint.response.parse(json) as ResponseOf<E>, text, json };
   }
 
-  return { baseUrl, call, raw };
+  const call = async <E extends Endpoint>(endpoint: E, input?: ClientInput<E>) => (await request(endpoint, input)).data;
+
+  return { baseUrl, call, request, raw };
 }
 
 function parseErrorBody(status: number, text: string): ErrorBody {
