@@ -64,6 +64,10 @@ export function seed(root, dbFile, sourceId, count, log) {
     })();
     log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);
   }
+  // The daemon keeps this rollup in its ingest transaction; rows written here bypass it.
+  db.exec(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
+    select traffic_source_id, pathname_id, domain_id, method, status, level, count(*) from http_traffic
+    where traffic_source_id = '${sourceId}' group by traffic_source_id, pathname_id, domain_id, method, status, level`);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('analyze');
   db.close();

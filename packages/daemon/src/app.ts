@@ -7,6 +7,7 @@ import type { Db } from './db/open.js';
 import { type Clock, type DaemonConfig, type Deps, systemClock } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
 import { countTraffic } from './http-traffic/counts.js';
+import { createIngestQueue } from './http-traffic/ingest-queue.js';
 import { createRedactor } from './http-traffic/redact.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
@@ -42,7 +43,7 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const compose = { ...deps, redactor: createRedactor(options.config.redact), hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] };
+  const ingest = createIngestQueue({ ...deps, redactor: createRedactor(options.config.redact), hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] });
 
   const app = express();
   app.disable('x-powered-by');
@@ -52,7 +53,7 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
   metaRoutes(router, deps);
   authRoutes(router, deps);
   trafficSourceRoutes(router, deps);
-  httpTrafficRoutes(router, deps, compose);
+  httpTrafficRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   app.use(router);

@@ -3,6 +3,7 @@ import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../deps.js';
 import type { Db } from '../db/open.js';
+import { preparedLookup } from '../db/prepared.js';
 import type { User } from './users.js';
 
 /** Who is calling: the token's user, and what the token lets them do. */
@@ -50,6 +51,15 @@ async function loadSigningKey(db: Db): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(row.value, 'base64'));
 }
 
+/** Every authenticated request runs this; it is compiled once. */
+const tokenById = preparedLookup((db, id) =>
+  db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select(['tokens.id', 'tokens.scope', 'tokens.source_id', 'tokens.expires_at', 'tokens.revoked_at', 'users.id as user_id', 'users.email', 'users.name'])
+    .where('tokens.id', '=', id),
+);
+
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
@@ -95,12 +105,7 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
       const claims = await verifiedClaims(token);
       if (!claims || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
       if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return null;
-      const row = await db
-        .selectFrom('tokens')
-        .innerJoin('users', 'users.id', 'tokens.user_id')
-        .select(['tokens.id', 'tokens.scope', 'tokens.source_id', 'tokens.expires_at', 'tokens.revoked_at', 'users.id as user_id', 'users.email', 'users.name'])
-        .where('tokens.id', '=', claims.jti)
-        .executeTakeFirst();
+      const row = await tokenById(db, claims.jti);
       if (!row || row.revoked_at !== null || row.user_id !== claims.sub || !SCOPES.includes(row.scope)) return null;
       if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return null;
       return {

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import { composeRecords, type ComposeDeps } from './compose.js';
+import type { IngestQueue } from './ingest-queue.js';
 
 /**
  * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
@@ -12,7 +12,7 @@ import { composeRecords, type ComposeDeps } from './compose.js';
  * it several times faster than single composes. All or nothing: any invalid item rejects the batch
  * with a 400 whose issues name it by index (`3.method`), before anything is written.
  */
-export function batchRoute(router: Router, deps: Deps, compose: ComposeDeps): void {
+export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue): void {
   mount(router, deps, contract.composeBatch, async ({ params, body }, ctx) => {
     const mismatched = body.flatMap((item, index) =>
       item.trafficSourceId === params.trafficSourceId
@@ -24,7 +24,7 @@ export function batchRoute(router: Router, deps: Deps, compose: ComposeDeps): vo
       throw new HttpError(400, `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, mismatched);
     }
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    const records = await composeRecords(compose, source, body);
+    const records = await ingest.compose(source, body);
     return { ids: records.map((record) => record.id) };
   });
 }

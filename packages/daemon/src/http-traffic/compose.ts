@@ -1,4 +1,5 @@
 import type { ComposeRecord, HttpTrafficRecord, Level, TrafficSource } from '@tapline/shared';
+import type { HttpTrafficTable, RequestsTable, ResponsesTable } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { isoNow, newId } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
@@ -22,84 +23,83 @@ export interface ComposeDeps extends Pick<Deps, 'db' | 'clock' | 'bus'> {
   readonly hooks: readonly IngestHook[];
 }
 
+/** Records of one request (a single compose or a batch), stored all or none. */
+export interface ComposeItem {
+  readonly source: TrafficSource;
+  readonly inputs: readonly ComposeRecord[];
+}
+
 /**
- * Stores records in one transaction (all or none), with their domain and pathname found or
- * created and their secrets redacted, runs the ingest hooks inside it, and tells the bus after
- * it commits. Returns the records in input order.
+ * Ids of domains and pathnames known to exist, by `source host` and `domainId path`. Only ids
+ * from committed transactions enter it; the owner clears it when a transaction fails.
  */
-export async function composeRecords(deps: ComposeDeps, source: TrafficSource, inputs: readonly ComposeRecord[]): Promise<HttpTrafficRecord[]> {
+export interface IdCache {
+  readonly domains: Map<string, string>;
+  readonly pathnames: Map<string, string>;
+}
+
+/** Rows per multi-row INSERT: 13 columns each stays far below SQLite's bound-variable limit. */
+const ROWS_PER_INSERT = 500;
+
+function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
+}
+
+/**
+ * Stores the records of several requests in one transaction (group commit): their domains and
+ * pathnames found or created, secrets redacted, one multi-row insert per table, the ingest hooks
+ * run inside it, and the bus told after it commits. Returns each item's records in input order.
+ */
+export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[], cache: IdCache): Promise<HttpTrafficRecord[][]> {
   const { db, clock, redactor } = deps;
   const createdAt = isoNow(clock);
-  const records: HttpTrafficRecord[] = [];
+  const learned: IdCache = { domains: new Map(), pathnames: new Map() };
+  const results: HttpTrafficRecord[][] = [];
   const entries: StoredEntry[] = [];
-
-  // A batch repeats a few hosts and paths: look each up once per transaction.
-  const domainIds = new Map<string, string>();
-  const pathnameIds = new Map<string, string>();
+  const requests: RequestsTable[] = [];
+  const responses: ResponsesTable[] = [];
+  const traffic: HttpTrafficTable[] = [];
 
   await db.transaction().execute(async (trx) => {
-    for (const input of inputs) {
-      const domain = domainOf(input.domainUrl);
-      let domainId = domainIds.get(domain);
-      if (!domainId) domainIds.set(domain, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
-      const pathKey = `${domainId} ${input.pathnameUrl}`;
-      let pathnameId = pathnameIds.get(pathKey);
-      if (!pathnameId) pathnameIds.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, input.pathnameUrl, createdAt)));
-      const request = {
-        headers: redactor.headers(input.requestHeaders),
-        body: redactor.values(input.requestBody),
-        queryParams: redactor.values(input.queryParams),
-      };
-      const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
-      const ids = { id: newId(), requestId: newId(), responseId: newId() };
-      const level = levelOf(input.status);
+    for (const { source, inputs } of items) {
+      const records: HttpTrafficRecord[] = [];
+      for (const input of inputs) {
+        const domain = domainOf(input.domainUrl);
+        const domainKey = `${source.id} ${domain}`;
+        let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
+        if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
+        const pathKey = `${domainId} ${input.pathnameUrl}`;
+        let pathnameId = cache.pathnames.get(pathKey) ?? learned.pathnames.get(pathKey);
+        if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, input.pathnameUrl, createdAt)));
 
-      await trx
-        .insertInto('requests')
-        .values({ id: ids.requestId, traffic_source_id: source.id, headers: JSON.stringify(request.headers), body: jsonOrNull(request.body), query_params: JSON.stringify(request.queryParams) })
-        .execute();
-      await trx
-        .insertInto('responses')
-        .values({ id: ids.responseId, traffic_source_id: source.id, headers: JSON.stringify(response.headers), body: jsonOrNull(response.body) })
-        .execute();
-      await trx
-        .insertInto('http_traffic')
-        .values({
-          id: ids.id,
-          traffic_source_id: source.id,
-          domain_id: domainId,
-          pathname_id: pathnameId,
-          request_id: ids.requestId,
-          response_id: ids.responseId,
-          status: input.status,
-          method: input.method,
-          level,
-          protocol: input.protocol,
-          elapsed_time: input.elapsedTime,
-          traffic_user_id: input.trafficUserId ?? null,
-          created_at: createdAt,
-        })
-        .execute();
+        const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };
+        const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
+        const ids = { id: newId(), requestId: newId(), responseId: newId() };
+        const level = levelOf(input.status);
+        requests.push({ id: ids.requestId, traffic_source_id: source.id, headers: JSON.stringify(request.headers), body: jsonOrNull(request.body), query_params: JSON.stringify(request.queryParams) });
+        responses.push({ id: ids.responseId, traffic_source_id: source.id, headers: JSON.stringify(response.headers), body: jsonOrNull(response.body) });
+        traffic.push({
+          id: ids.id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: ids.requestId,
+          response_id: ids.responseId, status: input.status, method: input.method, level, protocol: input.protocol,
+          elapsed_time: input.elapsedTime, traffic_user_id: input.trafficUserId ?? null, created_at: createdAt,
+        });
 
-      const trafficUser = input.trafficUserId ? { trafficUserId: input.trafficUserId } : {};
-      const common = { id: ids.id, status: input.status, method: input.method, level, elapsedTime: input.elapsedTime, createdAt };
-      records.push({ ...common, domain, pathname: input.pathnameUrl, protocol: input.protocol, trafficSourceId: source.id, ...trafficUser, request, response });
-      entries.push({
-        ...common,
-        ...trafficUser,
-        trafficSourceId: source.id,
-        domainId,
-        pathnameId,
-        requestId: ids.requestId,
-        responseId: ids.responseId,
-        domain,
-        pathname: input.pathnameUrl,
-        protocol: input.protocol,
-      });
+        const trafficUser = input.trafficUserId ? { trafficUserId: input.trafficUserId } : {};
+        const common = { id: ids.id, status: input.status, method: input.method, level, elapsedTime: input.elapsedTime, createdAt };
+        const named = { domain, pathname: input.pathnameUrl, protocol: input.protocol };
+        records.push({ ...common, ...named, trafficSourceId: source.id, ...trafficUser, request, response });
+        entries.push({ ...common, ...trafficUser, trafficSourceId: source.id, domainId, pathnameId, requestId: ids.requestId, responseId: ids.responseId, ...named });
+      }
+      results.push(records);
     }
+    for (const rows of chunks(requests)) await trx.insertInto('requests').values(rows).execute();
+    for (const rows of chunks(responses)) await trx.insertInto('responses').values(rows).execute();
+    for (const rows of chunks(traffic)) await trx.insertInto('http_traffic').values(rows).execute();
     for (const hook of deps.hooks) await hook(trx, entries);
   });
 
+  for (const [key, id] of learned.domains) cache.domains.set(key, id);
+  for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
   deps.bus.publish(entries);
-  return records;
+  return results;
 }

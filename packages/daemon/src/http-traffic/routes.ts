@@ -5,14 +5,14 @@ import { HttpError, notFound } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { batchRoute } from './batch.js';
-import { composeRecords, type ComposeDeps } from './compose.js';
+import type { IngestQueue } from './ingest-queue.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
 import { streamTrafficRoute } from './stream.js';
 
-export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDeps): void {
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueue): void {
   const { db } = deps;
 
-  batchRoute(router, deps, compose);
+  batchRoute(router, deps, ingest);
 
   mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
@@ -21,7 +21,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, compose: ComposeDe
       ]);
     }
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    const [record] = await composeRecords(compose, source, [body]);
+    const [record] = await ingest.compose(source, [body]);
     if (!record) throw new Error('compose stored no record');
     return record;
   });

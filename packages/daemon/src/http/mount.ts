@@ -47,7 +47,8 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
   chain.push(async (req, res) => {
     const input = {
       params: parsePart(endpoint.params, req.params, 'path'),
-      query: parsePart(endpoint.query, req.query, 'query'),
+      // req.query is parsed when read; endpoints without a query schema never read it.
+      query: endpoint.query ? parsePart(endpoint.query, req.query, 'query') : undefined,
       body: parsePart(endpoint.body, req.body === undefined && endpoint.body ? {} : req.body, 'body'),
     } as ParsedInput<E>;
     const ctx = { endpoint, principal: res.locals[PRINCIPAL] ?? null } as RequestContext<E>;

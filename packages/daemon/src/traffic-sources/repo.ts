@@ -1,5 +1,6 @@
 import type { PageQuery, TrafficSource } from '@tapline/shared';
 import type { Db } from '../db/open.js';
+import { preparedLookup } from '../db/prepared.js';
 import type { TrafficSourcesTable } from '../db/schema.js';
 import { type Clock, isoNow, newId } from '../deps.js';
 import { countRows, paginate } from '../http/pagination.js';
@@ -13,8 +14,11 @@ const toTrafficSource = (row: TrafficSourcesTable): TrafficSource => ({
   updatedAt: row.updated_at,
 });
 
+const sourceById = preparedLookup((db, id) => db.selectFrom('traffic_sources').selectAll().where('id', '=', id));
+
+/** Every request that names a source runs this first; it is compiled once. */
 export async function findTrafficSource(db: Db, id: string): Promise<TrafficSource | undefined> {
-  const row = await db.selectFrom('traffic_sources').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await sourceById(db, id);
   return row && toTrafficSource(row);
 }
 

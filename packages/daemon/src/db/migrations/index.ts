@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './2026-11-21T0000-initial.js';
 import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 import * as webhookOutbox from './2026-11-22T0600-webhook-outbox.js';
+import * as trafficIndexes from './2026-11-22T0700-traffic-indexes.js';
 
 /**
  * Registered in code, not read from a folder: the daemon ships as one bundled file.
@@ -11,6 +12,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21T0000-initial': initial,
   '2026-11-21T0600-traffic-counts': trafficCounts,
   '2026-11-22T0600-webhook-outbox': webhookOutbox,
+  '2026-11-22T0700-traffic-indexes': trafficIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

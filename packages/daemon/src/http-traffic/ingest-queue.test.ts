@@ -1,0 +1,69 @@
+import { ComposeRecord, type TrafficSource } from '@tapline/shared';
+import { composeBody } from '@tapline/shared/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUser } from '../auth/users.js';
+import { openDatabase, type OpenedDatabase } from '../db/open.js';
+import { systemClock } from '../deps.js';
+import { createTrafficSource } from '../traffic-sources/repo.js';
+import { createTrafficBus, type StoredEntry } from './bus.js';
+import { countTraffic } from './counts.js';
+import { createIngestQueue, type IngestQueue } from './ingest-queue.js';
+import { createRedactor } from './redact.js';
+
+describe('group commit', () => {
+  let opened: OpenedDatabase;
+  let queue: IngestQueue;
+  let source: TrafficSource;
+  let transactions: number;
+  const published: StoredEntry[][] = [];
+
+  beforeEach(async () => {
+    opened = openDatabase(':memory:');
+    await opened.migrate();
+    const bus = createTrafficBus();
+    bus.subscribe((entries) => published.push([...entries]));
+    transactions = 0;
+    // A hook runs once per transaction, so it counts them.
+    const countTransactions = async () => {
+      transactions += 1;
+    };
+    queue = createIngestQueue({ db: opened.db, clock: systemClock, bus, redactor: createRedactor({ enabled: true, extraKeys: [] }), hooks: [countTraffic, countTransactions] });
+    const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
+    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
+    published.length = 0;
+  });
+  afterEach(() => opened.close());
+
+  const record = (path: string) => ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path }));
+
+  it('stores the composes of one event-loop turn in one transaction, each answered with its own records', async () => {
+    const answers = await Promise.all([queue.compose(source, [record('/a')]), queue.compose(source, [record('/b'), record('/c')]), queue.compose(source, [record('/d')])]);
+    expect(answers.map((records) => records.map((r) => r.pathname))).toEqual([['/a'], ['/b', '/c'], ['/d']]);
+    expect(transactions).toBe(1);
+    expect(published.flat().map((e) => e.pathname)).toEqual(['/a', '/b', '/c', '/d']);
+    const stored = await opened.db.selectFrom('http_traffic').select('id').execute();
+    expect(stored).toHaveLength(4);
+  });
+
+  it('fails only the request whose records cannot be stored, not the others of its group', async () => {
+    const gone: TrafficSource = { ...source, id: '01a1fc8d-93a2-767e-92f3-e5a71388f88b' };
+    const [ok, failed, alsoOk] = await Promise.allSettled([
+      queue.compose(source, [record('/a')]),
+      queue.compose(gone, [ComposeRecord.parse(composeBody(gone.id))]),
+      queue.compose(source, [record('/b')]),
+    ]);
+    expect(ok.status).toBe('fulfilled');
+    expect(failed.status).toBe('rejected');
+    expect(alsoOk.status).toBe('fulfilled');
+    const stored = await opened.db.selectFrom('http_traffic').select('traffic_source_id').execute();
+    expect(stored.map((r) => r.traffic_source_id)).toEqual([source.id, source.id]);
+    // The failed group published nothing; the retried requests published their own entries once.
+    expect(published.flat().map((e) => e.pathname).sort()).toEqual(['/a', '/b']);
+  });
+
+  it('groups across event-loop turns separately', async () => {
+    await queue.compose(source, [record('/a')]);
+    await queue.compose(source, [record('/b')]);
+    expect(transactions).toBe(2);
+  });
+});
