@@ -59,12 +59,15 @@ export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[
   const requests: RequestsTable[] = [];
   const responses: ResponsesTable[] = [];
   const traffic: HttpTrafficTable[] = [];
+  // URL parsing per record showed in batch profiles; a group repeats a few origins.
+  const domains = new Map<string, string>();
 
   await db.transaction().execute(async (trx) => {
     for (const { source, inputs } of items) {
       const records: HttpTrafficRecord[] = [];
       for (const input of inputs) {
-        const domain = domainOf(input.domainUrl);
+        let domain = domains.get(input.domainUrl);
+        if (domain === undefined) domains.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
         const domainKey = `${source.id} ${domain}`;
         let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
         if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));

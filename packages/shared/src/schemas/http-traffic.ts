@@ -26,11 +26,14 @@ export const HeaderMap = z.record(z.string(), HeaderValue);
 export type HeaderMap = Record<string, string | string[]>;
 
 /** Bodies are an object or null per the spec; any other JSON value is kept as given (decisions.md). */
-const Body = z
-  .json()
-  .nullish()
-  .transform((v) => v ?? null);
 export type JsonValue = z.infer<ReturnType<typeof z.json>>;
+// A body reaches the schema through JSON.parse (the daemon's body reader, `tapline record`), so it
+// is JSON by construction; walking it again with z.json() cost more than storing it did.
+const Body = z
+  .custom<JsonValue>()
+  .nullish()
+  .transform((v) => v ?? null)
+  .meta({ description: 'any JSON value; an object or null in the interface document' });
 
 export const ComposeRecord = z.object({
   domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }),
