@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './open.js';
+import type { DB } from './schema.js';
 
 const SENTINEL = '\u0000tapline-parameter';
 
@@ -23,5 +24,37 @@ export function preparedLookup<R>(build: (db: Db, parameter: string) => Compilab
     parameters[prepared.position] = value;
     const result = await db.executeQuery(CompiledQuery.raw(prepared.query.sql, parameters) as CompiledQuery<R>);
     return result.rows[0];
+  };
+}
+
+type Executor = Pick<Db, 'executeQuery' | 'insertInto'>;
+
+/**
+ * A multi-row INSERT compiled once per table, columns and row count. Kysely turns every value of
+ * every row into query nodes before compiling; for batches of hundreds of rows that cost more than
+ * SQLite storing them. The template is compiled by Kysely from sentinel rows, so the SQL and the
+ * order of its parameters are Kysely's own (dialect-neutral); rows then only fill the parameters.
+ */
+export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyArray<keyof DB[T] & string>) {
+  const templates = new Map<number, { sql: string; positions: Array<[row: number, column: number]> }>();
+  return async (db: Executor, rows: ReadonlyArray<DB[T]>): Promise<void> => {
+    let template = templates.get(rows.length);
+    if (!template) {
+      const sentinel = (row: number, column: number) => `\u0000${row}:${column}`;
+      const sample = rows.map((_, row) => Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])));
+      // Sentinel strings stand in for every column's value; only the template's shape is used.
+      const compiled = db.insertInto(table).values(sample as never).compile();
+      const positions = compiled.parameters.map((parameter) => {
+        const match = /^\u0000(\d+):(\d+)$/.exec(String(parameter));
+        if (!match) throw new Error(`unexpected parameter in the ${table} insert template`);
+        return [Number(match[1]), Number(match[2])] as [number, number];
+      });
+      templates.set(rows.length, (template = { sql: compiled.sql, positions }));
+    }
+    const parameters = template.positions.map(([row, column]) => {
+      const name = columns[column];
+      return name === undefined ? null : (rows[row]?.[name] ?? null);
+    });
+    await db.executeQuery(CompiledQuery.raw(template.sql, parameters));
   };
 }

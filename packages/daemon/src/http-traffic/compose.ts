@@ -2,6 +2,7 @@ import type { ComposeRecord, HttpTrafficRecord, Level, TrafficSource } from '@ta
 import type { HttpTrafficTable, RequestsTable, ResponsesTable } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { isoNow, newId } from '../deps.js';
+import { preparedInsert } from '../db/prepared.js';
 import type { IngestHook, StoredEntry } from './bus.js';
 import type { Redactor } from './redact.js';
 import { findOrCreateDomain, findOrCreatePathname } from './repo.js';
@@ -40,6 +41,13 @@ export interface IdCache {
 
 /** Rows per multi-row INSERT: 13 columns each stays far below SQLite's bound-variable limit. */
 const ROWS_PER_INSERT = 500;
+
+const insertRequests = preparedInsert('requests', ['id', 'traffic_source_id', 'headers', 'body', 'query_params'] satisfies Array<keyof RequestsTable>);
+const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body'] satisfies Array<keyof ResponsesTable>);
+const insertTraffic = preparedInsert('http_traffic', [
+  'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
+  'elapsed_time', 'traffic_user_id', 'created_at',
+] satisfies Array<keyof HttpTrafficTable>);
 
 function* chunks<T>(rows: readonly T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
@@ -95,9 +103,9 @@ export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[
       }
       results.push(records);
     }
-    for (const rows of chunks(requests)) await trx.insertInto('requests').values(rows).execute();
-    for (const rows of chunks(responses)) await trx.insertInto('responses').values(rows).execute();
-    for (const rows of chunks(traffic)) await trx.insertInto('http_traffic').values(rows).execute();
+    for (const rows of chunks(requests)) await insertRequests(trx, rows);
+    for (const rows of chunks(responses)) await insertResponses(trx, rows);
+    for (const rows of chunks(traffic)) await insertTraffic(trx, rows);
     for (const hook of deps.hooks) await hook(trx, entries);
   });
 
