@@ -5,6 +5,7 @@ import type { UiApi } from '../api.js';
 import { clockTime, fit } from '../entry-columns.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
+import { useSelection } from '../hooks/useSelection.js';
 import { CoreLogDetail } from './CoreLogDetail.js';
 
 export interface CoreLogsViewProps {
@@ -21,23 +22,14 @@ const PAGE = 200;
 /** The source's core logs, newest first; Enter shows one with its stack. */
 export function CoreLogsView({ api, sourceId, width, rows, active, onBack }: CoreLogsViewProps) {
   const logs = useAsync(() => api.listCoreLogs(sourceId, 1, PAGE), [api, sourceId]);
-  const [selected, setSelected] = useState(0);
   const [open, setOpen] = useState<CoreLog | null>(null);
   const data = logs.data?.data ?? [];
   const listRows = Math.max(1, rows - 1);
-  const top = Math.max(0, selected - listRows + 1);
-  const move = (d: number) => setSelected((s) => Math.max(0, Math.min(data.length - 1, s + d)));
+  const { selected, top, keys } = useSelection(data.length, listRows);
 
   useKeymap(
     {
-      up: () => move(-1),
-      k: () => move(-1),
-      down: () => move(1),
-      j: () => move(1),
-      pageup: () => move(-listRows),
-      pagedown: () => move(listRows),
-      g: () => setSelected(0),
-      G: () => setSelected(Math.max(0, data.length - 1)),
+      ...keys,
       enter: () => {
         const log = data[selected];
         if (log) setOpen(log);

@@ -1,10 +1,10 @@
 import type { TrafficSource } from '@tapline/shared';
 import { Box, Text } from 'ink';
-import { useState } from 'react';
 import type { UiApi } from '../api.js';
 import { fit } from '../entry-columns.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
+import { useSelection } from '../hooks/useSelection.js';
 
 export interface SourcePickerProps {
   readonly api: UiApi;
@@ -16,16 +16,11 @@ export interface SourcePickerProps {
 /** Shown when `tapline ui` is started without a source. */
 export function SourcePicker({ api, width, rows, onPick }: SourcePickerProps) {
   const sources = useAsync(() => api.listSources(), [api]);
-  const [selected, setSelected] = useState(0);
   const data = sources.data ?? [];
   const listRows = Math.max(1, rows - 2);
-  const top = Math.max(0, selected - listRows + 1);
-  const move = (d: number) => setSelected((s) => Math.max(0, Math.min(data.length - 1, s + d)));
+  const { selected, top, keys } = useSelection(data.length, listRows);
   useKeymap({
-    up: () => move(-1),
-    k: () => move(-1),
-    down: () => move(1),
-    j: () => move(1),
+    ...keys,
     enter: () => {
       const source = data[selected];
       if (source) onPick(source);

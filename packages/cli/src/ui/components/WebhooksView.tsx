@@ -5,6 +5,7 @@ import { describeError, type UiApi } from '../api.js';
 import { fit } from '../entry-columns.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
+import { useSelection } from '../hooks/useSelection.js';
 import { ConfirmPrompt } from './ConfirmPrompt.js';
 import type { Tone } from './StatusLine.js';
 
@@ -24,19 +25,16 @@ const LEVEL_COLORS: Record<Webhook['level'], string> = { fatal: 'red', warning: 
 /** The source's webhooks; `d` asks, and `y` deletes. */
 export function WebhooksView({ api, sourceId, width, rows, active, onBack, onNotice, onQuit }: WebhooksViewProps) {
   const hooks = useAsync(() => api.listWebhooks(sourceId), [api, sourceId]);
-  const [selected, setSelected] = useState(0);
   const [confirming, setConfirming] = useState<Webhook | null>(null);
   const data = hooks.data ?? [];
   const listRows = Math.max(1, rows - 2);
-  const top = Math.max(0, selected - listRows + 1);
-  const move = (d: number) => setSelected((s) => Math.max(0, Math.min(data.length - 1, s + d)));
+  const { selected, top, keys } = useSelection(data.length, listRows);
 
   const remove = (hook: Webhook) => {
     setConfirming(null);
     api.deleteWebhook(hook.id).then(
       () => {
         onNotice(`deleted the ${hook.type} webhook ${hook.value}`);
-        setSelected((s) => Math.max(0, Math.min(s, data.length - 2)));
         hooks.reload();
       },
       (e: unknown) => onNotice(`could not delete the webhook: ${describeError(e)}`, 'error'),
@@ -45,12 +43,7 @@ export function WebhooksView({ api, sourceId, width, rows, active, onBack, onNot
 
   useKeymap(
     {
-      up: () => move(-1),
-      k: () => move(-1),
-      down: () => move(1),
-      j: () => move(1),
-      g: () => setSelected(0),
-      G: () => setSelected(Math.max(0, data.length - 1)),
+      ...keys,
       d: () => {
         const hook = data[selected];
         if (hook) setConfirming(hook);
