@@ -9,7 +9,7 @@ import type { IngestQueue } from './ingest-queue.js';
 /**
  * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
  * One authentication, one source check and one transaction for up to 1,000 records is what makes
- * it several times faster than single composes. All or nothing: any invalid item rejects the batch
+ * it several times faster than single composes. All or nothing: one invalid item rejects the batch
  * with a 400 whose issues name it by index (`3.method`), before anything is written.
  */
 export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue): void {

@@ -53,7 +53,7 @@ export interface RawAnswer {
   readonly headers: Headers;
 }
 
-/** A request as any HTTP client could send it: no typed client, no schema on the answer. */
+/** A request the way a plain HTTP client sends it: no typed client, no schema on the answer. */
 export async function raw(
   h: Harness,
   method: string,

@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useKeymap } from '../hooks/useKeymap.js';
 import { useScroll } from '../hooks/useScroll.js';
 import { wrapLine } from '../record-lines.js';
+import { ScrolledLines } from './ScrolledLines.js';
 
 export interface CoreLogDetailProps {
   readonly log: CoreLog;
@@ -34,11 +35,7 @@ export function CoreLogDetail({ log, width, rows, active, onBack }: CoreLogDetai
       <Text bold color="red" wrap="truncate">
         {log.title}
       </Text>
-      {lines.slice(scroll.offset, scroll.offset + bodyRows).map((line, i) => (
-        <Text key={scroll.offset + i} wrap="truncate">
-          {line || ' '}
-        </Text>
-      ))}
+      <ScrolledLines lines={lines} offset={scroll.offset} rows={bodyRows} />
     </Box>
   );
 }

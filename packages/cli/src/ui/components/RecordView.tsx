@@ -8,6 +8,7 @@ import { useKeymap } from '../hooks/useKeymap.js';
 import { useScroll } from '../hooks/useScroll.js';
 import { recordLines, type Side, wrapLine } from '../record-lines.js';
 import type { Tone } from './StatusLine.js';
+import { ScrolledLines } from './ScrolledLines.js';
 
 export interface RecordViewProps {
   readonly api: UiApi;
@@ -81,11 +82,7 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
           {lines.length > bodyRows ? `lines ${scroll.offset + 1}-${Math.min(lines.length, scroll.offset + bodyRows)} of ${lines.length}` : ''}
         </Text>
       </Text>
-      {lines.slice(scroll.offset, scroll.offset + bodyRows).map((line, i) => (
-        <Text key={scroll.offset + i} wrap="truncate">
-          {line || ' '}
-        </Text>
-      ))}
+      <ScrolledLines lines={lines} offset={scroll.offset} rows={bodyRows} />
     </Box>
   );
 }

@@ -15,7 +15,7 @@ function start(api: FakeApi) {
 }
 
 describe('webhooks (w)', () => {
-  it('d asks first: any key but y keeps the webhook, y deletes it', async () => {
+  it('d asks first: every key but y keeps the webhook, y deletes it', async () => {
     const api = new FakeApi([makeEntry({ pathname: '/api/orders' })]);
     api.webhooks = [makeWebhook({ type: 'slack', value: 'https://hooks.slack.com/services/A' }), makeWebhook({ type: 'http', level: 'warning', value: 'https://ops.example.com/hook' })];
     const { lastFrame, stdin, quit } = start(api);
