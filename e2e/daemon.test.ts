@@ -340,7 +340,7 @@ describe('taplined, spawned from its build', () => {
 
   it('stops with exit code 0 on SIGTERM, logs no error on the way, and keeps everything across a restart', async () => {
     const params = { trafficSourceId: shop.id };
-    const before = {
+    const snapshot = async () => ({
       sources: await local.call(contract.listTrafficSources),
       traffic: await local.call(contract.listTraffic, { params }),
       record: await local.call(contract.getTraffic, { params: { ...params, id: records[0]!.id } }),
@@ -348,7 +348,8 @@ describe('taplined, spawned from its build', () => {
       webhooks: await local.call(contract.listWebhooks, { params }),
       domains: await local.call(contract.listDomains, { params }),
       pathnames: await local.call(contract.listPathnames, { params }),
-    };
+    });
+    const before = await snapshot();
     expect(await daemon.stop()).toBe(0);
     const { stderr } = await daemon.process;
     // pino levels 50 and 60 are error and fatal: every answer above was deliberate, none a 500.
@@ -358,15 +359,7 @@ describe('taplined, spawned from its build', () => {
     expect(daemon.token).toBe(tokens.local);
     expect(readFileSync(join(home.path, 'token'), 'utf8').trim()).toBe(tokens.local);
     local = client(tokens.local);
-    expect({
-      sources: await local.call(contract.listTrafficSources),
-      traffic: await local.call(contract.listTraffic, { params }),
-      record: await local.call(contract.getTraffic, { params: { ...params, id: records[0]!.id } }),
-      logs: await local.call(contract.listCoreLogs, { params }),
-      webhooks: await local.call(contract.listWebhooks, { params }),
-      domains: await local.call(contract.listDomains, { params }),
-      pathnames: await local.call(contract.listPathnames, { params }),
-    }).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await client(tokens.ana).call(contract.me)).email).toBe('ana@example.com');
     expect((await client(tokens.ingest).call(contract.me)).sourceId).toBe(shop.id);
     await expectError(client(tokens.read).call(contract.me), 401, 'Invalid token');

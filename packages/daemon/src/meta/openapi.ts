@@ -74,7 +74,8 @@ function openApiPath(path: string, endpoints: Record<string, Endpoint>): string 
 export function openApiDocument(version: string, endpoints: Record<string, Endpoint> = contract) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [name, e] of Object.entries(endpoints)) {
-    (paths[openApiPath(e.path, endpoints)] ??= {})[e.method.toLowerCase()] = operation(name, e, openApiPath(e.path, endpoints) !== toTemplate(e.path));
+    const path = openApiPath(e.path, endpoints);
+    (paths[path] ??= {})[e.method.toLowerCase()] = operation(name, e, path !== toTemplate(e.path));
   }
   return {
     openapi: '3.1.0',
