@@ -95,11 +95,17 @@ export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[
           elapsed_time: input.elapsedTime, traffic_user_id: input.trafficUserId ?? null, created_at: createdAt,
         });
 
-        const trafficUser = input.trafficUserId ? { trafficUserId: input.trafficUserId } : {};
-        const common = { id: ids.id, status: input.status, method: input.method, level, elapsedTime: input.elapsedTime, createdAt };
-        const named = { domain, pathname: input.pathnameUrl, protocol: input.protocol };
-        records.push({ ...common, ...named, trafficSourceId: source.id, ...trafficUser, request, response });
-        entries.push({ ...common, ...trafficUser, trafficSourceId: source.id, domainId, pathnameId, requestId: ids.requestId, responseId: ids.responseId, ...named });
+        // Literals, not spreads of shared parts: spreading a conditional part built slow
+        // dictionary-mode objects, and these two lines were a sixth of a batch's time.
+        const { status, method, elapsedTime, pathnameUrl: pathname, protocol } = input;
+        const record: HttpTrafficRecord = { id: ids.id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId: source.id, request, response };
+        const entry: StoredEntry = {
+          id: ids.id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId,
+          requestId: ids.requestId, responseId: ids.responseId, domain, pathname, protocol,
+        };
+        if (input.trafficUserId) record.trafficUserId = entry.trafficUserId = input.trafficUserId;
+        records.push(record);
+        entries.push(entry);
       }
       results.push(records);
     }

@@ -20,17 +20,18 @@ describe('traffic counts rollup', () => {
     h = await startHarness();
     ({ client } = await h.user());
     sourceId = (await client.call(contract.createTrafficSource, { body: { name: 'counts', trafficDomain: 'one.example.com' } })).id;
-    for (let i = 0; i < 120; i++) {
-      await client.call(contract.composeRecord, {
-        params: { trafficSourceId: sourceId },
-        body: composeBody(sourceId, {
-          status: STATUSES[i % STATUSES.length],
-          method: METHODS[(i * 3) % METHODS.length],
-          pathnameUrl: PATHS[(i * 7) % PATHS.length],
-          domainUrl: DOMAINS[i % DOMAINS.length],
-        }),
+    const body = (i: number) =>
+      composeBody(sourceId, {
+        status: STATUSES[i % STATUSES.length],
+        method: METHODS[(i * 3) % METHODS.length],
+        pathnameUrl: PATHS[(i * 7) % PATHS.length],
+        domainUrl: DOMAINS[i % DOMAINS.length],
       });
-    }
+    // Half one by one, half in one batch (repeated keys counted in one upsert), and a few at
+    // once so that group commit puts several requests in one transaction.
+    for (let i = 0; i < 50; i++) await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(i) });
+    await Promise.all(Array.from({ length: 10 }, (_, k) => client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(50 + k) })));
+    await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: Array.from({ length: 60 }, (_, k) => body(60 + k)) });
   });
   afterAll(() => h.close());
 
@@ -63,9 +64,21 @@ describe('traffic counts rollup', () => {
     );
   });
 
-  it('counts all 120 entries with no filter, and a batch of one key once per record', async () => {
+  it('counts all 120 entries with no filter', async () => {
     const all = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId } });
     expect(all.meta.total).toBe(120);
+  });
+
+  it('counts a batch with more distinct keys than one upsert takes', async () => {
+    const id = (await client.call(contract.createTrafficSource, { body: { name: 'wide', trafficDomain: 'wide.example.com' } })).id;
+    const batch = Array.from({ length: 1000 }, (_, i) => composeBody(id, { pathnameUrl: `/p/${i % 700}`, status: i < 700 ? 200 : 503 }));
+    await client.call(contract.composeBatch, { params: { trafficSourceId: id }, body: batch });
+    const rows = await h.deps.db.selectFrom('traffic_counts').select(['pathname_id', 'count']).where('traffic_source_id', '=', id).execute();
+    expect(rows).toHaveLength(1000);
+    const total = await client.call(contract.listTraffic, { params: { trafficSourceId: id } });
+    expect(total.meta.total).toBe(1000);
+    const fatal = await client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { level: 'FATAL' } });
+    expect(fatal.meta.total).toBe(300);
   });
 
   it('forgets the counts of a deleted source', async () => {
