@@ -24,21 +24,36 @@ export function createRedactor(options: { enabled: boolean; extraKeys: readonly 
 
   const isSecretHeader = (name: string) => headerNames.has(name.toLowerCase()) || keyPattern.test(name);
 
+  /**
+   * Copy on write: a value with nothing to redact comes back as the same object, so a batch of
+   * clean bodies allocates nothing here. Copies use Object.fromEntries, which keeps a `__proto__`
+   * key as data instead of setting the prototype.
+   */
   function deep(value: JsonValue): JsonValue {
-    if (Array.isArray(value)) return value.map(deep);
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, JsonValue> = {};
-      for (const [key, inner] of Object.entries(value)) out[key] = keyPattern.test(key) ? REDACTED : deep(inner);
-      return out;
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) {
+      let copy: JsonValue[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const inner = deep(value[i] as JsonValue);
+        if (inner !== value[i]) (copy ??= value.slice())[i] = inner;
+      }
+      return copy ?? value;
+    }
+    const redact = (key: string, inner: JsonValue) => (keyPattern.test(key) ? REDACTED : deep(inner));
+    for (const key in value) {
+      const inner = value[key] as JsonValue;
+      if (redact(key, inner) !== inner) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(k, v as JsonValue)]));
     }
     return value;
   }
 
   return {
     headers(headers) {
-      const out: HeaderMap = {};
-      for (const [name, value] of Object.entries(headers)) out[name] = isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value;
-      return out;
+      const hide = (name: string, value: string | string[]) => (isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value);
+      for (const name in headers) {
+        if (isSecretHeader(name)) return Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, hide(n, v)]));
+      }
+      return headers;
     },
     values: <T extends JsonValue | HeaderMap>(value: T) => deep(value as JsonValue) as T,
   };

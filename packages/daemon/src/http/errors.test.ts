@@ -104,9 +104,15 @@ describe('error bodies and the body reader', () => {
       expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ statusCode: 400 });
     }
-    // Ordinary nesting is untouched.
-    const fine = JSON.stringify(composeBody(source.id, { requestBody: 'HERE' })).replace('"HERE"', '{"a":'.repeat(50) + '1' + '}'.repeat(50));
-    expect((await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body: fine, headers: { 'content-type': 'application/json' } })).status).toBe(201);
+    // The limit is 256 levels counted from the body itself, which is level 1: requestBody sits at
+    // level 2, so 255 nested objects in it reach level 256 and one more is refused.
+    const nestedIn = (levels: number) => JSON.stringify(composeBody(source.id, { requestBody: 'HERE' })).replace('"HERE"', '{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
+    const post = (body: string) => raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body, headers: { 'content-type': 'application/json' } });
+    expect((await post(nestedIn(50))).status).toBe(201);
+    expect((await post(nestedIn(255))).status).toBe(201);
+    const over = await post(nestedIn(256));
+    expect(over.status).toBe(400);
+    expect(over.json).toMatchObject({ error: 'JSON in the request body is nested deeper than 256 levels' });
   });
 
   it('answers 400, not 500, to a path with broken percent-encoding', async () => {

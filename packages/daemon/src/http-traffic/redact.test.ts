@@ -1,0 +1,50 @@
+import type { JsonValue } from '@tapline/shared';
+import { describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED } from './redact.js';
+
+describe('redactor', () => {
+  const redactor = createRedactor({ enabled: true, extraKeys: ['x-shop-pin'] });
+
+  it('hides secret keys at any depth, in objects and in arrays, and keeps everything else', () => {
+    const body: JsonValue = { user: { name: 'ann', password: 'p' }, items: [{ qty: 1 }, { apiKey: 'k', nested: [{ token: 't' }] }], ok: true, n: null };
+    expect(redactor.values(body)).toEqual({
+      user: { name: 'ann', password: REDACTED },
+      items: [{ qty: 1 }, { apiKey: REDACTED, nested: [{ token: REDACTED }] }],
+      ok: true,
+      n: null,
+    });
+  });
+
+  it('never changes its input, and hands back the same object when there is nothing to hide', () => {
+    const body = { user: { password: 'p' }, list: [{ id: 1 }] };
+    const copy = structuredClone(body);
+    const out = redactor.values(body);
+    expect(body).toEqual(copy);
+    // The untouched branch is shared, the changed one is new.
+    expect(out.list).toBe(body.list);
+    expect(out.user).not.toBe(body.user);
+    const clean = { a: [1, { b: 'two' }], c: 'three' };
+    expect(redactor.values(clean)).toBe(clean);
+    const headers = { accept: 'application/json', 'x-request-id': 'r1' };
+    expect(redactor.headers(headers)).toBe(headers);
+  });
+
+  it('keeps a "__proto__" key as data when it copies', () => {
+    const body = JSON.parse('{"__proto__": {"polluted": 1}, "secret": "s"}') as JsonValue;
+    const out = redactor.values(body) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":1},"secret":"[REDACTED]"}');
+  });
+
+  it('hides secret headers by name in any case, each value of a list, and extra names', () => {
+    const headers = { Authorization: 'Bearer x', 'Set-Cookie': ['a=1', 'b=2'], 'X-Shop-Pin': '1234', 'x-auth-token': 't', accept: '*/*' };
+    expect(redactor.headers(headers)).toEqual({ Authorization: REDACTED, 'Set-Cookie': [REDACTED, REDACTED], 'X-Shop-Pin': REDACTED, 'x-auth-token': REDACTED, accept: '*/*' });
+    expect(headers.Authorization).toBe('Bearer x');
+  });
+
+  it('leaves everything as sent when turned off', () => {
+    const off = createRedactor({ enabled: false, extraKeys: [] });
+    const body = { password: 'p' };
+    expect(off.values(body)).toBe(body);
+  });
+});
