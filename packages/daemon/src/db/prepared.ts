@@ -36,7 +36,7 @@ type Executor = Pick<Db, 'executeQuery' | 'insertInto'>;
  * order of its parameters are Kysely's own (dialect-neutral); rows then only fill the parameters.
  */
 export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyArray<keyof DB[T] & string>) {
-  const templates = new Map<number, { sql: string; positions: Array<[row: number, column: number]> }>();
+  const templates = new Map<number, string>();
   return async (db: Executor, rows: ReadonlyArray<DB[T]>): Promise<void> => {
     let template = templates.get(rows.length);
     if (!template) {
@@ -44,17 +44,17 @@ export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyAr
       const sample = rows.map((_, row) => Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])));
       // Sentinel strings stand in for every column's value; only the template's shape is used.
       const compiled = db.insertInto(table).values(sample as never).compile();
-      const positions = compiled.parameters.map((parameter) => {
-        const match = /^\u0000(\d+):(\d+)$/.exec(String(parameter));
-        if (!match) throw new Error(`unexpected parameter in the ${table} insert template`);
-        return [Number(match[1]), Number(match[2])] as [number, number];
+      // Rows fill the parameters in row-major order below; a Kysely that compiled them in any
+      // other order must fail here, not store values in the wrong columns.
+      compiled.parameters.forEach((parameter, i) => {
+        if (parameter !== sentinel(Math.floor(i / columns.length), i % columns.length)) throw new Error(`unexpected parameter order in the ${table} insert template`);
       });
-      templates.set(rows.length, (template = { sql: compiled.sql, positions }));
+      if (compiled.parameters.length !== rows.length * columns.length) throw new Error(`unexpected parameter count in the ${table} insert template`);
+      templates.set(rows.length, (template = compiled.sql));
     }
-    const parameters = template.positions.map(([row, column]) => {
-      const name = columns[column];
-      return name === undefined ? null : (rows[row]?.[name] ?? null);
-    });
-    await db.executeQuery(CompiledQuery.raw(template.sql, parameters));
+    const parameters: unknown[] = new Array(rows.length * columns.length);
+    let i = 0;
+    for (const row of rows) for (const name of columns) parameters[i++] = row[name] ?? null;
+    await db.executeQuery(CompiledQuery.raw(template, parameters));
   };
 }

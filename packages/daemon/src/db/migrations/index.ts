@@ -3,6 +3,7 @@ import * as initial from './2026-11-21T0000-initial.js';
 import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 import * as webhookOutbox from './2026-11-22T0600-webhook-outbox.js';
 import * as trafficIndexes from './2026-11-22T0700-traffic-indexes.js';
+import * as trafficExchangeKeys from './2026-11-23T0600-traffic-exchange-keys.js';
 
 /**
  * Registered in code, not read from a folder: the daemon ships as one bundled file.
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21T0600-traffic-counts': trafficCounts,
   '2026-11-22T0600-webhook-outbox': webhookOutbox,
   '2026-11-22T0700-traffic-indexes': trafficIndexes,
+  '2026-11-23T0600-traffic-exchange-keys': trafficExchangeKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrationProvider } from './migrations/index.js';
+import { type OpenedDatabase, openDatabase } from './open.js';
+
+const BEFORE_REBUILD = '2026-11-22T0700-traffic-indexes';
+const REBUILD = '2026-11-23T0600-traffic-exchange-keys';
+const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
+
+/**
+ * A database written by an earlier daemon upgrades in place when a newer one opens it: rows,
+ * links and cascades survive, and the schema is the one a new database gets.
+ */
+describe('migrations of a database that holds data', () => {
+  let dir: string;
+  let opened: OpenedDatabase;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tapline-migrations-'));
+    opened = openDatabase(join(dir, 'tapline.db'));
+  });
+  afterEach(async () => {
+    await opened.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const migrator = () => new Migrator({ db: opened.db, provider: migrationProvider });
+
+  async function seedAtOldSchema(): Promise<void> {
+    const { error } = await migrator().migrateTo(BEFORE_REBUILD);
+    expect(error).toBeUndefined();
+    const now = '2026-11-20T10:00:00.000Z';
+    const db = opened.db;
+    await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'ann', password_hash: null, created_at: now, updated_at: now }).execute();
+    await db.insertInto('traffic_sources').values({ id: 's1', user_id: 'u1', name: 'shop', traffic_domain: 'shop.example.com', created_at: now, updated_at: now }).execute();
+    await db.insertInto('domains').values({ id: 'd1', traffic_source_id: 's1', value: 'shop.example.com', created_at: now }).execute();
+    await db.insertInto('pathnames').values({ id: 'p1', traffic_source_id: 's1', domain_id: 'd1', value: '/orders', created_at: now }).execute();
+    for (const [i, id] of TRAFFIC_IDS.entries()) {
+      await db.insertInto('requests').values({ id: `rq${i}`, traffic_source_id: 's1', headers: '{}', body: null, query_params: '{}' }).execute();
+      await db.insertInto('responses').values({ id: `rs${i}`, traffic_source_id: 's1', headers: '{}', body: `{"n":${i}}` }).execute();
+      await db
+        .insertInto('http_traffic')
+        .values({
+          id, traffic_source_id: 's1', domain_id: 'd1', pathname_id: 'p1', request_id: `rq${i}`, response_id: `rs${i}`, status: 500 + i,
+          method: 'POST', level: 'FATAL', protocol: 'HTTPS', elapsed_time: 1.5 + i, traffic_user_id: i === 0 ? null : 'tu', created_at: now,
+        })
+        .execute();
+    }
+    await db
+      .insertInto('core_logs')
+      .values({ id: 'c1', traffic_source_id: 's1', http_traffic_id: TRAFFIC_IDS[0] ?? null, title: 't', description: 'd', source: 'api', layer: 'db', stack: 's', created_at: now })
+      .execute();
+  }
+
+  const trafficRows = () => opened.db.selectFrom('http_traffic').selectAll().orderBy('id').execute();
+  const indexNames = async () =>
+    (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'http_traffic' and sql is not null order by name`.execute(opened.db)).rows.map((r) => r.name);
+  const parentsOfTraffic = async () =>
+    (await sql<{ table: string }>`select "table" from pragma_foreign_key_list('http_traffic')`.execute(opened.db)).rows.map((r) => r.table).sort();
+
+  it('keeps every row and link when http_traffic loses its request and response keys', async () => {
+    await seedAtOldSchema();
+    const before = await trafficRows();
+    expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
+
+    await opened.migrate();
+
+    expect(await trafficRows()).toEqual(before);
+    expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
+    expect(await indexNames()).toEqual([
+      'http_traffic_domain_created', 'http_traffic_pathname_created', 'http_traffic_source_created', 'http_traffic_source_level',
+      'http_traffic_source_method', 'http_traffic_source_status',
+    ]);
+    // Dropping the old table ran with foreign keys off, so the core log kept its link...
+    const log = await opened.db.selectFrom('core_logs').select('http_traffic_id').executeTakeFirstOrThrow();
+    expect(log.http_traffic_id).toBe(TRAFFIC_IDS[0]);
+    // ...and they are on again, checked, and still cascade from the source to every table.
+    expect((await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(opened.db)).rows[0]?.foreign_keys).toBe(1);
+    expect((await sql`pragma foreign_key_check`.execute(opened.db)).rows).toEqual([]);
+    await opened.db.deleteFrom('traffic_sources').where('id', '=', 's1').execute();
+    for (const table of ['http_traffic', 'requests', 'responses', 'core_logs', 'pathnames', 'domains'] as const) {
+      expect(await opened.db.selectFrom(table).select('id').execute()).toEqual([]);
+    }
+  });
+
+  it('gives an upgraded database the same http_traffic schema as a new one', async () => {
+    await seedAtOldSchema();
+    await opened.migrate();
+    const schemaOf = async (o: OpenedDatabase) =>
+      (await sql<{ sql: string }>`select sql from sqlite_master where tbl_name = 'http_traffic' and sql is not null order by name`.execute(o.db)).rows.map((r) =>
+        r.sql.replace('http_traffic_rebuilt', 'http_traffic'),
+      );
+    const fresh = openDatabase(':memory:');
+    await fresh.migrate();
+    try {
+      expect(await schemaOf(opened)).toEqual(await schemaOf(fresh));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('migrates down to the keys and their indexes, and up again, without losing a row', async () => {
+    await seedAtOldSchema();
+    const before = await trafficRows();
+    await opened.migrate();
+    const down = await migrator().migrateDown();
+    expect(down.error).toBeUndefined();
+    expect(down.results?.[0]).toMatchObject({ migrationName: REBUILD, direction: 'Down', status: 'Success' });
+    expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
+    expect(await indexNames()).toContain('http_traffic_request');
+    expect(await trafficRows()).toEqual(before);
+    await opened.migrate();
+    expect(await trafficRows()).toEqual(before);
+    expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
+  });
+});
