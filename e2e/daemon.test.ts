@@ -195,6 +195,27 @@ describe('taplined, spawned from its build', () => {
     expect({ status: raw.status, body: await raw.json() }).toEqual({ status: 400, body: { statusCode: 400, error: 'Malformed JSON in request body' } });
   });
 
+  it('stores a large batch (prepared in its worker thread) in order, and refuses one bad item by index', async () => {
+    const bulk = await local.call(contract.createTrafficSource, { body: { name: 'bulk', trafficDomain: 'bulk.example.com' } });
+    const params = { trafficSourceId: bulk.id };
+    // About 600 KB: well over the size from which batches leave the event loop.
+    const items = Array.from({ length: 1000 }, (_, i) =>
+      record(bulk.id, { pathnameUrl: `/bulk/${i % 20}`, status: i % 10 === 0 ? 503 : 200, requestHeaders: { authorization: `Bearer secret-${i}` }, responseBody: { i, note: 'x'.repeat(200) } }),
+    );
+    const { ids } = await local.call(contract.composeBatch, { params, body: items });
+    expect(ids).toHaveLength(1000);
+    const last = await local.call(contract.getTraffic, { params: { ...params, id: ids[999]! } });
+    expect(last).toMatchObject({ pathname: '/bulk/19', status: 200, response: { body: { i: 999, note: 'x'.repeat(200) } } });
+    expect(last.request.headers.authorization).toBe('[REDACTED]');
+    expect((await local.call(contract.listTraffic, { params, query: { level: 'FATAL' } })).meta.total).toBe(100);
+
+    const bad = items.map((item, i) => (i === 937 ? { ...item, method: 'TRACE' } : item));
+    const refused = await expectError(local.call(contract.composeBatch, { params, body: bad }), 400);
+    expect(refused.body.issues?.map((issue) => issue.path)).toEqual(['937.method']);
+    expect((await local.call(contract.listTraffic, { params })).meta.total).toBe(1000);
+    await local.call(contract.deleteTrafficSource, { params });
+  });
+
   it('lists traffic newest first with every filter combined by AND, and pages', async () => {
     const [first, fatal, warning] = records as [HttpTrafficRecord, HttpTrafficRecord, HttpTrafficRecord];
     const params = { trafficSourceId: shop.id };

@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { taplined: 'src/main.ts' },
+  // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
+  entry: { taplined: 'src/main.ts', 'prepare-worker': 'src/http-traffic/prepare-worker.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

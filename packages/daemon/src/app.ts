@@ -5,12 +5,13 @@ import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
 import type { Db } from './db/open.js';
 import { type Clock, type DaemonConfig, type Deps, systemClock } from './deps.js';
+import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/batch-preparer.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
 import { countTraffic } from './http-traffic/counts.js';
 import { createIngestQueue } from './http-traffic/ingest-queue.js';
-import { createRedactor } from './http-traffic/redact.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
+import { createInflight } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -24,16 +25,27 @@ export interface AppOptions {
   readonly bus?: TrafficBus;
   /** Run inside every ingest transaction (the webhook outbox writes its rows here). */
   readonly ingestHooks?: readonly IngestHook[];
+  /** Large batches are prepared in this worker thread; without it, on the event loop. */
+  readonly batchWorker?: BatchWorker | null;
   /** The webhook worker starts with the app unless `start` is false (tests then call `runDue`). */
   readonly webhooks?: { readonly start?: boolean } & Pick<WorkerOptions, 'random' | 'timeoutMs'>;
 }
 
+export interface App {
+  readonly app: express.Express;
+  readonly deps: Deps;
+  readonly webhooks: WebhookWorker;
+  readonly batches: BatchPreparer;
+  stop(): Promise<void>;
+}
+
 /** Builds the Express app; never listens. `main.ts` does that, tests call this in-process. */
-export function createApp(options: AppOptions): { app: express.Express; deps: Deps; webhooks: WebhookWorker; stop: () => Promise<void> } {
+export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const shutdown = new AbortController();
   const deps: Deps = {
     shutdown: shutdown.signal,
+    inflight: createInflight(),
     db: options.db,
     clock,
     config: options.config,
@@ -43,7 +55,8 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const ingest = createIngestQueue({ ...deps, redactor: createRedactor(options.config.redact), hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] });
+  const ingest = createIngestQueue({ ...deps, hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] });
+  const preparer = createBatchPreparer(options.batchWorker ?? null, options.logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -53,7 +66,7 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
   metaRoutes(router, deps);
   authRoutes(router, deps);
   trafficSourceRoutes(router, deps);
-  httpTrafficRoutes(router, deps, ingest);
+  httpTrafficRoutes(router, deps, ingest, preparer);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   app.use(router);
@@ -64,9 +77,12 @@ export function createApp(options: AppOptions): { app: express.Express; deps: De
     app,
     deps,
     webhooks,
+    batches: preparer,
     stop: async () => {
       shutdown.abort();
+      if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
+      await preparer.close();
     },
   };
 }

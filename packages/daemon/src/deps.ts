@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
+import type { Inflight } from './http/inflight.js';
 
 export interface Clock {
   now(): Date;
@@ -37,6 +38,8 @@ export interface Deps {
   readonly tokens: TokenService;
   /** Aborted when the daemon stops: long-lived work (streams, workers) ends on it. */
   readonly shutdown: AbortSignal;
+  /** Request handlers still running; the daemon waits for them before closing the database. */
+  readonly inflight: Inflight;
 }
 
 /** UUIDv7: time-ordered, and monotonic within a millisecond, so newest-first order is stable. */

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import type { BatchWorker } from './http-traffic/batch-preparer.js';
 import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
 import { type DaemonConfig, systemClock } from './deps.js';
@@ -24,12 +27,18 @@ export interface RunningDaemon {
 
 export class StartError extends Error {}
 
+/** The batch worker that the build puts beside taplined.js; run from source, there is none. */
+function bundledBatchWorker(): BatchWorker | null {
+  const file = new URL('./prepare-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(file)) ? { file } : null;
+}
+
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const { logger } = options;
   ensureHome(options.home);
   const opened = openDatabase(options.dbFile);
   await opened.migrate();
-  const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger });
+  const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
   const server = app.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {

@@ -1,15 +1,10 @@
 import { ApiError, contract, type TaplineClient } from '@tapline/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BatchWorker } from './batch-preparer.js';
+import { buildBatchWorker } from '../testing/batch-worker.js';
 import { composeBody, type Harness, startHarness } from '../testing/harness.js';
 
 const OTHER_ID = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
-
-async function setup(options: Parameters<typeof startHarness>[0] = {}) {
-  const h = await startHarness(options);
-  const owner = await h.user();
-  const source = await owner.client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });
-  return { h, owner, source };
-}
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -23,9 +18,29 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
 const total = async (client: TaplineClient, trafficSourceId: string) =>
   (await client.call(contract.listTraffic, { params: { trafficSourceId } })).meta.total;
 
-describe('POST /http-traffic-record/:trafficSourceId/batch', () => {
+// Every test runs twice: batches prepared on the event loop, and in a worker thread (every body
+// sent to it), since the daemon uses both (small batches stay on the event loop).
+let worker: (BatchWorker & { remove(): void }) | undefined;
+beforeAll(async () => {
+  worker = await buildBatchWorker();
+}, 60_000);
+afterAll(() => worker?.remove());
+
+describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:trafficSourceId/batch, prepared on the %s', (where) => {
+  async function setup(options: Parameters<typeof startHarness>[0] = {}) {
+    const h = await startHarness({ ...options, ...(where === 'worker thread' ? { batchWorker: worker ?? null } : {}) });
+    const owner = await h.user();
+    const source = await owner.client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });
+    return { h, owner, source };
+  }
+
   let h: Harness | undefined;
+  // Every test but the 413 one has its batches prepared where this block says.
+  let prepared = true;
   afterEach(async () => {
+    if (prepared && where === 'worker thread') expect(h?.batches.offloaded).toBeGreaterThan(0);
+    if (where === 'event loop') expect(h?.batches.offloaded).toBe(0);
+    prepared = true;
     await h?.close();
     h = undefined;
   });
@@ -122,9 +137,33 @@ describe('POST /http-traffic-record/:trafficSourceId/batch', () => {
     expect(await total(ctx.owner.client, ctx.source.id)).toBe(1000);
   });
 
+  it('reads the body as every JSON endpoint does: malformed, empty, too deep, a byte-order mark, charsets', async () => {
+    const ctx = await setup();
+    h = ctx.h;
+    const post = async (body: string | undefined, contentType = 'application/json') => {
+      const response = await ctx.h.fetch(`/http-traffic-record/${ctx.source.id}/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.owner.token}`, 'content-type': contentType },
+        ...(body === undefined ? {} : { body }),
+      });
+      return { status: response.status, json: (await response.json()) as { error: string } };
+    };
+    const one = JSON.stringify([composeBody(ctx.source.id)]);
+    expect(await post('[{"domainUrl":')).toEqual({ status: 400, json: { statusCode: 400, error: 'Malformed JSON in request body' } });
+    expect(await post(undefined)).toMatchObject({ status: 400, json: { error: 'the body must be a JSON array of compose bodies' } });
+    const deep = JSON.stringify([composeBody(ctx.source.id, { requestBody: 'HERE' })]).replace('"HERE"', '['.repeat(300) + ']'.repeat(300));
+    expect(await post(deep)).toMatchObject({ status: 400, json: { error: 'JSON in the request body is nested deeper than 256 levels' } });
+    expect((await post(`\uFEFF${one}`)).status).toBe(201);
+    expect((await post(one, 'application/json; charset=UTF-8')).status).toBe(201);
+    expect(await post(one, 'application/json; charset=utf-16le')).toMatchObject({ status: 415, json: { error: 'Unsupported charset; send UTF-8 JSON' } });
+    expect(await post(one, 'text/plain')).toMatchObject({ status: 415 });
+    expect(await total(ctx.owner.client, ctx.source.id)).toBe(2);
+  });
+
   it('answers 413 past 16 MiB', async () => {
     const ctx = await setup();
     h = ctx.h;
+    prepared = false;
     const body = Array.from({ length: 17 }, () => composeBody(ctx.source.id, { responseBody: 'y'.repeat(1024 * 1024) }));
     const error = await rejection(ctx.owner.client.call(contract.composeBatch, { params: { trafficSourceId: ctx.source.id }, body }));
     expect(error.status).toBe(413);

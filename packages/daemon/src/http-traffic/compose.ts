@@ -1,33 +1,20 @@
-import type { ComposeRecord, HttpTrafficRecord, Level, TrafficSource } from '@tapline/shared';
+import type { HttpTrafficRecord, TrafficSource } from '@tapline/shared';
 import type { HttpTrafficTable, RequestsTable, ResponsesTable } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { isoNow, newId } from '../deps.js';
 import { preparedInsert } from '../db/prepared.js';
 import type { IngestHook, StoredEntry } from './bus.js';
-import type { Redactor } from './redact.js';
+import type { PreparedRecord, ShownExchange } from './prepare.js';
 import { findOrCreateDomain, findOrCreatePathname } from './repo.js';
 
-/** decisions.md: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
-export function levelOf(status: number): Level {
-  if (status >= 500) return 'FATAL';
-  if (status >= 400) return 'WARNING';
-  return 'INFO';
-}
-
-/** The host as a browser shows it: lower case, with the port only when it is not the scheme's default. */
-export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCase();
-
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
 export interface ComposeDeps extends Pick<Deps, 'db' | 'clock' | 'bus'> {
-  readonly redactor: Redactor;
   readonly hooks: readonly IngestHook[];
 }
 
 /** Records of one request (a single compose or a batch), stored all or none. */
 export interface ComposeItem {
   readonly source: TrafficSource;
-  readonly inputs: readonly ComposeRecord[];
+  readonly records: readonly PreparedRecord[];
 }
 
 /**
@@ -55,68 +42,64 @@ function* chunks<T>(rows: readonly T[]): Generator<T[]> {
 
 /**
  * Stores the records of several requests in one transaction (group commit): their domains and
- * pathnames found or created, secrets redacted, one multi-row insert per table, the ingest hooks
- * run inside it, and the bus told after it commits. Returns each item's records in input order.
+ * pathnames found or created, ids given, one multi-row insert per table, the ingest hooks run
+ * inside it, and the bus told after it commits. Returns each item's entries in input order.
  */
-export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[], cache: IdCache): Promise<HttpTrafficRecord[][]> {
-  const { db, clock, redactor } = deps;
+export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[], cache: IdCache): Promise<StoredEntry[][]> {
+  const { db, clock } = deps;
   const createdAt = isoNow(clock);
   const learned: IdCache = { domains: new Map(), pathnames: new Map() };
-  const results: HttpTrafficRecord[][] = [];
-  const entries: StoredEntry[] = [];
+  const results: StoredEntry[][] = [];
   const requests: RequestsTable[] = [];
   const responses: ResponsesTable[] = [];
   const traffic: HttpTrafficTable[] = [];
-  // URL parsing per record showed in batch profiles; a group repeats a few origins.
-  const domains = new Map<string, string>();
 
   await db.transaction().execute(async (trx) => {
-    for (const { source, inputs } of items) {
-      const records: HttpTrafficRecord[] = [];
-      for (const input of inputs) {
-        let domain = domains.get(input.domainUrl);
-        if (domain === undefined) domains.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
+    for (const { source, records } of items) {
+      const entries: StoredEntry[] = [];
+      for (const record of records) {
+        const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
         const domainKey = `${source.id} ${domain}`;
         let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
         if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
-        const pathKey = `${domainId} ${input.pathnameUrl}`;
+        const pathKey = `${domainId} ${pathname}`;
         let pathnameId = cache.pathnames.get(pathKey) ?? learned.pathnames.get(pathKey);
-        if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, input.pathnameUrl, createdAt)));
+        if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, createdAt)));
 
-        const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };
-        const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
-        const ids = { id: newId(), requestId: newId(), responseId: newId() };
-        const level = levelOf(input.status);
-        requests.push({ id: ids.requestId, traffic_source_id: source.id, headers: JSON.stringify(request.headers), body: jsonOrNull(request.body), query_params: JSON.stringify(request.queryParams) });
-        responses.push({ id: ids.responseId, traffic_source_id: source.id, headers: JSON.stringify(response.headers), body: jsonOrNull(response.body) });
+        const id = newId();
+        const requestId = newId();
+        const responseId = newId();
+        requests.push({ id: requestId, traffic_source_id: source.id, headers: record.requestHeaders, body: record.requestBody, query_params: record.queryParams });
+        responses.push({ id: responseId, traffic_source_id: source.id, headers: record.responseHeaders, body: record.responseBody });
         traffic.push({
-          id: ids.id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: ids.requestId,
-          response_id: ids.responseId, status: input.status, method: input.method, level, protocol: input.protocol,
-          elapsed_time: input.elapsedTime, traffic_user_id: input.trafficUserId ?? null, created_at: createdAt,
+          id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
+          method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt,
         });
-
-        // Literals, not spreads of shared parts: spreading a conditional part built slow
-        // dictionary-mode objects, and these two lines were a sixth of a batch's time.
-        const { status, method, elapsedTime, pathnameUrl: pathname, protocol } = input;
-        const record: HttpTrafficRecord = { id: ids.id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId: source.id, request, response };
-        const entry: StoredEntry = {
-          id: ids.id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId,
-          requestId: ids.requestId, responseId: ids.responseId, domain, pathname, protocol,
-        };
-        if (input.trafficUserId) record.trafficUserId = entry.trafficUserId = input.trafficUserId;
-        records.push(record);
+        // A literal, not spreads of shared parts: spreading a conditional part built slow
+        // dictionary-mode objects, once a sixth of a batch's time.
+        const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
+        if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
         entries.push(entry);
       }
-      results.push(records);
+      results.push(entries);
     }
     for (const rows of chunks(requests)) await insertRequests(trx, rows);
     for (const rows of chunks(responses)) await insertResponses(trx, rows);
     for (const rows of chunks(traffic)) await insertTraffic(trx, rows);
-    for (const hook of deps.hooks) await hook(trx, entries);
+    const all = results.flat();
+    for (const hook of deps.hooks) await hook(trx, all);
   });
 
   for (const [key, id] of learned.domains) cache.domains.set(key, id);
   for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-  deps.bus.publish(entries);
+  deps.bus.publish(results.flat());
   return results;
+}
+
+/** The answer to a single compose: the stored entry with the request and response as stored. */
+export function composedRecord(entry: StoredEntry, shown: ShownExchange): HttpTrafficRecord {
+  const { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId } = entry;
+  const record: HttpTrafficRecord = { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId, ...shown };
+  if (entry.trafficUserId) record.trafficUserId = entry.trafficUserId;
+  return record;
 }

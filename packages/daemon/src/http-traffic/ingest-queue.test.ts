@@ -8,6 +8,7 @@ import { createTrafficSource } from '../traffic-sources/repo.js';
 import { createTrafficBus, type StoredEntry } from './bus.js';
 import { countTraffic } from './counts.js';
 import { createIngestQueue, type IngestQueue } from './ingest-queue.js';
+import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
 
 describe('group commit', () => {
@@ -27,17 +28,18 @@ describe('group commit', () => {
     const countTransactions = async () => {
       transactions += 1;
     };
-    queue = createIngestQueue({ db: opened.db, clock: systemClock, bus, redactor: createRedactor({ enabled: true, extraKeys: [] }), hooks: [countTraffic, countTransactions] });
+    queue = createIngestQueue({ db: opened.db, clock: systemClock, bus, hooks: [countTraffic, countTransactions] });
     const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
     source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
     published.length = 0;
   });
   afterEach(() => opened.close());
 
-  const record = (path: string) => ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path }));
+  const redactor = createRedactor({ enabled: true, extraKeys: [] });
+  const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
 
   it('stores the composes of one event-loop turn in one transaction, each answered with its own records', async () => {
-    const answers = await Promise.all([queue.compose(source, [record('/a')]), queue.compose(source, [record('/b'), record('/c')]), queue.compose(source, [record('/d')])]);
+    const answers = await Promise.all([queue.store(source, [record('/a')]), queue.store(source, [record('/b'), record('/c')]), queue.store(source, [record('/d')])]);
     expect(answers.map((records) => records.map((r) => r.pathname))).toEqual([['/a'], ['/b', '/c'], ['/d']]);
     expect(transactions).toBe(1);
     expect(published.flat().map((e) => e.pathname)).toEqual(['/a', '/b', '/c', '/d']);
@@ -48,9 +50,9 @@ describe('group commit', () => {
   it('fails only the request whose records cannot be stored, not the others of its group', async () => {
     const gone: TrafficSource = { ...source, id: '01a1fc8d-93a2-767e-92f3-e5a71388f88b' };
     const [ok, failed, alsoOk] = await Promise.allSettled([
-      queue.compose(source, [record('/a')]),
-      queue.compose(gone, [ComposeRecord.parse(composeBody(gone.id))]),
-      queue.compose(source, [record('/b')]),
+      queue.store(source, [record('/a')]),
+      queue.store(gone, [prepareRecord(ComposeRecord.parse(composeBody(gone.id)), redactor).record]),
+      queue.store(source, [record('/b')]),
     ]);
     expect(ok.status).toBe('fulfilled');
     expect(failed.status).toBe('rejected');
@@ -62,8 +64,8 @@ describe('group commit', () => {
   });
 
   it('groups across event-loop turns separately', async () => {
-    await queue.compose(source, [record('/a')]);
-    await queue.compose(source, [record('/b')]);
+    await queue.store(source, [record('/a')]);
+    await queue.store(source, [record('/b')]);
     expect(transactions).toBe(2);
   });
 });

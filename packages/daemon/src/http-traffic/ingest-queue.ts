@@ -1,13 +1,15 @@
-import type { ComposeRecord, HttpTrafficRecord, TrafficSource } from '@tapline/shared';
+import type { TrafficSource } from '@tapline/shared';
+import type { StoredEntry } from './bus.js';
 import { type ComposeDeps, type ComposeItem, type IdCache, storeGroup } from './compose.js';
+import type { PreparedRecord } from './prepare.js';
 
 export interface IngestQueue {
-  /** Stores one request's records, all or none; resolves once they are committed. */
-  compose(source: TrafficSource, inputs: readonly ComposeRecord[]): Promise<HttpTrafficRecord[]>;
+  /** Stores one request's records, all or none; resolves with their entries once committed. */
+  store(source: TrafficSource, records: readonly PreparedRecord[]): Promise<StoredEntry[]>;
 }
 
 interface Waiting extends ComposeItem {
-  resolve(records: HttpTrafficRecord[]): void;
+  resolve(entries: StoredEntry[]): void;
   reject(error: unknown): void;
 }
 
@@ -49,10 +51,10 @@ export function createIngestQueue(deps: ComposeDeps): IngestQueue {
   }
 
   return {
-    compose(source, inputs) {
+    store(source, records) {
       return new Promise((resolve, reject) => {
         if (waiting.length === 0) setImmediate(flush);
-        waiting.push({ source, inputs, resolve, reject });
+        waiting.push({ source, records, resolve, reject });
       });
     },
   };

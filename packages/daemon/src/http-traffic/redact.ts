@@ -16,7 +16,12 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Secrets are replaced before anything is stored, so neither the database nor any later reader
  * (list, stream, webhook) ever holds them. `extraKeys` adds names to both headers and keys.
  */
-export function createRedactor(options: { enabled: boolean; extraKeys: readonly string[] }): Redactor {
+export interface RedactOptions {
+  readonly enabled: boolean;
+  readonly extraKeys: readonly string[];
+}
+
+export function createRedactor(options: RedactOptions): Redactor {
   if (!options.enabled) return { headers: (h) => h, values: (v) => v };
   const extra = options.extraKeys.map((k) => k.trim().toLowerCase()).filter(Boolean);
   const keyPattern = new RegExp([SECRET_KEY_PATTERN, ...extra.map(escape)].join('|'), 'i');

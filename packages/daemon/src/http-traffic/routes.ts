@@ -5,14 +5,19 @@ import { HttpError, notFound } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { batchRoute } from './batch.js';
+import type { BatchPreparer } from './batch-preparer.js';
+import { composedRecord } from './compose.js';
 import type { IngestQueue } from './ingest-queue.js';
+import { prepareRecord } from './prepare.js';
+import { createRedactor } from './redact.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
 import { streamTrafficRoute } from './stream.js';
 
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueue): void {
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueue, preparer: BatchPreparer): void {
   const { db } = deps;
+  const redactor = createRedactor(deps.config.redact);
 
-  batchRoute(router, deps, ingest);
+  batchRoute(router, deps, ingest, preparer);
 
   mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
@@ -21,9 +26,10 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueu
       ]);
     }
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    const [record] = await ingest.compose(source, [body]);
-    if (!record) throw new Error('compose stored no record');
-    return record;
+    const { record, shown } = prepareRecord(body, redactor);
+    const [entry] = await ingest.store(source, [record]);
+    if (!entry) throw new Error('compose stored no record');
+    return composedRecord(entry, shown);
   });
 
   mount(router, deps, contract.listTraffic, async ({ params, query }, ctx) => {

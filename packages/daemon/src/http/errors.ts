@@ -41,10 +41,12 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+export const MALFORMED_JSON = 'Malformed JSON in request body';
+
 /** body-parser's errors carry a `type`; map the ones a client can cause to our messages. */
 const BODY_ERRORS: Record<string, [number, string]> = {
   'entity.too.large': [413, 'Request body too large'],
-  'entity.parse.failed': [400, 'Malformed JSON in request body'],
+  'entity.parse.failed': [400, MALFORMED_JSON],
   'encoding.unsupported': [415, 'Unsupported content encoding'],
   'charset.unsupported': [415, 'Unsupported charset; send UTF-8 JSON'],
   'request.aborted': [400, 'Request aborted'],

@@ -3,7 +3,7 @@ import type { Endpoint, ParsedInput, ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, TokenService } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
-import { jsonBody } from './body.js';
+import { type BodyMode, jsonBody } from './body.js';
 import { forbidden, HttpError, validationError } from './errors.js';
 
 export interface RequestContext<E extends Endpoint = Endpoint> {
@@ -36,28 +36,57 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
   return result.data;
 }
 
+/** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
+function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
+  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode)];
+}
+
+const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals[PRINCIPAL] ?? null }) as RequestContext<E>;
+
+/** The checks, then the endpoint's own work, which stopping waits for. */
+function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
+  const tracked: RequestHandler = (req, res) => deps.inflight.track(work(req, res));
+  router[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](endpoint.path, ...checks(deps, endpoint, mode), tracked);
+}
+
+function answer(res: Response, endpoint: Endpoint, result: unknown): void {
+  if (endpoint.response === null) res.status(endpoint.status).end();
+  else res.status(endpoint.status).json(result);
+}
+
 /**
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
  * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
  */
 export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): void {
-  const chain: RequestHandler[] = [];
-  if (endpoint.scopes) chain.push(authenticate(deps.tokens));
-  chain.push(jsonBody(endpoint.maxBody ?? deps.config.maxBody, endpoint.body !== undefined));
-  chain.push(async (req, res) => {
+  register(router, deps, endpoint, endpoint.body !== undefined ? 'parse' : 'none', async (req, res) => {
     const input = {
       params: parsePart(endpoint.params, req.params, 'path'),
       // req.query is parsed when read; endpoints without a query schema never read it.
       query: endpoint.query ? parsePart(endpoint.query, req.query, 'query') : undefined,
       body: parsePart(endpoint.body, req.body === undefined && endpoint.body ? {} : req.body, 'body'),
     } as ParsedInput<E>;
-    const ctx = { endpoint, principal: res.locals[PRINCIPAL] ?? null } as RequestContext<E>;
-    const result = await handler(input, ctx);
-    if (endpoint.response === null) res.status(endpoint.status).end();
-    else res.status(endpoint.status).json(result);
+    answer(res, endpoint, await handler(input, contextOf(endpoint, res)));
   });
-  const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-  router[method](endpoint.path, ...chain);
+}
+
+/**
+ * `mount` for an endpoint whose body `prepare` parses and checks instead of the body schema (the
+ * batch endpoint does it in a worker thread): the same checks in the same order, the body read
+ * raw, and `prepare` given it (null when the request had none) after the path is validated.
+ */
+export function mountPrepared<E extends Endpoint, B>(
+  router: Router,
+  deps: Deps,
+  endpoint: E,
+  prepare: (body: Buffer | null, params: ParsedInput<E>['params']) => Promise<B>,
+  handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
+): void {
+  register(router, deps, endpoint, 'raw', async (req, res) => {
+    const params = parsePart(endpoint.params, req.params, 'path') as ParsedInput<E>['params'];
+    const body = await prepare(Buffer.isBuffer(req.body) ? req.body : null, params);
+    answer(res, endpoint, await handler({ params, body }, contextOf(endpoint, res)));
+  });
 }
 
 /**
@@ -70,14 +99,10 @@ export function mountRaw<E extends Endpoint>(
   endpoint: E,
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
-  const chain: RequestHandler[] = [];
-  if (endpoint.scopes) chain.push(authenticate(deps.tokens));
-  chain.push(jsonBody(endpoint.maxBody ?? deps.config.maxBody, false));
-  chain.push(async (req, res) => {
+  register(router, deps, endpoint, 'none', async (req, res) => {
     const input = { params: parsePart(endpoint.params, req.params, 'path'), query: parsePart(endpoint.query, req.query, 'query'), body: undefined } as ParsedInput<E>;
-    await handler(input, { endpoint, principal: res.locals[PRINCIPAL] ?? null } as RequestContext<E>, req, res);
+    await handler(input, contextOf(endpoint, res), req, res);
   });
-  router[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](endpoint.path, ...chain);
 }
 
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */

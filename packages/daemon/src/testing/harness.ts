@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { createApp, type AppOptions } from '../app.js';
+import { type App, createApp, type AppOptions } from '../app.js';
 import { createUser } from '../auth/users.js';
 import { openDatabase } from '../db/open.js';
 import { type Clock, type DaemonConfig, defaultConfig, systemClock } from '../deps.js';
@@ -15,7 +15,8 @@ export interface TestUser {
 
 export interface Harness {
   readonly url: string;
-  readonly deps: ReturnType<typeof createApp>['deps'];
+  readonly deps: App['deps'];
+  readonly batches: App['batches'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -32,17 +33,18 @@ let counter = 0;
  * speak real HTTP through the same typed client the CLI uses.
  */
 export async function startHarness(
-  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus'> = {},
+  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> = {},
 ): Promise<Harness> {
   const opened = openDatabase(':memory:');
   await opened.migrate();
-  const { app, deps, stop } = createApp({
+  const { app, deps, batches, stop } = createApp({
     db: opened.db,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
     logger: pino({ level: 'silent' }),
     clock: options.clock ?? systemClock,
     ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
+    ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -56,6 +58,7 @@ export async function startHarness(
   return {
     url,
     deps,
+    batches,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });

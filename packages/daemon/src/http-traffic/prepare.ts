@@ -1,0 +1,116 @@
+import { type ComposeRecord, contract, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
+import { type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
+import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
+import { createRedactor, type RedactOptions, type Redactor } from './redact.js';
+
+/**
+ * A compose body made ready to store: its level and host derived, secrets redacted, and the
+ * request and response serialized. Everything here is pure, so a worker thread can prepare a
+ * large batch while the event loop goes on storing the previous one (see batch-preparer.ts).
+ */
+export interface PreparedRecord {
+  readonly domain: string;
+  readonly pathname: string;
+  readonly status: number;
+  readonly method: HttpMethod;
+  readonly level: Level;
+  readonly protocol: ComposeRecord['protocol'];
+  readonly elapsedTime: number;
+  readonly trafficUserId: string | null;
+  readonly requestHeaders: string;
+  readonly requestBody: string | null;
+  readonly queryParams: string;
+  readonly responseHeaders: string;
+  readonly responseBody: string | null;
+}
+
+/** The redacted request and response as a single compose answers them. */
+export interface ShownExchange {
+  readonly request: { headers: HeaderMap; body: JsonValue; queryParams: HeaderMap };
+  readonly response: { headers: HeaderMap; body: JsonValue };
+}
+
+/** decisions.md: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
+export function levelOf(status: number): Level {
+  if (status >= 500) return 'FATAL';
+  if (status >= 400) return 'WARNING';
+  return 'INFO';
+}
+
+/** The host as a browser shows it: lower case, with the port only when it is not the scheme's default. */
+export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCase();
+
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** `hosts` caches domainOf per domainUrl: URL parsing showed in batch profiles, and a batch repeats a few origins. */
+export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: ShownExchange } {
+  let domain = hosts.get(input.domainUrl);
+  if (domain === undefined) hosts.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
+  const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };
+  const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
+  const record: PreparedRecord = {
+    domain,
+    pathname: input.pathnameUrl,
+    status: input.status,
+    method: input.method,
+    level: levelOf(input.status),
+    protocol: input.protocol,
+    elapsedTime: input.elapsedTime,
+    trafficUserId: input.trafficUserId ?? null,
+    requestHeaders: JSON.stringify(request.headers),
+    requestBody: jsonOrNull(request.body),
+    queryParams: JSON.stringify(request.queryParams),
+    responseHeaders: JSON.stringify(response.headers),
+    responseBody: jsonOrNull(response.body),
+  };
+  return { record, shown: { request, response } };
+}
+
+/** A batch's body as read off the wire, undecoded; `null` when the request carried none. */
+export interface BatchTask {
+  readonly body: Uint8Array | null;
+  /** The path's; every item must name the same source. */
+  readonly trafficSourceId: string;
+  readonly redact: RedactOptions;
+}
+
+export type BatchResult =
+  | { readonly ok: true; readonly records: PreparedRecord[] }
+  | { readonly ok: false; readonly status: number; readonly message: string; readonly issues?: readonly Issue[] };
+
+const redactors = new Map<string, Redactor>();
+
+/**
+ * Everything a batch needs before storage, in the order a single compose checks it: malformed
+ * JSON, nesting depth, the schema (issues named by index), each item's trafficSourceId against
+ * the path. Errors come back as values, since a worker's result must be plain data.
+ */
+export function prepareBatch(task: BatchTask): BatchResult {
+  let value: unknown = {};
+  if (task.body !== null) {
+    try {
+      // TextDecoder drops a byte-order mark, as the JSON body reader of every other endpoint does.
+      value = JSON.parse(new TextDecoder('utf-8').decode(task.body));
+    } catch {
+      return { ok: false, status: 400, message: MALFORMED_JSON };
+    }
+    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, status: 400, message: TOO_DEEP };
+  }
+  const parsed = contract.composeBatch.body.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    const error = validationError(parsed.error, 'body');
+    return { ok: false, status: error.status, message: error.message, ...(error.issues ? { issues: error.issues } : {}) };
+  }
+  const mismatched = parsed.data.flatMap((item, index) =>
+    item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
+  );
+  if (mismatched.length > 0) {
+    const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
+    return { ok: false, status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
+  }
+  const key = JSON.stringify(task.redact);
+  let redactor = redactors.get(key);
+  if (!redactor) redactors.set(key, (redactor = createRedactor(task.redact)));
+  const hosts = new Map<string, string>();
+  return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };
+}

@@ -1,0 +1,77 @@
+import { contract } from '@tapline/shared';
+import { describe, expect, it } from 'vitest';
+import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
+import { composeBody, startHarness } from '../testing/harness.js';
+import { createInflight } from './inflight.js';
+
+describe('in-flight handlers', () => {
+  it('drains once every tracked handler has settled, failed ones included, and work added meanwhile', async () => {
+    const inflight = createInflight();
+    const order: string[] = [];
+    let finishFirst = () => {};
+    const first = inflight.track(new Promise<void>((resolve) => (finishFirst = resolve)).then(() => void order.push('first')));
+    const failing = inflight.track(Promise.reject(new Error('client error')));
+    await expect(failing).rejects.toThrow('client error');
+    const drained = inflight.drain(5_000).then((idle) => {
+      order.push('drained');
+      return idle;
+    });
+    // Work that starts while draining is waited for too.
+    let finishLate = () => {};
+    inflight.track(new Promise<void>((resolve) => (finishLate = resolve)).then(() => void order.push('late')));
+    finishFirst();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(order).toEqual(['first']);
+    finishLate();
+    expect(await drained).toBe(true);
+    expect(order).toEqual(['first', 'late', 'drained']);
+  });
+
+  it('gives up after the time-out instead of waiting for ever', async () => {
+    const inflight = createInflight();
+    inflight.track(new Promise(() => {}));
+    expect(await inflight.drain(20)).toBe(false);
+  });
+
+  it('drains at once when nothing runs', async () => {
+    expect(await createInflight().drain(1_000)).toBe(true);
+  });
+});
+
+describe('stopping the daemon', () => {
+  it('lets a compose whose client hung up finish before the database closes', async () => {
+    let entered = () => {};
+    const inHook = new Promise<void>((resolve) => (entered = resolve));
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The ingest transaction pauses here, as a batch waiting on its worker thread would.
+    const pause: IngestHook = async () => {
+      entered();
+      await released;
+    };
+    const bus = createTrafficBus();
+    const committed: StoredEntry[] = [];
+    bus.subscribe((entries) => committed.push(...entries));
+    const h = await startHarness({ ingestHooks: [pause], bus });
+    const { client, token } = await h.user();
+    const source = await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });
+
+    const gaveUp = new AbortController();
+    const request = h.fetch(`/http-traffic-record/${source.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(composeBody(source.id)),
+      signal: gaveUp.signal,
+    });
+    await inHook;
+    gaveUp.abort();
+    await expect(request).rejects.toThrow();
+    const closed = h.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await closed;
+    // The transaction committed after the client left and before the database closed.
+    expect(committed).toHaveLength(1);
+  });
+});
