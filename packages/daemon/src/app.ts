@@ -56,7 +56,7 @@ export function createApp(options: AppOptions): App {
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
   const ingest = createIngestQueue({ ...deps, hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] });
-  const preparer = createBatchPreparer(options.batchWorker ?? null, options.logger);
+  const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();
   app.disable('x-powered-by');

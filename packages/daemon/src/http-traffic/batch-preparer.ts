@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { type BatchResult, type BatchTask, prepareBatch } from './prepare.js';
+import type { PrepareWorkerData } from './prepare-worker.js';
+import { createRedactor, type RedactOptions } from './redact.js';
 
 /** Parses, validates, redacts and serializes batch bodies; see prepareBatch. */
 export interface BatchPreparer {
@@ -33,16 +35,22 @@ export const OFFLOAD_BYTES = 64 * 1024;
  * same function runs in both places, and the batch tests run against both. If the thread cannot
  * run, batches fall back to the event loop, with one error logged, rather than failing.
  */
-export function createBatchPreparer(worker: BatchWorker | null, logger: Logger): BatchPreparer {
+export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOptions, logger: Logger): BatchPreparer {
+  const redactor = createRedactor(redact);
   let pool: Piscina<BatchTask, BatchResult> | undefined;
   let broken = worker === null;
   let offloaded = 0;
   const minBytes = worker?.minBytes ?? OFFLOAD_BYTES;
   return {
     async prepare(task) {
-      if (broken || !worker || task.body === null || task.body.byteLength < minBytes) return prepareBatch(task);
+      if (broken || !worker || task.body === null || task.body.byteLength < minBytes) return prepareBatch(task, redactor);
       // Started on the first large batch: a daemon that never gets one never starts a thread.
-      pool ??= new Piscina({ filename: worker.file.href, minThreads: 1, maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)) });
+      pool ??= new Piscina({
+        filename: worker.file.href,
+        minThreads: 1,
+        maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)),
+        workerData: { redact } satisfies PrepareWorkerData,
+      });
       try {
         const result = await pool.run(task);
         offloaded += 1;
@@ -50,7 +58,7 @@ export function createBatchPreparer(worker: BatchWorker | null, logger: Logger):
       } catch (error) {
         broken = true;
         logger.error({ err: error }, 'the batch worker thread failed; preparing batches on the event loop from now on');
-        return prepareBatch(task);
+        return prepareBatch(task, redactor);
       }
     },
     get offloaded() {

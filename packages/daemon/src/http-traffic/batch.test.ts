@@ -59,13 +59,17 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     expect(await total(ctx.owner.client, ctx.source.id)).toBe(25);
   });
 
-  it('redacts secrets in every item, as single composes do', async () => {
-    const ctx = await setup();
+  it('redacts secrets in every item, as single composes do, with the daemon\'s extra key names', async () => {
+    const ctx = await setup({ config: { redact: { enabled: true, extraKeys: ['shop-pin'] } } });
     h = ctx.h;
-    const body = [composeBody(ctx.source.id), composeBody(ctx.source.id, { requestHeaders: { cookie: 'sid=1' }, requestBody: { password: 'p' } })];
+    const secrets = { requestHeaders: { cookie: 'sid=1', 'Shop-Pin': '1234' }, requestBody: { password: 'p', shop_pin: 'x', 'shop-pin': '5678' } };
+    const body = [composeBody(ctx.source.id), composeBody(ctx.source.id, secrets)];
     const { ids } = await ctx.owner.client.call(contract.composeBatch, { params: { trafficSourceId: ctx.source.id }, body });
     const record = await ctx.owner.client.call(contract.getTraffic, { params: { trafficSourceId: ctx.source.id, id: ids[1] ?? '' } });
-    expect(record.request).toMatchObject({ headers: { cookie: '[REDACTED]' }, body: { password: '[REDACTED]' } });
+    expect(record.request).toMatchObject({
+      headers: { cookie: '[REDACTED]', 'Shop-Pin': '[REDACTED]' },
+      body: { password: '[REDACTED]', shop_pin: 'x', 'shop-pin': '[REDACTED]' },
+    });
   });
 
   it('names each invalid item by index and stores nothing of the batch', async () => {

@@ -20,7 +20,7 @@ export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue, prep
     deps,
     contract.composeBatch,
     async (body, { trafficSourceId }) => {
-      const result = await preparer.prepare({ body, trafficSourceId, redact: deps.config.redact });
+      const result = await preparer.prepare({ body, trafficSourceId });
       if (!result.ok) throw new HttpError(result.status, result.message, result.issues);
       return result.records;
     },

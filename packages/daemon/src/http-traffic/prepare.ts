@@ -1,7 +1,7 @@
 import { type ComposeRecord, contract, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
 import { type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
-import { createRedactor, type RedactOptions, type Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 
 /**
  * A compose body made ready to store: its level and host derived, secrets redacted, and the
@@ -66,26 +66,23 @@ export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = 
   return { record, shown: { request, response } };
 }
 
-/** A batch's body as read off the wire, undecoded; `null` when the request carried none. */
+/** A batch as read off the wire: its body undecoded (`null` when the request carried none). */
 export interface BatchTask {
   readonly body: Uint8Array | null;
   /** The path's; every item must name the same source. */
   readonly trafficSourceId: string;
-  readonly redact: RedactOptions;
 }
 
 export type BatchResult =
   | { readonly ok: true; readonly records: PreparedRecord[] }
   | { readonly ok: false; readonly status: number; readonly message: string; readonly issues?: readonly Issue[] };
 
-const redactors = new Map<string, Redactor>();
-
 /**
  * Everything a batch needs before storage, in the order a single compose checks it: malformed
  * JSON, nesting depth, the schema (issues named by index), each item's trafficSourceId against
  * the path. Errors come back as values, since a worker's result must be plain data.
  */
-export function prepareBatch(task: BatchTask): BatchResult {
+export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
   let value: unknown = {};
   if (task.body !== null) {
     try {
@@ -108,9 +105,6 @@ export function prepareBatch(task: BatchTask): BatchResult {
     const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
     return { ok: false, status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
   }
-  const key = JSON.stringify(task.redact);
-  let redactor = redactors.get(key);
-  if (!redactor) redactors.set(key, (redactor = createRedactor(task.redact)));
   const hosts = new Map<string, string>();
   return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };
 }

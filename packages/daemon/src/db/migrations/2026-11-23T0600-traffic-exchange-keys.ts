@@ -13,9 +13,10 @@ const cascade = 'cascade' as const;
  * (`http_traffic_request`, `http_traffic_response`) to update. Dropping them made batch ingest
  * about 8% cheaper in SQLite.
  *
- * SQLite cannot drop a foreign key in place: the table is rebuilt by the procedure of its
- * ALTER TABLE documentation (section 7), with foreign keys off so that dropping the old table
- * does not cascade to `core_logs`, all in one transaction, and checked before it commits.
+ * SQLite cannot drop a foreign key in place (PostgreSQL would drop the constraints with ALTER
+ * TABLE): the table is rebuilt by the procedure of SQLite's ALTER TABLE documentation (section
+ * 7), with foreign keys off so that dropping the old table does not cascade to `core_logs`, all in
+ * one transaction, and checked before it commits.
  */
 export async function up(db: AnyDB): Promise<void> {
   await rebuild(db, false);
