@@ -195,25 +195,36 @@ describe('taplined, spawned from its build', () => {
     expect({ status: raw.status, body: await raw.json() }).toEqual({ status: 400, body: { statusCode: 400, error: 'Malformed JSON in request body' } });
   });
 
-  it('stores a large batch (prepared in its worker thread) in order, and refuses one bad item by index', async () => {
-    const bulk = await local.call(contract.createTrafficSource, { body: { name: 'bulk', trafficDomain: 'bulk.example.com' } });
-    const params = { trafficSourceId: bulk.id };
-    // About 600 KB: well over the size from which batches leave the event loop.
-    const items = Array.from({ length: 1000 }, (_, i) =>
-      record(bulk.id, { pathnameUrl: `/bulk/${i % 20}`, status: i % 10 === 0 ? 503 : 200, requestHeaders: { authorization: `Bearer secret-${i}` }, responseBody: { i, note: 'x'.repeat(200) } }),
-    );
-    const { ids } = await local.call(contract.composeBatch, { params, body: items });
-    expect(ids).toHaveLength(1000);
-    const last = await local.call(contract.getTraffic, { params: { ...params, id: ids[999]! } });
-    expect(last).toMatchObject({ pathname: '/bulk/19', status: 200, response: { body: { i: 999, note: 'x'.repeat(200) } } });
-    expect(last.request.headers.authorization).toBe('[REDACTED]');
-    expect((await local.call(contract.listTraffic, { params, query: { level: 'FATAL' } })).meta.total).toBe(100);
+  it('stores a large batch in order through its worker thread, and refuses one bad item by index', async () => {
+    // A daemon of its own, logging at info, to see the worker thread start (and nothing fail).
+    const bulkHome = tempHome();
+    const bulkDaemon = await startDaemon(bulkHome.path, ['--log-level', 'info']);
+    try {
+      const owner = createClient({ baseUrl: bulkDaemon.url, token: bulkDaemon.token });
+      const bulk = await owner.call(contract.createTrafficSource, { body: { name: 'bulk', trafficDomain: 'bulk.example.com' } });
+      const params = { trafficSourceId: bulk.id };
+      // About 600 KB: well over the size from which batches leave the event loop.
+      const items = Array.from({ length: 1000 }, (_, i) =>
+        record(bulk.id, { pathnameUrl: `/bulk/${i % 20}`, status: i % 10 === 0 ? 503 : 200, requestHeaders: { authorization: `Bearer secret-${i}` }, responseBody: { i, note: 'x'.repeat(200) } }),
+      );
+      const { ids } = await owner.call(contract.composeBatch, { params, body: items });
+      expect(ids).toHaveLength(1000);
+      const last = await owner.call(contract.getTraffic, { params: { ...params, id: ids[999]! } });
+      expect(last).toMatchObject({ pathname: '/bulk/19', status: 200, response: { body: { i: 999, note: 'x'.repeat(200) } } });
+      expect(last.request.headers.authorization).toBe('[REDACTED]');
+      expect((await owner.call(contract.listTraffic, { params, query: { level: 'FATAL' } })).meta.total).toBe(100);
 
-    const bad = items.map((item, i) => (i === 937 ? { ...item, method: 'TRACE' } : item));
-    const refused = await expectError(local.call(contract.composeBatch, { params, body: bad }), 400);
-    expect(refused.body.issues?.map((issue) => issue.path)).toEqual(['937.method']);
-    expect((await local.call(contract.listTraffic, { params })).meta.total).toBe(1000);
-    await local.call(contract.deleteTrafficSource, { params });
+      const bad = items.map((item, i) => (i === 937 ? { ...item, method: 'TRACE' } : item));
+      const refused = await expectError(owner.call(contract.composeBatch, { params, body: bad }), 400);
+      expect(refused.body.issues?.map((issue) => issue.path)).toEqual(['937.method']);
+      expect((await owner.call(contract.listTraffic, { params })).meta.total).toBe(1000);
+    } finally {
+      expect(await bulkDaemon.stop()).toBe(0);
+      bulkHome.remove();
+    }
+    const log = String((await bulkDaemon.process).stderr);
+    expect(log).toContain('started the batch worker thread');
+    expect(log).not.toMatch(/"level":(50|60)/);
   });
 
   it('lists traffic newest first with every filter combined by AND, and pages', async () => {

@@ -5,8 +5,9 @@
 //
 // This machine's speed drifts by up to ±25% over a minute, which moved a ratio of two windows
 // measured one after the other between 4.1x and 6.4x. So the kinds are interleaved: each round
-// measures single, batch of 100 and batch of 1,000 back to back, the ratio is taken within the
-// round, and the median round is the figure; every round's ratio is shown.
+// measures single, batch of 100 and batch of 1,000 back to back, the ratio (batches of 1,000 to
+// single composes) is taken within the round, and the median round is the figure; every round's
+// ratio is shown.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeBody, createSource, startDaemon, tempHome } from '../lib.mjs';
@@ -47,7 +48,7 @@ export default async function run({ root, log }) {
     for (let i = 1; i <= ROUNDS; i++) {
       const round = {};
       for (const [name, kind] of Object.entries(kinds)) round[name] = await recordsPerSecond(kind, SECONDS);
-      round.ratio = Math.max(round.hundred.perSecond, round.thousand.perSecond) / round.single.perSecond;
+      round.ratio = round.thousand.perSecond / round.single.perSecond;
       rounds.push(round);
       log(`round ${i}: single ${round.single.perSecond}, batch of 100 ${round.hundred.perSecond}, of 1,000 ${round.thousand.perSecond} records/s: ${round.ratio.toFixed(1)}x`);
     }
@@ -57,8 +58,8 @@ export default async function run({ root, log }) {
       'single compose records/s (50 connections)': figure('single'),
       'batch of 100 records/s (4 connections)': `${figure('hundred')} (request p99 ${p99('hundred')} ms)`,
       'batch of 1,000 records/s (4 connections)': `${figure('thousand')} (request p99 ${p99('thousand')} ms)`,
-      'batch / single, median round (target >= 5x)': `${median(rounds.map((r) => r.ratio)).toFixed(1)}x`,
-      'batch / single, every round': rounds.map((r) => `${r.ratio.toFixed(1)}x`).join(', '),
+      'batches of 1,000 / single, median round (target >= 5x)': `${median(rounds.map((r) => r.ratio)).toFixed(1)}x`,
+      'batches of 1,000 / single, every round': rounds.map((r) => `${r.ratio.toFixed(1)}x`).join(', '),
     };
   } finally {
     await daemon.stop();

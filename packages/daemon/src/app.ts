@@ -11,7 +11,7 @@ import { countTraffic } from './http-traffic/counts.js';
 import { createIngestQueue } from './http-traffic/ingest-queue.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
-import { createInflight } from './http/inflight.js';
+import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -59,6 +59,7 @@ export function createApp(options: AppOptions): App {
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();
+  app.use(trackRequests(deps.inflight, shutdown.signal));
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');

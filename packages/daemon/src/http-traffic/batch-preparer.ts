@@ -39,25 +39,40 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
   const redactor = createRedactor(redact);
   let pool: Piscina<BatchTask, BatchResult> | undefined;
   let broken = worker === null;
+  let closing = false;
   let offloaded = 0;
   const minBytes = worker?.minBytes ?? OFFLOAD_BYTES;
+
+  /** A thread that will not start or died: log once, stop the pool, prepare here from now on. */
+  function giveUp(error: unknown): void {
+    if (broken) return;
+    broken = true;
+    logger.error({ err: error }, 'the batch worker thread failed; preparing batches on the event loop from now on');
+    void pool?.destroy();
+  }
+
+  function startPool(file: URL): Piscina<BatchTask, BatchResult> {
+    const threads = Math.max(1, Math.min(2, availableParallelism() - 1));
+    const started = new Piscina<BatchTask, BatchResult>({ filename: file.href, minThreads: 1, maxThreads: threads, workerData: { redact } satisfies PrepareWorkerData });
+    // A replacement thread that fails to start has no task to reject; Piscina reports it here,
+    // and an 'error' event without a listener would end the process.
+    started.on('error', giveUp);
+    logger.info({ threads }, 'started the batch worker thread');
+    return started;
+  }
+
   return {
     async prepare(task) {
       if (broken || !worker || task.body === null || task.body.byteLength < minBytes) return prepareBatch(task, redactor);
       // Started on the first large batch: a daemon that never gets one never starts a thread.
-      pool ??= new Piscina({
-        filename: worker.file.href,
-        minThreads: 1,
-        maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)),
-        workerData: { redact } satisfies PrepareWorkerData,
-      });
+      pool ??= startPool(worker.file);
       try {
         const result = await pool.run(task);
         offloaded += 1;
         return result;
       } catch (error) {
-        broken = true;
-        logger.error({ err: error }, 'the batch worker thread failed; preparing batches on the event loop from now on');
+        if (closing) throw error;
+        giveUp(error);
         return prepareBatch(task, redactor);
       }
     },
@@ -65,6 +80,7 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
       return offloaded;
     },
     async close() {
+      closing = true;
       await pool?.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { ApiError, contract, type TaplineClient } from '@tapline/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchWorker } from './batch-preparer.js';
@@ -160,8 +161,34 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     expect((await post(`\uFEFF${one}`)).status).toBe(201);
     expect((await post(one, 'application/json; charset=UTF-8')).status).toBe(201);
     expect(await post(one, 'application/json; charset=utf-16le')).toMatchObject({ status: 415, json: { error: 'Unsupported charset; send UTF-8 JSON' } });
+    expect(await post(one, 'application/json; Charset=ISO-8859-1')).toMatchObject({ status: 415, json: { error: 'Unsupported charset; send UTF-8 JSON' } });
     expect(await post(one, 'text/plain')).toMatchObject({ status: 415 });
     expect(await total(ctx.owner.client, ctx.source.id)).toBe(2);
+  });
+
+  it('reads a gzip body, and an empty chunked one as no body', async () => {
+    const ctx = await setup();
+    h = ctx.h;
+    const url = `/http-traffic-record/${ctx.source.id}/batch`;
+    const headers = { authorization: `Bearer ${ctx.owner.token}`, 'content-type': 'application/json' };
+    const zipped = gzipSync(JSON.stringify(Array.from({ length: 300 }, () => composeBody(ctx.source.id))));
+    const created = await ctx.h.fetch(url, { method: 'POST', headers: { ...headers, 'content-encoding': 'gzip' }, body: zipped });
+    expect(created.status).toBe(201);
+    expect(await total(ctx.owner.client, ctx.source.id)).toBe(300);
+    const empty = new ReadableStream({ start: (controller) => controller.close() });
+    const refused = await ctx.h.fetch(url, { method: 'POST', headers, body: empty, duplex: 'half' } as RequestInit);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'the body must be a JSON array of compose bodies' });
+  });
+
+  it('checks in the documented order: the body itself, then the path, then the items', async () => {
+    const ctx = await setup();
+    h = ctx.h;
+    const post = async (path: string, body: string) =>
+      (await ctx.h.fetch(`/http-traffic-record/${path}/batch`, { method: 'POST', headers: { authorization: `Bearer ${ctx.owner.token}`, 'content-type': 'application/json' }, body })).json();
+    expect(await post('not-a-uuid', '[{')).toMatchObject({ statusCode: 400, error: 'Malformed JSON in request body' });
+    expect(await post('not-a-uuid', JSON.stringify([{ method: 'TRACE' }]))).toMatchObject({ statusCode: 400, issues: [{ path: 'trafficSourceId' }] });
+    expect(await post(ctx.source.id, JSON.stringify([{ ...composeBody(ctx.source.id), method: 'TRACE' }]))).toMatchObject({ statusCode: 400, issues: [{ path: '0.method' }] });
   });
 
   it('answers 413 past 16 MiB', async () => {

@@ -19,10 +19,14 @@ export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue, prep
     router,
     deps,
     contract.composeBatch,
-    async (body, { trafficSourceId }) => {
-      const result = await preparer.prepare({ body, trafficSourceId });
-      if (!result.ok) throw new HttpError(result.status, result.message, result.issues);
-      return result.records;
+    async (body, path) => {
+      const result = await preparer.prepare({ body, trafficSourceId: path.trafficSourceId ?? '' });
+      if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
+      if (!result.ok && result.stage === 'body') throw new HttpError(result.status, result.message, result.issues);
+      return () => {
+        if (!result.ok) throw new HttpError(result.status, result.message, result.issues);
+        return result.records;
+      };
     },
     async ({ params, body: records }, ctx) => {
       const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);

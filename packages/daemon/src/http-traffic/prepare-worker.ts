@@ -12,7 +12,13 @@ const redactor = createRedactor((workerData as PrepareWorkerData).redact);
 /**
  * The worker thread's entry (bundled to dist/prepare-worker.js beside taplined.js): Piscina calls
  * the default export with each task. It only prepares; the database stays with the event loop.
+ * A task that throws would look like a dead thread to the pool, so it becomes a result instead.
  */
 export default function prepare(task: BatchTask): BatchResult {
-  return prepareBatch(task, redactor);
+  try {
+    return prepareBatch(task, redactor);
+  } catch (error) {
+    // A bug, not a bad body (those are results): the event loop logs it and answers a plain 500.
+    return { ok: false, stage: 'body', status: 500, message: 'Internal Server Error', fault: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
 }

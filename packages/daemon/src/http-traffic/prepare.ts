@@ -75,7 +75,16 @@ export interface BatchTask {
 
 export type BatchResult =
   | { readonly ok: true; readonly records: PreparedRecord[] }
-  | { readonly ok: false; readonly status: number; readonly message: string; readonly issues?: readonly Issue[] };
+  | {
+      readonly ok: false;
+      /** `body`: the JSON itself is unusable; `items`: it parsed, and its content is invalid. */
+      readonly stage: 'body' | 'items';
+      readonly status: number;
+      readonly message: string;
+      readonly issues?: readonly Issue[];
+      /** Set when preparing failed by a bug rather than by the body (a plain 500). */
+      readonly fault?: string;
+    };
 
 /**
  * Everything a batch needs before storage, in the order a single compose checks it: malformed
@@ -89,21 +98,21 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
       // TextDecoder drops a byte-order mark, as the JSON body reader of every other endpoint does.
       value = JSON.parse(new TextDecoder('utf-8').decode(task.body));
     } catch {
-      return { ok: false, status: 400, message: MALFORMED_JSON };
+      return { ok: false, stage: 'body', status: 400, message: MALFORMED_JSON };
     }
-    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, status: 400, message: TOO_DEEP };
+    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', status: 400, message: TOO_DEEP };
   }
   const parsed = contract.composeBatch.body.safeParse(value, { reportInput: true });
   if (!parsed.success) {
     const error = validationError(parsed.error, 'body');
-    return { ok: false, status: error.status, message: error.message, ...(error.issues ? { issues: error.issues } : {}) };
+    return { ok: false, stage: 'items', status: error.status, message: error.message, ...(error.issues ? { issues: error.issues } : {}) };
   }
   const mismatched = parsed.data.flatMap((item, index) =>
     item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
   );
   if (mismatched.length > 0) {
     const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
-    return { ok: false, status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
+    return { ok: false, stage: 'items', status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
   }
   const hosts = new Map<string, string>();
   return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };

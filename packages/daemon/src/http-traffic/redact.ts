@@ -31,8 +31,9 @@ export function createRedactor(options: RedactOptions): Redactor {
 
   /**
    * Copy on write: a value with nothing to redact comes back as the same object, so a batch of
-   * clean bodies allocates nothing here. Copies use Object.fromEntries, which keeps a `__proto__`
-   * key as data instead of setting the prototype.
+   * clean bodies allocates nothing here. Each member is redacted exactly once (redoing the ones
+   * before a change would double the work at every level above a deep secret). Copies use
+   * Object.fromEntries, which keeps a `__proto__` key as data instead of setting the prototype.
    */
   function deep(value: JsonValue): JsonValue {
     if (value === null || typeof value !== 'object') return value;
@@ -45,9 +46,15 @@ export function createRedactor(options: RedactOptions): Redactor {
       return copy ?? value;
     }
     const redact = (key: string, inner: JsonValue) => (keyPattern.test(key) ? REDACTED : deep(inner));
+    let index = 0;
     for (const key in value) {
       const inner = value[key] as JsonValue;
-      if (redact(key, inner) !== inner) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(k, v as JsonValue)]));
+      const changed = redact(key, inner);
+      if (changed !== inner) {
+        const first = index;
+        return Object.fromEntries(Object.entries(value).map(([k, v], i) => [k, i < first ? v : i === first ? changed : redact(k, v as JsonValue)]));
+      }
+      index += 1;
     }
     return value;
   }

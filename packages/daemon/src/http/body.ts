@@ -15,6 +15,7 @@ function carriesBody(headers: Record<string, string | string[] | undefined>): bo
  */
 export type BodyMode = 'parse' | 'raw' | 'none';
 
+const CHARSET = /;\s*charset\s*=/i;
 const UTF8 = /;\s*charset\s*=\s*"?utf-?8"?\s*(?:;|$)/i;
 
 /**
@@ -32,7 +33,7 @@ export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
     if (!JSON_TYPE.test(type)) return next(new HttpError(415, 'Content-Type must be application/json'));
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
-    if (mode === 'raw' && type.includes('charset') && !UTF8.test(type)) return next(new HttpError(415, 'Unsupported charset; send UTF-8 JSON'));
+    if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'Unsupported charset; send UTF-8 JSON'));
     parser(req, res, (error?: unknown) => {
       if (error) return next(error);
       if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, TOO_DEEP));

@@ -1,5 +1,10 @@
+import type { AddressInfo } from 'node:net';
 import { contract } from '@tapline/shared';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../app.js';
+import { openDatabase } from '../db/open.js';
+import { defaultConfig } from '../deps.js';
 import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
 import { composeBody, startHarness } from '../testing/harness.js';
 import { createInflight } from './inflight.js';
@@ -40,6 +45,27 @@ describe('in-flight handlers', () => {
 });
 
 describe('stopping the daemon', () => {
+  it('answers requests that arrive once it is stopping with 503 and Connection: close', async () => {
+    const opened = openDatabase(':memory:');
+    await opened.migrate();
+    const { app, stop } = createApp({ db: opened.db, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await stop();
+      const late = await fetch(`${url}/healthz`);
+      expect(late.status).toBe(503);
+      expect(late.headers.get('connection')).toBe('close');
+      expect(await late.json()).toEqual({ statusCode: 503, error: 'The daemon is stopping' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await opened.close();
+    }
+  });
+
   it('lets a compose whose client hung up finish before the database closes', async () => {
     let entered = () => {};
     const inHook = new Promise<void>((resolve) => (entered = resolve));

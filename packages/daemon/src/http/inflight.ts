@@ -1,5 +1,8 @@
+import type { RequestHandler, Response } from 'express';
+import { HttpError } from './errors.js';
+
 /**
- * Handlers still running. Stopping waits for them before the database closes: a client that
+ * Requests still running. Stopping waits for them before the database closes: a client that
  * gives up mid-request closes its socket (so the server no longer waits for it) while its handler
  * may still be waiting on a worker thread, and would otherwise write to a closed database.
  */
@@ -36,5 +39,31 @@ export function createInflight(): Inflight {
         clearTimeout(timer);
       }
     },
+  };
+}
+
+const WORK = 'taplineWork';
+
+/** Called by the route with its handler's promise, so that the request counts until it settles. */
+export function recordWork(res: Response, work: Promise<unknown>): Promise<unknown> {
+  res.locals[WORK] = work;
+  return work;
+}
+
+/**
+ * The first middleware: a request counts as running from its arrival until its response is
+ * over and its handler (if it started) has settled; a client that hangs up ends the first but
+ * not the second. Once the daemon is stopping, new requests (a keep-alive client may still send
+ * some) get a 503 and `Connection: close` instead of reaching a database about to close.
+ */
+export function trackRequests(inflight: Inflight, stopping: AbortSignal): RequestHandler {
+  return (_req, res, next) => {
+    if (stopping.aborted) {
+      res.set('connection', 'close');
+      return next(new HttpError(503, 'The daemon is stopping'));
+    }
+    const over = new Promise<void>((resolve) => res.once('close', resolve));
+    void inflight.track(over.then(() => res.locals[WORK] as Promise<unknown> | undefined));
+    next();
   };
 }

@@ -5,6 +5,7 @@ import type { Principal, TokenService } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
 import { type BodyMode, jsonBody } from './body.js';
 import { forbidden, HttpError, validationError } from './errors.js';
+import { recordWork } from './inflight.js';
 
 export interface RequestContext<E extends Endpoint = Endpoint> {
   readonly endpoint: E;
@@ -43,9 +44,9 @@ function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[
 
 const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals[PRINCIPAL] ?? null }) as RequestContext<E>;
 
-/** The checks, then the endpoint's own work, which stopping waits for. */
+/** The checks, then the endpoint's own work, which stopping waits for (see inflight.ts). */
 function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
-  const tracked: RequestHandler = (req, res) => deps.inflight.track(work(req, res));
+  const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
   router[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](endpoint.path, ...checks(deps, endpoint, mode), tracked);
 }
 
@@ -72,20 +73,22 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
 
 /**
  * `mount` for an endpoint whose body `prepare` parses and checks instead of the body schema (the
- * batch endpoint does it in a worker thread): the same checks in the same order, the body read
- * raw, and `prepare` given it (null when the request had none) after the path is validated.
+ * batch endpoint does it in a worker thread), with the body read raw (null when the request had
+ * none) and the path as sent. `prepare` throws for the body itself (malformed, too deep) and
+ * resolves to a function that gives the body or throws its validation errors, so the documented
+ * order holds: the body itself, then the path, then the body's content.
  */
 export function mountPrepared<E extends Endpoint, B>(
   router: Router,
   deps: Deps,
   endpoint: E,
-  prepare: (body: Buffer | null, params: ParsedInput<E>['params']) => Promise<B>,
+  prepare: (body: Buffer | null, path: Record<string, string>) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
 ): void {
   register(router, deps, endpoint, 'raw', async (req, res) => {
+    const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params as Record<string, string>);
     const params = parsePart(endpoint.params, req.params, 'path') as ParsedInput<E>['params'];
-    const body = await prepare(Buffer.isBuffer(req.body) ? req.body : null, params);
-    answer(res, endpoint, await handler({ params, body }, contextOf(endpoint, res)));
+    answer(res, endpoint, await handler({ params, body: content() }, contextOf(endpoint, res)));
   });
 }
 

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { composeBody } from '@tapline/shared/testing';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBatchWorker } from '../testing/batch-worker.js';
+import { type BatchWorker, createBatchPreparer } from './batch-preparer.js';
+import type { BatchTask } from './prepare.js';
+
+const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
+const REDACT = { enabled: true, extraKeys: [] };
+
+function capturedLogger() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), errors: () => lines.filter((l) => l.level >= 50) };
+}
+
+const task = (items: unknown[]): BatchTask => ({ body: new TextEncoder().encode(JSON.stringify(items)), trafficSourceId: SOURCE });
+const batch = Array.from({ length: 50 }, (_, i) => composeBody(SOURCE, { pathnameUrl: `/p/${i}`, requestHeaders: { authorization: 'Bearer t' } }));
+
+describe('batch preparer', () => {
+  let built: BatchWorker & { remove(): void };
+  let folder: string;
+  beforeAll(async () => {
+    built = await buildBatchWorker();
+    folder = mkdtempSync(join(tmpdir(), 'tapline-broken-worker-'));
+  }, 60_000);
+  afterAll(() => {
+    built.remove();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('gives the same answers in the worker thread as on the event loop', async () => {
+    const here = createBatchPreparer(null, REDACT, pino({ level: 'silent' }));
+    const there = createBatchPreparer(built, REDACT, pino({ level: 'silent' }));
+    try {
+      for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], []]) {
+        expect(await there.prepare(task(items))).toEqual(await here.prepare(task(items)));
+      }
+      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', status: 400, message: 'Malformed JSON in request body' });
+      expect(there.offloaded).toBe(4);
+      expect(here.offloaded).toBe(0);
+    } finally {
+      await there.close();
+    }
+  });
+
+  it('prepares on the event loop, with one error logged, when the thread cannot start', async () => {
+    const file = join(folder, 'prepare-worker.mjs');
+    writeFileSync(file, "throw new Error('this thread cannot start');\n");
+    const { logger, errors } = capturedLogger();
+    const preparer = createBatchPreparer({ file: pathToFileURL(file), minBytes: 0 }, REDACT, logger);
+    const expected = await createBatchPreparer(null, REDACT, pino({ level: 'silent' })).prepare(task(batch));
+    try {
+      expect(await preparer.prepare(task(batch))).toEqual(expected);
+      expect(await preparer.prepare(task(batch))).toEqual(expected);
+      // Time for Piscina to start (and lose) a replacement thread: that must not end the process.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(preparer.offloaded).toBe(0);
+      expect(errors()).toHaveLength(1);
+      expect(errors()[0]?.msg).toBe('the batch worker thread failed; preparing batches on the event loop from now on');
+    } finally {
+      await preparer.close();
+    }
+  });
+});
