@@ -50,6 +50,7 @@ export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[
   const createdAt = isoNow(clock);
   const learned: IdCache = { domains: new Map(), pathnames: new Map() };
   const results: StoredEntry[][] = [];
+  const all: StoredEntry[] = [];
   const requests: RequestsTable[] = [];
   const responses: ResponsesTable[] = [];
   const traffic: HttpTrafficTable[] = [];
@@ -80,19 +81,19 @@ export async function storeGroup(deps: ComposeDeps, items: readonly ComposeItem[
         const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
         if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
         entries.push(entry);
+        all.push(entry);
       }
       results.push(entries);
     }
     for (const rows of chunks(requests)) await insertRequests(trx, rows);
     for (const rows of chunks(responses)) await insertResponses(trx, rows);
     for (const rows of chunks(traffic)) await insertTraffic(trx, rows);
-    const all = results.flat();
     for (const hook of deps.hooks) await hook(trx, all);
   });
 
   for (const [key, id] of learned.domains) cache.domains.set(key, id);
   for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-  deps.bus.publish(results.flat());
+  deps.bus.publish(all);
   return results;
 }
 
