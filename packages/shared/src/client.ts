@@ -1,14 +1,19 @@
 import { buildPath, type ClientInput, type Endpoint, type ResponseOf } from './contract.js';
-import { ErrorBody } from './schemas/common.js';
+import { ReceivedErrorBody } from './schemas/common.js';
 
-/** The daemon answered with an error status; `body` is its `{statusCode, error, issues?}`. */
+/** The daemon answered with an error status; `body` is its `{statusCode, error, code, issues?}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly body: ErrorBody,
+    readonly body: ReceivedErrorBody,
   ) {
     super(body.error);
     this.name = 'ApiError';
+  }
+
+  /** The daemon's machine-readable code; absent when something else (a proxy) answered. */
+  get code(): string | undefined {
+    return this.body.code;
   }
 }
 
@@ -97,9 +102,9 @@ export function createClient(options: ClientOptions): TaplineClient {
   return { baseUrl, call, request, raw };
 }
 
-function parseErrorBody(status: number, text: string): ErrorBody {
+function parseErrorBody(status: number, text: string): ReceivedErrorBody {
   try {
-    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    const parsed = ReceivedErrorBody.safeParse(JSON.parse(text));
     if (parsed.success) return parsed.data;
   } catch {
     // Not JSON: a proxy or another server answered; report its status plainly.

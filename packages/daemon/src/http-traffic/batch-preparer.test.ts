@@ -46,7 +46,7 @@ describe('batch preparer', () => {
       for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], []]) {
         expect(await there.prepare(task(items))).toEqual(await here.prepare(task(items)));
       }
-      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', status: 400, message: 'Malformed JSON in request body' });
+      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
       expect(there.offloaded).toBe(4);
       expect(here.offloaded).toBe(0);
     } finally {

@@ -1,4 +1,4 @@
-import { contract } from '@tapline/shared';
+import { contract, type ErrorBody } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
@@ -14,6 +14,8 @@ import type { IngestQueue } from './ingest-queue.js';
  * batch-preparer.ts). All or nothing: one invalid item rejects the batch with a 400 whose issues
  * name it by index (`3.method`), before anything is written.
  */
+const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
+
 export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue, preparer: BatchPreparer): void {
   mountPrepared(
     router,
@@ -22,9 +24,9 @@ export function batchRoute(router: Router, deps: Deps, ingest: IngestQueue, prep
     async (body, path) => {
       const result = await preparer.prepare({ body, trafficSourceId: path.trafficSourceId ?? '' });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
-      if (!result.ok && result.stage === 'body') throw new HttpError(result.status, result.message, result.issues);
+      if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {
-        if (!result.ok) throw new HttpError(result.status, result.message, result.issues);
+        if (!result.ok) throw errorOf(result.error);
         return result.records;
       };
     },

@@ -1,5 +1,5 @@
-import { type ComposeRecord, contract, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
-import { type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
+import { type ComposeRecord, contract, type ErrorBody, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
+import { HttpError, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
 
@@ -79,9 +79,8 @@ export type BatchResult =
       readonly ok: false;
       /** `body`: the JSON itself is unusable; `items`: it parsed, and its content is invalid. */
       readonly stage: 'body' | 'items';
-      readonly status: number;
-      readonly message: string;
-      readonly issues?: readonly Issue[];
+      /** Plain data (a worker thread's result must be): the HttpError's body. */
+      readonly error: ErrorBody;
       /** Set when preparing failed by a bug rather than by the body (a plain 500). */
       readonly fault?: string;
     };
@@ -98,21 +97,21 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
       // TextDecoder drops a byte-order mark, as the JSON body reader of every other endpoint does.
       value = JSON.parse(new TextDecoder('utf-8').decode(task.body));
     } catch {
-      return { ok: false, stage: 'body', status: 400, message: MALFORMED_JSON };
+      return { ok: false, stage: 'body', error: new HttpError(400, 'malformed_json', MALFORMED_JSON).body };
     }
-    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', status: 400, message: TOO_DEEP };
+    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', error: new HttpError(400, 'body_too_deep', TOO_DEEP).body };
   }
   const parsed = contract.composeBatch.body.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    const error = validationError(parsed.error, 'body');
-    return { ok: false, stage: 'items', status: error.status, message: error.message, ...(error.issues ? { issues: error.issues } : {}) };
+    return { ok: false, stage: 'items', error: validationError(parsed.error, 'body').body };
   }
   const mismatched = parsed.data.flatMap((item, index) =>
     item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
   );
   if (mismatched.length > 0) {
     const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
-    return { ok: false, stage: 'items', status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
+    const message = `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`;
+    return { ok: false, stage: 'items', error: new HttpError(400, 'validation_failed', message, mismatched).body };
   }
   const hosts = new Map<string, string>();
   return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };

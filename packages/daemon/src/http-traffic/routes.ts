@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { invalidField, notFound } from '../http/errors.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { batchRoute } from './batch.js';
@@ -21,9 +21,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueu
 
   mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
-      throw new HttpError(400, 'trafficSourceId in the body must equal the one in the path', [
-        { path: 'trafficSourceId', message: 'must equal the trafficSourceId in the path' },
-      ]);
+      throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
     }
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     const { record, shown } = prepareRecord(body, redactor);
@@ -44,7 +42,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueu
   mount(router, deps, contract.getTraffic, async ({ params }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     const record = await getTrafficRecord(db, source.id, params.id);
-    if (!record) throw notFound('HTTP traffic entry');
+    if (!record) throw notFound('entry_not_found');
     return record;
   });
 

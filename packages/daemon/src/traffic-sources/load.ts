@@ -7,7 +7,7 @@ import { findTrafficSource } from './repo.js';
 /** The source named in a path, after the 404 and then the ownership/scope check (403). */
 export async function loadAuthorizedSource(deps: Deps, ctx: RequestContext, id: string): Promise<TrafficSource> {
   const source = await findTrafficSource(deps.db, id);
-  if (!source) throw notFound('Traffic Source');
+  if (!source) throw notFound('source_not_found');
   authorizeSource(ctx, source);
   return source;
 }

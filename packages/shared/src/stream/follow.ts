@@ -1,6 +1,6 @@
 import { ApiError, queryString, type TaplineClient, UnreachableError } from '../client.js';
 import { buildPath } from '../contract.js';
-import { ErrorBody } from '../schemas/common.js';
+import { ReceivedErrorBody } from '../schemas/common.js';
 import { HttpTraffic, type TrafficStreamQuery } from '../schemas/http-traffic.js';
 import type { z } from 'zod';
 import { STREAM_EVENT } from './protocol.js';
@@ -175,10 +175,10 @@ function describe(error: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-async function errorBody(response: Response): Promise<ErrorBody> {
+async function errorBody(response: Response): Promise<ReceivedErrorBody> {
   const text = await response.text().catch(() => '');
   try {
-    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    const parsed = ReceivedErrorBody.safeParse(JSON.parse(text));
     if (parsed.success) return parsed.data;
   } catch {
     // Not JSON: a proxy answered; report the status plainly.
