@@ -1,7 +1,7 @@
 import type { PageQuery, WebhookAttempt } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.js';
-import { newId } from '../deps.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './table.js';
+import { newId } from '../clock.js';
 import { countRows, paginate } from '../http/pagination.js';
 import type { Verdict } from './retry.js';
 

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, WebhookWindowsTable } from '../db/schema.js';
-import { newId } from '../deps.js';
+import type { DB } from '../db/schema.js';
+import type { WebhookWindowsTable } from './table.js';
+import { newId } from '../clock.js';
 import type { StoredEntry } from '../http-traffic/bus.js';
 import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CreatedWebhook, PageQuery, Webhook } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import type { WebhooksTable } from '../db/schema.js';
-import { type Clock, isoNow, newId } from '../deps.js';
+import type { WebhooksTable } from './table.js';
+import { type Clock, isoNow, newId } from '../clock.js';
 import { countRows, paginate } from '../http/pagination.js';
 
 /** The wire shape never carries `secret`; only the 201 of an `http` webhook adds it, once. */
