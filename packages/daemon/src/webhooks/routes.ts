@@ -4,8 +4,7 @@ import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { authorizeSource, mount, type RequestContext } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import { listAttempts } from './deliveries.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, webhookExists } from './repo.js';
+import { createWebhook, deleteWebhook, findWebhook, listAttempts, listWebhooks, webhookExists } from './repo.js';
 import { checkWebhookTarget } from './targets.js';
 import type { WebhookWorker } from './worker.js';
 
