@@ -42,7 +42,10 @@ function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[
   return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode)];
 }
 
-const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals[PRINCIPAL] ?? null }) as RequestContext<E>;
+const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => {
+  const principal: unknown = res.locals[PRINCIPAL];
+  return { endpoint, principal: principal ?? null } as RequestContext<E>;
+};
 
 /** The checks, then the endpoint's own work, which stopping waits for (see inflight.ts). */
 function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
