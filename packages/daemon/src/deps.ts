@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
-import { v7 as uuidv7 } from 'uuid';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Inflight } from './http/inflight.js';
+import type { Clock } from './clock.js';
 
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
+// Kept here too, so that the modules that take them from deps.ts need not change.
+export { type Clock, isoNow, newId, systemClock } from './clock.js';
 
 export interface DaemonConfig {
   readonly version: string;
@@ -41,8 +39,3 @@ export interface Deps {
   /** Request handlers still running; the daemon waits for them before closing the database. */
   readonly inflight: Inflight;
 }
-
-/** UUIDv7: time-ordered, and monotonic within a millisecond, so newest-first order is stable. */
-export const newId = (): string => uuidv7();
-
-export const isoNow = (clock: Clock): string => clock.now().toISOString();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Scope } from '@tapline/shared';
-import { type Clock, isoNow, newId } from '../deps.js';
+import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { User } from './users.js';

@@ -1,4 +1,4 @@
-import { type Clock, isoNow, newId } from '../deps.js';
+import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { UsersTable } from '../db/schema.js';
 
