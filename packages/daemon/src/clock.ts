@@ -1,8 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 
-// Time and ids for every repository. Imports nothing of ours, so that anything (auth among
-// them) can use it without depending on deps.ts, which names the services it wires.
-
+/** Time as the daemon sees it; tests pass a clock they move by hand. */
 export interface Clock {
   now(): Date;
 }

@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Inflight } from './http/inflight.js';
-import type { Clock } from './clock.js';
-
-// Kept here too, so that the modules that take them from deps.ts need not change.
-export { type Clock, isoNow, newId, systemClock } from './clock.js';
+import type { SourceFinder } from './traffic-sources/repo.js';
 
 export interface DaemonConfig {
   readonly version: string;
@@ -34,6 +32,8 @@ export interface Deps {
   readonly logger: Logger;
   readonly bus: TrafficBus;
   readonly tokens: TokenService;
+  /** The traffic source by id (compiled once for this database). */
+  readonly findSource: SourceFinder;
   /** Aborted when the daemon stops: long-lived work (streams, workers) ends on it. */
   readonly shutdown: AbortSignal;
   /** Request handlers still running; the daemon waits for them before closing the database. */

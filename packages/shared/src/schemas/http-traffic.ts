@@ -4,6 +4,8 @@ import { PageQuery, Timestamp, uuidField } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
 export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
+// Beside the `Protocol` schema below, as one name for the value and its type.
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
 const upperEnum = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
@@ -63,7 +65,7 @@ export type ComposeRecord = z.output<typeof ComposeRecord>;
 export const HttpTraffic = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   trafficUserId: z.uuid().optional(),
@@ -75,7 +77,7 @@ export const HttpTraffic = z.object({
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -84,13 +86,13 @@ const StoredHeaders = z.record(z.string(), z.union([z.string(), z.array(z.string
 export const HttpTrafficRecord = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),
