@@ -9,11 +9,12 @@
  * (sources, manifests, lockfile, these scripts, the Node version): the release test runs on every
  * `pnpm test` and a release takes a while to build.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { bundle, programs } from './bundle.mjs';
 import { makeExecutable } from './sea.mjs';
 
@@ -43,10 +44,18 @@ function inputsHash() {
 function pack(pkg) {
   const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['npx', '-y', 'pnpm@10'];
   const [command, ...args] = pnpm;
-  execFileSync(command, [...args, 'pack', '--pack-destination', out], { cwd: join(root, 'packages', pkg), stdio: ['ignore', 'ignore', 'inherit'] });
+  return promisify(execFile)(command, [...args, 'pack', '--pack-destination', out], { cwd: join(root, 'packages', pkg) });
 }
 
 const started = performance.now();
+/** Runs one step of the build and says how long it took, so a slow step shows in CI logs. */
+async function timed(label, step) {
+  const start = performance.now();
+  const result = await step();
+  process.stdout.write(`${label}: ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
+  return result;
+}
+
 const hash = inputsHash();
 const infoFile = join(out, 'build-info.json');
 if (process.argv.includes('--reuse') && existsSync(infoFile)) {
@@ -59,13 +68,15 @@ if (process.argv.includes('--reuse') && existsSync(infoFile)) {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-const artefacts = [];
-for (const program of programs(root)) {
-  const manifest = await bundle(root, program, join(work, program.name));
-  makeExecutable(join(work, program.name), manifest, join(out, program.name));
-  artefacts.push(program.name);
-}
-for (const pkg of PACKAGES) pack(pkg);
+// The steps wait mostly on child processes (postject, pnpm): run them side by side.
+const executables = programs(root).map(async (program) => {
+  const manifest = await timed(`bundle ${program.name}`, () => bundle(root, program, join(work, program.name)));
+  await timed(`executable ${program.name}`, () => makeExecutable(join(work, program.name), manifest, join(out, program.name)));
+  return program.name;
+});
+const packages = PACKAGES.map((pkg) => timed(`npm package ${pkg}`, () => pack(pkg)));
+const artefacts = await Promise.all(executables);
+await Promise.all(packages);
 artefacts.push(...readdirSync(out).filter((name) => name.endsWith('.tgz')));
 rmSync(work, { recursive: true, force: true });
 
