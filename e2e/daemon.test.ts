@@ -94,7 +94,7 @@ describe('taplined, spawned from its build', () => {
     await expectError(anon.call(contract.listTrafficSources), 400, 'Authentication token missing');
     await expectError(client('x.y.z').call(contract.me), 401, 'Invalid token');
     const unknown = await local.raw('/no-such-route');
-    expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
+    expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found', code: 'route_not_found' } });
   });
 
   it('adds a user with a password and exchanges it for a 30-day token at POST /auth/token', async () => {
@@ -192,7 +192,7 @@ describe('taplined, spawned from its build', () => {
     await expectError(ingest.call(contract.listTraffic, { params }), 403, 'Forbidden');
     expect((await ingest.call(contract.listTrafficSources)).data.map((s) => s.id)).toEqual([shop.id]);
     const raw = await local.raw(`/http-traffic-record/${shop.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"oops' });
-    expect({ status: raw.status, body: await raw.json() }).toEqual({ status: 400, body: { statusCode: 400, error: 'Malformed JSON in request body' } });
+    expect({ status: raw.status, body: await raw.json() }).toEqual({ status: 400, body: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
   });
 
   it('stores a large batch in order through its worker thread, and refuses one bad item by index', async () => {

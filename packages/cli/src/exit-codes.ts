@@ -39,9 +39,11 @@ export function toCliError(error: unknown): CliError {
   }
   if (error instanceof ApiError) {
     const issues = error.body.issues?.length ? `: ${error.body.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : '';
+    // The daemon's `code` decides (docs/decisions.md, "Errors"); the status is the fallback for
+    // answers that carry none (a proxy in between, an older daemon).
+    if (error.code === 'token_missing') return new CliError(EXIT.AUTH, 'no token was sent to the daemon', TOKEN_HINT);
     switch (error.status) {
       case 400:
-        if (error.body.error === 'Authentication token missing') return new CliError(EXIT.AUTH, 'no token was sent to the daemon', TOKEN_HINT);
         return new CliError(EXIT.INVALID, `rejected by the daemon: ${error.body.issues?.length ? issues.slice(2) : error.body.error}`);
       case 401:
         return new CliError(EXIT.AUTH, `the daemon refused the token (${error.body.error})`, TOKEN_HINT);

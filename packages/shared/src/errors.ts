@@ -1,13 +1,18 @@
-import type { ErrorBody } from './schemas/common.js';
+import type { ReceivedErrorBody } from './schemas/common.js';
 
-/** The daemon answered with an error status; `body` is its `{statusCode, error, issues?}`. */
+/** The daemon answered with an error status; `body` is its `{statusCode, error, code, issues?}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly body: ErrorBody,
+    readonly body: ReceivedErrorBody,
   ) {
     super(body.error);
     this.name = 'ApiError';
+  }
+
+  /** The daemon's machine-readable code; absent when something else (a proxy) answered. */
+  get code(): string | undefined {
+    return this.body.code;
   }
 }
 
@@ -27,7 +32,7 @@ const isIssue = (issue: unknown): boolean =>
 
 /**
  * The error an answer with status `status` and body `text` stands for. Checked by hand rather than
- * with the contract's ErrorBody schema: the middleware's bundle carries no zod. Anything that is
+ * with the contract's ReceivedErrorBody schema: the middleware's bundle carries no zod. Anything that is
  * not the daemon's error body (a proxy's HTML page) is described by its status.
  */
 export function apiErrorOf(status: number, text: string): ApiError {
@@ -37,9 +42,10 @@ export function apiErrorOf(status: number, text: string): ApiError {
       typeof body === 'object' && body !== null &&
       'statusCode' in body && Number.isInteger(body.statusCode) &&
       'error' in body && typeof body.error === 'string' &&
+      (!('code' in body) || body.code === undefined || typeof body.code === 'string') &&
       (!('issues' in body) || body.issues === undefined || (Array.isArray(body.issues) && body.issues.every(isIssue)))
     ) {
-      return new ApiError(status, body as ErrorBody);
+      return new ApiError(status, body as ReceivedErrorBody);
     }
   } catch {
     // Not JSON: a proxy or another server answered; report its status plainly.

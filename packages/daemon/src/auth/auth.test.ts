@@ -35,21 +35,21 @@ describe('authentication', () => {
       for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Bearer    ' }, { authorization: '' }] as Record<string, string>[]) {
         const answer = await raw(h, e.method, pathWithMissingIds(e), { headers });
         expect(answer.status, `${name} ${JSON.stringify(headers)}`).toBe(400);
-        expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing' });
+        expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
       }
     }
   });
 
   it('checks the token before the body: no token and a bad body is still 400 token missing', async () => {
     const answer = await raw(h, 'POST', '/traffic-source', { body: 'not json', headers: { 'content-type': 'text/plain' } });
-    expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing' });
+    expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
   });
 
   it('answers 401 "Invalid token" on every authenticated endpoint for a malformed token', async () => {
     for (const [name, e] of authenticatedEndpoints()) {
       const answer = await raw(h, e.method, pathWithMissingIds(e), { token: 'not-a-jwt' });
       expect(answer.status, name).toBe(401);
-      expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid token' });
+      expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
     }
   });
 
@@ -65,7 +65,7 @@ describe('authentication', () => {
     async function expect401(token: string) {
       const answer = await meOf(token);
       expect(answer.status).toBe(401);
-      expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid token' });
+      expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
     }
 
     it('a token signed with another key', async () => {
@@ -165,7 +165,7 @@ describe('authentication', () => {
             expect(answer.status, `${scope} ${name}: ${answer.text}`).toBe(e.status);
           } else {
             expect(answer.status, `${scope} ${name}: ${answer.text}`).toBe(403);
-            expect(answer.json).toEqual({ statusCode: 403, error: 'Forbidden' });
+            expect(answer.json).toEqual({ statusCode: 403, error: 'Forbidden', code: 'forbidden' });
           }
         }
       });
@@ -243,7 +243,7 @@ describe('authentication', () => {
       for (const attempt of attempts) {
         const answer = await rawJson(h, 'POST', '/auth/token', undefined, attempt);
         expect(answer.status, JSON.stringify(attempt)).toBe(401);
-        expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid email or password' });
+        expect(answer.json).toEqual({ statusCode: 401, error: 'Invalid email or password', code: 'login_failed' });
       }
     });
 

@@ -19,7 +19,7 @@ export function authRoutes(router: Router, deps: Deps): void {
       limit: 30,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
-      handler: (_req, _res, next) => next(new HttpError(429, 'Too many log-in attempts; wait a minute')),
+      handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', 'Too many log-in attempts; wait a minute')),
     }),
   );
 
@@ -27,7 +27,7 @@ export function authRoutes(router: Router, deps: Deps): void {
     const user = await findUserByEmail(deps.db, body.email);
     // Same answer, and the same time spent, for an unknown email and a wrong password.
     const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-    if (!user || !ok) throw new HttpError(401, 'Invalid email or password');
+    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password');
     const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
     return { token: issued.token, expiresAt: issued.expiresAt };

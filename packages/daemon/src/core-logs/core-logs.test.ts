@@ -30,40 +30,40 @@ describe('core logs (spec 4.2 and the write extension)', () => {
     expect((await raw(h, 'GET', `/core-log/${source.id}`, { token })).json).toEqual({ statusCode: 200, data: [], meta: { total: 0, page: 1, limit: 10 } });
   });
 
-  it('GET 400 is exactly {statusCode, error: "trafficSourceId must be a valid UUID"} (plus issues)', async () => {
+  it('GET 400 is exactly {statusCode, error: "trafficSourceId must be a valid UUID", code} (plus issues)', async () => {
     const { token } = await h.user();
     for (const id of ['not-a-uuid', '123', '01a1fc8d-93a2-767e-92f3-e5a71388f88', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz']) {
       const answer = await raw(h, 'GET', `/core-log/${id}`, { token });
       expect(answer.status, id).toBe(400);
       const body = answer.json as Record<string, unknown>;
-      expect({ statusCode: body.statusCode, error: body.error }).toEqual({ statusCode: 400, error: 'trafficSourceId must be a valid UUID' });
-      expect(Object.keys(body).filter((k) => k !== 'issues').sort()).toEqual(['error', 'statusCode']);
+      expect({ statusCode: body.statusCode, error: body.error, code: body.code }).toEqual({ statusCode: 400, error: 'trafficSourceId must be a valid UUID', code: 'validation_failed' });
+      expect(Object.keys(body).filter((k) => k !== 'issues').sort()).toEqual(['code', 'error', 'statusCode']);
     }
   });
 
-  it('GET 404 is exactly {statusCode: 404, error: "Traffic Source not found"}', async () => {
+  it('GET 404 is exactly {statusCode: 404, error: "Traffic Source not found", code: "source_not_found"}', async () => {
     const { token } = await h.user();
     const answer = await raw(h, 'GET', `/core-log/${MISSING_ID}`, { token });
     expect(answer.status).toBe(404);
-    expect(answer.json).toEqual({ statusCode: 404, error: 'Traffic Source not found' });
+    expect(answer.json).toEqual({ statusCode: 404, error: 'Traffic Source not found', code: 'source_not_found' });
   });
 
-  it('GET 500 is exactly {statusCode: 500, error: "Internal Server Error"}', async () => {
+  it('GET 500 is exactly {statusCode: 500, error: "Internal Server Error", code: "internal"}', async () => {
     const { client, token } = await h.user();
     const source = await createSource(client);
     await sql`drop table core_logs`.execute(h.deps.db);
     const answer = await raw(h, 'GET', `/core-log/${source.id}`, { token });
     expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error' });
+    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'internal' });
   });
 
   it('GET 400 without a token, 401 with a bad one, 403 for another user', async () => {
     const owner = await h.user();
     const stranger = await h.user();
     const source = await createSource(owner.client);
-    expect((await raw(h, 'GET', `/core-log/${source.id}`)).json).toEqual({ statusCode: 400, error: 'Authentication token missing' });
-    expect((await raw(h, 'GET', `/core-log/${source.id}`, { token: 'x.y.z' })).json).toEqual({ statusCode: 401, error: 'Invalid token' });
-    expect((await raw(h, 'GET', `/core-log/${source.id}`, { token: stranger.token })).json).toEqual({ statusCode: 403, error: 'Forbidden' });
+    expect((await raw(h, 'GET', `/core-log/${source.id}`)).json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
+    expect((await raw(h, 'GET', `/core-log/${source.id}`, { token: 'x.y.z' })).json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
+    expect((await raw(h, 'GET', `/core-log/${source.id}`, { token: stranger.token })).json).toEqual({ statusCode: 403, error: 'Forbidden', code: 'forbidden' });
   });
 
   it('POST answers 201 {statusCode: 201, data}; text fields default to "" and httpTrafficId to null', async () => {

@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { HttpError } from '../http/errors.js';
+import { invalidField } from '../http/errors.js';
 import { trafficEntryExists } from '../http-traffic/repo.js';
 import { mount } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
@@ -18,9 +18,7 @@ export function coreLogRoutes(router: Router, deps: Deps): void {
   mount(router, deps, contract.createCoreLog, async ({ params, body }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     if (body.httpTrafficId && !(await trafficEntryExists(db, source.id, body.httpTrafficId))) {
-      throw new HttpError(400, 'httpTrafficId must name a traffic entry of this traffic source', [
-        { path: 'httpTrafficId', message: 'no traffic entry of this source has that id' },
-      ]);
+      throw invalidField('httpTrafficId', 'httpTrafficId must name a traffic entry of this traffic source', 'no traffic entry of this source has that id');
     }
     return { statusCode: 201 as const, data: await createCoreLog(db, clock, source.id, body) };
   });

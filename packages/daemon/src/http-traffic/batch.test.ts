@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { ApiError, contract, type TaplineClient } from '@tapline/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchWorker } from './batch-preparer.js';
+import type { BatchWorker } from './prepare-pool.js';
 import { buildBatchWorker } from '../testing/batch-worker.js';
 import { composeBody, type Harness, startHarness } from '../testing/harness.js';
 
@@ -154,7 +154,7 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
       return { status: response.status, json: (await response.json()) as { error: string } };
     };
     const one = JSON.stringify([composeBody(ctx.source.id)]);
-    expect(await post('[{"domainUrl":')).toEqual({ status: 400, json: { statusCode: 400, error: 'Malformed JSON in request body' } });
+    expect(await post('[{"domainUrl":')).toEqual({ status: 400, json: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
     expect(await post(undefined)).toMatchObject({ status: 400, json: { error: 'the body must be a JSON array of compose bodies' } });
     const deep = JSON.stringify([composeBody(ctx.source.id, { requestBody: 'HERE' })]).replace('"HERE"', '['.repeat(300) + ']'.repeat(300));
     expect(await post(deep)).toMatchObject({ status: 400, json: { error: 'JSON in the request body is nested deeper than 256 levels' } });
@@ -186,7 +186,7 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     h = ctx.h;
     const post = async (path: string, body: string) =>
       (await ctx.h.fetch(`/http-traffic-record/${path}/batch`, { method: 'POST', headers: { authorization: `Bearer ${ctx.owner.token}`, 'content-type': 'application/json' }, body })).json();
-    expect(await post('not-a-uuid', '[{')).toMatchObject({ statusCode: 400, error: 'Malformed JSON in request body' });
+    expect(await post('not-a-uuid', '[{')).toMatchObject({ statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' });
     expect(await post('not-a-uuid', JSON.stringify([{ method: 'TRACE' }]))).toMatchObject({ statusCode: 400, issues: [{ path: 'trafficSourceId' }] });
     expect(await post(ctx.source.id, JSON.stringify([{ ...composeBody(ctx.source.id), method: 'TRACE' }]))).toMatchObject({ statusCode: 400, issues: [{ path: '0.method' }] });
   });

@@ -269,7 +269,7 @@ describe('compose: every rule of the table', () => {
     );
     const missing = await rawJson(h, 'POST', `/http-traffic-record/${MISSING_ID}`, token, composeBody(MISSING_ID));
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ statusCode: 404, error: 'Traffic Source not found' });
+    expect(missing.json).toEqual({ statusCode: 404, error: 'Traffic Source not found', code: 'source_not_found' });
     const invalidAndMissing = await rawJson(h, 'POST', `/http-traffic-record/${MISSING_ID}`, token, composeBody(MISSING_ID, { status: 'x' }));
     expect(invalidAndMissing.status).toBe(400);
   });

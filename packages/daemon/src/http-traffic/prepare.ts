@@ -1,12 +1,13 @@
-import { type ComposeRecord, contract, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
-import { type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
+import { type ComposeRecord, contract, type ErrorBody, type HttpMethod, type Level } from '@tapline/shared';
+import { HttpError, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
+import type { Exchange } from './repo.js';
 
 /**
  * A compose body made ready to store: its level and host derived, secrets redacted, and the
  * request and response serialized. Everything here is pure, so a worker thread can prepare a
- * large batch while the event loop goes on storing the previous one (see batch-preparer.ts).
+ * large batch while the event loop goes on storing the previous one (see prepare-pool.ts).
  */
 export interface PreparedRecord {
   readonly domain: string;
@@ -24,11 +25,6 @@ export interface PreparedRecord {
   readonly responseBody: string | null;
 }
 
-/** The redacted request and response as a single compose answers them. */
-export interface ShownExchange {
-  readonly request: { headers: HeaderMap; body: JsonValue; queryParams: HeaderMap };
-  readonly response: { headers: HeaderMap; body: JsonValue };
-}
 
 /** decisions.md: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
 export function levelOf(status: number): Level {
@@ -43,7 +39,7 @@ export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCa
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `hosts` caches domainOf per domainUrl: URL parsing showed in batch profiles, and a batch repeats a few origins. */
-export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: ShownExchange } {
+export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: Exchange } {
   let domain = hosts.get(input.domainUrl);
   if (domain === undefined) hosts.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
   const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };
@@ -79,9 +75,8 @@ export type BatchResult =
       readonly ok: false;
       /** `body`: the JSON itself is unusable; `items`: it parsed, and its content is invalid. */
       readonly stage: 'body' | 'items';
-      readonly status: number;
-      readonly message: string;
-      readonly issues?: readonly Issue[];
+      /** Plain data (a worker thread's result must be): the HttpError's body. */
+      readonly error: ErrorBody;
       /** Set when preparing failed by a bug rather than by the body (a plain 500). */
       readonly fault?: string;
     };
@@ -98,21 +93,21 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
       // TextDecoder drops a byte-order mark, as the JSON body reader of every other endpoint does.
       value = JSON.parse(new TextDecoder('utf-8').decode(task.body));
     } catch {
-      return { ok: false, stage: 'body', status: 400, message: MALFORMED_JSON };
+      return { ok: false, stage: 'body', error: new HttpError(400, 'malformed_json', MALFORMED_JSON).body };
     }
-    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', status: 400, message: TOO_DEEP };
+    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', error: new HttpError(400, 'body_too_deep', TOO_DEEP).body };
   }
   const parsed = contract.composeBatch.body.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    const error = validationError(parsed.error, 'body');
-    return { ok: false, stage: 'items', status: error.status, message: error.message, ...(error.issues ? { issues: error.issues } : {}) };
+    return { ok: false, stage: 'items', error: validationError(parsed.error, 'body').body };
   }
   const mismatched = parsed.data.flatMap((item, index) =>
     item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
   );
   if (mismatched.length > 0) {
     const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
-    return { ok: false, stage: 'items', status: 400, message: `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`, issues: mismatched };
+    const message = `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`;
+    return { ok: false, stage: 'items', error: new HttpError(400, 'validation_failed', message, mismatched).body };
   }
   const hosts = new Map<string, string>();
   return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };

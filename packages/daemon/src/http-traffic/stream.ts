@@ -1,20 +1,19 @@
 import { contract, type TrafficStreamQuery } from '@tapline/shared';
 import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, invalidField } from '../http/errors.js';
 import { mountRaw } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { createStreamHub } from './stream-hub.js';
 import { DEFAULT_STREAM_OPTIONS, type StreamOptions, StreamSession, type StreamSink } from './stream-session.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `Last-Event-ID` (what a reconnecting EventSource sends) wins over `?after=` (its first URL). */
 function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
   const header = req.headers['last-event-id'];
   const text = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!text) return query.after?.toLowerCase();
-  if (!UUID.test(text)) throw new HttpError(400, 'Last-Event-ID must be a valid UUID', [{ path: 'Last-Event-ID', message: 'must be a valid UUID' }]);
+  if (!z.uuid().safeParse(text).success) throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
   return text.toLowerCase();
 }
 
@@ -56,7 +55,7 @@ export function streamTrafficRoute(router: Router, deps: Deps, options: StreamOp
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     const after = cursorOf(req, query);
     const { after: _after, ...filters } = query;
-    if (deps.shutdown.aborted) throw new HttpError(503, 'The daemon is stopping');
+    if (deps.shutdown.aborted) throw new HttpError(503, 'stopping', 'The daemon is stopping');
 
     res.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',

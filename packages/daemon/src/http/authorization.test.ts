@@ -51,7 +51,7 @@ describe('authorization matrix', () => {
       const before = await snapshot(ownerWorld);
       const answer = await send(h, stranger.token, e, build(ownerWorld));
       expect(answer.status, `${name}: ${answer.text}`).toBe(403);
-      expect(answer.json, name).toEqual({ statusCode: 403, error: 'Forbidden' });
+      expect(answer.json, name).toEqual({ statusCode: 403, error: 'Forbidden', code: 'forbidden' });
       expect(await snapshot(ownerWorld), name).toEqual(before);
       // The owner's own token does get through, so the 403 was about the user alone.
       const own = await send(h, owner.token, e, build(ownerWorld));

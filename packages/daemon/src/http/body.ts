@@ -30,13 +30,13 @@ export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
       return next();
     }
     const type = req.headers['content-type'] ?? '';
-    if (!JSON_TYPE.test(type)) return next(new HttpError(415, 'Content-Type must be application/json'));
+    if (!JSON_TYPE.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json'));
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
-    if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'Unsupported charset; send UTF-8 JSON'));
+    if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
     parser(req, res, (error?: unknown) => {
       if (error) return next(error);
-      if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, TOO_DEEP));
+      if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
       next();
     });
   };

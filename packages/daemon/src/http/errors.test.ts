@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { ErrorBody } from '@tapline/shared';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSource, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
@@ -22,7 +23,7 @@ describe('error bodies and the body reader', () => {
     const { h, user, source } = await setUp();
     const post = await raw(h, 'POST', '/traffic-source', { token: user.token, body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(post.status).toBe(415);
-    expect(post.json).toEqual({ statusCode: 415, error: 'Content-Type must be application/json' });
+    expect(post.json).toEqual({ statusCode: 415, error: 'Content-Type must be application/json', code: 'unsupported_media_type' });
     const patch = await raw(h, 'PATCH', `/traffic-source/${source.id}`, { token: user.token, body: '{"name":"b"}', headers: { 'content-type': 'text/plain' } });
     expect(patch.status).toBe(415);
     const none = await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body: '{}' });
@@ -55,7 +56,7 @@ describe('error bodies and the body reader', () => {
     const big = composeBody(source.id, { responseBody: { text: 'x'.repeat(4096) } });
     const over = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, big);
     expect(over.status).toBe(413);
-    expect(over.json).toEqual({ statusCode: 413, error: 'Request body too large' });
+    expect(over.json).toEqual({ statusCode: 413, error: 'Request body too large', code: 'body_too_large' });
     const under = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id, { responseBody: { text: 'x'.repeat(1000) } }));
     expect(under.status).toBe(201);
   });
@@ -68,12 +69,25 @@ describe('error bodies and the body reader', () => {
     expect(under.status).toBe(201);
   });
 
+  it('gives every error body a code from the contract', async () => {
+    const { h, user, source } = await setUp();
+    const answers = [
+      await raw(h, 'GET', '/no/such/route'),
+      await raw(h, 'GET', `/http-traffic/${source.id}`),
+      await raw(h, 'GET', `/http-traffic/${source.id}`, { token: 'x.y.z' }),
+      await raw(h, 'GET', `/http-traffic/${MISSING_ID}`, { token: user.token }),
+      await raw(h, 'GET', '/http-traffic/not-a-uuid', { token: user.token }),
+      await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body: '{', headers: { 'content-type': 'application/json' } }),
+    ];
+    expect(answers.map((a) => ErrorBody.parse(a.json).code)).toEqual(['route_not_found', 'token_missing', 'token_invalid', 'source_not_found', 'validation_failed', 'malformed_json']);
+  });
+
   it('answers 400 to malformed JSON', async () => {
     const { h, user, source } = await setUp();
     for (const body of ['{', '{"name": }', "{'name': 'a'}", 'undefined', '{"a":1}}']) {
       const answer = await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body, headers: { 'content-type': 'application/json' } });
       expect(answer.status, body).toBe(400);
-      expect(answer.json, body).toEqual({ statusCode: 400, error: 'Malformed JSON in request body' });
+      expect(answer.json, body).toEqual({ statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' });
     }
   });
 
@@ -136,12 +150,12 @@ describe('error bodies and the body reader', () => {
       for (const token of [user.token, undefined]) {
         const answer = await raw(h, method, path, token ? { token } : {});
         expect(answer.status, `${method} ${path}`).toBe(404);
-        expect(answer.json).toEqual({ statusCode: 404, error: 'Not Found' });
+        expect(answer.json).toEqual({ statusCode: 404, error: 'Not Found', code: 'route_not_found' });
       }
     }
   });
 
-  it('answers an unexpected failure with exactly {statusCode: 500, error: "Internal Server Error"}', async () => {
+  it('answers an unexpected failure with exactly {statusCode: 500, error: "Internal Server Error", code: "internal"}', async () => {
     const { h, user, source } = await setUp({
       ingestHooks: [
         async () => {
@@ -151,7 +165,7 @@ describe('error bodies and the body reader', () => {
     });
     const answer = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id));
     expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error' });
+    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'internal' });
     expect(answer.text).not.toMatch(/SQLITE|SELECT|at .*\.ts/);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -161,7 +175,7 @@ describe('error bodies and the body reader', () => {
     await sql`drop table webhooks`.execute(h.deps.db);
     const answer = await raw(h, 'GET', `/webhooks/${source.id}`, { token: user.token });
     expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error' });
+    expect(answer.json).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'internal' });
   });
 
   it('adds issues with dotted paths to validation errors', async () => {

@@ -58,7 +58,7 @@ describe('stopping the daemon', () => {
       const late = await fetch(`${url}/healthz`);
       expect(late.status).toBe(503);
       expect(late.headers.get('connection')).toBe('close');
-      expect(await late.json()).toEqual({ statusCode: 503, error: 'The daemon is stopping' });
+      expect(await late.json()).toEqual({ statusCode: 503, error: 'The daemon is stopping', code: 'stopping' });
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

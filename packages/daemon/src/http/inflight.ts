@@ -60,7 +60,7 @@ export function trackRequests(inflight: Inflight, stopping: AbortSignal): Reques
   return (_req, res, next) => {
     if (stopping.aborted) {
       res.set('connection', 'close');
-      return next(new HttpError(503, 'The daemon is stopping'));
+      return next(new HttpError(503, 'stopping', 'The daemon is stopping'));
     }
     const over = new Promise<void>((resolve) => res.once('close', resolve));
     void inflight.track(over.then(() => res.locals[WORK] as Promise<unknown> | undefined));

@@ -22,9 +22,9 @@ function authenticate(tokens: TokenService): RequestHandler {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer[ ]+(.*)$/i.exec(header.trim());
     const token = match?.[1]?.trim();
-    if (!token) return next(new HttpError(400, 'Authentication token missing'));
+    if (!token) return next(new HttpError(400, 'token_missing', 'Authentication token missing'));
     const principal = await tokens.verify(token);
-    if (!principal) return next(new HttpError(401, 'Invalid token'));
+    if (!principal) return next(new HttpError(401, 'token_invalid', 'Invalid token'));
     res.locals[PRINCIPAL] = principal;
     next();
   };

@@ -1,10 +1,12 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { conflict, forbidden } from '../http/errors.js';
+import { forbidden, HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
 import { loadAuthorizedSource } from './load.js';
 import { createTrafficSource, deleteTrafficSource, findTrafficSourceByName, listTrafficSources, updateTrafficSource } from './repo.js';
+
+const nameTaken = (name: string) => new HttpError(409, 'source_name_taken', `A traffic source named "${name}" already exists`);
 
 export function trafficSourceRoutes(router: Router, deps: Deps): void {
   const { db, clock } = deps;
@@ -18,14 +20,14 @@ export function trafficSourceRoutes(router: Router, deps: Deps): void {
     requireScope(ctx);
     // A token restricted to one source may not make others.
     if (ctx.principal.sourceId !== null) throw forbidden();
-    if (await findTrafficSourceByName(db, ctx.principal.user.id, body.name)) throw conflict(`A traffic source named "${body.name}" already exists`);
+    if (await findTrafficSourceByName(db, ctx.principal.user.id, body.name)) throw nameTaken(body.name);
     return createTrafficSource(db, clock, ctx.principal.user.id, body);
   });
 
   mount(router, deps, contract.updateTrafficSource, async ({ params, body }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     if (body.name !== undefined && body.name !== source.name && (await findTrafficSourceByName(db, source.userId, body.name))) {
-      throw conflict(`A traffic source named "${body.name}" already exists`);
+      throw nameTaken(body.name);
     }
     return updateTrafficSource(db, clock, source.id, body);
   });

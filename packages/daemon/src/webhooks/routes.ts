@@ -1,12 +1,10 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { conflict, HttpError, notFound } from '../http/errors.js';
+import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { authorizeSource, mount, type RequestContext } from '../http/mount.js';
-import { findTrafficSource } from '../traffic-sources/repo.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import { listAttempts } from './deliveries.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, webhookExists } from './repo.js';
+import { createWebhook, deleteWebhook, findWebhook, listAttempts, listWebhooks, webhookExists } from './repo.js';
 import { checkWebhookTarget } from './targets.js';
 import type { WebhookWorker } from './worker.js';
 
@@ -16,9 +14,9 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
   /** The webhook named in a path, after the 404s and then the ownership/scope check (403). */
   async function loadAuthorizedWebhook(ctx: RequestContext, id: string) {
     const webhook = await findWebhook(db, id);
-    if (!webhook) throw notFound('Webhook');
-    const source = await findTrafficSource(db, webhook.traffic_source_id);
-    if (!source) throw notFound('Traffic Source');
+    if (!webhook) throw notFound('webhook_not_found');
+    const source = await deps.findSource(webhook.traffic_source_id);
+    if (!source) throw notFound('source_not_found');
     authorizeSource(ctx, source);
     return webhook;
   }
@@ -30,9 +28,9 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
 
   mount(router, deps, contract.createWebhook, async ({ params, body }, ctx) => {
     const problem = checkWebhookTarget(body.type, body.value, config.allowPrivateWebhooks);
-    if (problem) throw new HttpError(400, problem, [{ path: 'value', message: problem }]);
+    if (problem) throw invalidField('value', problem);
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    if (await webhookExists(db, source.id, body)) throw conflict('A webhook with this type, level and value already exists');
+    if (await webhookExists(db, source.id, body)) throw new HttpError(409, 'webhook_exists', 'A webhook with this type, level and value already exists');
     return createWebhook(db, clock, source.id, body);
   });
 
@@ -53,7 +51,7 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
   mount(router, deps, contract.testWebhook, async ({ params }, ctx) => {
     const webhook = await loadAuthorizedWebhook(ctx, params.webhookId);
     const attempt = await worker.sendTest(webhook.id);
-    if (!attempt) throw notFound('Webhook');
+    if (!attempt) throw notFound('webhook_not_found');
     return { delivered: attempt.outcome === 'delivered', attempt };
   });
 }

@@ -63,8 +63,8 @@ describe('webhooks', () => {
 
   it('GET documents 400, 401, 404', async () => {
     const { token } = await owner();
-    expect((await raw(h, 'GET', '/webhooks/nope', { token })).json).toMatchObject({ statusCode: 400, error: 'trafficSourceId must be a valid UUID' });
-    expect((await raw(h, 'GET', `/webhooks/${MISSING_ID}`, { token })).json).toEqual({ statusCode: 404, error: 'Traffic Source not found' });
+    expect((await raw(h, 'GET', '/webhooks/nope', { token })).json).toMatchObject({ statusCode: 400, error: 'trafficSourceId must be a valid UUID', code: 'validation_failed' });
+    expect((await raw(h, 'GET', `/webhooks/${MISSING_ID}`, { token })).json).toEqual({ statusCode: 404, error: 'Traffic Source not found', code: 'source_not_found' });
     expect((await raw(h, 'GET', `/webhooks/${MISSING_ID}`, { token: 'bad' })).status).toBe(401);
     expect((await raw(h, 'GET', `/webhooks/${MISSING_ID}`)).status).toBe(400);
   });
@@ -100,7 +100,7 @@ describe('webhooks', () => {
       expect((answer.json as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain(path);
     }
     const missing = await rawJson(h, 'POST', `/webhooks/${MISSING_ID}`, (await h.user()).token, { type: 'discord', level: 'fatal', value: DISCORD });
-    expect(missing.json).toEqual({ statusCode: 404, error: 'Traffic Source not found' });
+    expect(missing.json).toEqual({ statusCode: 404, error: 'Traffic Source not found', code: 'source_not_found' });
   });
 
   it('POST checks the URL per type', async () => {
@@ -144,7 +144,7 @@ describe('webhooks', () => {
     expect((await client.call(contract.listWebhooks, { params: { trafficSourceId: source.id } })).data).toEqual([]);
     const again = await raw(h, 'DELETE', `/webhooks/${webhook.id}`, { token });
     expect(again.status).toBe(404);
-    expect(again.json).toEqual({ statusCode: 404, error: 'Webhook not found' });
+    expect(again.json).toEqual({ statusCode: 404, error: 'Webhook not found', code: 'webhook_not_found' });
   });
 
   it('DELETE documents 400 for a bad id and for a missing token, 401 for a bad token', async () => {
@@ -152,8 +152,8 @@ describe('webhooks', () => {
     const bad = await raw(h, 'DELETE', '/webhooks/nope', { token });
     expect(bad.status).toBe(400);
     expect((bad.json as { error: string }).error).toBe('webhookId must be a valid UUID');
-    expect((await raw(h, 'DELETE', `/webhooks/${MISSING_ID}`)).json).toEqual({ statusCode: 400, error: 'Authentication token missing' });
-    expect((await raw(h, 'DELETE', `/webhooks/${MISSING_ID}`, { token: 'a.b.c' })).json).toEqual({ statusCode: 401, error: 'Invalid token' });
+    expect((await raw(h, 'DELETE', `/webhooks/${MISSING_ID}`)).json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
+    expect((await raw(h, 'DELETE', `/webhooks/${MISSING_ID}`, { token: 'a.b.c' })).json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
   });
 
   it('DELETE by another user is 403 and leaves the webhook in place', async () => {

@@ -39,12 +39,49 @@ export type PaginationMeta = z.infer<typeof PaginationMeta>;
 export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta });
 
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
+
+/**
+ * The machine-readable `code` of every error body (docs/decisions.md, "Errors"): clients branch
+ * on it, never on the message text. An extension beside the interface document's own fields.
+ */
+export const ERROR_CODES = [
+  'token_missing',
+  'token_invalid',
+  'login_failed',
+  'validation_failed',
+  'malformed_json',
+  'body_too_deep',
+  'body_too_large',
+  'unsupported_media_type',
+  'bad_request',
+  'source_not_found',
+  'webhook_not_found',
+  'entry_not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'forbidden',
+  'source_name_taken',
+  'webhook_exists',
+  'rate_limited',
+  'too_many_streams',
+  'overloaded',
+  'stopping',
+  'internal',
+] as const;
+export const ErrorCode = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
 export const ErrorBody = z.object({
   statusCode: z.number().int(),
   error: z.string(),
+  code: ErrorCode,
   issues: z.array(ErrorIssue).optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** What a client accepts: a newer daemon may send codes this client does not know yet. */
+export const ReceivedErrorBody = ErrorBody.extend({ code: z.string().optional() });
+export type ReceivedErrorBody = z.infer<typeof ReceivedErrorBody>;
 
 /** The names of token scopes (decisions.md, Authentication). */
 export const Scope = z.enum(['full', 'read', 'ingest']);

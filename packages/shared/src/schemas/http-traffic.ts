@@ -4,6 +4,7 @@ import { PageQuery, Timestamp, uuidField } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './enums.js';
 
 export { HTTP_METHODS, LEVELS, PROTOCOLS, type HttpMethod, type Level } from './enums.js';
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
 const upperEnum = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
@@ -63,7 +64,7 @@ export type ComposeRecord = z.output<typeof ComposeRecord>;
 export const HttpTraffic = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   trafficUserId: z.uuid().optional(),
@@ -75,7 +76,7 @@ export const HttpTraffic = z.object({
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -84,13 +85,13 @@ const StoredHeaders = z.record(z.string(), z.union([z.string(), z.array(z.string
 export const HttpTrafficRecord = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),

@@ -7,7 +7,7 @@ import { composeBody } from '@tapline/shared/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBatchWorker } from '../testing/batch-worker.js';
-import { type BatchWorker, createBatchPreparer } from './batch-preparer.js';
+import { type BatchWorker, createBatchPreparer } from './prepare-pool.js';
 import type { BatchTask } from './prepare.js';
 
 const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
@@ -46,7 +46,7 @@ describe('batch preparer', () => {
       for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], []]) {
         expect(await there.prepare(task(items))).toEqual(await here.prepare(task(items)));
       }
-      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', status: 400, message: 'Malformed JSON in request body' });
+      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
       expect(there.offloaded).toBe(4);
       expect(here.offloaded).toBe(0);
     } finally {
