@@ -120,8 +120,10 @@ describe('the npm packages', () => {
     const mirror = await prebuildMirror(join(temp.path, 'prebuild'));
     const npmEnv = cleanEnv({ npm_config_better_sqlite3_binary_host: mirror.url });
     try {
-      await execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball('daemon'), tarball('cli')], { env: npmEnv, extendEnv: false });
-      await execa('npm', ['install', '--no-audit', '--no-fund', tarball('node')], { cwd: app, env: npmEnv, extendEnv: false });
+      await Promise.all([
+        execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball('daemon'), tarball('cli')], { env: npmEnv, extendEnv: false }),
+        execa('npm', ['install', '--no-audit', '--no-fund', tarball('node')], { cwd: app, env: npmEnv, extendEnv: false }),
+      ]);
     } finally {
       mirror.close();
     }

@@ -35,8 +35,9 @@ export function programs(root) {
       pkg: 'daemon',
       entryPoints: {
         taplined: join(root, 'packages/daemon/src/main.ts'),
-        // serve.ts looks for the batch worker beside the daemon's bundle...
-        'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-worker.ts'),
+        // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
+        // daemon's tsup.config.ts)...
+        'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-pool-thread.ts'),
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },
