@@ -1,6 +1,6 @@
 import type { ClientInput, Endpoint, ResponseOf } from './contract.js';
 import { apiErrorOf, UnreachableError } from './errors.js';
-import { buildPath } from './paths.js';
+import { buildPath, scalarText } from './paths.js';
 
 export { ApiError, UnreachableError } from './errors.js';
 
@@ -18,7 +18,7 @@ export function queryString(query: Record<string, unknown> | undefined): string 
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null || value === '') continue;
-    search.append(key, String(value));
+    search.append(key, scalarText(value));
   }
   const text = search.toString();
   return text ? `?${text}` : '';

@@ -178,4 +178,4 @@ export type ClientInput<E extends Endpoint> = (E['params'] extends z.ZodType ? {
   (E['body'] extends z.ZodType ? { body: In<E['body']> } : { body?: undefined });
 export type ResponseOf<E extends Endpoint> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
 
-export { buildPath } from './paths.js';
+export { buildPath, scalarText } from './paths.js';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
 import { PageQuery, Timestamp, uuidField } from './common.js';
-import { HTTP_METHODS, LEVELS, PROTOCOLS } from './enums.js';
+import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
-export { HTTP_METHODS, LEVELS, PROTOCOLS, type HttpMethod, type Level } from './enums.js';
+export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
+// Beside the `Protocol` schema below, as one name for the value and its type.
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */

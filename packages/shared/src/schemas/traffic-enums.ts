@@ -1,7 +1,6 @@
-/**
- * The contract's closed sets of values, apart from its zod schemas: the capture code (and so
- * `@tapline/node`) needs the methods at run time without carrying zod.
- */
+// The method, protocol and level vocabularies of a traffic record. Their own module, imported by
+// the record schemas and by the filter parser, which the schemas in turn use for `q`.
+
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 export const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
 export const LEVELS = ['INFO', 'WARNING', 'FATAL'] as const;
