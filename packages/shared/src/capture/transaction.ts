@@ -1,4 +1,5 @@
-import { HTTP_METHODS, type ComposeRecordInput, type HttpMethod, type JsonValue } from '../schemas/http-traffic.js';
+import { HTTP_METHODS, type HttpMethod } from '../schemas/traffic-enums.js';
+import type { ComposeRecordInput, JsonValue } from '../schemas/http-traffic.js';
 
 /** A compose body before its source is known; the recorder fills `trafficSourceId` in. */
 export type RecordBody = Omit<ComposeRecordInput, 'trafficSourceId'>;
