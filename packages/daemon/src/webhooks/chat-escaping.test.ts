@@ -21,6 +21,9 @@ interface SlackBody {
 const strings = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
 
+/** Half of a surrogate pair without its other half: what a cut in the middle of an emoji leaves. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 describe('chat payloads escape what visitors of the monitored app control', () => {
   const clock = manualClock();
   let app: WebhookApp;
@@ -90,7 +93,7 @@ describe('chat payloads escape what visitors of the monitored app control', () =
     expect(embed.description.length).toBeLessThanOrEqual(4096);
     const total = [embed.title, embed.description, embed.footer.text, ...embed.fields.flatMap((f) => [f.name, f.value])].join('').length;
     expect(total).toBeLessThanOrEqual(6000);
-    for (const text of strings(embed)) expect(text.isWellFormed()).toBe(true);
+    for (const text of strings(embed)) expect(text).not.toMatch(LONE_SURROGATE);
     expect(embed.title.endsWith('😀…')).toBe(true);
   });
 });

@@ -24,7 +24,18 @@ export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 export const CreateWebhook = z.object({
   type: WebhookType,
   level: WebhookLevel,
-  value: z.string().trim().min(1, 'value must not be empty').max(2048, 'value must be at most 2048 characters'),
+  value: z
+    .string()
+    .trim()
+    .min(1, 'value must not be empty')
+    .max(2048, 'value must be at most 2048 characters')
+    .meta({
+      format: 'uri',
+      pattern: '^[hH][tT][tT][pP][sS]?://',
+      description:
+        'The URL to post to. discord: https://discord.com/api/webhooks/<id>/<token>; slack: https://hooks.slack.com/services/…; ' +
+        'http: any http(s) URL (loopback and private addresses only with --allow-private-webhooks).',
+    }),
 });
 
 export const WebhookParams = z.object({ webhookId: uuidField('webhookId') });

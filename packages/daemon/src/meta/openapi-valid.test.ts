@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw } from '../testing/fixtures.js';
+import { type Harness, startHarness } from '../testing/harness.js';
+
+type Schema = Record<string, unknown>;
+interface Parameter {
+  name: string;
+  in: string;
+  schema: Schema;
+}
+interface Document {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, { parameters: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/** The redocly CLI installed as a dev dependency: no network, the same rules as `npx @redocly/cli lint`. */
+const REDOCLY = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
+
+describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s constraints', () => {
+  let h: Harness;
+  let doc: Document;
+  let text: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    const answer = await raw(h, 'GET', '/openapi.json');
+    doc = answer.json as Document;
+    text = JSON.stringify(doc);
+  });
+  afterAll(() => h.close());
+
+  it('passes swagger-parser validation', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('passes `redocly lint` with no error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tapline-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, text);
+      const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024 }).catch(
+        (error: { stdout: string; stderr: string }) => error,
+      );
+      const report = JSON.parse(run.stdout) as { totals: { errors: number }; problems: { severity: string; message: string }[] };
+      expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has every $ref resolvable at the document root, and no itemSchema', () => {
+    for (const [, ref] of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref!.split('/').pop()!], ref).toBeDefined();
+    }
+    expect(text).not.toContain('"itemSchema"');
+    expect(text).not.toContain('$defs');
+  });
+
+  it('names the address the daemon listens on', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: h.url })]);
+  });
+
+  it('carries the constraints the daemon enforces', () => {
+    const list = doc.paths['/http-traffic/{trafficSourceId}']!.get!;
+    const param = (name: string) => list.parameters.find((p) => p.name === name)?.schema;
+    expect(param('page')).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(param('limit')).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
+    expect(param('startDate')).toEqual({ type: 'string', anyOf: [{ format: 'date-time' }, { format: 'date' }] });
+    expect(param('method')).toMatchObject({ type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] });
+    expect(param('level')).toMatchObject({ type: 'string', enum: ['INFO', 'WARNING', 'FATAL'] });
+    const status = new RegExp(String(param('status')?.pattern));
+    expect(['404', '100', '599', '5xx', '4XX'].filter((v) => !status.test(v))).toEqual([]);
+    expect(['600', '99', '6xx', 'abc', '40'].filter((v) => status.test(v))).toEqual([]);
+    expect(param('q')).toMatchObject({ type: 'string', maxLength: 4000 });
+
+    const body = (path: string, method: string) => doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
+    const compose = body('/http-traffic-record/{trafficSourceId}', 'post') as { properties: Record<string, Schema> };
+    expect(compose.properties.protocol).toMatchObject({ enum: ['HTTP', 'HTTPS'] });
+    expect(compose.properties.pathnameUrl).not.toHaveProperty('format');
+    expect(body('/traffic-source/{trafficSourceId}', 'patch')).toMatchObject({ minProperties: 1, anyOf: [{ required: ['name'] }, { required: ['trafficDomain'] }] });
+    expect((body('/webhooks/{id}', 'post') as { properties: Record<string, Schema> }).properties.value).toMatchObject({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://' });
+  });
+});
