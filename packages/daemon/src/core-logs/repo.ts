@@ -1,7 +1,7 @@
 import type { CoreLog, PageQuery } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import type { CoreLogsTable } from '../db/schema.js';
-import { type Clock, isoNow, newId } from '../deps.js';
+import type { CoreLogsTable } from './table.js';
+import { type Clock, isoNow, newId } from '../clock.js';
 import { countRows, paginate } from '../http/pagination.js';
 
 const toCoreLog = (row: CoreLogsTable): CoreLog => ({
