@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { ErrorBody, ErrorCode } from '@tapline/shared';
+import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
 import type { z } from 'zod';
 
 export interface Issue {
@@ -76,6 +76,31 @@ function clientErrorOf(error: unknown): HttpError | undefined {
   const status = typeof error === 'object' && error && 'status' in error ? Number(error.status) : Number.NaN;
   if (Number.isInteger(status) && status >= 400 && status < 500) return new HttpError(status, 'bad_request', STATUS_CODES[status] ?? 'Bad Request');
   return undefined;
+}
+
+/** `/webhooks/:webhookId` and `/webhooks/:trafficSourceId` are one path to a client. */
+const shapeOf = (path: string) => path.replace(/:[A-Za-z]+/g, ':');
+
+/**
+ * After every real route: a path the API serves, asked with a method it does not serve, is a 405
+ * naming the methods it does (RFC 9110 §15.5.6), not a 404. OPTIONS keeps Express's own answer.
+ */
+export function methodNotAllowed(router: Router, endpoints: readonly Endpoint[]): void {
+  const byShape = new Map<string, { path: string; methods: Set<string> }>();
+  for (const e of endpoints) {
+    const entry = byShape.get(shapeOf(e.path)) ?? { path: e.path, methods: new Set(['OPTIONS']) };
+    byShape.set(shapeOf(e.path), entry);
+    entry.methods.add(e.method);
+    if (e.method === 'GET') entry.methods.add('HEAD');
+  }
+  for (const { path, methods } of byShape.values()) {
+    const allow = [...methods].sort().join(', ');
+    router.all(path, (req, res, next) => {
+      if (req.method === 'OPTIONS') return next();
+      res.setHeader('Allow', allow);
+      next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allow}`));
+    });
+  }
 }
 
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'route_not_found', 'Not Found'));

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { type App, createApp, type AppOptions } from '../app.js';
 import { createUser } from '../auth/users.js';
 import { openDatabase } from '../db/open.js';
+import { listen } from '../http/listen.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type DaemonConfig, defaultConfig } from '../deps.js';
 
@@ -34,21 +35,21 @@ let counter = 0;
  * speak real HTTP through the same typed client the CLI uses.
  */
 export async function startHarness(
-  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> = {},
+  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const opened = openDatabase(':memory:');
   await opened.migrate();
   const { app, deps, batches, stop } = createApp({
     db: opened.db,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
-    logger: pino({ level: 'silent' }),
+    logger,
     clock: options.clock ?? systemClock,
     ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server = await listen(app, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function token(userId: string, opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {}) {

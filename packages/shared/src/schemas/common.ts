@@ -54,6 +54,8 @@ export const ERROR_CODES = [
   'malformed_json',
   'body_too_deep',
   'body_too_large',
+  'headers_too_large',
+  'request_timeout',
   'unsupported_media_type',
   'bad_request',
   'source_not_found',
