@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
 import type { z } from 'zod';
+import { type AuthAudit, logAuthFailure } from '../auth/audit.js';
 
 export interface Issue {
   readonly path: string;
@@ -16,6 +17,8 @@ export class HttpError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: readonly Issue[],
+    /** Set on refusals of a token or a login: the error handler writes the audit line. */
+    readonly audit?: AuthAudit,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -34,7 +37,8 @@ const NOT_FOUND = {
 } as const;
 
 export const notFound = (code: keyof typeof NOT_FOUND) => new HttpError(404, code, `${NOT_FOUND[code]} not found`);
-export const forbidden = () => new HttpError(403, 'forbidden', 'Forbidden');
+export const forbidden = (reason: 'scope_denied' | 'source_denied' | 'not_owner', tokenId: string | null) =>
+  new HttpError(403, 'forbidden', 'Forbidden', undefined, { reason, tokenId });
 /** 400 for a body that breaks a rule the schema cannot express, naming the field. */
 export const invalidField = (path: string, message: string, issue = message) => new HttpError(400, 'validation_failed', message, [{ path, message: issue }]);
 
@@ -110,8 +114,10 @@ const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     let known: HttpError | undefined;
-    if (error instanceof HttpError) known = error;
-    else {
+    if (error instanceof HttpError) {
+      known = error;
+      if (error.audit) logAuthFailure(logger, req, error.status, error.audit);
+    } else {
       const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
       known = BODY_ERRORS[type] ?? clientErrorOf(error);
       if (!known) logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
