@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { raw } from '../testing/fixtures.js';
+import { createSource, raw } from '../testing/fixtures.js';
 import { type Harness, startHarness } from '../testing/harness.js';
 
 type Schema = Record<string, unknown>;
@@ -19,6 +20,26 @@ interface Document {
   servers: { url: string }[];
   paths: Record<string, Record<string, { parameters: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, unknown> }>>;
   components: { schemas: Record<string, Schema> };
+}
+
+/** Values a client may pick for a `format` (RFC 3339 edge forms included). */
+const FORMAT_SAMPLES: Record<string, string[]> = {
+  date: ['2026-01-01', '2024-02-29'],
+  'date-time': ['2026-01-01T00:00:00Z', '2026-01-01T23:59:59.123456+05:30', '2026-01-01T00:00:00-23:59', '2026-01-01t00:00:00z', '2026-06-30T23:59:60Z'],
+};
+/** Candidates for a `pattern`: only those it matches are sent. */
+const PATTERN_CANDIDATES = ['100', '404', '599', '600', '1xx', '5XX', '6xx', 'abc'];
+
+/** Query values the document declares valid for `schema`, as a client or fuzzer would build them. */
+function samples(schema: Schema): string[] {
+  const matches = (v: string) => typeof schema.pattern !== 'string' || new RegExp(schema.pattern, 'u').test(v);
+  if (Array.isArray(schema.enum)) return schema.enum.map(String);
+  if (schema.type === 'integer') return [String(schema.minimum), String(schema.maximum)];
+  if (schema.format === 'uuid') return [randomUUID()];
+  const formats = Array.isArray(schema.anyOf) ? (schema.anyOf as Schema[]).map((b) => String(b.format)) : [];
+  if (formats.length > 0) return formats.flatMap((f) => FORMAT_SAMPLES[f] ?? []).filter(matches);
+  if (typeof schema.pattern === 'string') return PATTERN_CANDIDATES.filter(matches);
+  return [];
 }
 
 /** The redocly CLI installed as a dev dependency: no network, the same rules as `npx @redocly/cli lint`. */
@@ -70,12 +91,34 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
     expect(doc.servers).toEqual([expect.objectContaining({ url: h.url })]);
   });
 
+  it('accepts every query value the document allows, one parameter at a time', async () => {
+    const user = await h.user();
+    const source = await createSource(user.client);
+    const refused: string[] = [];
+    let sent = 0;
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      const get = operations.get;
+      // The stream never ends; other path ids would need objects of their own.
+      if (!get || template.endsWith('/stream') || template.replace('{trafficSourceId}', '').includes('{')) continue;
+      const path = template.replace('{trafficSourceId}', source.id);
+      for (const parameter of get.parameters.filter((p) => p.in === 'query')) {
+        for (const value of samples(parameter.schema)) {
+          const answer = await raw(h, 'GET', `${path}?${new URLSearchParams({ [parameter.name]: value })}`, { token: user.token });
+          sent += 1;
+          if (answer.status !== 200) refused.push(`${template} ${parameter.name}=${value}: ${answer.status} ${answer.text}`);
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(40);
+    expect(refused).toEqual([]);
+  });
+
   it('carries the constraints the daemon enforces', () => {
     const list = doc.paths['/http-traffic/{trafficSourceId}']!.get!;
     const param = (name: string) => list.parameters.find((p) => p.name === name)?.schema;
     expect(param('page')).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
     expect(param('limit')).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
-    expect(param('startDate')).toEqual({ type: 'string', anyOf: [{ format: 'date-time' }, { format: 'date' }] });
+    expect(param('startDate')).toMatchObject({ type: 'string', anyOf: [{ format: 'date-time' }, { format: 'date' }] });
     expect(param('method')).toMatchObject({ type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] });
     expect(param('level')).toMatchObject({ type: 'string', enum: ['INFO', 'WARNING', 'FATAL'] });
     const status = new RegExp(String(param('status')?.pattern));

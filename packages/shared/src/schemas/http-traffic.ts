@@ -112,7 +112,12 @@ const DateBound = (name: string) =>
       `${name} must be an ISO 8601 date or date-time`,
     )
     .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString())
-    .meta({ type: 'string', anyOf: [{ format: 'date-time' }, { format: 'date' }] });
+    .meta({
+      type: 'string',
+      anyOf: [{ format: 'date-time' }, { format: 'date' }],
+      // RFC 3339 allows `t`, `z` and a leap second; zod's ISO check does not.
+      pattern: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$',
+    });
 
 /** An exact status, or a class such as `5xx`; both become an inclusive range. */
 export const StatusFilter = z
