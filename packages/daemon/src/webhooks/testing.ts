@@ -5,6 +5,7 @@ import pino from 'pino';
 import { createApp } from '../app.js';
 import { createUser } from '../auth/users.js';
 import { openDatabase } from '../db/open.js';
+import { listen } from '../http/listen.js';
 import type { Clock } from '../clock.js';
 import { defaultConfig } from '../deps.js';
 import { composeBody } from '../testing/harness.js';
@@ -127,8 +128,7 @@ export async function startWebhookApp(options: { clock: Clock; random?: () => nu
     clock: options.clock,
     webhooks: { start: false, random: options.random ?? (() => 1), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server = await listen(app, 0, '127.0.0.1', deps.logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let users = 0;
   const clientFor = async () => {
