@@ -131,6 +131,24 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
     expect(compose.properties.protocol).toMatchObject({ enum: ['HTTP', 'HTTPS'] });
     expect(compose.properties.pathnameUrl).not.toHaveProperty('format');
     expect(body('/traffic-source/{trafficSourceId}', 'patch')).toMatchObject({ minProperties: 1, anyOf: [{ required: ['name'] }, { required: ['trafficDomain'] }] });
-    expect((body('/webhooks/{id}', 'post') as { properties: Record<string, Schema> }).properties.value).toMatchObject({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://' });
+    expect((body('/webhooks/{id}', 'post') as { properties: Record<string, Schema> }).properties.value).toMatchObject({ format: 'uri' });
+  });
+
+  it("describes each webhook type's URL, and a URL it allows is accepted", async () => {
+    const schema = doc.paths['/webhooks/{id}']!.post!.requestBody!.content['application/json']!.schema as {
+      anyOf: { properties: { type: { const: string }; value: { pattern: string } } }[];
+    };
+    const pattern = (type: string) => new RegExp(schema.anyOf.find((b) => b.properties.type.const === type)!.properties.value.pattern);
+    const allowed = { discord: 'https://discord.com/api/webhooks/123456/tok-en_1', slack: 'https://hooks.slack.com/services/T0/B0/XX', http: 'https://example.com/hook' };
+    const refused = { discord: ['http://discord.com/api/webhooks/1/a', 'https://evil.example/api/webhooks/1/a', 'https://discord.com/x'], slack: ['https://hooks.slack.com.evil.example/services/a'] };
+    for (const [type, url] of Object.entries(allowed)) expect(pattern(type).test(url), type).toBe(true);
+    for (const [type, urls] of Object.entries(refused)) for (const url of urls) expect(pattern(type).test(url), url).toBe(false);
+
+    const user = await h.user();
+    const source = await createSource(user.client);
+    for (const [type, value] of Object.entries(allowed)) {
+      const answer = await raw(h, 'POST', `/webhooks/${source.id}`, { token: user.token, body: JSON.stringify({ type, level: 'fatal', value }), headers: { 'content-type': 'application/json' } });
+      expect(answer.status, `${type} ${answer.text}`).toBe(201);
+    }
   });
 });
