@@ -3,9 +3,7 @@ import { contract } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { passwordUser } from '../testing/endpoint-cases.js';
-import { createSource, manualClock, MISSING_ID, raw } from '../testing/fixtures.js';
-import { type Harness, startHarness, type TestUser } from '../testing/harness.js';
+import { passwordUser, createSource, manualClock, MISSING_ID, raw, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 import { revokeToken } from './tokens.js';
 
 interface Line {

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../db/open.js';
 import { preparedInsert } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
-import { countRows, type Page, paginate } from '../http/pagination.js';
+import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
 import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow, TrafficRow } from './table.js';
 
@@ -254,25 +254,11 @@ export async function matchingTrafficIds(db: Db, sourceId: string, filters: Traf
 
 export function listDomains(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('domains').where('traffic_source_id', '=', sourceId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.select(['id', 'value', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
-        (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }),
-      ),
-  );
+  return newestFirst(page, base, (q) => q.select(['id', 'value', 'created_at']), (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }));
 }
 
 export function listPathnames(db: Db, sourceId: string, domainId: string | undefined, page: PageQuery) {
   let base = db.selectFrom('pathnames').where('traffic_source_id', '=', sourceId);
   if (domainId) base = base.where('domain_id', '=', domainId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.select(['id', 'value', 'domain_id', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
-        (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }),
-      ),
-  );
+  return newestFirst(page, base, (q) => q.select(['id', 'value', 'domain_id', 'created_at']), (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }));
 }

@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, MISSING_ID, raw } from '../testing/fixtures.js';
-import { type Harness, startHarness, type TestUser } from '../testing/harness.js';
+import { createSource, MISSING_ID, raw, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /** One request written byte for byte, and everything the daemon answered until it closed. */
 function rawExchange(url: string, request: string): Promise<string> {

@@ -7,8 +7,7 @@ import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, raw } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { createSource, raw, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 type Schema = Record<string, unknown>;
 interface Parameter {

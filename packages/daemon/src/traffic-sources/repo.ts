@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { TrafficSourceRow } from './table.js';
 import { type Clock, isoNow, newId } from '../clock.js';
-import { countRows, paginate } from '../http/pagination.js';
+import { newestFirst } from '../http/pagination.js';
 
 const toTrafficSource = (row: TrafficSourceRow): TrafficSource => ({
   id: row.id,
@@ -34,12 +34,7 @@ export async function findTrafficSourceByName(db: Db, userId: string, name: stri
 export function listTrafficSources(db: Db, userId: string, onlyId: string | null, page: PageQuery) {
   let base = db.selectFrom('traffic_sources').where('user_id', '=', userId);
   if (onlyId) base = base.where('id', '=', onlyId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toTrafficSource),
-  );
+  return newestFirst(page, base, (q) => q.selectAll(), toTrafficSource);
 }
 
 export async function createTrafficSource(db: Db, clock: Clock, userId: string, input: { name: string; trafficDomain: string }): Promise<TrafficSource> {

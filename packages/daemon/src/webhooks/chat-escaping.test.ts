@@ -1,6 +1,6 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from './testing.js';
+import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
 
 /** Anyone who can make the monitored app answer 4xx/5xx chooses these paths. */
 const SLACK_PING = '/api/<!channel>';

@@ -3,7 +3,7 @@ import type { CreatedWebhook, PageQuery, Webhook, WebhookAttempt } from '@taplin
 import { sql } from 'kysely';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
-import { countRows, paginate } from '../http/pagination.js';
+import { newestFirst } from '../http/pagination.js';
 import type { Verdict } from './retry.js';
 import type { AttemptRow, DeliveryKind, DeliveryRow, WebhookRow, WindowRow } from './table.js';
 
@@ -25,12 +25,7 @@ const toWebhook = (row: WebhookRow): Webhook => ({
 
 export function listWebhooks(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('webhooks').where('traffic_source_id', '=', sourceId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toWebhook),
-  );
+  return newestFirst(page, base, (q) => q.selectAll(), toWebhook);
 }
 
 export async function findWebhook(db: Db, id: string): Promise<WebhookRow | undefined> {
@@ -89,12 +84,7 @@ const toAttempt = (row: AttemptRow): WebhookAttempt => ({
 
 export function listAttempts(db: Db, webhookId: string, page: PageQuery) {
   const base = db.selectFrom('webhook_attempts').where('webhook_id', '=', webhookId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toAttempt),
-  );
+  return newestFirst(page, base, (q) => q.selectAll(), toAttempt);
 }
 
 /** Deliveries due at `now`: pending ones, and claimed ones whose sender's lease ran out. */
