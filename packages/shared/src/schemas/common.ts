@@ -18,7 +18,9 @@ export const intQuery = (name: string, min: number, max: number) =>
         return z.NEVER;
       }
       return n;
-    });
+    })
+    // The wire form (see meta/json-schema.ts in the daemon): what OpenAPI says the value is.
+    .meta({ type: 'integer', minimum: min, maximum: max });
 
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_LIMIT = 10;
@@ -52,6 +54,8 @@ export const ERROR_CODES = [
   'malformed_json',
   'body_too_deep',
   'body_too_large',
+  'headers_too_large',
+  'request_timeout',
   'unsupported_media_type',
   'bad_request',
   'source_not_found',

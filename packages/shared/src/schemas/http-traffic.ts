@@ -12,7 +12,8 @@ const upperEnum = <T extends readonly [string, ...string[]]>(name: string, value
   z
     .string({ message: `${name} must be one of ${values.join(', ')}` })
     .transform((v) => v.toUpperCase())
-    .pipe(z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }));
+    .pipe(z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }))
+    .meta({ type: 'string', enum: [...values], description: 'any case' });
 
 export const Method = upperEnum('method', HTTP_METHODS);
 export const Protocol = upperEnum('protocol', PROTOCOLS);
@@ -108,7 +109,13 @@ const DateBound = (name: string) =>
       (v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success,
       `${name} must be an ISO 8601 date or date-time`,
     )
-    .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString());
+    .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString())
+    .meta({
+      type: 'string',
+      anyOf: [{ format: 'date-time' }, { format: 'date' }],
+      // RFC 3339 allows `t`, `z` and a leap second; zod's ISO check does not.
+      pattern: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$',
+    });
 
 /** An exact status, or a class such as `5xx`; both become an inclusive range. */
 export const StatusFilter = z
@@ -121,7 +128,8 @@ export const StatusFilter = z
     if (/^[1-5]\d{2}$/.test(text)) return { min: Number(text), max: Number(text) };
     ctx.addIssue({ code: 'custom', message: 'status must be an HTTP status code or a class such as 5xx' });
     return z.NEVER;
-  });
+  })
+  .meta({ type: 'string', pattern: '^(?:[1-5][0-9]{2}|[1-5][xX][xX])$' });
 
 /** The filters the list, the stream and the counts share; `q` is the filter language (docs/filter-language.md). */
 const trafficFilterFields = {
