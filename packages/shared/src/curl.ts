@@ -15,7 +15,7 @@ const SKIPPED_HEADERS = new Set([
   'transfer-encoding', 'upgrade', 'host', 'content-length',
 ]);
 
-/** The daemon replaces secret values with this before storing (decisions.md, "Composing a record"). */
+/** The daemon replaces secret values with this before storing (docs/decisions.md §6.1). */
 export const REDACTED = '[REDACTED]';
 
 type Values = Readonly<Record<string, string | readonly string[]>>;

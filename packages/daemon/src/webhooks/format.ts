@@ -125,7 +125,7 @@ export function slackBody(target: Target, message: Message): object {
   };
 }
 
-/** decisions.md: `{"event": "traffic", "webhookId", "trafficSourceId", "entry"}`; summaries and tests alike. */
+/** docs/decisions.md §8.6: `{"event": "traffic", "webhookId", "trafficSourceId", "entry"}`; summaries and tests alike. */
 export function httpBody(target: Target, message: Message): object {
   const envelope = { webhookId: target.id, trafficSourceId: target.trafficSourceId };
   switch (message.kind) {

@@ -14,7 +14,7 @@ export class SourceNotFoundError extends Error {
 
 /**
  * The id of the source named `nameOrId`: an exact id or name match, else the one source whose
- * name matches ignoring case. Works with an `ingest` token, which may list sources (decisions.md).
+ * name matches ignoring case. Works with an `ingest` token, which may list sources (docs/decisions.md §3.5).
  */
 export async function resolveSourceId(client: TaplineClient, nameOrId: string): Promise<string> {
   const wanted = nameOrId.trim();

@@ -56,7 +56,7 @@ export interface ObservedTransaction {
 
 /**
  * The compose body of an observed transaction: the pathname alone in `pathnameUrl` (the query
- * goes to `queryParams`, per decisions.md), `domainUrl` from the protocol and Host.
+ * goes to `queryParams`, per docs/decisions.md §5.8), `domainUrl` from the protocol and Host.
  * `null` for a method the spec does not record.
  */
 export function toRecordBody(t: ObservedTransaction): RecordBody | null {

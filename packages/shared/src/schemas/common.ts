@@ -43,7 +43,7 @@ export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.ar
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 
 /**
- * The machine-readable `code` of every error body (docs/decisions.md, "Errors"): clients branch
+ * The machine-readable `code` of every error body (docs/decisions.md §2.5): clients branch
  * on it, never on the message text. An extension beside the interface document's own fields.
  */
 export const ERROR_CODES = [
@@ -87,6 +87,6 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const ReceivedErrorBody = ErrorBody.extend({ code: z.string().optional() });
 export type ReceivedErrorBody = z.infer<typeof ReceivedErrorBody>;
 
-/** The names of token scopes (decisions.md, Authentication). */
+/** The names of token scopes (docs/decisions.md §3.5). */
 export const Scope = z.enum(['full', 'read', 'ingest']);
 export type Scope = z.infer<typeof Scope>;

@@ -25,7 +25,7 @@ const HeaderValue = z.union([Scalar, z.array(Scalar)]).transform((v) => (Array.i
 export const HeaderMap = z.record(z.string(), HeaderValue);
 export type HeaderMap = Record<string, string | string[]>;
 
-/** Bodies are an object or null per the spec; any other JSON value is kept as given (decisions.md). */
+/** Bodies are an object or null per the spec; any other JSON value is kept as given (docs/decisions.md §5.4). */
 export type JsonValue = z.infer<ReturnType<typeof z.json>>;
 // A body reaches the schema through JSON.parse (the daemon's body reader, `tapline record`), so it
 // is JSON by construction; walking it again with z.json() cost more than storing it did.

@@ -48,7 +48,7 @@ const isFatal = (error: unknown): error is ApiError => error instanceof ApiError
 
 /**
  * Follows a source's traffic until `signal` aborts, reconnecting with its cursor on the schedule
- * of decisions.md, so a daemon restart loses and repeats nothing. Resolves with the last cursor
+ * of docs/decisions.md §9.6, so a daemon restart loses and repeats nothing. Resolves with the last cursor
  * when aborted; rejects with an ApiError the daemon answered that retrying cannot fix.
  */
 export async function followTraffic(client: TaplineClient, sourceId: string, options: FollowTrafficOptions): Promise<FollowResult> {
