@@ -43,7 +43,7 @@ export async function authStatus(ctx: CliContext): Promise<AuthStatus> {
 
 function untilText(expiresAt: string | null, now: number): string {
   if (!expiresAt) return 'never expires';
-  const days = Math.floor((Date.parse(expiresAt) - now) / 86_400_000);
+  const days = Math.round((Date.parse(expiresAt) - now) / 86_400_000);
   return `expires ${expiresAt}${days >= 1 ? ` (in ${days} day${days === 1 ? '' : 's'})` : ' (within a day)'}`;
 }
 
