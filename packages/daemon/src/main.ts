@@ -6,7 +6,8 @@ import pkg from '../package.json' with { type: 'json' };
 import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
 import { ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
-import { defaultConfig, systemClock } from './deps.js';
+import { systemClock } from './clock.js';
+import { defaultConfig } from './deps.js';
 import { createLogger } from './logger.js';
 import { serve, StartError } from './serve.js';
 

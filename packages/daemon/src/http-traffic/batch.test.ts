@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { ApiError, contract, type TaplineClient } from '@tapline/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchWorker } from './batch-preparer.js';
+import type { BatchWorker } from './prepare-pool.js';
 import { buildBatchWorker } from '../testing/batch-worker.js';
 import { composeBody, type Harness, startHarness } from '../testing/harness.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'tsup';
-import type { BatchWorker } from '../http-traffic/batch-preparer.js';
+import type { BatchWorker } from '../http-traffic/prepare-pool.js';
 
 /**
  * The batch worker bundled from today's source into a temporary folder, as the build does for
@@ -14,7 +14,7 @@ export async function buildBatchWorker(): Promise<BatchWorker & { remove(): void
   const outDir = mkdtempSync(join(tmpdir(), 'tapline-batch-worker-'));
   await build({
     config: false,
-    entry: { 'prepare-worker': fileURLToPath(new URL('../http-traffic/prepare-worker.ts', import.meta.url)) },
+    entry: { 'prepare-worker': fileURLToPath(new URL('../http-traffic/prepare-pool-thread.ts', import.meta.url)) },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

@@ -4,7 +4,8 @@ import pino from 'pino';
 import { type App, createApp, type AppOptions } from '../app.js';
 import { createUser } from '../auth/users.js';
 import { openDatabase } from '../db/open.js';
-import { type Clock, type DaemonConfig, defaultConfig, systemClock } from '../deps.js';
+import { type Clock, systemClock } from '../clock.js';
+import { type DaemonConfig, defaultConfig } from '../deps.js';
 
 export interface TestUser {
   readonly id: string;

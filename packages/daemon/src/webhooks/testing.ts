@@ -5,7 +5,8 @@ import pino from 'pino';
 import { createApp } from '../app.js';
 import { createUser } from '../auth/users.js';
 import { openDatabase } from '../db/open.js';
-import { type Clock, defaultConfig } from '../deps.js';
+import type { Clock } from '../clock.js';
+import { defaultConfig } from '../deps.js';
 import { composeBody } from '../testing/harness.js';
 import type { WebhookWorker } from './worker.js';
 
