@@ -1,5 +1,5 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../auth/users.js';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';

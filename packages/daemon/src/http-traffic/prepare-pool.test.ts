@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBatchWorker } from '../testing/batch-worker.js';
+import { buildBatchWorker } from '@tapline/testkit/daemon';
 import { type BatchWorker, createBatchPreparer } from './prepare-pool.js';
 import type { BatchTask } from './prepare.js';
 
