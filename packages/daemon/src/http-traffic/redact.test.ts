@@ -36,7 +36,7 @@ describe('redactor', () => {
     let body: JsonValue = { before: 1, password: 'p', after: { n: 2 } };
     for (let i = 0; i < 20; i++) {
       const inner = body;
-      body = Object.defineProperty({ before: i }, 'a', { enumerable: true, get: () => (reads++, inner) }) as JsonValue;
+      body = Object.defineProperty({ before: i }, 'a', { enumerable: true, get: () => (reads++, inner) });
       (body as Record<string, JsonValue>).after = { n: i };
     }
     let out = redactor.values(body) as Record<string, JsonValue>;

@@ -2,9 +2,9 @@ import type { Keymap } from './useKeymap.js';
 
 export interface ListMotion {
   /** Moves the cursor (or the scroll offset) by this many rows; the caller clamps. */
-  by(delta: number): void;
-  first(): void;
-  last(): void;
+  readonly by: (delta: number) => void;
+  readonly first: () => void;
+  readonly last: () => void;
   /** Rows moved by PgUp and PgDn. */
   readonly page: number;
 }
