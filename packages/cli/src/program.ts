@@ -17,6 +17,8 @@ import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
+import { registerAuth } from './commands/auth.js';
+import { registerLogout } from './commands/logout.js';
 
 // In its own module so that command modules can import it without an import cycle.
 export { example };
@@ -40,7 +42,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { endpointFile } from '@tapline/shared';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
-import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
+import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
 import { systemClock } from './clock.js';
@@ -57,6 +58,10 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.
+  const endpoint = endpointFile(options.home);
+  const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
+  writePrivateFile(endpoint, mine);
   options.announce(`taplined listening on ${url}`);
   logger.info({ url, db: options.dbFile }, 'ready');
 
@@ -73,6 +78,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         await closed;
         clearTimeout(force);
         await opened.close();
+        // Only our own: a second daemon started on the same home since then owns the file now.
+        if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });
       })()),
   };
 }

@@ -1,12 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { contract, followTraffic, type FollowStatus, type HttpTraffic, LevelParam, Method, pointAtColumn, StatusFilter, tryParseFilter } from '@tapline/shared';
+import { contract, followTraffic, type FollowStatus, type HttpTraffic, LevelParam, Method, StatusFilter } from '@tapline/shared';
 import type { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { integer } from '../options.js';
 import type { Register } from '../program.js';
 import { resolveSource } from '../resolve.js';
+import { checkedWhere } from '../where.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { CELL_WIDTHS as W, entryCells } from '../ui/entry-columns.js';
 import { trafficFilters } from './traffic-list.js';
@@ -53,11 +53,7 @@ export function describeStatus(status: FollowStatus): string | null {
  * repeated between the two, nor across daemon restarts (the follower resumes from its cursor).
  */
 export async function tail(ctx: CliContext, source: string, opts: TailOptions): Promise<void> {
-  const q = opts.where?.trim() || undefined;
-  if (q) {
-    const parsed = tryParseFilter(q);
-    if (!parsed.ok) throw usage(`--where: ${parsed.error.reason} at column ${parsed.error.column}`, pointAtColumn(parsed.error).replace(/\n/g, '\n  '));
-  }
+  const q = checkedWhere(opts.where);
   const { id } = await resolveSource(ctx, source);
   const filters = await trafficFilters(ctx, id, opts);
   let after: string | undefined;
