@@ -1,9 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { createContext, type CliContext, type GlobalOptions } from './context.js';
+import { createContext, type GlobalOptions } from './context.js';
 import { printStatus, status } from './commands/status.js';
 import { EXIT, toCliError, type ExitCode } from './exit-codes.js';
 import type { Io } from './io.js';
+import type { ContextFactory, Register } from './register.js';
 
 import { example } from './help.js';
 import { registerCompletion } from './commands/completion.js';
@@ -18,16 +19,6 @@ import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
 
-// In its own module so that command modules can import it without an import cycle.
-export { example };
-
-export type ContextFactory = (options?: { requireToken?: boolean }) => CliContext;
-
-/**
- * Each command module registers itself here with a function that gets a context on demand, so
- * `--help` and usage errors never need a token or the daemon.
- */
-export type Register = (program: Command, context: (cmd: Command, options?: { requireToken?: boolean }) => CliContext) => void;
 
 const registerStatus: Register = (program, context) => {
   const cmd = program
@@ -56,7 +47,7 @@ export function buildProgram(io: Io): Command {
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   example(program, 'tapline status', 'tapline traffic list shop --status 5xx --since 15m');
-  const context = (cmd: Command, options?: { requireToken?: boolean }) => createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
+  const context: ContextFactory = (cmd, options) => createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
   for (const register of registrations) register(program, context);
   const exitAll = (cmd: Command) => {
     cmd.exitOverride();

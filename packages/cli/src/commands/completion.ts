@@ -1,6 +1,6 @@
 import { Argument, type Command, type Option } from 'commander';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

@@ -4,7 +4,7 @@ import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, res
 import type { CliContext } from '../context.js';
 import { usage } from '../exit-codes.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { compileExclude, type Exclusion } from '../proxy/exclude.js';
 import { createNotices } from '../proxy/notices.js';
 import { toRecord } from '../proxy/record.js';

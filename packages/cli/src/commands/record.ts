@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js';
 import { CliError, invalid, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 

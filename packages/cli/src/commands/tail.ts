@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { integer } from '../options.js';
-import type { Register } from '../program.js';
+import type { ContextFactory, Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { CELL_WIDTHS as W, entryCells } from '../ui/entry-columns.js';
@@ -85,7 +85,7 @@ const checkedBy = (schema: z.ZodType, what: string) => (text: string) => {
   return text;
 };
 
-export function addTrafficTail(traffic: Command, context: Parameters<Register>[1]): void {
+export function addTrafficTail(traffic: Command, context: ContextFactory): void {
   const cmd = traffic
     .command('tail <source>')
     .description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C')

@@ -7,7 +7,7 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
 import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
-import type { Register } from '../program.js';
+import type { ContextFactory } from '../register.js';
 import { resolveDomain, resolvePathname, resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { renderTable } from '../table.js';
@@ -86,7 +86,7 @@ export function trafficTable(ctx: CliContext, rows: readonly HttpTraffic[]): str
   );
 }
 
-export function addTrafficList(traffic: Command, context: Parameters<Register>[1]): void {
+export function addTrafficList(traffic: Command, context: ContextFactory): void {
   const list = pagingOptions(
     traffic
       .command('list <source>')

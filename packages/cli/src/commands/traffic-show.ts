@@ -3,7 +3,7 @@ import { contract, formatLatency, formatLocalTime, recordUrl, toCurl, type HttpT
 import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { ContextFactory } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 
@@ -38,7 +38,7 @@ export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
   ];
 }
 
-export function addTrafficShow(traffic: Command, context: Parameters<Register>[1]): void {
+export function addTrafficShow(traffic: Command, context: ContextFactory): void {
   const show = traffic
     .command('show <source> <id>')
     .description('one whole traffic record, bodies pretty-printed')

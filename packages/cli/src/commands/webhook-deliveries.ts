@@ -6,7 +6,7 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
 import { pagingOptions, type PagingOptions } from '../options.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { renderTable } from '../table.js';
 
 /** `tapline webhooks test <id>`: the daemon sends one test message now and reports the attempt. */
