@@ -36,7 +36,7 @@ export const countTraffic: IngestHook = async (trx, entries) => {
 
 /** The rollup answers any combination of the filters it has columns for; dates and `q` do not. */
 export const rollupAnswers = (filters: TrafficFilters): boolean =>
-  !filters.startDate && !filters.endDate && !('q' in filters && filters.q);
+  !filters.startDate && !filters.endDate && !('q' in filters && filters.q) && !('idPrefix' in filters && filters.idPrefix);
 
 /** `meta.total` from the rollup: the same filters as trafficFilter, over the counted keys. */
 export async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters): Promise<number> {
