@@ -68,7 +68,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode>
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
     }
     const failure = toCliError(error);
-    io.stderr.write(`tapline: ${failure.message}\n`);
+    // An empty message: the command has said what went wrong already (`webhooks test`).
+    if (failure.message) io.stderr.write(`tapline: ${failure.message}\n`);
     if (failure.hint) io.stderr.write(`  ${failure.hint}\n`);
     if (failure.exitCode === EXIT.UNEXPECTED && argv.includes('--debug') && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return failure.exitCode;

@@ -4,12 +4,13 @@ import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import type { ContextFactory } from '../register.js';
-import { resolveSource } from '../resolve.js';
+import { resolveEntryId, resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 
 /** `tapline traffic show`: one whole record, bodies and headers included. */
-export async function showTraffic(ctx: CliContext, source: string, id: string): Promise<Answer<HttpTrafficRecord>> {
+export async function showTraffic(ctx: CliContext, source: string, idOrPrefix: string): Promise<Answer<HttpTrafficRecord>> {
   const { id: trafficSourceId } = await resolveSource(ctx, source);
+  const id = await resolveEntryId(ctx, trafficSourceId, idOrPrefix);
   return request(ctx, contract.getTraffic, { params: { trafficSourceId, id } });
 }
 
@@ -41,7 +42,7 @@ export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
 export function addTrafficShow(traffic: Command, context: ContextFactory): void {
   const show = traffic
     .command('show <source> <id>')
-    .description('one whole traffic record, bodies pretty-printed')
+    .description('one whole traffic record, bodies pretty-printed; <id> may be any unique prefix of 8 or more characters')
     .option('--curl', 'print a curl command that replays the request instead')
     .action(async (source: string, id: string, opts: { curl?: boolean }, cmd: Command) => {
       const ctx = context(cmd);

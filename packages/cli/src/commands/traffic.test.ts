@@ -95,7 +95,13 @@ describe('tapline traffic list', () => {
     const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
     expect(rows.every((r) => visible(r).length <= 70)).toBe(true);
     expect(narrow.stdout).toContain('\u001b[');
-    expect(visible(rows[0] ?? '')).not.toContain('ID');
+    // A short id column stays, long enough to be used: `traffic show` takes it back.
+    expect(visible(rows[0] ?? '')).toMatch(/ ID$/);
+    const shortId = visible(rows[1] ?? '').trim().split(/\s+/).pop() ?? '';
+    expect(shortId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}/);
+    const shown = await as(ana, 'traffic', 'show', 'shop', shortId, '--json');
+    expect(shown.code, shown.stderr).toBe(EXIT.OK);
+    expect(shown.json<{ id: string; method: string }>()).toMatchObject({ method: 'PATCH' });
 
     const noColor = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
     expect(noColor.stdout).not.toContain('\u001b[');
@@ -114,6 +120,45 @@ describe('tapline traffic show', () => {
     const curl = await as(ana, 'traffic', 'show', 'shop', id, '--curl');
     expect(curl.stdout).toBe("curl -X PATCH https://shop.example.com/api/orders \\\n  -H 'accept: application/json'\n");
     expect((await as(ana, 'traffic', 'show', 'shop', sourceId)).code).toBe(EXIT.NOT_FOUND);
+  });
+});
+
+describe('id prefixes', () => {
+  it('take any unique prefix of 8 or more characters; an ambiguous one lists the candidates (exit 2)', async () => {
+    const ids = (await list()).data.map((t) => t.id);
+    // UUIDv7: entries made within about 65 s share their first 8 hex digits; take the largest such group.
+    const groupOf = (id: string) => ids.filter((other) => other.startsWith(id.slice(0, 8)));
+    const shared = ids.map(groupOf).sort((a, b) => b.length - a.length)[0] ?? [];
+    expect(shared.length).toBeGreaterThan(1);
+    const ambiguous = await as(ana, 'traffic', 'show', 'shop', (shared[0] ?? '').slice(0, 8));
+    expect(ambiguous.code).toBe(EXIT.USAGE);
+    expect(ambiguous.stderr).toMatch(new RegExp(`ambiguous: ${shared.length} traffic entries begin with it`));
+    for (const id of shared) expect(ambiguous.stderr).toContain(id);
+
+    const id = ids[2] ?? '';
+    const unique = await as(ana, 'traffic', 'show', 'shop', id.slice(0, 23).toUpperCase(), '--json');
+    expect(unique.code, unique.stderr).toBe(EXIT.OK);
+    expect(unique.json<{ id: string }>().id).toBe(id);
+    expect((await as(ana, 'traffic', 'show', 'shop', 'ffffffff')).code).toBe(EXIT.NOT_FOUND);
+    const short = await as(ana, 'traffic', 'show', 'shop', id.slice(0, 7));
+    expect(short.code).toBe(EXIT.INVALID);
+    expect(short.stderr).toMatch(/first 8 or more hex digits/);
+  });
+});
+
+describe('tapline traffic list --where and time flags', () => {
+  it('filters with the filter language, refusing a bad expression with a caret', async () => {
+    expect((await list('--where', 'status>=500 and method=DELETE')).data.map((t) => t.status)).toEqual([500]);
+    const bad = await as(ana, 'traffic', 'list', 'shop', '--where', 'status>>5');
+    expect(bad.code).toBe(EXIT.USAGE);
+    expect(bad.stderr).toMatch(/--where: .* at column 8\n {2}status>>5\n {2} {7}\^/);
+  });
+
+  it('names the flags when --since is after --until', async () => {
+    const result = await as(ana, 'traffic', 'list', 'shop', '--since', '1m', '--until', '1h');
+    expect(result.code).toBe(EXIT.USAGE);
+    expect(result.stderr).toMatch(/--since .* is after --until/);
+    expect(result.stderr).not.toMatch(/startDate|endDate/);
   });
 });
 
