@@ -5,6 +5,7 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import type { ContextFactory } from '../register.js';
 import { resolveEntryId, resolveSource } from '../resolve.js';
+import { describePlaces, redactedPlaces } from '../replay/redacted.js';
 import { paintLevel, paintStatus } from '../style.js';
 
 /** `tapline traffic show`: one whole record, bodies and headers included. */
@@ -47,7 +48,12 @@ export function addTrafficShow(traffic: Command, context: ContextFactory): void 
     .action(async (source: string, id: string, opts: { curl?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
       const answer = await showTraffic(ctx, source, id);
-      if (opts.curl) return ctx.print(toCurl(answer.data));
+      if (opts.curl) {
+        const redacted = redactedPlaces(answer.data.request);
+        // toCurl leaves out redacted headers; query and body values would go out as "[REDACTED]".
+        if (describePlaces(redacted)) ctx.note(ctx.colors.yellow(`tapline: warning: redacted when recorded, so not replayed as sent: ${describePlaces(redacted)}; \`tapline traffic replay\` can fill them in`));
+        return ctx.print(toCurl(answer.data));
+      }
       if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
       for (const line of recordLines(ctx, answer.data)) ctx.print(line);
     });

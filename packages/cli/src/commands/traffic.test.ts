@@ -119,6 +119,7 @@ describe('tapline traffic show', () => {
     expect(text.stdout).toContain('Response body\n  {\n    "ok": true\n  }');
     const curl = await as(ana, 'traffic', 'show', 'shop', id, '--curl');
     expect(curl.stdout).toBe("curl -X PATCH https://shop.example.com/api/orders \\\n  -H 'accept: application/json'\n");
+    expect(curl.stderr).toBe('');
     expect((await as(ana, 'traffic', 'show', 'shop', sourceId)).code).toBe(EXIT.NOT_FOUND);
   });
 });
@@ -192,5 +193,50 @@ describe('access', () => {
     const badToken = await run(['--url', h.url, '--token', 'not-a-token', 'traffic', 'list', sourceId]);
     expect(badToken.code).toBe(EXIT.AUTH);
     expect(badToken.stderr).toMatch(/refused the token/);
+  });
+});
+
+describe('smaller fixes (issue 12, item 5)', () => {
+  const cli = (argv: string[], input?: string) => run(['--url', h.url, '--token', ana.token, ...argv], input === undefined ? {} : { input });
+  let batch: string;
+  beforeAll(async () => {
+    batch = (await as(ana, 'sources', 'add', 'batch', 'shop.example.com', '--json')).json<{ id: string }>().id;
+  });
+
+  it('record: an empty array says "no records" (exit 7); --json prints one document', async () => {
+    const empty = await cli(['record', 'batch'], '[]');
+    expect(empty.code).toBe(EXIT.INVALID);
+    expect(empty.stderr).toMatch(/no records/);
+    const two = await cli(['record', 'batch', '--json'], `${JSON.stringify(records[0])}\n${JSON.stringify(records[1])}\n`);
+    expect(two.code, two.stderr).toBe(EXIT.OK);
+    expect(two.json<{ method: string }[]>().map((r) => r.method)).toEqual(['GET', 'POST']);
+    const one = await cli(['record', 'batch', '--json'], JSON.stringify(records[2], null, 2));
+    expect(one.json<{ status: number }>().status).toBe(404);
+  });
+
+  it('record: lists every issue of every invalid record', async () => {
+    const bad = { domainUrl: 'nope', pathnameUrl: 'x', status: 9, method: 'TRACE', protocol: 'FTP', elapsedTime: -1 };
+    const result = await cli(['record', 'batch'], `${JSON.stringify(bad)}\n${JSON.stringify({ ...records[0], status: 700 })}\n`);
+    expect(result.code).toBe(EXIT.INVALID);
+    for (const field of ['domainUrl', 'pathnameUrl', 'status', 'method', 'protocol', 'elapsedTime', 'requestHeaders', 'queryParams', 'responseHeaders']) {
+      expect(result.stderr).toContain(field);
+    }
+    expect(result.stderr).not.toMatch(/and \d+ more/);
+    expect(result.stderr).toMatch(/\n {2}line 2: status must be/);
+    expect(result.stderr).toMatch(/2 invalid records; nothing was sent/);
+  });
+
+  it('show --curl warns on stderr about redacted values', async () => {
+    const secret = { ...records[0], requestHeaders: { authorization: 'Bearer abc' }, queryParams: { token: 'xyz', page: '2' }, requestBody: { user: { password: 'p' } }, method: 'POST' };
+    const id = (await cli(['record', 'batch', '--json'], JSON.stringify(secret))).json<{ id: string }>().id;
+    const curl = await cli(['traffic', 'show', 'batch', id, '--curl']);
+    expect(curl.code).toBe(EXIT.OK);
+    expect(curl.stderr).toMatch(/warning: .*header authorization, query token, body user\.password/);
+  });
+
+  it('proxy --source with an unknown name exits 5', async () => {
+    const result = await cli(['proxy', '--source', 'nope', '--target', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0']);
+    expect(result.code).toBe(EXIT.NOT_FOUND);
+    expect(result.stderr).toMatch(/no traffic source named "nope"/);
   });
 });
