@@ -34,6 +34,14 @@ export async function resolveSource(ctx: CliContext, nameOrId: string): Promise<
   return { id: source.id, name: source.name };
 }
 
+const allSources = (ctx: CliContext) =>
+  findInPages<TrafficSource>(async (page) => (await request(ctx, contract.listTrafficSources, { query: { page, limit: MAX_PAGE_LIMIT } })).data, () => true);
+
+/** The names of every source the token sees, for shell completion. */
+export async function sourceNames(ctx: CliContext): Promise<string[]> {
+  return (await allSources(ctx)).map((s) => s.name);
+}
+
 /** `--domain shop.example.com` to the domain's id within the source. */
 export async function resolveDomain(ctx: CliContext, sourceId: string, name: string): Promise<string> {
   const wanted = name.trim().toLowerCase();
@@ -93,7 +101,7 @@ export async function resolveWebhookId(ctx: CliContext, text: string): Promise<s
   const given = idOrPrefix(text, 'a webhook');
   if ('id' in given) return given.id;
   // A user has few sources and few webhooks on each: looking through them all here is cheap.
-  const sources = await findInPages<TrafficSource>(async (page) => (await request(ctx, contract.listTrafficSources, { query: { page, limit: MAX_PAGE_LIMIT } })).data, () => true);
+  const sources = await allSources(ctx);
   const hits: (Webhook & { source: string })[] = [];
   for (const source of sources) {
     const found = await findInPages<Webhook>(
