@@ -17,13 +17,13 @@ export async function showTraffic(ctx: CliContext, source: string, idOrPrefix: s
 
 type Values = Readonly<Record<string, string | readonly string[]>>;
 
-const pretty = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
+export const pretty = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
 
-function section(title: string, lines: readonly string[], c: CliContext['colors']): string[] {
+export function section(title: string, lines: readonly string[], c: CliContext['colors']): string[] {
   return ['', c.bold(title), ...(lines.length ? lines.map((l) => `  ${l}`) : [c.dim('  (none)')])];
 }
 
-const pairs = (values: Values, c: CliContext['colors']) =>
+export const pairs = (values: Values, c: CliContext['colors']) =>
   Object.entries(values).flatMap(([name, v]) => (Array.isArray(v) ? v : [v as string]).map((value) => `${c.cyan(name)}: ${value}`));
 
 export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
