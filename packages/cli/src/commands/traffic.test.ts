@@ -240,3 +240,28 @@ describe('smaller fixes (issue 12, item 5)', () => {
     expect(result.stderr).toMatch(/no traffic source named "nope"/);
   });
 });
+
+describe('tapline traffic diff', () => {
+  it('shows what differs between two entries, --json for scripts, coloured only on a terminal', async () => {
+    const [patch, , , , post] = (await list()).data;
+    const argv = ['traffic', 'diff', 'shop', post?.id.slice(0, 13) ?? '', patch?.id ?? ''];
+    const json = (await as(ana, ...argv, '--json')).json<{ a: { id: string }; differences: { path: string; kind: string; a: unknown; b: unknown }[] }>();
+    expect(json.a.id).toBe(post?.id);
+    expect(json.differences).toEqual(
+      expect.arrayContaining([
+        { path: 'method', segments: ['method'], kind: 'changed', a: 'POST', b: 'PATCH' },
+        { path: 'status', segments: ['status'], kind: 'changed', a: 201, b: 200 },
+        { path: 'request.body', segments: ['request', 'body'], kind: 'changed', a: { sku: 'a1' }, b: null },
+      ]),
+    );
+    const text = await as(ana, ...argv);
+    expect(text.code, text.stderr).toBe(EXIT.OK);
+    expect(text.stdout).toMatch(/^A \S+ .* POST 201 https:\/\/shop\.example\.com\/api\/orders\nB /);
+    expect(text.stdout).toMatch(/\n~ status\s+201 -> 200\n/);
+    expect(text.stdout).not.toContain('\u001b[');
+    const tty = await run(['--url', h.url, '--token', ana.token, ...argv], { stdoutTTY: true, env: { TERM: 'xterm' } });
+    expect(tty.stdout).toContain('\u001b[33m~ status');
+    const same = await as(ana, 'traffic', 'diff', 'shop', patch?.id ?? '', patch?.id ?? '');
+    expect(same.stdout).toMatch(/no differences/);
+  });
+});

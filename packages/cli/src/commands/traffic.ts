@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { example } from '../help.js';
 import type { Register } from '../register.js';
 import { addTrafficList } from './traffic-list.js';
+import { addTrafficDiff } from './traffic-diff.js';
 import { addTrafficReplay } from './traffic-replay.js';
 import { addTrafficShow } from './traffic-show.js';
 
@@ -19,4 +20,5 @@ export const registerTraffic: Register = (program, context) => {
   addTrafficList(traffic, context);
   addTrafficShow(traffic, context);
   addTrafficReplay(traffic, context);
+  addTrafficDiff(traffic, context);
 };
