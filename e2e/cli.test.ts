@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
@@ -218,5 +218,38 @@ describe('exit codes, provoked for real', SLOW, () => {
     const daemonSide = await tapline(['sources', 'add', 'bad', 'not a domain']);
     expect(daemonSide.exitCode).toBe(7);
     expect(daemonSide.stderr).toMatch(/trafficDomain/);
+  });
+});
+
+describe('a daemon on another home and port', SLOW, () => {
+  it('writes where it listens to <home>/daemon.json (0600), which the CLI follows; a clean stop removes it', async () => {
+    const h2 = tempHome();
+    try {
+      const other = await startDaemon(h2.path);
+      const file = join(h2.path, 'daemon.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: other.url, pid: other.process.pid });
+      const status = await cli(['status'], { home: h2.path });
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(status.stdout).toContain(`daemon   ${other.url}  ok`);
+      expect(status.stdout).toContain('local@localhost');
+      expect(await other.stop()).toBe(0);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      h2.remove();
+    }
+  });
+
+  it('a daemon killed without a clean stop leaves a stale file: the CLI names it (exit 3)', async () => {
+    const h3 = tempHome();
+    try {
+      const other = await startDaemon(h3.path);
+      await other.kill();
+      const status = await cli(['status'], { home: h3.path });
+      expect(status.exitCode).toBe(3);
+      expect(status.stderr).toContain(`the daemon recorded in ${join(h3.path, 'daemon.json')}`);
+    } finally {
+      h3.remove();
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { HTTP_METHODS, LevelParam, LEVELS, MAX_PAGE_LIMIT, Method, pointAtColumn, StatusFilter, tryParseFilter } from '@tapline/shared';
+import { HTTP_METHODS, LevelParam, LEVELS, MAX_PAGE_LIMIT, Method, StatusFilter } from '@tapline/shared';
 import type { z } from 'zod';
-import { usage } from './exit-codes.js';
 
 /** A commander parser for a whole number in [min, max]; a bad value is a usage error (exit 2). */
 export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (text: string) => {
@@ -59,13 +58,4 @@ export function filterOptions(cmd: Command): Command {
     .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
     .option('--path <name>', 'only requests to this path, such as /api/orders')
     .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)');
-}
-
-/** `--where` as the `q` to send: checked with the shared parser, refused with a caret under the column. */
-export function whereQuery(where: string | undefined): string | undefined {
-  const q = where?.trim() || undefined;
-  if (!q) return undefined;
-  const parsed = tryParseFilter(q);
-  if (!parsed.ok) throw usage(`--where: ${parsed.error.reason} at column ${parsed.error.column}`, pointAtColumn(parsed.error).replace(/\n/g, '\n  '));
-  return q;
 }

@@ -18,6 +18,8 @@ import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
+import { registerAuth } from './commands/auth.js';
+import { registerLogout } from './commands/logout.js';
 
 
 const registerStatus: Register = (program, context) => {
@@ -31,7 +33,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

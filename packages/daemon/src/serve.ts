@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { endpointFile } from '@tapline/shared';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/batch-preparer.js';
-import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
+import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
 import { type DaemonConfig, systemClock } from './deps.js';
 import type { Logger } from 'pino';
@@ -60,6 +61,10 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.
+  const endpoint = endpointFile(options.home);
+  const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
+  writePrivateFile(endpoint, mine);
   options.announce(`taplined listening on ${url}`);
   logger.info({ url, db: options.dbFile }, 'ready');
 
@@ -76,6 +81,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         await closed;
         clearTimeout(force);
         await opened.close();
+        // Only our own: a second daemon started on the same home since then owns the file now.
+        if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });
       })()),
   };
 }

@@ -66,6 +66,10 @@ export const contract = {
     method: 'POST', path: '/auth/token', tag: 'auth', summary: 'Exchange email and password for a token',
     scopes: null, body: TokenRequest, status: 201, response: TokenResponse, errors: [401, 429],
   }),
+  revokeOwnToken: endpoint({
+    method: 'DELETE', path: '/auth/token', tag: 'auth', summary: 'Revoke the token that makes this request (log out)',
+    scopes: FULL, status: 204, response: null, errors: [403],
+  }),
   me: endpoint({
     method: 'GET', path: '/auth/me', tag: 'auth', summary: "The token's user, scope and source restriction",
     scopes: ALL, status: 200, response: Me, errors: [],

@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { contract, followTraffic, type FollowStatus, type HttpTraffic } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
-import { filterOptions, integer, whereQuery, type FilterFlags } from '../options.js';
+import { filterOptions, integer, type FilterFlags } from '../options.js';
 import type { ContextFactory, Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
+import { checkedWhere } from '../where.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { CELL_WIDTHS as W, entryCells } from '../ui/entry-columns.js';
 import { trafficFilters } from './traffic-list.js';
@@ -44,7 +45,7 @@ export function describeStatus(status: FollowStatus): string | null {
  * repeated between the two, nor across daemon restarts (the follower resumes from its cursor).
  */
 export async function tail(ctx: CliContext, source: string, opts: TailOptions): Promise<void> {
-  whereQuery(opts.where); // before the source is looked up: a typo fails without a round trip
+  checkedWhere(opts.where); // before the source is looked up: a typo fails without a round trip
   const { id } = await resolveSource(ctx, source);
   const { q, ...filters } = await trafficFilters(ctx, id, opts);
   let after: string | undefined;

@@ -6,11 +6,12 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
 import { usage } from '../exit-codes.js';
-import { filterOptions, pageLimit, pagingOptions, whereQuery, type FilterFlags, type PagingOptions } from '../options.js';
+import { filterOptions, pageLimit, pagingOptions, type FilterFlags, type PagingOptions } from '../options.js';
 import type { ContextFactory } from '../register.js';
 import { resolveDomain, resolvePathname, resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { renderTable } from '../table.js';
+import { checkedWhere } from '../where.js';
 
 export interface TrafficListOptions extends PagingOptions, FilterFlags {
   /** A duration back from now (`15m`, `2h`, `1d`) or an ISO 8601 date or date-time. */
@@ -35,7 +36,7 @@ const checkedTime = (text: string) => {
 
 /** The list query the flags stand for; `--domain`/`--path` names become the API's ids here. */
 export async function trafficFilters(ctx: CliContext, sourceId: string, opts: TrafficListOptions, now = Date.now()) {
-  const q = whereQuery(opts.where);
+  const q = checkedWhere(opts.where);
   const startDate = opts.since ? timeBound(opts.since, now) : undefined;
   const endDate = opts.until ? timeBound(opts.until, now) : undefined;
   // Checked here so that the message names the flags, not the API's startDate and endDate.

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
 import { verifyPassword } from './passwords.js';
+import { revokeToken } from './tokens.js';
 import { findUserByEmail } from './users.js';
 
 /** Tokens from a password log-in last this long; admin-made tokens choose their own expiry. */
@@ -12,7 +13,7 @@ export const LOGIN_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 export function authRoutes(router: Router, deps: Deps): void {
   // Slows password guessing; a person logs in a few times a day.
-  router.use(
+  router.post(
     contract.createToken.path,
     rateLimit({
       windowMs: 60_000,
@@ -31,6 +32,13 @@ export function authRoutes(router: Router, deps: Deps): void {
     const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
     return { token: issued.token, expiresAt: issued.expiresAt };
+  });
+
+  // Logging out: the caller's own token only, so no token id travels and none can be guessed.
+  mount(router, deps, contract.revokeOwnToken, async (_input, ctx) => {
+    requireScope(ctx);
+    await revokeToken(deps.db, deps.clock, ctx.principal.tokenId);
+    return undefined;
   });
 
   mount(router, deps, contract.me, async (_input, ctx) => {

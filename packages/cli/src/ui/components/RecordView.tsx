@@ -9,6 +9,7 @@ import { useScroll } from '../hooks/useScroll.js';
 import { recordLines, type Side, wrapLine } from '../record-lines.js';
 import type { Tone } from './StatusLine.js';
 import { ScrolledLines } from './ScrolledLines.js';
+import { usePaint } from '../palette.js';
 
 export interface RecordViewProps {
   readonly api: UiApi;
@@ -21,9 +22,11 @@ export interface RecordViewProps {
   readonly onNotice: (text: string, tone?: Tone) => void;
 }
 
-/** One record: request or response headers and pretty bodies, scrollable; `c` for curl. */
+/** One record: request (first) or response headers and pretty bodies, scrollable; `c` for curl. */
 export function RecordView({ api, sourceId, entry, width, rows, active, onBack, onNotice }: RecordViewProps) {
-  const [side, setSide] = useState<Side>('response');
+  const paint = usePaint();
+  // Request first, as docs/ui.md shows: what was asked reads before what came back.
+  const [side, setSide] = useState<Side>('request');
   const [curlShown, setCurlShown] = useState<string | null>(null);
   const record = useAsync(() => api.getTraffic(sourceId, entry.id), [api, sourceId, entry.id]);
   const bodyRows = Math.max(1, rows - 2);
@@ -40,7 +43,7 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
     const curl = api.curlFor(record.data);
     if (!curl) return onNotice('no curl command for this record', 'warn');
     api.copy(curl).then(
-      () => onNotice('curl command copied to the clipboard'),
+      (to) => onNotice(to === 'clipboard' ? 'curl command copied to the clipboard' : 'curl command sent to the terminal clipboard (OSC 52)'),
       (e: unknown) => {
         setCurlShown(curl);
         onNotice(`clipboard unavailable (${describeError(e)}); the command is shown instead`, 'warn');
@@ -67,7 +70,7 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
   return (
     <Box flexDirection="column" height={rows}>
       <Text wrap="truncate">
-        <Text bold>{c.method}</Text> <Text color={statusTone(entry.status)}>{c.status}</Text> <Text color={levelTone(entry.level)}>{c.level}</Text>{' '}
+        <Text bold>{c.method}</Text> <Text color={paint(statusTone(entry.status))}>{c.status}</Text> <Text color={paint(levelTone(entry.level))}>{c.level}</Text>{' '}
         {c.latency} {c.target} <Text dimColor>{entry.createdAt}</Text>
       </Text>
       <Text>

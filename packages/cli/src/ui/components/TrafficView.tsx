@@ -1,5 +1,6 @@
 import type { HttpTraffic } from '@tapline/shared';
 import { useEffect, useRef } from 'react';
+import { listKeys } from '../hooks/list-keys.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import type { TrafficFeed } from '../hooks/useTrafficStream.js';
 import { jumpNewest, jumpOldest, move, nearEnd, resize, type TableState, togglePause } from '../table-state.js';
@@ -38,16 +39,7 @@ export function TrafficView({ feed, width, rows, active, filtered, onOpen }: Tra
   useKeymap(
     {
       space: () => change(togglePause),
-      up: () => by(-1),
-      k: () => by(-1),
-      down: () => by(1),
-      j: () => by(1),
-      pageup: () => by(-bodyRows),
-      pagedown: () => by(bodyRows),
-      g: () => change(jumpNewest),
-      home: () => change(jumpNewest),
-      G: () => change((t) => jumpOldest(t, bodyRows)),
-      end: () => change((t) => jumpOldest(t, bodyRows)),
+      ...listKeys({ by, first: () => change(jumpNewest), last: () => change((t) => jumpOldest(t, bodyRows)), page: bodyRows }),
       enter: () => {
         const entry = mirror.current.entries[mirror.current.selected];
         if (entry) onOpen(entry);
