@@ -234,6 +234,12 @@ describe('smaller fixes (issue 12, item 5)', () => {
     expect(curl.stderr).toMatch(/warning: .*header authorization, query token, body user\.password/);
   });
 
+  it('tail --help shows its default once', async () => {
+    const help = (await run(['traffic', 'tail', '--help'])).stdout;
+    expect(help.match(/default/g)).toHaveLength(1);
+    expect(help).toMatch(/-n, --lines <n>\s+how many past entries to print first \(0 for none\) \(default:\s+10\)/);
+  });
+
   it('proxy --source with an unknown name exits 5', async () => {
     const result = await cli(['proxy', '--source', 'nope', '--target', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0']);
     expect(result.code).toBe(EXIT.NOT_FOUND);
