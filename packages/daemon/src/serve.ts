@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { endpointFile } from '@tapline/shared';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import type { BatchWorker } from './http-traffic/batch-preparer.js';
+import type { BatchWorker } from './http-traffic/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
-import { type DaemonConfig, systemClock } from './deps.js';
+import { systemClock } from './clock.js';
+import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
 
 export interface ServeOptions {
@@ -58,7 +58,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   // Only once the port is ours: a start that fails leaves no new user or token behind.
   const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
   if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { passwordUser } from '../../../daemon/src/testing/endpoint-cases.js';
-import { type Harness, startHarness } from '../../../daemon/src/testing/harness.js';
+import { passwordUser, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
 import { run } from '../testing/run.js';
 

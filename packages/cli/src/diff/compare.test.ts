@@ -47,7 +47,7 @@ describe('diffRecords', () => {
   });
 
   it('compares a method, URL or body of another kind as one change', () => {
-    const other = { ...A, method: 'POST', pathname: '/api/orders', response: { ...A.response, body: 'Bad Gateway' } };
+    const other: HttpTrafficRecord = { ...A, method: 'POST', pathname: '/api/orders', response: { ...A.response, body: 'Bad Gateway' } };
     expect(diffRecords(A, other).map((d) => [d.path, d.kind])).toEqual([
       ['method', 'changed'],
       ['url', 'changed'],

@@ -12,9 +12,10 @@ export interface RedactedPlaces {
 }
 
 type Values = Readonly<Record<string, string | readonly string[]>>;
+export const valuesOf = (v: string | readonly string[]): readonly string[] => (typeof v === 'string' ? [v] : v);
 const redactedNames = (values: Values) =>
   Object.entries(values)
-    .filter(([, v]) => (Array.isArray(v) ? v : [v as string]).some((value) => value.includes(REDACTED)))
+    .filter(([, v]) => valuesOf(v).some((value) => value.includes(REDACTED)))
     .map(([name]) => name);
 
 function bodyPaths(value: JsonValue, at: (string | number)[] = []): string[] {

@@ -1,6 +1,6 @@
 import { recordUrl, SKIPPED_HEADERS, type HttpTrafficRecord } from '@tapline/shared';
 import { usage } from '../exit-codes.js';
-import { redactedPlaces } from './redacted.js';
+import { redactedPlaces, valuesOf } from './redacted.js';
 
 /** What the user changes of the recorded request. */
 export interface ReplayChanges {
@@ -30,7 +30,7 @@ const split = (pair: string, sep: string, flag: string, shape: string): [string,
 };
 
 const each = (values: Readonly<Record<string, string | readonly string[]>>) =>
-  Object.entries(values).flatMap(([name, v]) => (Array.isArray(v) ? v : [v as string]).map((value) => [name, value] as [string, string]));
+  Object.entries(values).flatMap(([name, v]) => valuesOf(v).map((value) => [name, value] as [string, string]));
 
 /**
  * The recorded request as it will be sent again. A value the daemon redacted is never sent as

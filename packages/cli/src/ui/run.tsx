@@ -36,7 +36,7 @@ export async function runUi(ctx: CliContext, sourceArg: string | undefined, opts
     stdout.write(ENTER_ALT_SCREEN);
     const app = render(
       <PaletteContext.Provider value={palette}>
-        <App api={api} {...(source ? { source } : {})} initialFilter={opts.where?.trim() ?? ''} recentFilters={recent.load()} onRecentFilters={recent.save} />
+        <App api={api} {...(source ? { source } : {})} initialFilter={opts.where?.trim() ?? ''} recentFilters={recent.load()} onRecentFilters={(list) => recent.save(list)} />
       </PaletteContext.Provider>,
       // `interactive`: redraw in place even when CI is set; the UI runs only on a terminal.
       { stdin, stdout, stderr, interactive: true, exitOnCtrlC: true, patchConsole: true, maxFps: 15 },

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { contract, createClient, type Endpoint } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS } from '../testing/endpoint-cases.js';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { LOGIN_TOKEN_LIFETIME_MS } from './routes.js';
 import { revokeToken } from './tokens.js';
 
@@ -293,6 +291,7 @@ describe('authentication', () => {
       const source = await createSource(user.client);
       const me = await raw(h, 'GET', '/auth/me', { token: user.token });
       expect(me.status).toBe(200);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(me.json).toEqual({ id: user.id, email: 'me@example.com', name: 'me', tokenId: expect.any(String), scope: 'full', sourceId: null });
       const ingest = await h.token(user.id, { scope: 'ingest', sourceId: source.id });
       expect(await ingest.call(contract.me)).toMatchObject({ id: user.id, scope: 'ingest', sourceId: source.id });

@@ -1,8 +1,7 @@
 import { contract } from '@tapline/shared';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 describe('core logs (spec 4.2 and the write extension)', () => {
   let h: Harness;
@@ -73,6 +72,7 @@ describe('core logs (spec 4.2 and the write extension)', () => {
     expect(answer.status).toBe(201);
     expect(answer.json).toEqual({
       statusCode: 201,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       data: { id: expect.any(String), title: 'boom', description: '', source: '', layer: '', stack: '', createdAt: '2026-07-07T07:07:07.007Z', httpTrafficId: null },
     });
   });

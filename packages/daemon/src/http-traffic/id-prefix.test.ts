@@ -2,8 +2,7 @@ import { contract, hyphenate, idPrefixRange, type TaplineClient } from '@tapline
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/open.js';
-import { createSource, raw } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { composeBody, createSource, raw, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { trafficFilter } from './repo.js';
 
 describe('GET /http-traffic/:trafficSourceId?idPrefix=', () => {

@@ -1,9 +1,7 @@
 import { contract, type Endpoint } from '@tapline/shared';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorld, send, VALID_REQUESTS, type World } from '../testing/endpoint-cases.js';
-import { MISSING_ID, raw } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { buildWorld, send, VALID_REQUESTS, type World, MISSING_ID, raw, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /**
  * No input a client can send gets a 500: random JSON bodies, path parameters and query strings,
@@ -35,7 +33,7 @@ describe('no endpoint answers 500 to any input', () => {
       fc.jsonValue({ maxDepth: 4 }),
       fc.tuple(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 3 })).map(([key, value]) => {
         const valid = VALID_REQUESTS[name]?.(world).body;
-        const base = Array.isArray(valid) ? valid[0] : valid;
+        const base: unknown = Array.isArray(valid) ? valid[0] : valid;
         if (base === null || typeof base !== 'object') return value;
         const keys = Object.keys(base);
         const target = keys.length > 0 && key.length % 2 === 0 ? keys[key.length % keys.length] ?? key : key;

@@ -2,12 +2,11 @@ import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
 import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
 import { PageQuery, Timestamp, uuidField } from './common.js';
+import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
-export const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
-export const LEVELS = ['INFO', 'WARNING', 'FATAL'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-export type Level = (typeof LEVELS)[number];
+export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
+// Beside the `Protocol` schema below, as one name for the value and its type.
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
 const upperEnum = <T extends readonly [string, ...string[]]>(name: string, values: T) =>
@@ -67,7 +66,7 @@ export type ComposeRecord = z.output<typeof ComposeRecord>;
 export const HttpTraffic = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   trafficUserId: z.uuid().optional(),
@@ -79,7 +78,7 @@ export const HttpTraffic = z.object({
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -88,13 +87,13 @@ const StoredHeaders = z.record(z.string(), z.union([z.string(), z.array(z.string
 export const HttpTrafficRecord = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),

@@ -15,7 +15,7 @@ export interface SourcePickerProps {
 }
 
 /** Shown when `tapline ui` is started without a source. */
-export function SourcePicker({ api, width, rows, onPick }: SourcePickerProps) {
+export function SourcePicker({ api, rows, onPick }: SourcePickerProps) {
   const paint = usePaint();
   const sources = useAsync(() => api.listSources(), [api]);
   const data = sources.data ?? [];
