@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
 import { toCliError } from '../exit-codes.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 /** What became of the stored token at the daemon. */
 export type Revocation = 'revoked' | 'already-invalid' | 'not-revoked';

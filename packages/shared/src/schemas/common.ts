@@ -39,6 +39,11 @@ export const PaginationMeta = z.object({
 export type PaginationMeta = z.infer<typeof PaginationMeta>;
 
 export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta });
+/** What `paginated(item)` parses to, for code that is generic over the item. */
+export interface Page<T> {
+  readonly data: readonly T[];
+  readonly meta: PaginationMeta;
+}
 
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 

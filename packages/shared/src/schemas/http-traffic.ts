@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
+import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
 import { PageQuery, Timestamp, uuidField } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
@@ -147,7 +148,16 @@ const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | un
   { message: 'startDate must not be after endDate', path: ['startDate'] },
 ];
 
-export const TrafficListQuery = PageQuery.extend(trafficFilterFields).refine(...datesInOrder);
+/** The start of an entry id (`019a4c2e`, at least 8 hex digits), as the range of ids it names. */
+const IdPrefix = z.string().transform((v, ctx) => {
+  const range = idPrefixRange(v);
+  if (range) return range;
+  ctx.addIssue({ code: 'custom', message: `idPrefix must be ${MIN_ID_PREFIX} to 32 hex digits of an id (hyphens optional)` });
+  return z.NEVER;
+});
+
+/** The list alone takes `idPrefix`: clients resolve a short id with it (`tapline traffic show shop 019a4c2e`). */
+export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPrefix: IdPrefix.optional() }).refine(...datesInOrder);
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
 
