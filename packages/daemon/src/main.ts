@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
 import { Command, CommanderError, Option } from 'commander';
+import ms from 'ms';
 import pkg from '../package.json' with { type: 'json' };
 import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
 import { ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
 import { defaultConfig, systemClock } from './deps.js';
 import { createLogger } from './logger.js';
-import { serve, StartError } from './serve.js';
+import { DEFAULT_TIMEOUTS, serve, StartError, type ServerTimeouts } from './serve.js';
 
 /** Exit codes of taplined: 0 ok, 1 failure, 2 bad usage. */
 class UsageError extends Error {}
@@ -24,6 +25,9 @@ interface GlobalOptions {
   allowPrivateWebhooks: boolean;
   webhookDelivery: boolean;
   logLevel: string;
+  headersTimeout: string;
+  requestTimeout: string;
+  keepAliveTimeout: string;
 }
 
 const env = process.env;
@@ -40,6 +44,23 @@ function parseBytes(text: string): number {
   const bytes = match ? Number(match[1]) * unit : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`--max-body takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
   return bytes;
+}
+
+function parseDuration(flag: string, text: string): number {
+  const millis = /^\d+\s*(ms|s|m)$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : Number.NaN;
+  if (!Number.isSafeInteger(millis) || millis < 100) throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
+  return millis;
+}
+
+function parseTimeouts(opts: GlobalOptions): ServerTimeouts {
+  const timeouts = {
+    headers: parseDuration('--headers-timeout', opts.headersTimeout),
+    request: parseDuration('--request-timeout', opts.requestTimeout),
+    keepAlive: parseDuration('--keep-alive-timeout', opts.keepAliveTimeout),
+  };
+  // Node refuses a header deadline past the request's: the headers are part of the request.
+  if (timeouts.headers > timeouts.request) throw new UsageError('--headers-timeout must not be longer than --request-timeout');
+  return timeouts;
 }
 
 function locations(opts: GlobalOptions) {
@@ -66,6 +87,7 @@ function readStdin(): string {
 
 async function startDaemon(opts: GlobalOptions): Promise<void> {
   const { home, dbFile } = locations(opts);
+  const timeouts = parseTimeouts(opts);
   const logger = createLogger(opts.logLevel);
   const config = {
     ...defaultConfig(pkg.version),
@@ -81,6 +103,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     dbFile,
     config,
     logger,
+    timeouts,
     announce: (line) => process.stdout.write(`${line}\n`),
   });
   await new Promise<void>((resolve) => {
@@ -110,6 +133,9 @@ function program(): Command {
     .option('--no-redact', 'store secrets as sent (turns redaction off)')
     .option('--allow-private-webhooks', 'allow webhooks to loopback and private addresses', false)
     .option('--no-webhook-delivery', 'queue webhook notifications but do not send them (another daemon on this database sends them)')
+    .option('--headers-timeout <duration>', 'time a client has to send the request headers', `${DEFAULT_TIMEOUTS.headers / 1000}s`)
+    .option('--request-timeout <duration>', 'time a client has to send a whole request, body included', `${DEFAULT_TIMEOUTS.request / 1000}s`)
+    .option('--keep-alive-timeout <duration>', 'how long an idle keep-alive connection stays open', `${DEFAULT_TIMEOUTS.keepAlive / 1000}s`)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
