@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { HttpError } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
@@ -18,12 +19,29 @@ export type BodyMode = 'parse' | 'raw' | 'none';
 const CHARSET = /;\s*charset\s*=/i;
 const UTF8 = /;\s*charset\s*=\s*"?utf-?8"?\s*(?:;|$)/i;
 
+const NOT_UTF8 = 'Request body is not valid UTF-8';
+
+/**
+ * The decoders replace bytes that are not UTF-8 with U+FFFD, so a record would be stored other
+ * than it was sent and still answered 201; refusing the body keeps what is stored what was sent.
+ * A `charset` other than UTF-8 (the parsing reader decodes UTF-16 too) is left to its decoder.
+ */
+function checkUtf8(_req: unknown, _res: unknown, buffer: Buffer, encoding: string | null | undefined): void {
+  // The raw reader passes no encoding: its body is decoded as UTF-8 later, so it must be UTF-8.
+  if ((!encoding || /^utf-?8$/i.test(encoding)) && !isUtf8(buffer)) throw new Error(NOT_UTF8);
+}
+
+const isVerifyFailure = (error: unknown) => typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.verify.failed';
+
 /**
  * Reads a JSON body: 415 for a body that is not JSON, 413 past `limit` bytes, 400 for malformed
- * JSON. A request without a body is fine here; the endpoint's schema decides if it needed one.
+ * JSON or bytes that are not UTF-8. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
 export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
-  const parser = mode === 'raw' ? express.raw({ limit, type: () => true }) : express.json({ limit, strict: false, type: () => true });
+  const parser =
+    mode === 'raw'
+      ? express.raw({ limit, type: () => true, verify: checkUtf8 })
+      : express.json({ limit, strict: false, type: () => true, verify: checkUtf8 });
   return (req, res, next) => {
     if (!carriesBody(req.headers)) {
       req.body = undefined;
@@ -35,6 +53,7 @@ export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
     if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
     parser(req, res, (error?: unknown) => {
+      if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));
       if (error) return next(error);
       if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
       next();
