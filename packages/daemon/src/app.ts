@@ -11,6 +11,7 @@ import { countTraffic } from './http-traffic/counts.js';
 import { createIngestQueue } from './http-traffic/ingest-queue.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
+import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
@@ -52,6 +53,11 @@ export function createApp(options: AppOptions): App {
     logger: options.logger,
     bus: options.bus ?? createTrafficBus(),
     tokens: createTokenService(options.db, clock),
+    largeBodies: createGate({
+      concurrency: options.config.limits.largeBatches,
+      maxWaiting: options.config.limits.largeBatches * 4,
+      waitMs: options.config.limits.largeBatchWaitMs,
+    }),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });

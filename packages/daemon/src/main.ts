@@ -2,66 +2,28 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
 import { Command, CommanderError, Option } from 'commander';
-import ms from 'ms';
 import pkg from '../package.json' with { type: 'json' };
 import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
 import { ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
-import { defaultConfig, systemClock } from './deps.js';
+import { DEFAULT_LIMITS, defaultConfig, systemClock } from './deps.js';
+import { parseBytes, parseLimits, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
-import { DEFAULT_TIMEOUTS, serve, StartError, type ServerTimeouts } from './serve.js';
+import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
-/** Exit codes of taplined: 0 ok, 1 failure, 2 bad usage. */
-class UsageError extends Error {}
-
-interface GlobalOptions {
+interface GlobalOptions extends ServerFlags {
   host?: string;
   port?: string;
   home?: string;
   db?: string;
-  maxBody: string;
   redactKeys?: string;
   redact: boolean;
   allowPrivateWebhooks: boolean;
   webhookDelivery: boolean;
   logLevel: string;
-  headersTimeout: string;
-  requestTimeout: string;
-  keepAliveTimeout: string;
 }
 
 const env = process.env;
-
-function parsePort(text: string): number {
-  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535 (got "${text}")`);
-  return port;
-}
-
-function parseBytes(text: string): number {
-  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim());
-  const unit = { b: 1, kb: 1024, kib: 1024, mb: 1024 * 1024, mib: 1024 * 1024 }[(match?.[2] ?? 'b').toLowerCase() as 'b'];
-  const bytes = match ? Number(match[1]) * unit : Number.NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`--max-body takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
-  return bytes;
-}
-
-function parseDuration(flag: string, text: string): number {
-  const millis = /^\d+\s*(ms|s|m)$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : Number.NaN;
-  if (!Number.isSafeInteger(millis) || millis < 100) throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
-  return millis;
-}
-
-function parseTimeouts(opts: GlobalOptions): ServerTimeouts {
-  const timeouts = {
-    headers: parseDuration('--headers-timeout', opts.headersTimeout),
-    request: parseDuration('--request-timeout', opts.requestTimeout),
-    keepAlive: parseDuration('--keep-alive-timeout', opts.keepAliveTimeout),
-  };
-  // Node refuses a header deadline past the request's: the headers are part of the request.
-  if (timeouts.headers > timeouts.request) throw new UsageError('--headers-timeout must not be longer than --request-timeout');
-  return timeouts;
-}
 
 function locations(opts: GlobalOptions) {
   const home = resolveHome(opts.home, env);
@@ -91,7 +53,8 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
   const logger = createLogger(opts.logLevel);
   const config = {
     ...defaultConfig(pkg.version),
-    maxBody: parseBytes(opts.maxBody),
+    maxBody: parseBytes('--max-body', opts.maxBody),
+    limits: parseLimits(opts),
     redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
@@ -136,6 +99,11 @@ function program(): Command {
     .option('--headers-timeout <duration>', 'time a client has to send the request headers', `${DEFAULT_TIMEOUTS.headers / 1000}s`)
     .option('--request-timeout <duration>', 'time a client has to send a whole request, body included', `${DEFAULT_TIMEOUTS.request / 1000}s`)
     .option('--keep-alive-timeout <duration>', 'how long an idle keep-alive connection stays open', `${DEFAULT_TIMEOUTS.keepAlive / 1000}s`)
+    .option('--max-streams-per-token <n>', 'open event streams one token may hold', String(DEFAULT_LIMITS.streamsPerToken))
+    .option('--max-streams <n>', 'open event streams in all', String(DEFAULT_LIMITS.streams))
+    .option('--stream-buffer <size>', 'bytes a stream may have waiting for a client that does not read', `${DEFAULT_LIMITS.streamBuffer / 1024}kb`)
+    .option('--max-large-batches <n>', 'batches over 1 MiB read and stored at once', String(DEFAULT_LIMITS.largeBatches))
+    .option('--large-batch-wait <duration>', 'how long a large batch waits for its turn before a 503', `${DEFAULT_LIMITS.largeBatchWaitMs / 1000}s`)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

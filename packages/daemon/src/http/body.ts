@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Deps } from '../deps.js';
 import { HttpError } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 
@@ -37,7 +38,7 @@ const isVerifyFailure = (error: unknown) => typeof error === 'object' && error !
  * Reads a JSON body: 415 for a body that is not JSON, 413 past `limit` bytes, 400 for malformed
  * JSON or bytes that are not UTF-8. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
-export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
+export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeBodies' | 'config'>): RequestHandler {
   const parser =
     mode === 'raw'
       ? express.raw({ limit, type: () => true, verify: checkUtf8 })
@@ -52,11 +53,34 @@ export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
     if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
-    parser(req, res, (error?: unknown) => {
-      if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));
-      if (error) return next(error);
-      if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
-      next();
-    });
+    const read = () =>
+      parser(req, res, (error?: unknown) => {
+        if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));
+        if (error) return next(error);
+        if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
+        next();
+      });
+    if (mode === 'raw' && isLarge(req, deps.config.limits.largeBatchBytes)) admitLarge(req, res, deps, read, next);
+    else read();
   };
+}
+
+/** Chunked bodies have no length up front; they may be large. */
+const isLarge = (req: Request, bytes: number) => req.headers['content-length'] === undefined || Number(req.headers['content-length']) > bytes;
+
+/**
+ * A large body is read only once the gate lets it in, and holds its place until the answer is
+ * gone: reading, parsing and storing one costs many times its size in memory, so the number of
+ * them at once is what bounds the daemon's memory. Waiting clients' bytes stay in their sockets.
+ */
+function admitLarge(req: Request, res: Response, deps: Pick<Deps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
+  deps.largeBodies.enter().then((release) => {
+    if (!release) {
+      res.set('retry-after', '2');
+      return next(new HttpError(503, 'overloaded', 'Too many large batches at once; retry shortly'));
+    }
+    res.once('close', release);
+    if (req.destroyed) return release();
+    read();
+  }, next);
 }

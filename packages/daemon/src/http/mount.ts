@@ -39,7 +39,7 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
 function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
-  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode)];
+  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
 }
 
 const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals[PRINCIPAL] ?? null }) as RequestContext<E>;
