@@ -173,6 +173,9 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
     { name: 'owner, scheme in lower case', header: `bearer ${token}`, expected: (op) => op.success },
     { name: 'owner, ids that do not exist', header: `Bearer ${token}`, ids: 'missing', expected: (op) => (namesSource(op) ? 404 : op.success) },
     { name: 'read scope', header: `Bearer ${read}`, expected: (op) => (op.open || allowed(op, 'read') ? op.success : 403) },
+    // 404 before 403: a scope that may not call the route still learns first that the id does not exist.
+    { name: 'read scope, ids that do not exist', header: `Bearer ${read}`, ids: 'missing', expected: (op) => (namesSource(op) && !op.open ? 404 : op.open || allowed(op, 'read') ? op.success : 403) },
+    { name: 'ingest scope, ids that do not exist', header: `Bearer ${ingest}`, ids: 'missing', expected: (op) => (namesSource(op) && !op.open ? 404 : op.open || allowed(op, 'ingest') ? op.success : 403) },
     { name: 'ingest scope', header: `Bearer ${ingest}`, expected: (op) => (op.open || allowed(op, 'ingest') ? op.success : 403) },
     {
       name: 'restricted to another source',
