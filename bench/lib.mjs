@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sample from '../packages/testkit/sample-record.json' with { type: 'json' };
 
 export function tempHome() {
   const path = mkdtempSync(join(tmpdir(), 'tapline-bench-'));
@@ -60,19 +61,15 @@ export async function createSource(url, token, name) {
   return api(url, token, 'POST', '/traffic-source', { name, trafficDomain: 'shop.example.com' });
 }
 
+/** The test kit's sample record (packages/testkit/sample-record.json), with a body and secrets to redact. */
 export function composeBody(sourceId, overrides = {}) {
   return {
-    domainUrl: 'https://shop.example.com',
-    pathnameUrl: '/api/orders',
+    ...sample,
     trafficSourceId: sourceId,
-    status: 200,
-    protocol: 'HTTPS',
     method: 'POST',
-    elapsedTime: 12.5,
     requestHeaders: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer x' },
     requestBody: { sku: 'A-1', quantity: 2, password: 'p' },
     queryParams: { page: '1' },
-    responseHeaders: { 'content-type': 'application/json' },
     responseBody: { id: 42, status: 'created' },
     ...overrides,
   };

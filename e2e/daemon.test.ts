@@ -9,7 +9,7 @@ import {
   type TaplineClient,
   type TrafficSource,
 } from '@tapline/shared';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import { admin, type SpawnedDaemon } from './binaries.js';
 import { compose, createSource } from './compose.js';
 import { badTokens } from './tokens.js';

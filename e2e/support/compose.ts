@@ -1,4 +1,4 @@
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 
 /** Composes one record through the HTTP API, as an instrumented app would. */
 export async function compose(url: string, token: string, sourceId: string, overrides: Record<string, unknown> = {}): Promise<{ id: string }> {

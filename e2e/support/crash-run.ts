@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { cleanEnv, startDaemon, TAPLINED, type SpawnedDaemon } from './binaries.js';
 import { createSource } from './compose.js';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 
 /**
  * Clients ingest singles and batches (some large enough for the worker thread) while the daemon

@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
-  entry: { taplined: 'src/main.ts', 'prepare-worker': 'src/http-traffic/prepare-worker.ts' },
+  entry: { taplined: 'src/main.ts', 'prepare-worker': 'src/http-traffic/prepare-pool-thread.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

@@ -4,16 +4,17 @@ import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
 import type { Db } from './db/open.js';
-import { type Clock, type DaemonConfig, type Deps, systemClock } from './deps.js';
-import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/batch-preparer.js';
+import { type Clock, systemClock } from './clock.js';
+import type { DaemonConfig, Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
-import { countTraffic } from './http-traffic/counts.js';
-import { createIngestQueue } from './http-traffic/ingest-queue.js';
+import { createIngest } from './http-traffic/ingest.js';
+import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
+import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
@@ -58,10 +59,11 @@ export function createApp(options: AppOptions): App {
       maxWaiting: options.config.limits.largeBatches * 4,
       waitMs: options.config.limits.largeBatchWaitMs,
     }),
+    findSource: createSourceFinder(options.db),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const ingest = createIngestQueue({ ...deps, hooks: [countTraffic, ...(options.ingestHooks ?? []), webhooks.hook] });
+  const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook] });
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();

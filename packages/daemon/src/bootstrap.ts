@@ -3,7 +3,7 @@ import { tokenFile } from '@tapline/shared';
 import type { TokenService } from './auth/tokens.js';
 import { countUsers, createUser, LOCAL_USER_EMAIL } from './auth/users.js';
 import type { Db } from './db/open.js';
-import type { Clock } from './deps.js';
+import type { Clock } from './clock.js';
 
 /** Private files: the home is 0700 and the token 0600, whatever the umask. */
 export function writePrivateFile(path: string, text: string): void {

@@ -1,15 +1,11 @@
 import type { Logger } from 'pino';
-import { v7 as uuidv7 } from 'uuid';
+import type { Clock } from './clock.js';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Gate } from './http/gate.js';
 import type { Inflight } from './http/inflight.js';
-
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
+import type { SourceFinder } from './traffic-sources/repo.js';
 
 export interface DaemonConfig {
   readonly version: string;
@@ -62,6 +58,8 @@ export interface Deps {
   readonly logger: Logger;
   readonly bus: TrafficBus;
   readonly tokens: TokenService;
+  /** The traffic source by id (compiled once for this database). */
+  readonly findSource: SourceFinder;
   /** Aborted when the daemon stops: long-lived work (streams, workers) ends on it. */
   readonly shutdown: AbortSignal;
   /** Request handlers still running; the daemon waits for them before closing the database. */
@@ -69,8 +67,3 @@ export interface Deps {
   /** Large batch bodies pass it before they are read (`Limits.largeBatches`). */
   readonly largeBodies: Gate;
 }
-
-/** UUIDv7: time-ordered, and monotonic within a millisecond, so newest-first order is stable. */
-export const newId = (): string => uuidv7();
-
-export const isoNow = (clock: Clock): string => clock.now().toISOString();

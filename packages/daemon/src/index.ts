@@ -1,5 +1,13 @@
-export { createApp, type AppOptions } from './app.js';
+/**
+ * The daemon as a library: the app factory and what it is built from, for embedding Tapline in
+ * another process and for the test kit (packages/testkit), which drives it in-process.
+ */
+export { type App, createApp, type AppOptions } from './app.js';
 export { openDatabase, type Db, type OpenedDatabase } from './db/open.js';
-export { defaultConfig, systemClock, type Clock, type DaemonConfig, type Deps } from './deps.js';
+export { systemClock, type Clock } from './clock.js';
+export { defaultConfig, type DaemonConfig, type Deps } from './deps.js';
 export { serve, type RunningDaemon } from './serve.js';
 export { createUser } from './auth/users.js';
+export { hashPassword } from './auth/passwords.js';
+export type { BatchWorker } from './http-traffic/prepare-pool.js';
+export type { WebhookWorker } from './webhooks/worker.js';

@@ -3,10 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import type { BatchWorker } from './http-traffic/batch-preparer.js';
+import type { BatchWorker } from './http-traffic/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
-import { type DaemonConfig, systemClock } from './deps.js';
+import { systemClock } from './clock.js';
+import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
 
 export interface ServeOptions {

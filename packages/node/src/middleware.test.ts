@@ -6,7 +6,7 @@ import { contract, type TaplineClient } from '@tapline/shared';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // The daemon's in-process harness: the app factory on an in-memory database.
-import { type Harness, startHarness } from '../../daemon/src/testing/harness.js';
+import { type Harness, startHarness } from '@tapline/testkit/daemon';
 import { tapline, type Tapline } from './index.js';
 
 async function listen(server: Server): Promise<string> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeBody, startHarness, type Harness, type TestUser } from '../../../daemon/src/testing/harness.js';
+import { composeBody, startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
 import { run } from '../testing/run.js';
 

@@ -2,7 +2,7 @@ import { contract } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../../daemon/src/auth/passwords.js';
 import { createUser } from '../../../daemon/src/auth/users.js';
-import { startHarness, type Harness, type TestUser } from '../../../daemon/src/testing/harness.js';
+import { startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { readCredentials } from '../credentials.js';
 import { EXIT } from '../exit-codes.js';
 import { run } from '../testing/run.js';

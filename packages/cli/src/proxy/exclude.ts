@@ -1,4 +1,4 @@
-import { compilePredicate, parseFilter, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
+import { compilePredicate, Method, parseFilter, Protocol, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
 
 /**
  * `--exclude` path globs, matched against the request path without its query:
@@ -47,27 +47,33 @@ export function compileExclude(patterns: readonly string[]): Exclusion {
   return {
     path: compileGlobs(globs),
     record: filters.length === 0 ? null : (body) => {
-      const { entry, record } = asStored(body);
-      return filters.some((matches) => matches(entry, record));
+      const stored = asStored(body);
+      return stored !== null && filters.some((matches) => matches(stored.entry, stored.record));
     },
   };
 }
 
 const PLACEHOLDER_ID = '00000000-0000-7000-8000-000000000000';
 
-/** A record body seen as the daemon will store it, so a filter means the same here as in `tapline traffic`. */
-function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRecord } {
+/**
+ * A record body seen as the daemon will store it, so a filter means the same here as in `tapline
+ * traffic`; null for a method or protocol the daemon does not store (nothing to exclude then).
+ */
+function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRecord } | null {
+  const method = Method.safeParse(body.method);
+  const protocol = Protocol.safeParse(body.protocol);
+  if (!method.success || !protocol.success) return null;
   const level = body.status >= 500 ? 'FATAL' : body.status >= 400 ? 'WARNING' : 'INFO';
   const common = {
     id: PLACEHOLDER_ID,
     status: body.status,
-    method: body.method.toUpperCase(),
+    method: method.data,
     level,
     elapsedTime: body.elapsedTime,
     createdAt: new Date().toISOString(),
     domain: new URL(body.domainUrl).host,
     pathname: body.pathnameUrl,
-    protocol: body.protocol.toUpperCase(),
+    protocol: protocol.data,
     trafficSourceId: PLACEHOLDER_ID,
   } as const;
   const entry: HttpTraffic = { ...common, domainId: PLACEHOLDER_ID, pathnameId: PLACEHOLDER_ID, requestId: PLACEHOLDER_ID, responseId: PLACEHOLDER_ID };

@@ -5,8 +5,8 @@ import { hashPassword } from '../auth/passwords.js';
 import { createTokenService, listTokens, revokeToken } from '../auth/tokens.js';
 import { createUser, findUserByEmail } from '../auth/users.js';
 import type { Db } from '../db/open.js';
-import { type Clock } from '../deps.js';
-import { findTrafficSource } from '../traffic-sources/repo.js';
+import type { Clock } from '../clock.js';
+import { createSourceFinder } from '../traffic-sources/repo.js';
 
 /** An admin command's failure: the message is for the person at the shell; exit 2 marks bad usage. */
 export class AdminError extends Error {
@@ -54,7 +54,7 @@ export async function createToken(
   if (input.source !== undefined) {
     const id = contract.updateTrafficSource.params.shape.trafficSourceId.safeParse(input.source);
     if (!id.success) throw new AdminError('--source takes a traffic source id (a UUID)', 2);
-    const source: TrafficSource | undefined = await findTrafficSource(db, id.data);
+    const source: TrafficSource | undefined = await createSourceFinder(db)(id.data);
     if (!source || source.userId !== user.id) throw new AdminError(`${input.email} owns no traffic source ${input.source}`);
     sourceId = source.id;
   }

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { contract, createClient, type Endpoint } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS } from '../testing/endpoint-cases.js';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { LOGIN_TOKEN_LIFETIME_MS } from './routes.js';
 import { revokeToken } from './tokens.js';
 

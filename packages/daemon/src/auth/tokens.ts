@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { Scope } from '@tapline/shared';
-import { type Clock, isoNow, newId } from '../deps.js';
+import { Scope } from '@tapline/shared';
+import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { User } from './users.js';
@@ -35,7 +35,6 @@ export interface TokenService {
 }
 
 const SIGNING_KEY = 'jwt_signing_key';
-const SCOPES: readonly string[] = ['full', 'read', 'ingest'];
 
 /**
  * The key is made once per database and kept in it, so several daemons (and the admin
@@ -51,19 +50,21 @@ async function loadSigningKey(db: Db): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(row.value, 'base64'));
 }
 
-/** Every authenticated request runs this; it is compiled once. */
-const tokenById = preparedLookup((db, id) =>
+/** Every authenticated request runs this; it is compiled once per token service. */
+const tokenLookup = (db: Db) =>
+  preparedLookup(db, (db, id) =>
   db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
     .select(['tokens.id', 'tokens.scope', 'tokens.source_id', 'tokens.expires_at', 'tokens.revoked_at', 'users.id as user_id', 'users.email', 'users.name'])
     .where('tokens.id', '=', id),
-);
+  );
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
 export function createTokenService(db: Db, clock: Clock): TokenService {
+  const tokenById = tokenLookup(db);
   let key: Promise<Uint8Array> | undefined;
   const signingKey = () => (key ??= loadSigningKey(db));
   // A signature check gives the same answer for the same token string every time (the key never
@@ -105,13 +106,13 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
       const claims = await verifiedClaims(token);
       if (!claims || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
       if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return null;
-      const row = await tokenById(db, claims.jti);
-      if (!row || row.revoked_at !== null || row.user_id !== claims.sub || !SCOPES.includes(row.scope)) return null;
+      const row = await tokenById(claims.jti);
+      if (!row || row.revoked_at !== null || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success) return null;
       if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return null;
       return {
         user: { id: row.user_id, email: row.email, name: row.name },
         tokenId: row.id,
-        scope: row.scope as Scope,
+        scope: row.scope,
         sourceId: row.source_id,
       };
     },

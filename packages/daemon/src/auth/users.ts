@@ -1,6 +1,6 @@
-import { type Clock, isoNow, newId } from '../deps.js';
+import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
-import type { UsersTable } from '../db/schema.js';
+import type { UsersTable } from './table.js';
 
 export interface User {
   readonly id: string;

@@ -1,8 +1,7 @@
 import { contract } from '@tapline/shared';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 describe('core logs (spec 4.2 and the write extension)', () => {
   let h: Harness;

@@ -1,8 +1,8 @@
 import type { CoreLog, PageQuery } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import type { CoreLogsTable } from '../db/schema.js';
-import { type Clock, isoNow, newId } from '../deps.js';
-import { countRows, paginate } from '../http/pagination.js';
+import type { CoreLogsTable } from './table.js';
+import { type Clock, isoNow, newId } from '../clock.js';
+import { newestFirst } from '../http/pagination.js';
 
 const toCoreLog = (row: CoreLogsTable): CoreLog => ({
   id: row.id,
@@ -17,12 +17,7 @@ const toCoreLog = (row: CoreLogsTable): CoreLog => ({
 
 export function listCoreLogs(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('core_logs').where('traffic_source_id', '=', sourceId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toCoreLog),
-  );
+  return newestFirst(page, base, (q) => q.selectAll(), toCoreLog);
 }
 
 export interface NewCoreLog {

@@ -1,10 +1,12 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
+/** What a repository function runs on: the database, or a transaction of it. */
+export type Executor = Db | Transaction<DB>;
 
 export interface OpenedDatabase {
   readonly db: Db;

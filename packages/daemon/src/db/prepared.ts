@@ -1,43 +1,44 @@
-import { type Compilable, CompiledQuery } from 'kysely';
+import { type Compilable, CompiledQuery, type Insertable } from 'kysely';
 import type { Db } from './open.js';
 import type { DB } from './schema.js';
 
 const SENTINEL = '\u0000tapline-parameter';
 
 /**
- * A one-parameter lookup compiled once per database. Kysely builds and compiles a query anew on
- * every call, which costs more than SQLite answering a primary-key lookup; the two lookups every
- * request makes (its token, its source) bind a new value to the same SQL instead. The SQL is still
- * built by Kysely, so it stays dialect-neutral.
+ * A one-parameter lookup compiled once, by its owner, for its database. Kysely builds and
+ * compiles a query anew on every call, which costs more than SQLite answering a primary-key
+ * lookup; the two lookups every request makes (its token, its source) bind a new value to the
+ * same SQL instead. The SQL is still built by Kysely, so it stays dialect-neutral.
  */
-export function preparedLookup<R>(build: (db: Db, parameter: string) => Compilable<R>): (db: Db, value: string) => Promise<R | undefined> {
-  const compiledFor = new WeakMap<Db, { query: CompiledQuery<R>; position: number }>();
-  return async (db, value) => {
-    let prepared = compiledFor.get(db);
+export function preparedLookup<R>(db: Db, build: (db: Db, parameter: string) => Compilable<R>): (value: string) => Promise<R | undefined> {
+  let prepared: { query: CompiledQuery<R>; position: number } | undefined;
+  return async (value) => {
     if (!prepared) {
       const query = build(db, SENTINEL).compile();
       const position = query.parameters.indexOf(SENTINEL);
       if (position < 0 || query.parameters.indexOf(SENTINEL, position + 1) >= 0) throw new Error('a prepared lookup takes exactly one parameter');
-      compiledFor.set(db, (prepared = { query, position }));
+      prepared = { query, position };
     }
     const parameters = [...prepared.query.parameters];
     parameters[prepared.position] = value;
-    const result = await db.executeQuery(CompiledQuery.raw(prepared.query.sql, parameters) as CompiledQuery<R>);
-    return result.rows[0];
+    const result = await db.executeQuery(CompiledQuery.raw(prepared.query.sql, parameters));
+    // The raw query is the compiled one with one parameter swapped: its rows are still R.
+    return result.rows[0] as R | undefined;
   };
 }
 
-type Executor = Pick<Db, 'executeQuery' | 'insertInto'>;
+type InsertExecutor = Pick<Db, 'executeQuery' | 'insertInto'>;
 
 /**
- * A multi-row INSERT compiled once per table, columns and row count. Kysely turns every value of
+ * A multi-row INSERT compiled once per row count, by its owner (one per database, so the SQL is
+ * that database's dialect). Kysely turns every value of
  * every row into query nodes before compiling; for batches of hundreds of rows that cost more than
  * SQLite storing them. The template is compiled by Kysely from sentinel rows, so the SQL and the
  * order of its parameters are Kysely's own (dialect-neutral); rows then only fill the parameters.
  */
-export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyArray<keyof DB[T] & string>) {
+export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyArray<keyof Insertable<DB[T]> & string>) {
   const templates = new Map<number, string>();
-  return async (db: Executor, rows: ReadonlyArray<DB[T]>): Promise<void> => {
+  return async (db: InsertExecutor, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> => {
     let template = templates.get(rows.length);
     if (!template) {
       const sentinel = (row: number, column: number) => `\u0000${row}:${column}`;

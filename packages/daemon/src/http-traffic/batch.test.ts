@@ -1,9 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { ApiError, contract, type TaplineClient } from '@tapline/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchWorker } from './batch-preparer.js';
-import { buildBatchWorker } from '../testing/batch-worker.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import type { BatchWorker } from './prepare-pool.js';
+import { buildBatchWorker, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 const OTHER_ID = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
 

@@ -1,7 +1,6 @@
 import { ApiError, contract, type HttpTrafficRecord } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 describe('POST /http-traffic-record/:trafficSourceId', () => {
   let h: Harness;

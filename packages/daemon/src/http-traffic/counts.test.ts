@@ -1,7 +1,7 @@
 import { contract, type TaplineClient } from '@tapline/shared';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /**
  * meta.total comes from the traffic_counts rollup when no date or expression filter is given;

@@ -3,8 +3,7 @@ import fc from 'fast-check';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../db/schema.js';
-import { createSource } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { compileFilter, postgresFilterDialect } from './filter-sql.js';
 import { getTrafficRecord, listTraffic } from './repo.js';
 

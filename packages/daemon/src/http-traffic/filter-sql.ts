@@ -1,6 +1,7 @@
 import { asciiLower, type FilterComparison, type FilterExpr, LEVEL_RANK, LEVELS } from '@tapline/shared';
 import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { DB, HttpTrafficTable } from '../db/schema.js';
+import type { DB } from '../db/schema.js';
+import type { HttpTrafficTable } from './table.js';
 
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 type Condition = Expression<SqlBool>;
@@ -89,10 +90,11 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
       const levels = LEVELS.filter((l) => test(LEVEL_RANK[l] ?? -1));
       return levels.length === 0 ? never : eb('t.level', 'in', levels);
     }
+    // Compared as text: the parser checks the value's spelling, not that it names a stored member.
     case 'method':
-      return eb('t.method', ORDER_OP[c.op as OrderOp], value);
+      return eb(sql<string>`${eb.ref('t.method')}`, ORDER_OP[c.op as OrderOp], value);
     case 'protocol':
-      return eb('t.protocol', ORDER_OP[c.op as OrderOp], value);
+      return eb(sql<string>`${eb.ref('t.protocol')}`, ORDER_OP[c.op as OrderOp], value);
     case 'user':
       // Absent reads as empty text, as in the predicate: `user=""` is anonymous traffic.
       return negatable(eb, c.op, (op) => textTest(op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`));

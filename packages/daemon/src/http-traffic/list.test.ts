@@ -1,7 +1,6 @@
 import { contract, type HttpTraffic, type HttpTrafficRecord, type TaplineClient } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /** Five entries at known instants; names are the keys the expectations use. */
 const ENTRIES = [

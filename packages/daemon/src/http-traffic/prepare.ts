@@ -1,12 +1,13 @@
-import { type ComposeRecord, contract, type ErrorBody, type HeaderMap, type HttpMethod, type JsonValue, type Level } from '@tapline/shared';
+import { type ComposeRecord, contract, type ErrorBody, type HttpMethod, type Level } from '@tapline/shared';
 import { HttpError, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
+import type { Exchange } from './repo.js';
 
 /**
  * A compose body made ready to store: its level and host derived, secrets redacted, and the
  * request and response serialized. Everything here is pure, so a worker thread can prepare a
- * large batch while the event loop goes on storing the previous one (see batch-preparer.ts).
+ * large batch while the event loop goes on storing the previous one (see prepare-pool.ts).
  */
 export interface PreparedRecord {
   readonly domain: string;
@@ -24,11 +25,6 @@ export interface PreparedRecord {
   readonly responseBody: string | null;
 }
 
-/** The redacted request and response as a single compose answers them. */
-export interface ShownExchange {
-  readonly request: { headers: HeaderMap; body: JsonValue; queryParams: HeaderMap };
-  readonly response: { headers: HeaderMap; body: JsonValue };
-}
 
 /** decisions.md: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
 export function levelOf(status: number): Level {
@@ -43,7 +39,7 @@ export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCa
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `hosts` caches domainOf per domainUrl: URL parsing showed in batch profiles, and a batch repeats a few origins. */
-export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: ShownExchange } {
+export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: Exchange } {
   let domain = hosts.get(input.domainUrl);
   if (domain === undefined) hosts.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
   const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };

@@ -1,13 +1,18 @@
-import type { HttpTraffic, HttpTrafficRecord, JsonValue, Level, PageQuery, TrafficFilters } from '@tapline/shared';
-import { type ExpressionBuilder, sql, type Transaction } from 'kysely';
-import type { Db } from '../db/open.js';
-import type { DB, HttpTrafficTable } from '../db/schema.js';
-import { newId } from '../deps.js';
-import { countRows, paginate } from '../http/pagination.js';
-import { countFromRollup, rollupAnswers } from './counts.js';
+import type { HttpTraffic, HttpTrafficRecord, JsonValue, PageQuery, TrafficFilters } from '@tapline/shared';
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Db, Executor } from '../db/open.js';
+import { preparedInsert } from '../db/prepared.js';
+import type { DB } from '../db/schema.js';
+import { newId } from '../clock.js';
+import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
+import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow, TrafficRow } from './table.js';
 
-type Executor = Db | Transaction<DB>;
+/**
+ * Every SQL statement of recorded traffic: the list and its filters, one record, the names a
+ * record is filed under, the writes of an ingest, the count rollup and the stream's reads.
+ * Rows become wire objects here and nowhere else (toEntry, toRecord).
+ */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
 /** The documented filters, combined with AND; dates inclusive. Values are always bound. */
@@ -32,45 +37,58 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
   return eb.and(conditions);
 }
 
-export const ENTRY_COLUMNS = [
+const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
   't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 'd.value as domain', 'p.value as pathname',
 ] as const;
 
-interface EntryRow {
-  id: string; status: number; method: string; level: string; elapsed_time: number; traffic_user_id: string | null;
-  traffic_source_id: string; domain_id: string; pathname_id: string; request_id: string; response_id: string;
-  created_at: string; protocol: string; domain: string; pathname: string;
+type EntryRow = TrafficRow & { domain: string; pathname: string };
+
+/** The one row-to-wire mapper of an entry; `trafficUserId` is absent, never null, when there is none. */
+export function toEntry(row: EntryRow): HttpTraffic {
+  const entry: HttpTraffic = {
+    id: row.id,
+    status: row.status,
+    method: row.method,
+    level: row.level,
+    elapsedTime: row.elapsed_time,
+    trafficSourceId: row.traffic_source_id,
+    domainId: row.domain_id,
+    pathnameId: row.pathname_id,
+    requestId: row.request_id,
+    responseId: row.response_id,
+    createdAt: row.created_at,
+    domain: row.domain,
+    pathname: row.pathname,
+    protocol: row.protocol,
+  };
+  if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
+  return entry;
 }
 
-export const toEntry = (row: EntryRow): HttpTraffic => ({
-  id: row.id,
-  status: row.status,
-  method: row.method,
-  level: row.level as Level,
-  elapsedTime: row.elapsed_time,
-  ...(row.traffic_user_id ? { trafficUserId: row.traffic_user_id } : {}),
-  trafficSourceId: row.traffic_source_id,
-  domainId: row.domain_id,
-  pathnameId: row.pathname_id,
-  requestId: row.request_id,
-  responseId: row.response_id,
-  createdAt: row.created_at,
-  domain: row.domain,
-  pathname: row.pathname,
-  protocol: row.protocol,
-});
+/** The stored exchange, as a single compose answers it and as GET of one entry reads it back. */
+export type Exchange = Pick<HttpTrafficRecord, 'request' | 'response'>;
 
-export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, page: PageQuery) {
+/** The one entry-to-record mapper: the spec's HttpTrafficRecord with the extensions. */
+export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRecord {
+  const { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId } = entry;
+  const record: HttpTrafficRecord = { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId, ...exchange };
+  if (entry.trafficUserId) record.trafficUserId = entry.trafficUserId;
+  return record;
+}
+
+/** Entries with their names joined: every read of entries starts here. */
+const entries = (db: Executor) =>
+  db.selectFrom('http_traffic as t').innerJoin('domains as d', 'd.id', 't.domain_id').innerJoin('pathnames as p', 'p.id', 't.pathname_id').select(ENTRY_COLUMNS);
+
+export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
   const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, sourceId, filters));
   return paginate(
     page,
     () => (rollupAnswers(filters) ? countFromRollup(db, sourceId, filters) : countRows(base)),
     async (limit, offset) => {
-      const rows = await base
-        .innerJoin('domains as d', 'd.id', 't.domain_id')
-        .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
-        .select(ENTRY_COLUMNS)
+      const rows = await entries(db)
+        .where((eb) => trafficFilter(eb, sourceId, filters))
         .orderBy('t.created_at', 'desc')
         .orderBy('t.id', 'desc')
         .limit(limit)
@@ -81,36 +99,22 @@ export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, p
   );
 }
 
-const parseJson = (text: string | null): JsonValue => (text === null ? null : (JSON.parse(text) as JsonValue));
+/** Stored JSON text back to a value; the text was written by JSON.stringify, so it parses. */
+const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
 export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
-  const row = await db
-    .selectFrom('http_traffic as t')
-    .innerJoin('domains as d', 'd.id', 't.domain_id')
-    .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
+  const row = await entries(db)
     .innerJoin('requests as rq', 'rq.id', 't.request_id')
     .innerJoin('responses as rs', 'rs.id', 't.response_id')
-    .select([...ENTRY_COLUMNS, 'rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body'])
+    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body'])
     .where('t.id', '=', id)
     .where('t.traffic_source_id', '=', sourceId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const entry = toEntry(row);
-  return {
-    id: entry.id,
-    status: entry.status,
-    method: entry.method,
-    level: entry.level,
-    elapsedTime: entry.elapsedTime,
-    createdAt: entry.createdAt,
-    domain: entry.domain,
-    pathname: entry.pathname,
-    protocol: entry.protocol,
-    trafficSourceId: entry.trafficSourceId,
-    ...(entry.trafficUserId ? { trafficUserId: entry.trafficUserId } : {}),
-    request: { headers: JSON.parse(row.request_headers), body: parseJson(row.request_body), queryParams: JSON.parse(row.query_params) },
-    response: { headers: JSON.parse(row.response_headers), body: parseJson(row.response_body) },
-  };
+  return toRecord(toEntry(row), {
+    request: { headers: parseJson(row.request_headers), body: row.request_body === null ? null : parseJson(row.request_body), queryParams: parseJson(row.query_params) },
+    response: { headers: parseJson(row.response_headers), body: row.response_body === null ? null : parseJson(row.response_body) },
+  });
 }
 
 export async function trafficEntryExists(db: Executor, sourceId: string, id: string): Promise<boolean> {
@@ -120,50 +124,141 @@ export async function trafficEntryExists(db: Executor, sourceId: string, id: str
 
 /** Found or created; `onConflict` keeps it right when two writers race (PostgreSQL). */
 export async function findOrCreateDomain(trx: Executor, sourceId: string, value: string, now: string): Promise<string> {
-  const found = await trx.selectFrom('domains').select('id').where('traffic_source_id', '=', sourceId).where('value', '=', value).executeTakeFirst();
+  const find = () => trx.selectFrom('domains').select('id').where('traffic_source_id', '=', sourceId).where('value', '=', value);
+  const found = await find().executeTakeFirst();
   if (found) return found.id;
   await trx
     .insertInto('domains')
     .values({ id: newId(), traffic_source_id: sourceId, value, created_at: now })
     .onConflict((oc) => oc.columns(['traffic_source_id', 'value']).doNothing())
     .execute();
-  const row = await trx.selectFrom('domains').select('id').where('traffic_source_id', '=', sourceId).where('value', '=', value).executeTakeFirstOrThrow();
-  return row.id;
+  return (await find().executeTakeFirstOrThrow()).id;
 }
 
 export async function findOrCreatePathname(trx: Executor, sourceId: string, domainId: string, value: string, now: string): Promise<string> {
-  const found = await trx.selectFrom('pathnames').select('id').where('domain_id', '=', domainId).where('value', '=', value).executeTakeFirst();
+  const find = () => trx.selectFrom('pathnames').select('id').where('domain_id', '=', domainId).where('value', '=', value);
+  const found = await find().executeTakeFirst();
   if (found) return found.id;
   await trx
     .insertInto('pathnames')
     .values({ id: newId(), traffic_source_id: sourceId, domain_id: domainId, value, created_at: now })
     .onConflict((oc) => oc.columns(['domain_id', 'value']).doNothing())
     .execute();
-  const row = await trx.selectFrom('pathnames').select('id').where('domain_id', '=', domainId).where('value', '=', value).executeTakeFirstOrThrow();
-  return row.id;
+  return (await find().executeTakeFirstOrThrow()).id;
+}
+
+/** Rows per multi-row INSERT: 13 columns each stays far below SQLite's bound-variable limit. */
+const ROWS_PER_INSERT = 500;
+
+function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
+}
+
+export interface TrafficRows {
+  readonly requests: readonly RequestRow[];
+  readonly responses: readonly ResponseRow[];
+  readonly traffic: readonly NewTrafficRow[];
+}
+
+export interface TrafficWriter {
+  /** The rows of one group commit, and the count rollup kept in step with them, in `trx`. */
+  insert(trx: Executor, rows: TrafficRows): Promise<void>;
+}
+
+/**
+ * One writer per database: its multi-row INSERTs are compiled once per row count for that
+ * database's dialect (see db/prepared.ts), and the cache lives and dies with the writer.
+ */
+export function createTrafficWriter(): TrafficWriter {
+  const insertRequests = preparedInsert('requests', ['id', 'traffic_source_id', 'headers', 'body', 'query_params']);
+  const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body']);
+  const insertTraffic = preparedInsert('http_traffic', [
+    'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
+    'elapsed_time', 'traffic_user_id', 'created_at',
+  ]);
+  return {
+    async insert(trx, rows) {
+      for (const part of chunks(rows.requests)) await insertRequests(trx, part);
+      for (const part of chunks(rows.responses)) await insertResponses(trx, part);
+      for (const part of chunks(rows.traffic)) await insertTraffic(trx, part);
+      await addCounts(trx, rows.traffic);
+    },
+  };
+}
+
+/**
+ * Keeps `traffic_counts` in step with `http_traffic` inside the same transaction, so the two
+ * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
+ * increment (never read-modify-write), so concurrent writers keep it exact.
+ */
+async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
+  const keyed = new Map<string, CountRow>();
+  for (const t of traffic) {
+    const key = `${t.traffic_source_id} ${t.pathname_id} ${t.method} ${t.status}`;
+    const found = keyed.get(key);
+    if (found) found.count += 1;
+    else {
+      const { traffic_source_id, pathname_id, domain_id, method, status, level } = t;
+      keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
+    }
+  }
+  for (const part of chunks([...keyed.values()])) {
+    await trx
+      .insertInto('traffic_counts')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['traffic_source_id', 'pathname_id', 'method', 'status']).doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
+      )
+      .execute();
+  }
+}
+
+/** The rollup answers any combination of the filters it has columns for; dates and `q` do not. */
+const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q;
+
+/** `meta.total` from the rollup: the same filters as trafficFilter, over the counted keys. */
+async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters): Promise<number> {
+  let query = db.selectFrom('traffic_counts').select((eb) => eb.fn.sum<number | string | null>('count').as('total')).where('traffic_source_id', '=', sourceId);
+  if (filters.domainId) query = query.where('domain_id', '=', filters.domainId);
+  if (filters.pathnameId) query = query.where('pathname_id', '=', filters.pathnameId);
+  if (filters.method) query = query.where('method', '=', filters.method);
+  if (filters.level) query = query.where('level', '=', filters.level);
+  if (filters.status) query = query.where('status', '>=', filters.status.min).where('status', '<=', filters.status.max);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.total ?? 0);
+}
+
+/** The stream's reads: the newest id, the matches after a cursor (oldest first), and a re-check of live ones. */
+export async function newestTrafficId(db: Db, sourceId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('http_traffic').select('id').where('traffic_source_id', '=', sourceId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
+export async function trafficAfter(db: Db, sourceId: string, filters: TrafficFilters, cursor: string, limit: number): Promise<HttpTraffic[]> {
+  const rows = await entries(db)
+    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.id', '>', cursor)]))
+    .orderBy('t.id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map(toEntry);
+}
+
+export async function matchingTrafficIds(db: Db, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('http_traffic as t')
+    .select('t.id')
+    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.id', 'in', ids)]))
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export function listDomains(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('domains').where('traffic_source_id', '=', sourceId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.select(['id', 'value', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
-        (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }),
-      ),
-  );
+  return newestFirst(page, base, (q) => q.select(['id', 'value', 'created_at']), (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }));
 }
 
 export function listPathnames(db: Db, sourceId: string, domainId: string | undefined, page: PageQuery) {
   let base = db.selectFrom('pathnames').where('traffic_source_id', '=', sourceId);
   if (domainId) base = base.where('domain_id', '=', domainId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.select(['id', 'value', 'domain_id', 'created_at']).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
-        (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }),
-      ),
-  );
+  return newestFirst(page, base, (q) => q.select(['id', 'value', 'domain_id', 'created_at']), (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }));
 }

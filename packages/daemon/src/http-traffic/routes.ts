@@ -1,23 +1,48 @@
-import { contract } from '@tapline/shared';
+import { contract, type ErrorBody } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { invalidField, notFound } from '../http/errors.js';
-import { mount } from '../http/mount.js';
+import { HttpError, invalidField, notFound } from '../http/errors.js';
+import { mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import { batchRoute } from './batch.js';
-import type { BatchPreparer } from './batch-preparer.js';
-import { composedRecord } from './compose.js';
-import type { IngestQueue } from './ingest-queue.js';
+import type { Ingest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
+import type { BatchPreparer } from './prepare-pool.js';
 import { createRedactor } from './redact.js';
-import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
+import { getTrafficRecord, listDomains, listPathnames, listTraffic, toRecord } from './repo.js';
 import { streamTrafficRoute } from './stream.js';
 
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueue, preparer: BatchPreparer): void {
+const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
+
+/** The HTTP side of recorded traffic: every route checks, prepares or reads, and answers; nothing more. */
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer): void {
   const { db } = deps;
   const redactor = createRedactor(deps.config.redact);
 
-  batchRoute(router, deps, ingest, preparer);
+  /**
+   * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
+   * One authentication, one source check and one transaction for up to 1,000 records; large bodies
+   * are prepared in a worker thread (prepare-pool.ts). All or nothing: one invalid item rejects the
+   * batch with a 400 whose issues name it by index (`3.method`), before anything is written.
+   */
+  mountPrepared(
+    router,
+    deps,
+    contract.composeBatch,
+    async (body, path) => {
+      const result = await preparer.prepare({ body, trafficSourceId: path.trafficSourceId ?? '' });
+      if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
+      if (!result.ok && result.stage === 'body') throw errorOf(result.error);
+      return () => {
+        if (!result.ok) throw errorOf(result.error);
+        return result.records;
+      };
+    },
+    async ({ params, body: records }, ctx) => {
+      const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+      const entries = await ingest.store(source, records);
+      return { ids: entries.map((entry) => entry.id) };
+    },
+  );
 
   mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
@@ -27,7 +52,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: IngestQueu
     const { record, shown } = prepareRecord(body, redactor);
     const [entry] = await ingest.store(source, [record]);
     if (!entry) throw new Error('compose stored no record');
-    return composedRecord(entry, shown);
+    return toRecord(entry, shown);
   });
 
   mount(router, deps, contract.listTraffic, async ({ params, query }, ctx) => {

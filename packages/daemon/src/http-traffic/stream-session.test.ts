@@ -1,7 +1,6 @@
 import { contract, createSseParser, type SseEvent, type TaplineClient } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSource } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { createStreamHub, type StreamHub } from './stream-hub.js';
 import { StreamSession, type StreamSink } from './stream-session.js';
 

@@ -1,7 +1,7 @@
 import { type HttpTraffic, STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
 import type { Db } from '../db/open.js';
 import type { StoredEntry } from './bus.js';
-import { ENTRY_COLUMNS, toEntry, trafficFilter } from './repo.js';
+import { matchingTrafficIds, newestTrafficId, trafficAfter } from './repo.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
 
 export interface StreamOptions {
@@ -150,31 +150,16 @@ export class StreamSession {
     return this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.cursor ?? null }));
   }
 
-  private async newestId(): Promise<string | undefined> {
-    const row = await this.db.selectFrom('http_traffic').select('id').where('traffic_source_id', '=', this.sourceId).orderBy('id', 'desc').limit(1).executeTakeFirst();
-    return row?.id;
+  private newestId(): Promise<string | undefined> {
+    return newestTrafficId(this.db, this.sourceId);
   }
 
-  private async storedAfter(cursor: string): Promise<HttpTraffic[]> {
-    const rows = await this.db
-      .selectFrom('http_traffic as t')
-      .innerJoin('domains as d', 'd.id', 't.domain_id')
-      .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
-      .select(ENTRY_COLUMNS)
-      .where((eb) => eb.and([trafficFilter(eb, this.sourceId, this.filters), eb('t.id', '>', cursor)]))
-      .orderBy('t.id', 'asc')
-      .limit(this.options.replayPage)
-      .execute();
-    return rows.map(toEntry);
+  private storedAfter(cursor: string): Promise<HttpTraffic[]> {
+    return trafficAfter(this.db, this.sourceId, this.filters, cursor, this.options.replayPage);
   }
 
   /** Header and body conditions for live entries: one query per batch, off the ingest path. */
-  private async matchingIds(ids: readonly string[]): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('http_traffic as t')
-      .select('t.id')
-      .where((eb) => eb.and([trafficFilter(eb, this.sourceId, this.filters), eb('t.id', 'in', ids)]))
-      .execute();
-    return new Set(rows.map((r) => r.id));
+  private matchingIds(ids: readonly string[]): Promise<Set<string>> {
+    return matchingTrafficIds(this.db, this.sourceId, this.filters, ids);
   }
 }

@@ -1,7 +1,6 @@
 import { contract, followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient, type TrafficStreamFilters } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectError, MISSING_ID, createSource } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { expectError, MISSING_ID, createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /** Polls `check` until it holds; no fixed sleeps. */
 async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

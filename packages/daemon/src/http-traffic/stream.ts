@@ -1,5 +1,6 @@
 import { contract, type TrafficStreamQuery } from '@tapline/shared';
 import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { HttpError, invalidField } from '../http/errors.js';
 import { mountRaw } from '../http/mount.js';
@@ -7,14 +8,12 @@ import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { createStreamHub } from './stream-hub.js';
 import { DEFAULT_STREAM_OPTIONS, type StreamOptions, StreamSession, type StreamSink } from './stream-session.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `Last-Event-ID` (what a reconnecting EventSource sends) wins over `?after=` (its first URL). */
 function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
   const header = req.headers['last-event-id'];
   const text = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!text) return query.after?.toLowerCase();
-  if (!UUID.test(text)) throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
+  if (!z.uuid().safeParse(text).success) throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
   return text.toLowerCase();
 }
 

@@ -1,8 +1,6 @@
 import { contract, type Endpoint } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, send, VALID_REQUESTS, type World } from '../testing/endpoint-cases.js';
-import { MISSING_ID, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { authenticatedEndpoints, buildWorld, send, VALID_REQUESTS, type World, MISSING_ID, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /**
  * The authorization matrix: for every endpoint, a second user's token gets 403 on the first

@@ -2,8 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { ErrorBody } from '@tapline/shared';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSource, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 describe('error bodies and the body reader', () => {
   let h: Harness | undefined;

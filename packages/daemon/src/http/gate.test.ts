@@ -1,8 +1,7 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../deps.js';
-import { createSource } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness, type TestUser } from '../testing/harness.js';
+import { composeBody, createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /**
  * Large batches pass a gate before their bodies are read: one at a time here. A batch whose body

@@ -6,7 +6,7 @@ import { createApp } from '../app.js';
 import { openDatabase } from '../db/open.js';
 import { defaultConfig } from '../deps.js';
 import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
-import { composeBody, startHarness } from '../testing/harness.js';
+import { composeBody, startHarness } from '@tapline/testkit/daemon';
 import { createInflight } from './inflight.js';
 
 describe('in-flight handlers', () => {

@@ -1,9 +1,7 @@
 import { contract, type Endpoint } from '@tapline/shared';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorld, send, VALID_REQUESTS, type World } from '../testing/endpoint-cases.js';
-import { MISSING_ID, raw } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { buildWorld, send, VALID_REQUESTS, type World, MISSING_ID, raw, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 /**
  * No input a client can send gets a 500: random JSON bodies, path parameters and query strings,

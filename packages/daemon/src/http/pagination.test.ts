@@ -1,7 +1,6 @@
 import { contract } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, raw } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness } from '../testing/harness.js';
+import { createSource, raw, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 type ListBody = { statusCode?: number; data: Array<{ id: string }>; meta: { total: number; page: number; limit: number } };
 

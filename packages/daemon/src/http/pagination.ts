@@ -1,5 +1,5 @@
 import type { PageQuery, PaginationMeta } from '@tapline/shared';
-import type { SelectQueryBuilder } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 
 export interface Page<T> {
   readonly data: T[];
@@ -26,4 +26,21 @@ export async function countRows<D, TB extends keyof D>(qb: SelectQueryBuilder<D,
   const row = await qb.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   // Kysely cannot see the alias through the generic builder; the one column is `n`.
   return Number((row as unknown as { n: number | bigint | string }).n);
+}
+
+/**
+ * One page of a list in the API's order, newest first (`created_at` desc, then `id` desc: ids
+ * are UUIDv7, so the order is stable within a millisecond), with its exact total. `select` picks
+ * the columns, `map` turns a row into its wire object.
+ */
+export function newestFirst<DB, TB extends keyof DB, O, T>(
+  page: PageQuery,
+  base: SelectQueryBuilder<DB, TB, object>,
+  select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, O>,
+  map: (row: O) => T,
+): Promise<Page<T>> {
+  return paginate(page, () => countRows(base), async (limit, offset) => {
+    const rows = await select(base).orderBy(sql.ref('created_at'), 'desc').orderBy(sql.ref('id'), 'desc').limit(limit).offset(offset).execute();
+    return rows.map(map);
+  });
 }

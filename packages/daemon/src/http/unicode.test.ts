@@ -1,8 +1,6 @@
 import { contract, type ComposeRecordInput } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBatchWorker } from '../testing/batch-worker.js';
-import { createSource, raw, rawJson } from '../testing/fixtures.js';
-import { composeBody, type Harness, startHarness, type TestUser } from '../testing/harness.js';
+import { buildBatchWorker, composeBody, createSource, type Harness, raw, rawJson, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /**
  * What a 201 shows is what every later read shows. Text that is not Unicode cannot keep that

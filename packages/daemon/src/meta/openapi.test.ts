@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { defaultConfig } from '../deps.js';
-import { raw } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { raw, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 interface Layer {
   route?: { path: string | string[]; methods: Record<string, boolean> };

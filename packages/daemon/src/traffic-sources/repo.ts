@@ -1,11 +1,11 @@
 import type { PageQuery, TrafficSource } from '@tapline/shared';
 import type { Db } from '../db/open.js';
 import { preparedLookup } from '../db/prepared.js';
-import type { TrafficSourcesTable } from '../db/schema.js';
-import { type Clock, isoNow, newId } from '../deps.js';
-import { countRows, paginate } from '../http/pagination.js';
+import type { TrafficSourceRow } from './table.js';
+import { type Clock, isoNow, newId } from '../clock.js';
+import { newestFirst } from '../http/pagination.js';
 
-const toTrafficSource = (row: TrafficSourcesTable): TrafficSource => ({
+const toTrafficSource = (row: TrafficSourceRow): TrafficSource => ({
   id: row.id,
   name: row.name,
   trafficDomain: row.traffic_domain,
@@ -14,12 +14,15 @@ const toTrafficSource = (row: TrafficSourcesTable): TrafficSource => ({
   updatedAt: row.updated_at,
 });
 
-const sourceById = preparedLookup((db, id) => db.selectFrom('traffic_sources').selectAll().where('id', '=', id));
+export type SourceFinder = (id: string) => Promise<TrafficSource | undefined>;
 
-/** Every request that names a source runs this first; it is compiled once. */
-export async function findTrafficSource(db: Db, id: string): Promise<TrafficSource | undefined> {
-  const row = await sourceById(db, id);
-  return row && toTrafficSource(row);
+/** Every request that names a source runs this first: compiled once, by the app that owns `db`. */
+export function createSourceFinder(db: Db): SourceFinder {
+  const sourceById = preparedLookup(db, (db, id) => db.selectFrom('traffic_sources').selectAll().where('id', '=', id));
+  return async (id) => {
+    const row = await sourceById(id);
+    return row && toTrafficSource(row);
+  };
 }
 
 export async function findTrafficSourceByName(db: Db, userId: string, name: string): Promise<TrafficSource | undefined> {
@@ -31,12 +34,7 @@ export async function findTrafficSourceByName(db: Db, userId: string, name: stri
 export function listTrafficSources(db: Db, userId: string, onlyId: string | null, page: PageQuery) {
   let base = db.selectFrom('traffic_sources').where('user_id', '=', userId);
   if (onlyId) base = base.where('id', '=', onlyId);
-  return paginate(
-    page,
-    () => countRows(base),
-    async (limit, offset) =>
-      (await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(toTrafficSource),
-  );
+  return newestFirst(page, base, (q) => q.selectAll(), toTrafficSource);
 }
 
 export async function createTrafficSource(db: Db, clock: Clock, userId: string, input: { name: string; trafficDomain: string }): Promise<TrafficSource> {

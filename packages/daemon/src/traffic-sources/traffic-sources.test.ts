@@ -1,8 +1,6 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildWorld } from '../testing/endpoint-cases.js';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { buildWorld, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 describe('traffic sources', () => {
   let h: Harness;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { contract, type HttpTraffic } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from './testing.js';
+import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
 
 const DISCORD_PATH = '/api/webhooks/123456/tok-en_1';
 const SLACK_PATH = '/services/T000/B000/XXXX';
@@ -15,7 +15,7 @@ interface DiscordEmbed {
 }
 
 describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
-  const clock = manualClock();
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
   let app: WebhookApp;
   let receiver: Receiver;
   let sourceId: string;

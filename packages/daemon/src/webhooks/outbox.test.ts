@@ -1,6 +1,6 @@
 import { contract, type HttpTraffic } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from './testing.js';
+import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
 
 interface Payload {
   event: string;
@@ -9,7 +9,7 @@ interface Payload {
 }
 
 describe('the webhook outbox', () => {
-  const clock = manualClock();
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
   let app: WebhookApp;
   let receiver: Receiver;
   let sourceId: string;

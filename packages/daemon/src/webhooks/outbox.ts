@@ -1,34 +1,15 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, WebhookWindowsTable } from '../db/schema.js';
-import { newId } from '../deps.js';
+import { newId } from '../clock.js';
+import type { Executor } from '../db/open.js';
 import type { StoredEntry } from '../http-traffic/bus.js';
 import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
+import { insertDelivery, loadWindowStates, saveWindow, updateSummaryPayload } from './repo.js';
+import type { WindowRow } from './table.js';
 
 /** decisions.md: at most 5 messages per webhook per minute; the rest of that minute is one summary. */
 export const MESSAGES_PER_WINDOW = 5;
 export const WINDOW_MS = 60_000;
 
-type Executor = Kysely<DB> | Transaction<DB>;
-
 const at = (ms: number) => new Date(ms).toISOString();
-
-function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind: 'traffic' | 'summary'; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
-  return db
-    .insertInto('webhook_deliveries')
-    .values({
-      id: row.id,
-      webhook_id: row.webhookId,
-      kind: row.kind,
-      http_traffic_id: row.trafficId,
-      payload: JSON.stringify(row.payload),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: row.dueAt,
-      created_at: row.now,
-      updated_at: row.now,
-    })
-    .execute();
-}
 
 /**
  * The window an entry at `now` falls in. A window opens with the first message after a quiet
@@ -36,7 +17,7 @@ function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind
  * once, and its summary (sent as it closes) is that next window's first message, so a storm
  * never gets more than 5 messages into any of its windows.
  */
-function currentWindow(previous: WebhookWindowsTable | null, webhookId: string, now: number): WebhookWindowsTable {
+function currentWindow(previous: WindowRow | null, webhookId: string, now: number): WindowRow {
   if (previous) {
     const start = Date.parse(previous.started_at);
     if (now < start + WINDOW_MS) return previous;
@@ -61,7 +42,7 @@ interface WebhookState {
   readonly level: string;
   readonly sourceId: string;
   readonly stored: boolean;
-  window: WebhookWindowsTable | null;
+  window: WindowRow | null;
   windowChanged: boolean;
   /** The open window's summary, when it has one that is still pending. */
   summary: { readonly id: string; payload: SummaryPayload; readonly isNew: boolean; changed: boolean } | null;
@@ -71,7 +52,7 @@ async function flushSummary(db: Executor, state: WebhookState, now: string): Pro
   const s = state.summary;
   if (!s?.changed) return;
   if (s.isNew) await insertDelivery(db, { id: s.id, webhookId: state.id, kind: 'summary', trafficId: null, payload: s.payload, dueAt: s.payload.windowEnd, now });
-  else await db.updateTable('webhook_deliveries').set({ payload: JSON.stringify(s.payload), updated_at: now }).where('id', '=', s.id).execute();
+  else await updateSummaryPayload(db, s.id, s.payload, now);
   s.changed = false;
 }
 
@@ -103,32 +84,13 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
   return true;
 }
 
-interface StateRow {
-  id: string;
-  level: string;
-  traffic_source_id: string;
-  started_at: string | null;
-  messages: number | null;
-  summary_id: string | null;
-  summary_payload: string | null;
-  summary_status: string | null;
-}
-
-/** Every webhook of the sources with its window and pending summary: one query per batch. */
+/** Every webhook of the sources with its window and pending summary. */
 async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<WebhookState[]> {
-  // Plain SQL (portable: Kysely binds the parameters per dialect) because this runs on every
-  // ingest, webhooks or not, and building the same query through the builder costs more than running it.
-  const { rows } = await sql<StateRow>`
-    select w.id, w.level, w.traffic_source_id, win.started_at, win.messages, win.summary_id,
-           s.payload as summary_payload, s.status as summary_status
-    from webhooks w
-    left join webhook_windows win on win.webhook_id = w.id
-    left join webhook_deliveries s on s.id = win.summary_id
-    where w.traffic_source_id in (${sql.join(sourceIds)})`.execute(db);
+  const rows = await loadWindowStates(db, sourceIds);
   return rows.map((r) => {
     const window = r.started_at !== null && r.messages !== null ? { webhook_id: r.id, started_at: r.started_at, messages: r.messages, summary_id: r.summary_id } : null;
     // A summary already claimed by the worker is not folded into any more: the window's later
-    // entries start a new summary, due at once.
+    // entries start a new summary, due at once. Its payload was written from a SummaryPayload.
     const summary =
       r.summary_id && r.summary_payload && r.summary_status === 'pending'
         ? { id: r.summary_id, payload: JSON.parse(r.summary_payload) as SummaryPayload, isNew: false, changed: false }
@@ -158,8 +120,7 @@ export async function enqueueNotifications(db: Executor, entries: readonly Store
   for (const state of states) {
     await flushSummary(db, state, now);
     if (!state.windowChanged || !state.window) continue;
-    if (state.stored) await db.updateTable('webhook_windows').set(state.window).where('webhook_id', '=', state.id).execute();
-    else await db.insertInto('webhook_windows').values(state.window).execute();
+    await saveWindow(db, state.window, state.stored);
   }
   return created;
 }

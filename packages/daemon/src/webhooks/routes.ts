@@ -3,10 +3,8 @@ import type { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { authorizeSource, mount, type RequestContext } from '../http/mount.js';
-import { findTrafficSource } from '../traffic-sources/repo.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import { listAttempts } from './deliveries.js';
-import { createWebhook, deleteWebhook, findWebhook, listWebhooks, webhookExists } from './repo.js';
+import { createWebhook, deleteWebhook, findWebhook, listAttempts, listWebhooks, webhookExists } from './repo.js';
 import { checkWebhookTarget } from './targets.js';
 import type { WebhookWorker } from './worker.js';
 
@@ -17,7 +15,7 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
   async function loadAuthorizedWebhook(ctx: RequestContext, id: string) {
     const webhook = await findWebhook(db, id);
     if (!webhook) throw notFound('webhook_not_found');
-    const source = await findTrafficSource(db, webhook.traffic_source_id);
+    const source = await deps.findSource(webhook.traffic_source_id);
     if (!source) throw notFound('source_not_found');
     authorizeSource(ctx, source);
     return webhook;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffMs, retryAfterMs } from './retry.js';
 import { send } from './send.js';
-import { startReceiver } from './testing.js';
+import { startReceiver } from '@tapline/testkit/daemon';
 
 describe('send: addresses are checked again at delivery', () => {
   const post = (url: string, allowPrivate: boolean) =>

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSource, rawJson } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { createSource, rawJson, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { checkWebhookTarget, classifyAddress } from './targets.js';
 
 /** Link-local and cloud-metadata targets, in every spelling a URL parser accepts. */

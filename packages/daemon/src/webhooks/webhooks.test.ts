@@ -1,7 +1,6 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson } from '../testing/fixtures.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, type Harness, startHarness } from '@tapline/testkit/daemon';
 
 const DISCORD = 'https://discord.com/api/webhooks/123456/abc-DEF_ghi';
 const SLACK = 'https://hooks.slack.com/services/T000/B000/XXXX';

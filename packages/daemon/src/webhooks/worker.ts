@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
-import type { WebhookAttempt } from '@tapline/shared';
+import { HttpTraffic, type WebhookAttempt } from '@tapline/shared';
+import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
-import type { WebhooksTable } from '../db/schema.js';
-import type { Clock, DaemonConfig } from '../deps.js';
+import type { DeliveryRow, WebhookRow } from './table.js';
+import type { Clock } from '../clock.js';
+import type { DaemonConfig } from '../deps.js';
 import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
-import { claim, createTestDelivery, type DeliveryRow, dueDeliveries, nextDueAt, pruneFinished, recordAttempt } from './deliveries.js';
-import { type Message, renderBody, type Target } from './format.js';
+import { claim, createTestDelivery, dueDeliveries, findWebhook, nextDueAt, pruneFinished, recordAttempt } from './repo.js';
+import { type Message, renderBody, type SummaryPayload, type Target } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
 import { send } from './send.js';
@@ -44,19 +46,17 @@ const PRUNE_EVERY_MS = 60 * 60_000;
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
 
+const TestPayload = z.object({ sentAt: z.string() });
+
 function messageOf(row: DeliveryRow): Message {
   const payload: unknown = JSON.parse(row.payload);
-  if (row.kind === 'traffic') return { kind: 'traffic', entry: payload as Extract<Message, { kind: 'traffic' }>['entry'] };
-  if (row.kind === 'summary') return { kind: 'summary', summary: payload as Extract<Message, { kind: 'summary' }>['summary'] };
-  return { kind: 'test', sentAt: (payload as { sentAt: string }).sentAt };
+  if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
+  // Written by outbox.ts from a SummaryPayload, which has no schema of its own.
+  if (row.kind === 'summary') return { kind: 'summary', summary: payload as SummaryPayload };
+  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
 }
 
-const targetOf = (w: WebhooksTable): Target => ({
-  id: w.id,
-  type: w.type as Target['type'],
-  level: w.level as Target['level'],
-  trafficSourceId: w.traffic_source_id,
-});
+const targetOf = (w: WebhookRow): Target => ({ id: w.id, type: w.type, level: w.level, trafficSourceId: w.traffic_source_id });
 
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, clock, logger, config } = options;
@@ -85,7 +85,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   /** One attempt of a claimed delivery. */
   async function attempt(row: DeliveryRow, signal: AbortSignal, final: boolean): Promise<WebhookAttempt | null> {
-    const webhook = await db.selectFrom('webhooks').selectAll().where('id', '=', row.webhook_id).executeTakeFirst();
+    const webhook = await findWebhook(db, row.webhook_id);
     if (!webhook || signal.aborted) return null;
     const body = renderBody(targetOf(webhook), messageOf(row));
     const headers: Record<string, string> = {

@@ -6,6 +6,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 export const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
 export const LEVELS = ['INFO', 'WARNING', 'FATAL'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
+export type Protocol = (typeof PROTOCOLS)[number];
 export type Level = (typeof LEVELS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
@@ -72,7 +73,7 @@ export type ComposeRecord = z.output<typeof ComposeRecord>;
 export const HttpTraffic = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   trafficUserId: z.uuid().optional(),
@@ -84,7 +85,7 @@ export const HttpTraffic = z.object({
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -93,13 +94,13 @@ const StoredHeaders = z.record(z.string(), z.union([z.string(), z.array(z.string
 export const HttpTrafficRecord = z.object({
   id: z.uuid(),
   status: z.number().int(),
-  method: z.string(),
+  method: z.enum(HTTP_METHODS),
   level: z.enum(LEVELS),
   elapsedTime: z.number(),
   createdAt: Timestamp,
   domain: z.string(),
   pathname: z.string(),
-  protocol: z.string(),
+  protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),

@@ -5,6 +5,8 @@ export const WEBHOOK_TYPES = ['discord', 'slack', 'http'] as const;
 export const WEBHOOK_LEVELS = ['fatal', 'warning', 'info'] as const;
 export const WebhookType = z.enum(WEBHOOK_TYPES, { message: `type must be one of ${WEBHOOK_TYPES.join(', ')}` });
 export const WebhookLevel = z.enum(WEBHOOK_LEVELS, { message: `level must be one of ${WEBHOOK_LEVELS.join(', ')}` });
+export type WebhookType = z.infer<typeof WebhookType>;
+export type WebhookLevel = z.infer<typeof WebhookLevel>;
 
 export const Webhook = z.object({
   id: z.uuid(),

@@ -1,6 +1,6 @@
 import { ApiError, contract, type TaplineClient, type TrafficSource } from '@tapline/shared';
 import { expect } from 'vitest';
-import type { Clock } from '../deps.js';
+import type { Clock } from '@tapline/daemon';
 import type { Harness } from './harness.js';
 
 /** A UUID that names nothing in any test database. */

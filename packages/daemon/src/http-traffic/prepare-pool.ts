@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { type BatchResult, type BatchTask, prepareBatch } from './prepare.js';
-import type { PrepareWorkerData } from './prepare-worker.js';
+import type { PrepareWorkerData } from './prepare-pool-thread.js';
 import { createRedactor, type RedactOptions } from './redact.js';
 
 /** Parses, validates, redacts and serializes batch bodies; see prepareBatch. */
@@ -14,7 +14,7 @@ export interface BatchPreparer {
 }
 
 export interface BatchWorker {
-  /** The bundled prepare-worker.js. */
+  /** The bundled thread entry, dist/prepare-worker.js (built from prepare-pool-thread.ts). */
   readonly file: URL;
   /** Smaller bodies are prepared on the event loop (default OFFLOAD_BYTES; tests pass 0). */
   readonly minBytes?: number;

@@ -1,19 +1,18 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../auth/users.js';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
-import { systemClock } from '../deps.js';
+import { systemClock } from '../clock.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { createTrafficBus, type StoredEntry } from './bus.js';
-import { countTraffic } from './counts.js';
-import { createIngestQueue, type IngestQueue } from './ingest-queue.js';
+import { createIngest, type Ingest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
 
 describe('group commit', () => {
   let opened: OpenedDatabase;
-  let queue: IngestQueue;
+  let queue: Ingest;
   let source: TrafficSource;
   let transactions: number;
   const published: StoredEntry[][] = [];
@@ -28,7 +27,7 @@ describe('group commit', () => {
     const countTransactions = async () => {
       transactions += 1;
     };
-    queue = createIngestQueue({ db: opened.db, clock: systemClock, bus, hooks: [countTraffic, countTransactions] });
+    queue = createIngest({ db: opened.db, clock: systemClock, bus, hooks: [countTransactions] });
     const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
     source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
     published.length = 0;

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'tsup';
-import type { BatchWorker } from '../http-traffic/batch-preparer.js';
+import type { BatchWorker } from '@tapline/daemon';
 
 /**
  * The batch worker bundled from today's source into a temporary folder, as the build does for
@@ -14,7 +15,7 @@ export async function buildBatchWorker(): Promise<BatchWorker & { remove(): void
   const outDir = mkdtempSync(join(tmpdir(), 'tapline-batch-worker-'));
   await build({
     config: false,
-    entry: { 'prepare-worker': fileURLToPath(new URL('../http-traffic/prepare-worker.ts', import.meta.url)) },
+    entry: { 'prepare-worker': createRequire(import.meta.url).resolve('@tapline/daemon/prepare-pool-thread') },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

@@ -2,12 +2,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { createApp } from '../app.js';
-import { createUser } from '../auth/users.js';
-import { openDatabase } from '../db/open.js';
-import { type Clock, defaultConfig } from '../deps.js';
-import { composeBody } from '../testing/harness.js';
-import type { WebhookWorker } from './worker.js';
+import { type Clock, createApp, createUser, defaultConfig, openDatabase, type WebhookWorker } from '@tapline/daemon';
+import { composeBody } from '../compose.js';
 
 export interface ReceivedRequest {
   readonly method: string;
@@ -84,20 +80,6 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   };
 }
 
-/** A clock the test moves by hand. */
-export function manualClock(start = '2026-11-21T10:00:00.000Z') {
-  let now = Date.parse(start);
-  const clock: Clock & { advance(ms: number): void; set(iso: string): void } = {
-    now: () => new Date(now),
-    advance: (ms) => {
-      now += ms;
-    },
-    set: (iso) => {
-      now = Date.parse(iso);
-    },
-  };
-  return clock;
-}
 
 export interface WebhookApp {
   readonly url: string;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { composeBody } from '@tapline/shared/testing';
+import { composeBody } from '@tapline/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBatchWorker } from '../testing/batch-worker.js';
-import { type BatchWorker, createBatchPreparer } from './batch-preparer.js';
+import { buildBatchWorker } from '@tapline/testkit/daemon';
+import { type BatchWorker, createBatchPreparer } from './prepare-pool.js';
 import type { BatchTask } from './prepare.js';
 
 const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';

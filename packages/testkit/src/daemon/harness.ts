@@ -1,10 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type App, createApp, type AppOptions } from '../app.js';
-import { createUser } from '../auth/users.js';
-import { openDatabase } from '../db/open.js';
-import { type Clock, type DaemonConfig, defaultConfig, systemClock } from '../deps.js';
+import { type App, type AppOptions, type Clock, createApp, createUser, type DaemonConfig, defaultConfig, openDatabase, systemClock } from '@tapline/daemon';
 
 export interface TestUser {
   readonly id: string;
@@ -75,6 +72,3 @@ export async function startHarness(
     },
   };
 }
-
-/** Re-exported so in-process tests keep one import for the harness and its sample body. */
-export { composeBody } from '@tapline/shared/testing';

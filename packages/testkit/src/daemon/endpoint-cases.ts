@@ -1,8 +1,8 @@
 import { buildPath, contract, type Endpoint, queryString, type TaplineClient } from '@tapline/shared';
-import { hashPassword } from '../auth/passwords.js';
-import { createUser } from '../auth/users.js';
+import { createUser, hashPassword } from '@tapline/daemon';
 import { createSource, type RawAnswer, rawJson } from './fixtures.js';
-import { composeBody, type Harness } from './harness.js';
+import { composeBody } from '../compose.js';
+import type { Harness } from './harness.js';
 
 /** One user's resources of every kind, so each endpoint has something of theirs to act on. */
 export interface World {

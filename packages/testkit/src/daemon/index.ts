@@ -1,0 +1,6 @@
+export * from './harness.js';
+export * from './fixtures.js';
+export * from './endpoint-cases.js';
+export * from './batch-worker.js';
+export * from './webhook-receivers.js';
+export { composeBody } from '../compose.js';

@@ -1,0 +1,1 @@
+export { composeBody } from './compose.js';
