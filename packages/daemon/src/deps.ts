@@ -33,11 +33,11 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Limits = {
-  streamsPerToken: 32,
-  streams: 256,
+  streamsPerToken: 100,
+  streams: 1_000,
   streamBuffer: 256 * 1024,
   largeBatchBytes: 1024 * 1024,
-  largeBatches: 2,
+  largeBatches: 1,
   largeBatchWaitMs: 10_000,
 };
 
