@@ -110,7 +110,7 @@ describe('tapline against taplined', SLOW, () => {
       const expected = (await api(`/http-traffic/${sourceId}?${query}`)) as { data: unknown[] };
       expect(JSON.parse(json.stdout), flags.join(' ')).toEqual(expected);
       const ndjson = await tapline(['traffic', 'list', 'shop', '--ndjson', ...flags]);
-      expect(ndjson.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(expected.data);
+      expect(ndjson.stdout.split('\n').filter(Boolean).map((l): unknown => JSON.parse(l))).toEqual(expected.data);
     }
     const byName = async (flags: string[]) => JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', ...flags])).stdout) as { data: { status: number }[]; meta: { total: number } };
     expect((await byName(['--domain', 'admin.example.com'])).data.map((t) => t.status)).toEqual([500]);

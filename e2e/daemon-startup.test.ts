@@ -154,8 +154,10 @@ describe('taplined admin subcommands', () => {
 
   it('print the new user id and the token alone on stdout', async () => {
     const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', adminHome.path], { input: 'long enough\n' });
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(added).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const token = await run(['token', 'create', 'ana@example.com', '--expires', '12h', '--home', adminHome.path]);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(token).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
   });
 

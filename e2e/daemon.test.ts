@@ -40,7 +40,7 @@ async function expectError(promise: Promise<unknown>, status: number, message?: 
   return error;
 }
 
-const jti = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).jti;
+const jti = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { jti: string }).jti;
 
 const record = (trafficSourceId: string, over: Partial<ComposeRecordInput> = {}): ComposeRecordInput => composeBody(trafficSourceId, over);
 
@@ -77,6 +77,7 @@ describe('taplined, spawned from its build', () => {
   });
 
   it('serves /healthz and /openapi.json without a token', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(await anon.call(contract.health)).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     // An open endpoint ignores even a broken token.
     expect((await client('not-a-token').raw('/healthz')).status).toBe(200);
@@ -113,6 +114,7 @@ describe('taplined, spawned from its build', () => {
 
   it('creates, renames, lists and deletes traffic sources', async () => {
     shop = await local.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'Shop.Example.com' } });
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(shop).toMatchObject({ name: 'shop', trafficDomain: 'shop.example.com', id: expect.stringMatching(UUID) });
     await expectError(local.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'x.example.com' } }), 409);
     await expectError(local.call(contract.createTrafficSource, { body: { name: '', trafficDomain: 'https://x' } }), 400);
@@ -362,7 +364,10 @@ describe('taplined, spawned from its build', () => {
     while (!error && Date.now() < deadline) {
       error = await shortLived.call(contract.me).then(
         () => undefined,
-        (e: unknown) => (e instanceof ApiError ? e : Promise.reject(e)),
+        (e: unknown) => {
+          if (e instanceof ApiError) return e;
+          throw e;
+        },
       );
       if (!error) await new Promise((resolve) => setTimeout(resolve, 100));
     }

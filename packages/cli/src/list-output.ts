@@ -43,7 +43,10 @@ export async function* pagesOf<T extends { readonly id: string }>(
   fetchPage: (page: number) => Promise<Answer<Page<T>>>,
   options: { page?: number; all?: boolean },
 ): AsyncGenerator<PageAnswer<T>> {
-  if (options.all) return yield* everyPage(fetchPage, options.page ?? 1);
+  if (options.all) {
+    yield* everyPage(fetchPage, options.page ?? 1);
+    return;
+  }
   const answer = await fetchPage(options.page ?? 1);
   yield { ...answer, fresh: answer.data.data, freshRaw: rawItems(answer) };
 }

@@ -38,7 +38,7 @@ export interface App {
   readonly deps: Deps;
   readonly webhooks: WebhookWorker;
   readonly batches: BatchPreparer;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** Builds the Express app; never listens. `main.ts` does that, tests call this in-process. */

@@ -24,9 +24,11 @@ export function parsePort(text: string): number {
   return port;
 }
 
+const BYTE_UNITS = new Map([['b', 1], ['kb', 1024], ['kib', 1024], ['mb', 1024 * 1024], ['mib', 1024 * 1024]]);
+
 export function parseBytes(flag: string, text: string): number {
   const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim());
-  const unit = { b: 1, kb: 1024, kib: 1024, mb: 1024 * 1024, mib: 1024 * 1024 }[(match?.[2] ?? 'b').toLowerCase() as 'b'];
+  const unit = BYTE_UNITS.get((match?.[2] ?? 'b').toLowerCase()) ?? Number.NaN;
   const bytes = match ? Number(match[1]) * unit : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`${flag} takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
   return bytes;

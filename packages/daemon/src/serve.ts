@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
@@ -88,7 +87,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   // Only once the port is ours: a start that fails leaves no new user or token behind.
   const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
   if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   options.announce(`taplined listening on ${url}`);

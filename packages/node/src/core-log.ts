@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { inspect } from 'node:util';
 import type { CreateCoreLog } from '@tapline/shared';
 
 export interface ErrorContext {
@@ -19,7 +20,7 @@ function stackOf(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < CAUSE_DEPTH; depth++) {
-    const text = current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : String(current);
+    const text = current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : typeof current === 'string' ? current : inspect(current);
     parts.push(depth === 0 ? text : `Caused by: ${text}`);
     current = current instanceof Error ? current.cause : undefined;
   }
@@ -33,7 +34,9 @@ function stackOf(error: unknown): string {
 export function coreLogOf(error: unknown, req: IncomingMessage | undefined, context: ErrorContext): CreateCoreLog {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
-  const path = ((req as (IncomingMessage & { originalUrl?: unknown }) | undefined)?.originalUrl ?? req?.url ?? '').toString().split('?')[0];
+  // Express keeps the URL before its routers rewrote `url` in `originalUrl`.
+  const url: unknown = (req && 'originalUrl' in req ? req.originalUrl : undefined) ?? req?.url;
+  const path = (typeof url === 'string' ? url : '').split('?')[0];
   const title = context.title ?? (req ? `${name} in ${req.method ?? 'GET'} ${path}` : name);
   return {
     title: cut(title.trim() || 'Error', LIMITS.title),

@@ -103,7 +103,7 @@ interface RequestState {
 }
 type Tracked = IncomingMessage & { [STATE]?: RequestState };
 
-export const stateOf = (req: IncomingMessage | undefined): RequestState | undefined => (req as Tracked | undefined)?.[STATE];
+export const stateOf = (req: Tracked | undefined): RequestState | undefined => req?.[STATE];
 
 export function createTapline(options: TaplineOptions): Tapline {
   const client = createClient({ baseUrl: options.url ?? 'http://127.0.0.1:7468', token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });

@@ -28,17 +28,20 @@ export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number)
   const requestBytes = createBodyCollector(maxBytes);
   const responseBytes = createBodyCollector(maxBytes);
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be re-applied with its own `this` below
   const emit = req.emit;
   req.emit = function (this: IncomingMessage, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'data') see(requestBytes, args[0]);
-    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    return Reflect.apply(emit, this, [event, ...args]);
   } as typeof req.emit;
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be re-applied with its own `this` below
   const write = res.write;
   res.write = function (this: ServerResponse, ...args: unknown[]): boolean {
     see(responseBytes, args[0], args[1]);
     return Reflect.apply(write, this, args) as boolean;
   } as typeof res.write;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be re-applied with its own `this` below
   const end = res.end;
   res.end = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
     see(responseBytes, args[0], args[1]);

@@ -1,4 +1,4 @@
-import { buildPath, type ClientInput, type Endpoint, type ResponseOf } from './contract.js';
+import { buildPath, scalarText, type ClientInput, type Endpoint, type ResponseOf } from './contract.js';
 import { ReceivedErrorBody } from './schemas/common.js';
 
 /** The daemon answered with an error status; `body` is its `{statusCode, error, code, issues?}`. */
@@ -42,7 +42,7 @@ export function queryString(query: Record<string, unknown> | undefined): string 
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null || value === '') continue;
-    search.append(key, String(value));
+    search.append(key, scalarText(value));
   }
   const text = search.toString();
   return text ? `?${text}` : '';

@@ -177,11 +177,17 @@ export type ClientInput<E extends Endpoint> = (E['params'] extends z.ZodType ? {
   (E['body'] extends z.ZodType ? { body: In<E['body']> } : { body?: undefined });
 export type ResponseOf<E extends Endpoint> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
 
+/** The text of a path or query value: the contract only puts strings, numbers and booleans there. */
+export function scalarText(value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  throw new TypeError(`not a path or query value: ${typeof value}`);
+}
+
 /** `/webhooks/:webhookId` with `{ webhookId: 'x' }` gives `/webhooks/x`. */
 export function buildPath(path: string, params: Record<string, unknown> | undefined): string {
   return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
     const value = params?.[name];
     if (value === undefined || value === null || value === '') throw new Error(`missing path parameter ${name}`);
-    return encodeURIComponent(String(value));
+    return encodeURIComponent(scalarText(value));
   });
 }

@@ -19,7 +19,7 @@ const SKIPPED_HEADERS = new Set([
 export const REDACTED = '[REDACTED]';
 
 type Values = Readonly<Record<string, string | readonly string[]>>;
-const each = (values: Values) => Object.entries(values).flatMap(([name, v]) => (Array.isArray(v) ? v : [v as string]).map((value) => [name, value] as const));
+const each = (values: Values) => Object.entries(values).flatMap(([name, v]) => (typeof v === 'string' ? [v] : v).map((value) => [name, value] as const));
 
 /** `https://shop.example.com/api/orders?page=2`: the URL the recorded request went to. */
 export function recordUrl(record: Pick<HttpTrafficRecord, 'protocol' | 'domain' | 'pathname' | 'request'>): string {

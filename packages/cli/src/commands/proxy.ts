@@ -47,8 +47,8 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
     client: ctx.client,
     sourceId,
     maxQueue: opts.maxQueue,
-    onDrop: notices.dropped,
-    onError: notices.failed,
+    onDrop: (event) => notices.dropped(event),
+    onError: (error) => notices.failed(error),
   });
   const server = createProxyServer({ target, maxBody: opts.maxBody, isExcluded: exclusion.path, onExchange: (exchange) => void recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters) });
   const address = await server.listen(listen.host, listen.port).catch((error: NodeJS.ErrnoException) => {

@@ -20,7 +20,7 @@ export function requestHeadersFor(req: IncomingMessage, target: Target): string[
   const earlier = req.headers['x-forwarded-for'];
   headers.unshift('Host', host);
   // A chain of proxies appends to X-Forwarded-For and keeps the first one's Host and Proto.
-  headers.push('X-Forwarded-For', earlier ? `${earlier}, ${peer}` : peer);
+  headers.push('X-Forwarded-For', earlier ? `${String(earlier)}, ${peer}` : peer);
   headers.push('X-Forwarded-Host', first(req.headers['x-forwarded-host']) ?? clientHost);
   headers.push('X-Forwarded-Proto', first(req.headers['x-forwarded-proto']) ?? 'http');
   return headers;

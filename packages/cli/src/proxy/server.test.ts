@@ -2,11 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Exchange } from './exchange.js';
 import { compileGlobs } from './exclude.js';
 import { createProxyServer, pathOf, type ProxyServer } from './server.js';
 import { parseTarget } from './target.js';
+
+const textOf = (data: RawData) => (data instanceof ArrayBuffer ? Buffer.from(data) : Array.isArray(data) ? Buffer.concat(data) : data).toString();
 
 const big = Buffer.alloc(3 * 1024 * 1024, 'abcdefghij');
 
@@ -38,7 +40,7 @@ function app(): http.Server {
     res.writeHead(404).end();
   });
   const wss = new WebSocketServer({ server });
-  wss.on('connection', (ws) => ws.on('message', (data, binary) => ws.send(binary ? data : `echo ${String(data)}`)));
+  wss.on('connection', (ws) => ws.on('message', (data, binary) => ws.send(binary ? data : `echo ${textOf(data)}`)));
   return server;
 }
 
@@ -159,7 +161,7 @@ describe('forwarding', () => {
     await new Promise<void>((resolve, reject) => {
       ws.on('open', () => ws.send('hi'));
       ws.on('message', (data) => {
-        replies.push(String(data));
+        replies.push(textOf(data));
         ws.close();
       });
       ws.on('close', () => resolve());
@@ -182,6 +184,7 @@ describe('target down', () => {
     try {
       const answer = await call(downPort, '/orders?page=2', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
       expect(answer.status).toBe(502);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(JSON.parse(answer.body.toString())).toEqual({ statusCode: 502, error: expect.stringContaining('ECONNREFUSED') });
       await expect.poll(() => seen.length).toBe(1);
       expect(seen[0]).toMatchObject({ method: 'POST', status: 502, targetError: 'ECONNREFUSED' });

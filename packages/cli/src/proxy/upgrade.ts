@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createBodyCollector } from '@tapline/shared';
 import http from 'node:http';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { Exchange } from './exchange.js';
@@ -58,7 +59,7 @@ function splice(a: Duplex, b: Duplex): void {
   for (const s of [a, b]) {
     s.on('error', close);
     s.on('close', close);
-    if ('setNoDelay' in s && typeof s.setNoDelay === 'function') s.setNoDelay(true);
+    if (s instanceof Socket) s.setNoDelay(true);
   }
   a.pipe(b);
   b.pipe(a);

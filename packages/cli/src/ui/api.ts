@@ -12,8 +12,8 @@ export interface FollowOptions {
   readonly signal: AbortSignal;
   /** Stream only what is newer than this entry (the newest one already shown). */
   readonly after?: HttpTraffic | undefined;
-  onEntry(entry: HttpTraffic): void;
-  onStatus(status: StreamStatus): void;
+  onEntry: (entry: HttpTraffic) => void;
+  onStatus: (status: StreamStatus) => void;
 }
 
 export interface Page<T> {
@@ -38,7 +38,7 @@ export interface UiApi {
   listCoreLogs(sourceId: string, page: number, limit: number): Promise<Page<CoreLog>>;
   listWebhooks(sourceId: string): Promise<readonly Webhook[]>;
   deleteWebhook(id: string): Promise<void>;
-  checkFilter(q: string): FilterCheck;
+  checkFilter: (q: string) => FilterCheck;
   /** The curl command that replays a record, or null when none can be built. */
   curlFor(record: HttpTrafficRecord): string | null;
   /** Copies to the system clipboard; rejects when there is none (SSH, no display). */

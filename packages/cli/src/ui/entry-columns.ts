@@ -1,4 +1,4 @@
-import { formatLatency, formatLocalTime, trafficTarget, truncate, type HttpTraffic, type Level } from '@tapline/shared';
+import { formatLatency, formatLocalTime, trafficTarget, truncate, type HttpTraffic } from '@tapline/shared';
 
 /**
  * One traffic entry as the columns of a line, shared by `tapline traffic tail` (picocolors) and
@@ -32,7 +32,7 @@ export function entryCells(entry: HttpTraffic): EntryCells {
   };
 }
 
-export function levelTone(level: Level | string): Tone {
+export function levelTone(level: string): Tone {
   if (level === 'FATAL') return 'red';
   if (level === 'WARNING') return 'yellow';
   return 'green';

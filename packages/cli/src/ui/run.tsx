@@ -30,7 +30,7 @@ export async function runUi(ctx: CliContext, sourceArg: string | undefined, opts
 
   stdout.write(ENTER_ALT_SCREEN);
   const app = render(
-    <App api={api} {...(source ? { source } : {})} initialFilter={opts.where?.trim() ?? ''} recentFilters={recent.load()} onRecentFilters={recent.save} />,
+    <App api={api} {...(source ? { source } : {})} initialFilter={opts.where?.trim() ?? ''} recentFilters={recent.load()} onRecentFilters={(list) => recent.save(list)} />,
     { exitOnCtrlC: true, patchConsole: true, maxFps: 15 },
   );
   const onAbort = () => app.unmount();

@@ -271,6 +271,7 @@ describe('authentication', () => {
       const source = await createSource(user.client);
       const me = await raw(h, 'GET', '/auth/me', { token: user.token });
       expect(me.status).toBe(200);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(me.json).toEqual({ id: user.id, email: 'me@example.com', name: 'me', tokenId: expect.any(String), scope: 'full', sourceId: null });
       const ingest = await h.token(user.id, { scope: 'ingest', sourceId: source.id });
       expect(await ingest.call(contract.me)).toMatchObject({ id: user.id, scope: 'ingest', sourceId: source.id });

@@ -33,9 +33,9 @@ export function authRoutes(router: Router, deps: Deps): void {
     return { token: issued.token, expiresAt: issued.expiresAt };
   });
 
-  mount(router, deps, contract.me, async (_input, ctx) => {
+  mount(router, deps, contract.me, (_input, ctx) => {
     requireScope(ctx);
     const { user, tokenId, scope, sourceId } = ctx.principal;
-    return { id: user.id, email: user.email, name: user.name, tokenId, scope, sourceId };
+    return Promise.resolve({ id: user.id, email: user.email, name: user.name, tokenId, scope, sourceId });
   });
 }

@@ -72,6 +72,7 @@ describe('core logs (spec 4.2 and the write extension)', () => {
     expect(answer.status).toBe(201);
     expect(answer.json).toEqual({
       statusCode: 201,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       data: { id: expect.any(String), title: 'boom', description: '', source: '', layer: '', stack: '', createdAt: '2026-07-07T07:07:07.007Z', httpTrafficId: null },
     });
   });

@@ -63,7 +63,7 @@ export function openDatabase(file: string): OpenedDatabase {
     async migrate() {
       const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
       const failed = results?.find((r) => r.status === 'Error');
-      if (error) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+      if (error) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
     },
     close: async () => {
       if (sqlite.open) sqlite.pragma('optimize');

@@ -132,6 +132,7 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     expect((await call(composeBody(ctx.source.id))).status).toBe(400);
     const tooMany = await call(Array.from({ length: 1001 }, () => composeBody(ctx.source.id)));
     expect(tooMany.status).toBe(400);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(await tooMany.json()).toMatchObject({ error: expect.stringMatching(/at most 1000/) });
     // Over the ordinary 1 MiB limit, under the batch's 16 MiB.
     const big = Array.from({ length: 1000 }, (_, i) => composeBody(ctx.source.id, { responseBody: { i, text: 'x'.repeat(2000) } }));
@@ -175,7 +176,7 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     expect(created.status).toBe(201);
     expect(await total(ctx.owner.client, ctx.source.id)).toBe(300);
     const empty = new ReadableStream({ start: (controller) => controller.close() });
-    const refused = await ctx.h.fetch(url, { method: 'POST', headers, body: empty, duplex: 'half' } as RequestInit);
+    const refused = await ctx.h.fetch(url, { method: 'POST', headers, body: empty, duplex: 'half' });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'the body must be a JSON array of compose bodies' });
   });

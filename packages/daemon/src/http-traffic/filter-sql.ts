@@ -48,6 +48,12 @@ function negatable(eb: TrafficEb, op: FilterComparison['op'], build: (op: Filter
 const ORDER_OP = { '=': '=', '!=': '<>', '>': '>', '>=': '>=', '<': '<', '<=': '<=' } as const;
 type OrderOp = keyof typeof ORDER_OP;
 
+/** The parser gives ordered fields only these operators (ast.ts FIELD_OPERATORS); anything else is a bug. */
+function orderOp(op: FilterComparison['op']): OrderOp {
+  if (op === '^=' || op === '~') throw new Error(`operator ${op} on an ordered field`);
+  return op;
+}
+
 function statusClass(eb: TrafficEb, op: OrderOp, cls: string): Condition {
   const min = Number(cls[0]) * 100;
   const max = min + 99;
@@ -80,21 +86,21 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
   const value = String(c.value);
   switch (c.field) {
     case 'status':
-      return typeof c.value === 'number' ? eb('t.status', ORDER_OP[c.op as OrderOp], c.value) : statusClass(eb, c.op as OrderOp, value);
+      return typeof c.value === 'number' ? eb('t.status', ORDER_OP[orderOp(c.op)], c.value) : statusClass(eb, orderOp(c.op), value);
     case 'latency':
-      return eb('t.elapsed_time', ORDER_OP[c.op as OrderOp], Number(c.value));
+      return eb('t.elapsed_time', ORDER_OP[orderOp(c.op)], Number(c.value));
     case 'level': {
       const rank = LEVEL_RANK[value] ?? -1;
-      const op = ORDER_OP[c.op as OrderOp];
+      const op = ORDER_OP[orderOp(c.op)];
       const test = { '=': (r: number) => r === rank, '<>': (r: number) => r !== rank, '>': (r: number) => r > rank, '>=': (r: number) => r >= rank, '<': (r: number) => r < rank, '<=': (r: number) => r <= rank }[op];
       const levels = LEVELS.filter((l) => test(LEVEL_RANK[l] ?? -1));
       return levels.length === 0 ? never : eb('t.level', 'in', levels);
     }
     // Compared as text: the parser checks the value's spelling, not that it names a stored member.
     case 'method':
-      return eb(sql<string>`${eb.ref('t.method')}`, ORDER_OP[c.op as OrderOp], value);
+      return eb(sql<string>`${eb.ref('t.method')}`, ORDER_OP[orderOp(c.op)], value);
     case 'protocol':
-      return eb(sql<string>`${eb.ref('t.protocol')}`, ORDER_OP[c.op as OrderOp], value);
+      return eb(sql<string>`${eb.ref('t.protocol')}`, ORDER_OP[orderOp(c.op)], value);
     case 'user':
       // Absent reads as empty text, as in the predicate: `user=""` is anonymous traffic.
       return negatable(eb, c.op, (op) => textTest(op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`));

@@ -43,7 +43,7 @@ describe('GET /http-traffic/:trafficSourceId', () => {
   afterAll(() => h.close());
 
   async function keys(query: Record<string, string>): Promise<Key[]> {
-    const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams({ limit: '100', ...query })}`, token);
+    const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams({ limit: '100', ...query }).toString().toString()}`, token);
     expect(answer.status, `${JSON.stringify(query)}: ${answer.text}`).toBe(200);
     const body = answer.json as { data: HttpTraffic[]; meta: { total: number } };
     expect(body.meta.total).toBe(body.data.length);
@@ -97,7 +97,7 @@ describe('GET /http-traffic/:trafficSourceId', () => {
 
     it('start after end is a 400', async () => {
       for (const query of [{ startDate: '2026-01-03', endDate: '2026-01-02' }, { startDate: '2026-01-02T00:00:00.001Z', endDate: '2026-01-02T00:00:00.000Z' }]) {
-        const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams(query)}`, token);
+        const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams(query).toString()}`, token);
         expect(answer.status).toBe(400);
         expect((answer.json as { issues: { path: string }[] }).issues[0]?.path).toBe('startDate');
       }

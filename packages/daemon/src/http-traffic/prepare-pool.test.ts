@@ -17,7 +17,7 @@ function capturedLogger() {
   const lines: Array<{ level: number; msg: string }> = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
+      lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
       done();
     },
   });

@@ -42,7 +42,7 @@ const jsonOrNull = (value: unknown) => (value === null || value === undefined ? 
 export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: Exchange } {
   let domain = hosts.get(input.domainUrl);
   if (domain === undefined) hosts.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
-  const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.values(input.queryParams) };
+  const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.query(input.queryParams) };
   const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
   const record: PreparedRecord = {
     domain,

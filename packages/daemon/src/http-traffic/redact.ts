@@ -6,8 +6,10 @@ const SECRET_KEY_PATTERN = 'password|passwd|secret|token|api[-_]?key|authorizati
 
 export interface Redactor {
   headers(headers: HeaderMap): HeaderMap;
-  /** Query parameters and bodies: keys at any depth whose names look secret. */
-  values<T extends JsonValue | HeaderMap>(value: T): T;
+  /** Query parameters whose names look secret. */
+  query(query: HeaderMap): HeaderMap;
+  /** Bodies: keys at any depth whose names look secret. */
+  values(value: JsonValue): JsonValue;
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -21,52 +23,49 @@ export interface RedactOptions {
   readonly extraKeys: readonly string[];
 }
 
+/**
+ * Copy on write over an object's members: the same object comes back when `change` changes
+ * nothing, so clean values allocate nothing. Each member is changed exactly once (redoing the ones
+ * before a change would double the work at every level above a deep secret). The copy is made by
+ * Object.fromEntries, which keeps a `__proto__` key as data instead of setting the prototype.
+ */
+function mapMembers<V>(object: Record<string, V>, change: (key: string, value: V) => V): Record<string, V> {
+  let index = 0;
+  for (const key in object) {
+    const value = object[key];
+    const changed = value === undefined ? value : change(key, value);
+    if (changed !== value && changed !== undefined) {
+      const first = index;
+      return Object.fromEntries(Object.entries(object).map(([k, v], i) => [k, i < first ? v : i === first ? changed : change(k, v)]));
+    }
+    index += 1;
+  }
+  return object;
+}
+
 export function createRedactor(options: RedactOptions): Redactor {
-  if (!options.enabled) return { headers: (h) => h, values: (v) => v };
+  if (!options.enabled) return { headers: (h) => h, query: (q) => q, values: (v) => v };
   const extra = options.extraKeys.map((k) => k.trim().toLowerCase()).filter(Boolean);
   const keyPattern = new RegExp([SECRET_KEY_PATTERN, ...extra.map(escape)].join('|'), 'i');
   const headerNames = new Set([...SECRET_HEADERS, ...extra]);
-
   const isSecretHeader = (name: string) => headerNames.has(name.toLowerCase()) || keyPattern.test(name);
 
-  /**
-   * Copy on write: a value with nothing to redact comes back as the same object, so a batch of
-   * clean bodies allocates nothing here. Each member is redacted exactly once (redoing the ones
-   * before a change would double the work at every level above a deep secret). Copies use
-   * Object.fromEntries, which keeps a `__proto__` key as data instead of setting the prototype.
-   */
   function deep(value: JsonValue): JsonValue {
     if (value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) {
       let copy: JsonValue[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const inner = deep(value[i] as JsonValue);
-        if (inner !== value[i]) (copy ??= value.slice())[i] = inner;
-      }
+      value.forEach((item, i) => {
+        const inner = deep(item);
+        if (inner !== item) (copy ??= value.slice())[i] = inner;
+      });
       return copy ?? value;
     }
-    const redact = (key: string, inner: JsonValue) => (keyPattern.test(key) ? REDACTED : deep(inner));
-    let index = 0;
-    for (const key in value) {
-      const inner = value[key] as JsonValue;
-      const changed = redact(key, inner);
-      if (changed !== inner) {
-        const first = index;
-        return Object.fromEntries(Object.entries(value).map(([k, v], i) => [k, i < first ? v : i === first ? changed : redact(k, v as JsonValue)]));
-      }
-      index += 1;
-    }
-    return value;
+    return mapMembers(value, (key, inner) => (keyPattern.test(key) ? REDACTED : deep(inner)));
   }
 
   return {
-    headers(headers) {
-      const hide = (name: string, value: string | string[]) => (isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value);
-      for (const name in headers) {
-        if (isSecretHeader(name)) return Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, hide(n, v)]));
-      }
-      return headers;
-    },
-    values: <T extends JsonValue | HeaderMap>(value: T) => deep(value as JsonValue) as T,
+    headers: (headers) => mapMembers(headers, (name, value) => (isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value)),
+    query: (query) => mapMembers(query, (name, value) => (keyPattern.test(name) ? REDACTED : value)),
+    values: deep,
   };
 }

@@ -29,7 +29,8 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     deps,
     contract.composeBatch,
     async (body, path) => {
-      const result = await preparer.prepare({ body, trafficSourceId: path.trafficSourceId ?? '' });
+      const sourceId = path.trafficSourceId;
+      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '' });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
       if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {

@@ -60,7 +60,7 @@ describe('authorization matrix', () => {
   it('checks existence before ownership: 404 for a missing resource, whoever asks', async () => {
     const { stranger } = await twoUsers();
     for (const [name, e] of resourceBound()) {
-      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => [m[1], MISSING_ID]));
+      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', MISSING_ID]));
       const build = VALID_REQUESTS[name];
       const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID }).body : undefined;
       const answer = await send(h, stranger.token, e, { params, ...(body !== undefined ? { body } : {}) });
@@ -72,7 +72,7 @@ describe('authorization matrix', () => {
   it('checks validation before ownership: a bad id is 400 for a stranger too', async () => {
     const { stranger } = await twoUsers();
     for (const [name, e] of resourceBound()) {
-      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => [m[1], 'not-a-uuid']));
+      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', 'not-a-uuid']));
       const answer = await send(h, stranger.token, e, { params });
       expect(answer.status, `${name}: ${answer.text}`).toBe(400);
     }
@@ -80,7 +80,7 @@ describe('authorization matrix', () => {
 
   it("lists show a second user nothing of the first user's resources", async () => {
     const { stranger, ownerWorld, strangerWorld } = await twoUsers();
-    const ownerIds = new Set(Object.values(ownerWorld));
+    const ownerIds = new Set(Object.values<string>({ ...ownerWorld }));
     const leaks = (text: string) => [...ownerIds].filter((id) => text.includes(id));
 
     const lists: Array<[string, Endpoint, Record<string, string> | undefined, Record<string, string> | undefined]> = [

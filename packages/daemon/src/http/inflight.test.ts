@@ -23,7 +23,7 @@ describe('in-flight handlers', () => {
     });
     // Work that starts while draining is waited for too.
     let finishLate = () => {};
-    inflight.track(new Promise<void>((resolve) => (finishLate = resolve)).then(() => void order.push('late')));
+    void inflight.track(new Promise<void>((resolve) => (finishLate = resolve)).then(() => void order.push('late')));
     finishFirst();
     await first;
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -35,7 +35,7 @@ describe('in-flight handlers', () => {
 
   it('gives up after the time-out instead of waiting for ever', async () => {
     const inflight = createInflight();
-    inflight.track(new Promise(() => {}));
+    void inflight.track(new Promise(() => {}));
     expect(await inflight.drain(20)).toBe(false);
   });
 

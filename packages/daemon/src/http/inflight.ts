@@ -1,3 +1,4 @@
+import './locals.js';
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from './errors.js';
 
@@ -42,11 +43,9 @@ export function createInflight(): Inflight {
   };
 }
 
-const WORK = 'taplineWork';
-
 /** Called by the route with its handler's promise, so that the request counts until it settles. */
 export function recordWork(res: Response, work: Promise<unknown>): Promise<unknown> {
-  res.locals[WORK] = work;
+  res.locals.work = work;
   return work;
 }
 
@@ -63,7 +62,7 @@ export function trackRequests(inflight: Inflight, stopping: AbortSignal): Reques
       return next(new HttpError(503, 'stopping', 'The daemon is stopping'));
     }
     const over = new Promise<void>((resolve) => res.once('close', resolve));
-    void inflight.track(over.then(() => res.locals[WORK] as Promise<unknown> | undefined));
+    void inflight.track(over.then(() => res.locals.work));
     next();
   };
 }

@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { type BodyMode, jsonBody } from './body.js';
 import { forbidden, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
+import './locals.js';
 
 export interface RequestContext<E extends Endpoint = Endpoint> {
   readonly endpoint: E;
@@ -13,8 +14,6 @@ export interface RequestContext<E extends Endpoint = Endpoint> {
 }
 
 export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestContext<E>) => Promise<ResponseOf<E>>;
-
-const PRINCIPAL = 'taplinePrincipal';
 
 /** 400 when there is no token at all, 401 when there is one that does not verify. */
 function authenticate(tokens: TokenService): RequestHandler {
@@ -25,7 +24,7 @@ function authenticate(tokens: TokenService): RequestHandler {
     if (!token) return next(new HttpError(400, 'token_missing', 'Authentication token missing'));
     const principal = await tokens.verify(token);
     if (!principal) return next(new HttpError(401, 'token_invalid', 'Invalid token'));
-    res.locals[PRINCIPAL] = principal;
+    res.locals.principal = principal;
     next();
   };
 }
@@ -42,12 +41,16 @@ function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[
   return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
 }
 
-const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals[PRINCIPAL] ?? null }) as RequestContext<E>;
+// The principal is set on every endpoint with scopes (authenticate runs first there), which is
+// what RequestContext's conditional type says; the compiler cannot follow it through Express.
+const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals.principal ?? null }) as RequestContext<E>;
+
+const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
 
 /** The checks, then the endpoint's own work, which stopping waits for (see inflight.ts). */
 function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
   const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
-  router[endpoint.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](endpoint.path, ...checks(deps, endpoint, mode), tracked);
+  router[VERB[endpoint.method]](endpoint.path, ...checks(deps, endpoint, mode), tracked);
 }
 
 function answer(res: Response, endpoint: Endpoint, result: unknown): void {
@@ -61,14 +64,22 @@ function answer(res: Response, endpoint: Endpoint, result: unknown): void {
  */
 export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): void {
   register(router, deps, endpoint, endpoint.body !== undefined ? 'parse' : 'none', async (req, res) => {
-    const input = {
-      params: parsePart(endpoint.params, req.params, 'path'),
-      // req.query is parsed when read; endpoints without a query schema never read it.
-      query: endpoint.query ? parsePart(endpoint.query, req.query, 'query') : undefined,
-      body: parsePart(endpoint.body, req.body === undefined && endpoint.body ? {} : req.body, 'body'),
-    } as ParsedInput<E>;
+    const input = parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body);
     answer(res, endpoint, await handler(input, contextOf(endpoint, res)));
   });
+}
+
+/**
+ * The path, query and body through the endpoint's schemas. ParsedInput<E> is exactly what these
+ * parses give, but the compiler cannot follow the optional schemas through E.
+ */
+function parseInput<E extends Endpoint>(endpoint: E, req: Request, body: unknown): ParsedInput<E> {
+  return {
+    params: parsePart(endpoint.params, req.params, 'path'),
+    // req.query is parsed when read; endpoints without a query schema never read it.
+    query: endpoint.query ? parsePart(endpoint.query, req.query, 'query') : undefined,
+    body: parsePart(endpoint.body, body, 'body'),
+  } as ParsedInput<E>;
 }
 
 /**
@@ -82,12 +93,12 @@ export function mountPrepared<E extends Endpoint, B>(
   router: Router,
   deps: Deps,
   endpoint: E,
-  prepare: (body: Buffer | null, path: Record<string, string>) => Promise<() => B>,
+  prepare: (body: Buffer | null, path: Request['params']) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
 ): void {
   register(router, deps, endpoint, 'raw', async (req, res) => {
-    const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params as Record<string, string>);
-    const params = parsePart(endpoint.params, req.params, 'path') as ParsedInput<E>['params'];
+    const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
+    const { params } = parseInput({ ...endpoint, body: undefined }, req, undefined);
     answer(res, endpoint, await handler({ params, body: content() }, contextOf(endpoint, res)));
   });
 }
@@ -103,8 +114,7 @@ export function mountRaw<E extends Endpoint>(
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
   register(router, deps, endpoint, 'none', async (req, res) => {
-    const input = { params: parsePart(endpoint.params, req.params, 'path'), query: parsePart(endpoint.query, req.query, 'query'), body: undefined } as ParsedInput<E>;
-    await handler(input, contextOf(endpoint, res), req, res);
+    await handler(parseInput(endpoint, req, undefined), contextOf(endpoint, res), req, res);
   });
 }
 

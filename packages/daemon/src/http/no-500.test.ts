@@ -32,7 +32,7 @@ describe('no endpoint answers 500 to any input', () => {
       fc.jsonValue({ maxDepth: 4 }),
       fc.tuple(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 3 })).map(([key, value]) => {
         const valid = VALID_REQUESTS[name]?.(world).body;
-        const base = Array.isArray(valid) ? valid[0] : valid;
+        const base: unknown = Array.isArray(valid) ? valid[0] : valid;
         if (base === null || typeof base !== 'object') return value;
         const keys = Object.keys(base);
         const target = keys.length > 0 && key.length % 2 === 0 ? keys[key.length % keys.length] ?? key : key;

@@ -16,6 +16,7 @@ describe('traffic sources', () => {
     const answer = await rawJson(h, 'POST', '/traffic-source', user.token, { name: '  Shop  ', trafficDomain: 'Shop.Example.COM:8443' });
     expect(answer.status).toBe(201);
     expect(answer.json).toEqual({
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       name: 'Shop',
       trafficDomain: 'shop.example.com:8443',

@@ -108,9 +108,9 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
       startReceiver('/info'),
     ]);
     try {
-      await addWebhook('http', 'fatal', fatal!.url);
-      await addWebhook('http', 'warning', warning!.url);
-      await addWebhook('http', 'info', info!.url);
+      await addWebhook('http', 'fatal', fatal.url);
+      await addWebhook('http', 'warning', warning.url);
+      await addWebhook('http', 'info', info.url);
       await app.compose(sourceId, { status: 503 });
       await app.compose(sourceId, { status: 404 });
       await app.compose(sourceId, { status: 429 });
@@ -118,12 +118,12 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
       await app.worker.runDue();
 
       const statuses = (r: Receiver) => r.requests.map((q) => q.json<{ entry: HttpTraffic }>().entry.status);
-      expect(statuses(fatal!)).toEqual([503]);
-      expect(statuses(warning!).sort()).toEqual([404, 429]);
-      expect(statuses(info!)).toEqual([201]);
-      expect(fatal!.requests[0]!.json<{ entry: HttpTraffic }>().entry.level).toBe('FATAL');
+      expect(statuses(fatal)).toEqual([503]);
+      expect(statuses(warning).sort()).toEqual([404, 429]);
+      expect(statuses(info)).toEqual([201]);
+      expect(fatal.requests[0]!.json<{ entry: HttpTraffic }>().entry.level).toBe('FATAL');
     } finally {
-      await Promise.all([fatal!.close(), warning!.close(), info!.close()]);
+      await Promise.all([fatal.close(), warning.close(), info.close()]);
     }
   });
 

@@ -11,7 +11,9 @@ describe('send: addresses are checked again at delivery', () => {
     const receiver = await startReceiver();
     try {
       const port = new URL(receiver.url).port;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(await post(receiver.url, false)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('loopback or private') });
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(await post(`http://localhost:${port}/hook`, false)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('localhost resolves to') });
       expect(receiver.requests).toHaveLength(0);
       expect(await post(`http://localhost:${port}/hook`, true)).toMatchObject({ ok: true, status: 204 });
@@ -22,6 +24,7 @@ describe('send: addresses are checked again at delivery', () => {
   });
 
   it('never reaches link-local or metadata addresses, whatever the flag', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(await post('http://169.254.169.254/latest/meta-data', true)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('never allowed') });
     expect(await post('http://[fd00:ec2::254]/', true)).toMatchObject({ ok: false, retryable: false });
   });

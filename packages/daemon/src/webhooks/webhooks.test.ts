@@ -28,6 +28,7 @@ describe('webhooks', () => {
       const answer = await post({ type, level, value });
       expect(answer.status, answer.text).toBe(201);
       const body = answer.json as Record<string, unknown>;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
       expect(body).toMatchObject({ id: expect.any(String), type, level, value, trafficSourceId: source.id, createdAt: '2026-08-08T08:08:08.008Z', updatedAt: '2026-08-08T08:08:08.008Z' });
       const keys = ['createdAt', 'id', 'level', 'trafficSourceId', 'type', 'updatedAt', 'value'];
       expect(Object.keys(body).sort()).toEqual(type === 'http' ? [...keys, 'secret'].sort() : keys);

@@ -28,15 +28,16 @@ function fakeDaemon(script: Reply[] = [], then: Reply = { status: 201 }) {
   const fetchImpl = vi.fn(async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const reply = script.shift() ?? then;
     if (reply === 'down') throw new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
-    const sent = JSON.parse(String(init?.body)) as { pathnameUrl: string; trafficSourceId: string }[];
-    expect(String(url)).toContain(`/http-traffic-record/${SOURCE}/batch`);
+    if (typeof init?.body !== 'string') throw new Error('the recorder sends its batch as JSON text');
+    const sent = JSON.parse(init.body) as { pathnameUrl: string; trafficSourceId: string }[];
+    expect(url instanceof Request ? url.url : url.toString()).toContain(`/http-traffic-record/${SOURCE}/batch`);
     if (reply.status === 201) {
       batches.push(sent);
       return new Response(JSON.stringify({ ids: sent.map(() => `id-${++n}`) }), { status: 201 });
     }
     return new Response(JSON.stringify(reply.body ?? { statusCode: reply.status, error: 'no' }), { status: reply.status });
   });
-  return { batches, fetchImpl, client: createClient({ baseUrl: 'http://daemon.test', token: 't', fetch: fetchImpl as typeof fetch }) };
+  return { batches, fetchImpl, client: createClient({ baseUrl: 'http://daemon.test', token: 't', fetch: fetchImpl }) };
 }
 
 const fast = { flushIntervalMs: 5, retry: { initialMs: 5, maxMs: 20 } };

@@ -1,4 +1,4 @@
-import { HTTP_METHODS, LEVELS, PROTOCOLS } from '../schemas/http-traffic.js';
+import { HTTP_METHODS, LEVELS, PROTOCOLS } from '../schemas/traffic-enums.js';
 import {
   asciiLower,
   FIELD_OPERATORS,

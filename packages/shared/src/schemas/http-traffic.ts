@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
 import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
+import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
-export const PROTOCOLS = ['HTTP', 'HTTPS'] as const;
-export const LEVELS = ['INFO', 'WARNING', 'FATAL'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
+// Beside the `Protocol` schema below, as one name for the value and its type.
 export type Protocol = (typeof PROTOCOLS)[number];
-export type Level = (typeof LEVELS)[number];
 
 /** Accepts any case and yields the upper-case member, so `post` and `POST` store alike. */
 const upperEnum = <T extends readonly [string, ...string[]]>(name: string, values: T) =>

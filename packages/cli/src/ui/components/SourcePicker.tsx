@@ -14,7 +14,7 @@ export interface SourcePickerProps {
 }
 
 /** Shown when `tapline ui` is started without a source. */
-export function SourcePicker({ api, width, rows, onPick }: SourcePickerProps) {
+export function SourcePicker({ api, rows, onPick }: SourcePickerProps) {
   const sources = useAsync(() => api.listSources(), [api]);
   const data = sources.data ?? [];
   const listRows = Math.max(1, rows - 2);

@@ -14,8 +14,8 @@ export interface TrafficFeed {
   /** True once an older page came back short: there is no more history. */
   readonly historyEnd: boolean;
   /** Applies a key's effect to the table (selection, pause). */
-  update(change: (table: TableState) => TableState): void;
-  loadOlder(): void;
+  update: (change: (table: TableState) => TableState) => void;
+  loadOlder: () => void;
 }
 
 export interface FeedOptions {
@@ -106,7 +106,7 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
       clearInterval(statsTimer);
     };
     // `now` and the paces are fixed for a feed's life.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see the line above
   }, [api, sourceId, q]);
 
   const loadOlder = useCallback(() => {

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-type AnyDB = Kysely<any>;
+type AnyDB = Kysely<unknown>;
 
 /**
  * Counts of traffic per (source, pathname, method, status), kept in the ingest transaction, so

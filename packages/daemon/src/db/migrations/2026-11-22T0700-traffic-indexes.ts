@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-type AnyDB = Kysely<any>;
+type AnyDB = Kysely<unknown>;
 
 /**
  * A domain or pathname id belongs to one source, so `(domain_id, created_at, id)` serves both the

@@ -1,0 +1,60 @@
+// Lint for the whole workspace: `pnpm lint` (eslint . --max-warnings 0), run by `pnpm test`.
+// TypeScript gets typescript-eslint's recommended type-aware rules, typed through the root
+// tsconfig.json (which includes every package's src, e2e, bench and the build configs).
+import js from '@eslint/js';
+import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**'],
+  },
+  {
+    files: ['**/*.{ts,tsx}'],
+    extends: [...tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: {
+      reportUnusedDisableDirectives: 'error',
+    },
+    rules: {
+      // `_`-prefixed names are deliberate placeholders (callback positions, destructuring away).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // Fakes and stubs in tests stand in for async interfaces: `async` there keeps a throw a
+    // rejection, as in the real implementation, even when the stand-in has nothing to await.
+    files: ['**/*.test.{ts,tsx}', '**/testing/**', '**/testing.ts', 'e2e/**'],
+    rules: { '@typescript-eslint/require-await': 'off' },
+  },
+  {
+    // The Ink UI: the two classic hook rules only. The plugin's `recommended` set also carries the
+    // React Compiler rules, and this project does not use the compiler.
+    files: ['packages/cli/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+    },
+  },
+  {
+    // Plain JavaScript (bench scripts, this file): no type information, so the untyped rule set.
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [js.configs.recommended],
+    languageOptions: {
+      globals: { ...globals.node },
+    },
+    linterOptions: {
+      reportUnusedDisableDirectives: 'error',
+    },
+  },
+);
