@@ -12,6 +12,7 @@ import { createIngest } from './http-traffic/ingest.js';
 import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
+import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
@@ -54,6 +55,11 @@ export function createApp(options: AppOptions): App {
     logger: options.logger,
     bus: options.bus ?? createTrafficBus(),
     tokens: createTokenService(options.db, clock),
+    largeBodies: createGate({
+      concurrency: options.config.limits.largeBatches,
+      maxWaiting: options.config.limits.largeBatches * 4,
+      waitMs: options.config.limits.largeBatchWaitMs,
+    }),
     findSource: createSourceFinder(options.db),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};

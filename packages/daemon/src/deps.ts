@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
+import type { Gate } from './http/gate.js';
 import type { Inflight } from './http/inflight.js';
 import type { SourceFinder } from './traffic-sources/repo.js';
 
@@ -14,7 +15,31 @@ export interface DaemonConfig {
   readonly allowPrivateWebhooks: boolean;
   /** False (`--no-webhook-delivery`): notifications are queued but another daemon sends them. */
   readonly webhookDelivery: boolean;
+  readonly limits: Limits;
 }
+
+/** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
+export interface Limits {
+  /** Open event streams per token, and in all; one more is a 429 `too_many_streams`. */
+  readonly streamsPerToken: number;
+  readonly streams: number;
+  /** Bytes written to a stream that its client has not taken yet; past it the stream is closed. */
+  readonly streamBuffer: number;
+  /** Batch bodies above this many bytes (or of unknown length) are large: */
+  readonly largeBatchBytes: number;
+  /** at most this many are read and stored at once; the others wait, then get a 503 `overloaded`. */
+  readonly largeBatches: number;
+  readonly largeBatchWaitMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  streamsPerToken: 100,
+  streams: 1_000,
+  streamBuffer: 256 * 1024,
+  largeBatchBytes: 1024 * 1024,
+  largeBatches: 1,
+  largeBatchWaitMs: 10_000,
+};
 
 export const defaultConfig = (version: string): DaemonConfig => ({
   version,
@@ -22,6 +47,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   redact: { enabled: true, extraKeys: [] },
   allowPrivateWebhooks: false,
   webhookDelivery: true,
+  limits: DEFAULT_LIMITS,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */
@@ -38,4 +64,6 @@ export interface Deps {
   readonly shutdown: AbortSignal;
   /** Request handlers still running; the daemon waits for them before closing the database. */
   readonly inflight: Inflight;
+  /** Large batch bodies pass it before they are read (`Limits.largeBatches`). */
+  readonly largeBodies: Gate;
 }

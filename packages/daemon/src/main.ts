@@ -7,19 +7,16 @@ import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/co
 import { ensureHome } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
 import { systemClock } from './clock.js';
-import { defaultConfig } from './deps.js';
+import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
+import { parseBytes, parseLimits, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
-import { serve, StartError } from './serve.js';
+import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
-/** Exit codes of taplined: 0 ok, 1 failure, 2 bad usage. */
-class UsageError extends Error {}
-
-interface GlobalOptions {
+interface GlobalOptions extends ServerFlags {
   host?: string;
   port?: string;
   home?: string;
   db?: string;
-  maxBody: string;
   redactKeys?: string;
   redact: boolean;
   allowPrivateWebhooks: boolean;
@@ -28,22 +25,6 @@ interface GlobalOptions {
 }
 
 const env = process.env;
-
-function parsePort(text: string): number {
-  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535 (got "${text}")`);
-  return port;
-}
-
-const BYTE_UNITS = new Map([['b', 1], ['kb', 1024], ['kib', 1024], ['mb', 1024 * 1024], ['mib', 1024 * 1024]]);
-
-function parseBytes(text: string): number {
-  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim());
-  const unit = BYTE_UNITS.get((match?.[2] ?? 'b').toLowerCase()) ?? Number.NaN;
-  const bytes = match ? Number(match[1]) * unit : Number.NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`--max-body takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
-  return bytes;
-}
 
 function locations(opts: GlobalOptions) {
   const home = resolveHome(opts.home, env);
@@ -69,10 +50,12 @@ function readStdin(): string {
 
 async function startDaemon(opts: GlobalOptions): Promise<void> {
   const { home, dbFile } = locations(opts);
+  const timeouts = parseTimeouts(opts);
   const logger = createLogger(opts.logLevel);
   const config = {
     ...defaultConfig(pkg.version),
-    maxBody: parseBytes(opts.maxBody),
+    maxBody: parseBytes('--max-body', opts.maxBody),
+    limits: parseLimits(opts),
     redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
@@ -84,6 +67,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     dbFile,
     config,
     logger,
+    timeouts,
     announce: (line) => process.stdout.write(`${line}\n`),
   });
   await new Promise<void>((resolve) => {
@@ -113,6 +97,14 @@ function program(): Command {
     .option('--no-redact', 'store secrets as sent (turns redaction off)')
     .option('--allow-private-webhooks', 'allow webhooks to loopback and private addresses', false)
     .option('--no-webhook-delivery', 'queue webhook notifications but do not send them (another daemon on this database sends them)')
+    .option('--headers-timeout <duration>', 'time a client has to send the request headers', `${DEFAULT_TIMEOUTS.headers / 1000}s`)
+    .option('--request-timeout <duration>', 'time a client has to send a whole request, body included', `${DEFAULT_TIMEOUTS.request / 1000}s`)
+    .option('--keep-alive-timeout <duration>', 'how long an idle keep-alive connection stays open', `${DEFAULT_TIMEOUTS.keepAlive / 1000}s`)
+    .option('--max-streams-per-token <n>', 'open event streams one token may hold', String(DEFAULT_LIMITS.streamsPerToken))
+    .option('--max-streams <n>', 'open event streams in all', String(DEFAULT_LIMITS.streams))
+    .option('--stream-buffer <size>', 'bytes a stream may have waiting for a client that does not read', `${DEFAULT_LIMITS.streamBuffer / 1024}kb`)
+    .option('--max-large-batches <n>', 'batches over 1 MiB read and stored at once', String(DEFAULT_LIMITS.largeBatches))
+    .option('--large-batch-wait <duration>', 'how long a large batch waits for its turn before a 503', `${DEFAULT_LIMITS.largeBatchWaitMs / 1000}s`)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

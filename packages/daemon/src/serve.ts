@@ -19,6 +19,34 @@ export interface ServeOptions {
   readonly logger: Logger;
   /** Where the one `listening on` line goes. */
   readonly announce: (line: string) => void;
+  readonly timeouts?: ServerTimeouts;
+}
+
+/** How long a client may take, in milliseconds (`--headers-timeout` and friends in main.ts). */
+export interface ServerTimeouts {
+  /** From connecting to the end of the request headers; a fresh socket that sends nothing counts too. */
+  readonly headers: number;
+  /** From connecting to the end of the request body. Answers (event streams) are not limited. */
+  readonly request: number;
+  /** How long a keep-alive socket may sit idle between requests. */
+  readonly keepAlive: number;
+}
+
+/** A local daemon's clients are near: anything slower than this is stuck or hostile. */
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { headers: 10_000, request: 60_000, keepAlive: 5_000 };
+
+/**
+ * Node checks the header and request deadlines only every `connectionsCheckingInterval` (30 s by
+ * default, which let a slow client stay 90 s); checking four times per header deadline keeps the
+ * overshoot under a quarter of it.
+ */
+function timeoutOptions(t: ServerTimeouts) {
+  return {
+    headersTimeout: t.headers,
+    requestTimeout: t.request,
+    keepAliveTimeout: t.keepAlive,
+    connectionsCheckingInterval: Math.max(250, Math.min(1_000, Math.floor(t.headers / 4))),
+  };
 }
 
 export interface RunningDaemon {
@@ -42,7 +70,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   await opened.migrate();
   const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
-  const server = await listen(app, options.port, options.host, logger).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
     await opened.close();
     throw new StartError(

@@ -209,6 +209,10 @@ describe.each(['event loop', 'worker thread'])('POST /http-traffic-record/:traff
     const post = (client: TaplineClient, trafficSourceId: string) =>
       client.call(contract.composeBatch, { params: { trafficSourceId }, body: [composeBody(trafficSourceId)] });
     expect((await rejection(post(ctx.owner.client, OTHER_ID))).status).toBe(404);
+    // Tokens that may not post here at all still learn first that the source does not exist.
+    expect((await rejection(post(readOnly, OTHER_ID))).status).toBe(404);
+    expect((await rejection(post(stranger.client, OTHER_ID))).status).toBe(404);
+    expect((await rejection(post(await ctx.h.token(ctx.owner.id, { sourceId: ctx.source.id }), OTHER_ID))).status).toBe(404);
     expect((await rejection(post(stranger.client, ctx.source.id))).status).toBe(403);
     expect((await rejection(post(readOnly, ctx.source.id))).status).toBe(403);
     expect((await post(ingest, ctx.source.id)).ids).toHaveLength(1);

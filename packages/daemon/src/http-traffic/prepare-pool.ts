@@ -25,6 +25,8 @@ export interface BatchWorker {
  * than it saves, and the proxy's and the middleware's small batches stay as quick as before.
  */
 export const OFFLOAD_BYTES = 64 * 1024;
+/** A thread with nothing to do ends after this; the next large batch starts one again (tens of ms). */
+const IDLE_THREAD_MS = 2_000;
 
 /**
  * Prepares large batches in a worker thread, so the event loop spends a batch's time on SQLite
@@ -53,7 +55,15 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
 
   function startPool(file: URL): Piscina<BatchTask, BatchResult> {
     const threads = Math.max(1, Math.min(2, availableParallelism() - 1));
-    const started = new Piscina<BatchTask, BatchResult>({ filename: file.href, minThreads: 1, maxThreads: threads, workerData: { redact } satisfies PrepareWorkerData });
+    // No thread is kept idle: a thread's heap grows to what a 16 MiB batch needs and is given back
+    // only when the thread ends, so an idle one held that memory for ever (issue 11).
+    const started = new Piscina<BatchTask, BatchResult>({
+      filename: file.href,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: IDLE_THREAD_MS,
+      workerData: { redact } satisfies PrepareWorkerData,
+    });
     // A replacement thread that fails to start has no task to reject; Piscina reports it here,
     // and an 'error' event without a listener would end the process.
     started.on('error', giveUp);

@@ -2,7 +2,7 @@ import { contract, createSseParser, type SseEvent, type TaplineClient } from '@t
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { createStreamHub, type StreamHub } from './stream-hub.js';
-import { StreamSession, type StreamSink } from './stream-session.js';
+import { DEFAULT_STREAM_OPTIONS, StreamSession, type StreamSink } from './stream-session.js';
 
 /** A sink that records events, and blocks writes (a full socket) while `hold` is set. */
 function recordingSink() {
@@ -64,7 +64,7 @@ describe('StreamSession', () => {
 
   it('writes heartbeat comments on its interval', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
+    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
     const running = session.run();
     await waitFor(() => sink.heartbeats() >= 3, 'three heartbeats');
     session.close();
@@ -75,7 +75,7 @@ describe('StreamSession', () => {
 
   it('tells a live client that falls behind so, names its cursor, and hangs up', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
+    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
     const running = session.run();
     await waitFor(() => sink.events.length === 1, 'ready');
     sink.hold = true;
@@ -92,7 +92,7 @@ describe('StreamSession', () => {
     const [cursor, ...stored] = await batch(10);
     const sink = recordingSink();
     sink.hold = true;
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
+    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
     const running = session.run();
     await waitFor(() => sink.events.length === 1, 'ready');
     sink.step();

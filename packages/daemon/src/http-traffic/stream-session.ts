@@ -11,9 +11,15 @@ export interface StreamOptions {
   readonly maxQueue: number;
   /** Rows per replay query. */
   readonly replayPage: number;
+  /**
+   * Bytes the stream may hold for its client (`--stream-buffer`): events are written in pieces of
+   * a quarter of it, each once the client has taken the one before, so a client that stops
+   * reading holds one piece, not everything the daemon has for it.
+   */
+  readonly maxBytes: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxQueue: 1_000, replayPage: 500 };
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxQueue: 1_000, replayPage: 500, maxBytes: 256 * 1024 };
 
 /** Where events go: resolves when the text is written, or once a full socket buffer drains. */
 export interface StreamSink {
@@ -143,7 +149,16 @@ export class StreamSession {
     const last = entries.at(-1);
     if (!last || this.closed) return;
     this.cursor = last.id;
-    await this.sink.write(entries.map((e) => this.hub.eventText(e)).join(''));
+    const piece = this.options.maxBytes / 4;
+    let text = '';
+    for (const entry of entries) {
+      text += this.hub.eventText(entry);
+      if (text.length < piece) continue;
+      await this.sink.write(text);
+      text = '';
+      if (this.closed) return;
+    }
+    if (text) await this.sink.write(text);
   }
 
   private sendOverflow(): Promise<void> {

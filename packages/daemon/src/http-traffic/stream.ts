@@ -1,7 +1,7 @@
 import { contract, type TrafficStreamQuery } from '@tapline/shared';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { Deps, Limits } from '../deps.js';
 import { HttpError, invalidField } from '../http/errors.js';
 import { mountRaw } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
@@ -17,11 +17,19 @@ function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
   return text.toLowerCase();
 }
 
-function responseSink(res: Response): StreamSink {
+/** After its last event, a client gets this long to take what is left before its socket is destroyed. */
+const END_GRACE_MS = 1_000;
+
+function responseSink(res: Response, maxBytes: number): StreamSink {
   return {
     write: (text) =>
       new Promise<void>((resolve) => {
         if (res.writableEnded || res.destroyed) return resolve();
+        // Bytes the client has not taken past the budget: it is not reading; hold nothing for it.
+        if (res.writableLength + text.length > maxBytes) {
+          res.destroy();
+          return resolve();
+        }
         if (res.write(text)) return resolve();
         const done = () => {
           res.off('drain', done);
@@ -34,10 +42,41 @@ function responseSink(res: Response): StreamSink {
     end: () => {
       if (res.writableEnded) return;
       res.end();
-      // A client that stopped reading never takes the rest: do not keep its socket for ever.
-      const timer = setTimeout(() => res.destroy(), 30_000).unref();
+      // A client that stopped reading never takes the rest: its socket goes promptly, and with it
+      // the bytes buffered for it. One that reads gets its last events (the overflow) first.
+      const timer = setTimeout(() => res.destroy(), END_GRACE_MS).unref();
       res.once('close', () => clearTimeout(timer));
     },
+  };
+}
+
+/** Retry-After of a 429 `too_many_streams`: streams end when their clients go, which takes a moment. */
+const STREAMS_RETRY_AFTER_S = 5;
+
+/**
+ * Counts open streams per token and in all; `admit` returns the function that gives the place
+ * back, or the reason for a 429. The counts live with the route, so each app has its own.
+ */
+function streamAdmission(limits: Limits): (tokenId: string) => (() => void) | string {
+  const byToken = new Map<string, number>();
+  let total = 0;
+  return (tokenId) => {
+    const mine = byToken.get(tokenId) ?? 0;
+    if (mine >= limits.streamsPerToken || total >= limits.streams) {
+      const which = mine >= limits.streamsPerToken ? `${limits.streamsPerToken} open streams per token` : `${limits.streams} open streams`;
+      return `Too many open streams: the daemon allows ${which}; close one or retry later`;
+    }
+    byToken.set(tokenId, mine + 1);
+    total++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      total--;
+      const now = (byToken.get(tokenId) ?? 1) - 1;
+      if (now === 0) byToken.delete(tokenId);
+      else byToken.set(tokenId, now);
+    };
   };
 }
 
@@ -46,9 +85,11 @@ function responseSink(res: Response): StreamSink {
  * answered as Server-Sent Events (stream-session.ts). Every open stream ends when the daemon
  * stops, so SIGTERM is not held up by clients that never hang up.
  */
-export function streamTrafficRoute(router: Router, deps: Deps, options: StreamOptions = DEFAULT_STREAM_OPTIONS): { readonly open: () => number } {
+export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOptions): { readonly open: () => number } {
+  const options = given ?? { ...DEFAULT_STREAM_OPTIONS, maxBytes: deps.config.limits.streamBuffer };
   const hub = createStreamHub(deps.bus);
   const sessions = new Set<StreamSession>();
+  const admit = streamAdmission(deps.config.limits);
   deps.shutdown.addEventListener('abort', () => sessions.forEach((s) => s.close()), { once: true });
 
   mountRaw(router, deps, contract.streamTraffic, async ({ params, query }, ctx, req, res) => {
@@ -56,6 +97,12 @@ export function streamTrafficRoute(router: Router, deps: Deps, options: StreamOp
     const after = cursorOf(req, query);
     const { after: _after, ...filters } = query;
     if (deps.shutdown.aborted) throw new HttpError(503, 'stopping', 'The daemon is stopping');
+    const leave = admit(ctx.principal.tokenId);
+    if (typeof leave === 'string') {
+      res.set('retry-after', String(STREAMS_RETRY_AFTER_S));
+      throw new HttpError(429, 'too_many_streams', leave);
+    }
+    res.once('close', leave);
 
     res.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',
@@ -64,7 +111,7 @@ export function streamTrafficRoute(router: Router, deps: Deps, options: StreamOp
     });
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    const session = new StreamSession(deps.db, hub, source.id, filters, responseSink(res), options, after);
+    const session = new StreamSession(deps.db, hub, source.id, filters, responseSink(res, options.maxBytes), options, after);
     sessions.add(session);
     res.on('close', () => session.close());
     try {

@@ -1,4 +1,6 @@
-import express, { type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Deps } from '../deps.js';
 import { HttpError } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 
@@ -18,12 +20,29 @@ export type BodyMode = 'parse' | 'raw' | 'none';
 const CHARSET = /;\s*charset\s*=/i;
 const UTF8 = /;\s*charset\s*=\s*"?utf-?8"?\s*(?:;|$)/i;
 
+const NOT_UTF8 = 'Request body is not valid UTF-8';
+
+/**
+ * The decoders replace bytes that are not UTF-8 with U+FFFD, so a record would be stored other
+ * than it was sent and still answered 201; refusing the body keeps what is stored what was sent.
+ * A `charset` other than UTF-8 (the parsing reader decodes UTF-16 too) is left to its decoder.
+ */
+function checkUtf8(_req: unknown, _res: unknown, buffer: Buffer, encoding: string | null | undefined): void {
+  // The raw reader passes no encoding: its body is decoded as UTF-8 later, so it must be UTF-8.
+  if ((!encoding || /^utf-?8$/i.test(encoding)) && !isUtf8(buffer)) throw new Error(NOT_UTF8);
+}
+
+const isVerifyFailure = (error: unknown) => typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.verify.failed';
+
 /**
  * Reads a JSON body: 415 for a body that is not JSON, 413 past `limit` bytes, 400 for malformed
- * JSON. A request without a body is fine here; the endpoint's schema decides if it needed one.
+ * JSON or bytes that are not UTF-8. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
-export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
-  const parser = mode === 'raw' ? express.raw({ limit, type: () => true }) : express.json({ limit, strict: false, type: () => true });
+export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeBodies' | 'config'>): RequestHandler {
+  const parser =
+    mode === 'raw'
+      ? express.raw({ limit, type: () => true, verify: checkUtf8 })
+      : express.json({ limit, strict: false, type: () => true, verify: checkUtf8 });
   return (req, res, next) => {
     if (!carriesBody(req.headers)) {
       req.body = undefined;
@@ -34,10 +53,34 @@ export function jsonBody(limit: number, mode: BodyMode): RequestHandler {
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
     if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
-    parser(req, res, (error?: unknown) => {
-      if (error) return next(error);
-      if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
-      next();
-    });
+    const read = () =>
+      parser(req, res, (error?: unknown) => {
+        if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));
+        if (error) return next(error);
+        if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
+        next();
+      });
+    if (mode === 'raw' && isLarge(req, deps.config.limits.largeBatchBytes)) admitLarge(req, res, deps, read, next);
+    else read();
   };
+}
+
+/** Chunked bodies have no length up front; they may be large. */
+const isLarge = (req: Request, bytes: number) => req.headers['content-length'] === undefined || Number(req.headers['content-length']) > bytes;
+
+/**
+ * A large body is read only once the gate lets it in, and holds its place until the answer is
+ * gone: reading, parsing and storing one costs many times its size in memory, so the number of
+ * them at once is what bounds the daemon's memory. Waiting clients' bytes stay in their sockets.
+ */
+function admitLarge(req: Request, res: Response, deps: Pick<Deps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
+  deps.largeBodies.enter().then((release) => {
+    if (!release) {
+      res.set('retry-after', '2');
+      return next(new HttpError(503, 'overloaded', 'Too many large batches at once; retry shortly'));
+    }
+    res.once('close', release);
+    if (req.destroyed) return release();
+    read();
+  }, next);
 }

@@ -41,7 +41,7 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
 function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
-  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode)];
+  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
 }
 
 // The principal is set on every endpoint with scopes (authenticate runs first there), which is

@@ -3,6 +3,16 @@ import { z } from 'zod';
 /** A UUID in a path or body; the message names the field, as the spec's error messages do. */
 export const uuidField = (name: string) => z.uuid({ message: `${name} must be a valid UUID` });
 
+/**
+ * JSON can carry a lone surrogate (`"\ud800"`): valid JSON, not Unicode. SQLite would store
+ * U+FFFD in its place, so the 201 and every later read would disagree; such text is refused.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
+export const wellFormedMessage = (name: string) => `${name} must be valid Unicode text (it holds a lone surrogate)`;
+/** The refinement for a string field: `z.string().refine(...wellFormed('title'))`. */
+export const wellFormed = (name: string) => [isWellFormed, wellFormedMessage(name)] as const;
+
 /** ISO 8601 UTC with milliseconds, as every timestamp on the wire is. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });
 

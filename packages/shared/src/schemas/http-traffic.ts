@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
 import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
-import { PageQuery, Timestamp, uuidField } from './common.js';
+import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
 export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
@@ -23,7 +23,12 @@ export const LevelParam = upperEnum('level', LEVELS);
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** Header and query values: a string or a list of them; numbers and booleans are kept as text. */
 const HeaderValue = z.union([Scalar, z.array(Scalar)]).transform((v) => (Array.isArray(v) ? v.map(String) : String(v)));
-export const HeaderMap = z.record(z.string(), HeaderValue);
+export const HeaderMap = z.record(z.string(), HeaderValue).superRefine((map, ctx) => {
+  for (const [name, value] of Object.entries(map)) {
+    if (!isWellFormed(name)) ctx.addIssue({ code: 'custom', path: [], message: wellFormedMessage('a name') });
+    else if (!(Array.isArray(value) ? value : [value]).every(isWellFormed)) ctx.addIssue({ code: 'custom', path: [name], message: wellFormedMessage(name) });
+  }
+});
 export type HeaderMap = Record<string, string | string[]>;
 
 /** Bodies are an object or null per the spec; any other JSON value is kept as given (docs/decisions.md §5.4). */
@@ -37,9 +42,10 @@ const Body = z
   .meta({ description: 'any JSON value; an object or null in the interface document' });
 
 export const ComposeRecord = z.object({
-  domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }),
+  domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }).refine(...wellFormed('domainUrl')),
   pathnameUrl: z
     .string({ message: 'pathnameUrl must be a string beginning with /' })
+    .refine(...wellFormed('pathnameUrl'))
     .startsWith('/', 'pathnameUrl must begin with /')
     .max(8192, 'pathnameUrl must be at most 8192 characters'),
   trafficSourceId: uuidField('trafficSourceId'),

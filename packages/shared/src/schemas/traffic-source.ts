@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, uuidField } from './common.js';
+import { Timestamp, uuidField, wellFormed } from './common.js';
 
 export const TrafficSource = z.object({
   id: z.uuid(),
@@ -15,7 +15,8 @@ const SourceName = z
   .string()
   .trim()
   .min(1, 'name must not be empty')
-  .max(100, 'name must be at most 100 characters');
+  .max(100, 'name must be at most 100 characters')
+  .refine(...wellFormed('name'));
 
 /** A host name with an optional port, no scheme or path: what a browser shows as the site. */
 const TrafficDomain = z

@@ -1,0 +1,14 @@
+import { afterAll, expect, it } from 'vitest';
+import { crashRun } from './support/crash-run.js';
+import { tempHome } from './support/binaries.js';
+
+/** The short crash test; `pnpm test:soak` runs the long one (e2e/soak/crash.soak.ts). */
+const home = tempHome('tapline-crash-');
+afterAll(() => home.remove());
+
+it('keeps every acknowledged record, once, and never half a batch, across SIGKILLs', async () => {
+  const report = await crashRun(home.path, { clients: 3, kills: 2, acksPerRound: 200 });
+  expect(report).toMatchObject({ lost: [], duplicated: [], partialBatches: [], changed: [], integrity: 'ok' });
+  expect(report.acknowledged).toBeGreaterThanOrEqual(600);
+  expect(report.stored).toBeGreaterThanOrEqual(report.acknowledged);
+}, 120_000);
