@@ -46,6 +46,7 @@ describe('the audit line for each refused authentication or authorization', () =
     expect((await raw(h, method, path, options)).status).toBe(status);
     const lines = audit();
     expect(lines).toHaveLength(1);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(lines[0]).toMatchObject({ level: 40, status, remoteAddress: expect.stringMatching(/127\.0\.0\.1$/), method, path: path.split('?')[0] });
     return lines[0]!;
   }

@@ -49,7 +49,7 @@ describe('answers outside the routes keep the contract', () => {
   it('a q of the documented 4,000 characters fits, even when each percent-encodes to 9 bytes', async () => {
     const q = `path="${'€'.repeat(3993)}"`;
     expect(q.length).toBe(4000);
-    const url = `/http-traffic/${sourceId}?${new URLSearchParams({ q, startDate: '2026-01-01', level: 'fatal' })}`;
+    const url = `/http-traffic/${sourceId}?${new URLSearchParams({ q, startDate: '2026-01-01', level: 'fatal' }).toString()}`;
     expect(url.length).toBeGreaterThan(36_000);
     const answer = await raw(h, 'GET', url, { token: alice.token });
     expect(answer.status).toBe(200);

@@ -102,7 +102,7 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
       const path = template.replace('{trafficSourceId}', source.id);
       for (const parameter of get.parameters.filter((p) => p.in === 'query')) {
         for (const value of samples(parameter.schema)) {
-          const answer = await raw(h, 'GET', `${path}?${new URLSearchParams({ [parameter.name]: value })}`, { token: user.token });
+          const answer = await raw(h, 'GET', `${path}?${new URLSearchParams({ [parameter.name]: value }).toString()}`, { token: user.token });
           sent += 1;
           if (answer.status !== 200) refused.push(`${template} ${parameter.name}=${value}: ${answer.status} ${answer.text}`);
         }
