@@ -46,7 +46,7 @@ export function readDaemonToken(home: string): string | undefined {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * decisions.md, "The CLI": --token, then TAPLINE_TOKEN (empty counts as unset), then the token
+ * docs/decisions.md §14.2: --token, then TAPLINE_TOKEN (empty counts as unset), then the token
  * stored by `tapline login`, then the daemon's `<home>/token`.
  */
 export function resolveToken(flag: string | undefined, env: Env, home: string): { token: string; from: string } | undefined {

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
+import { listen } from './http/listen.js';
 import { systemClock } from './clock.js';
 import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
@@ -41,19 +42,14 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   await opened.migrate();
   const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
-  const server = app.listen(options.port, options.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      void stopApp().then(() => opened.close());
-      reject(
-        new StartError(
-          error.code === 'EADDRINUSE'
-            ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
-            : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
-        ),
-      );
-    });
+  const server = await listen(app, options.port, options.host, logger).catch(async (error: NodeJS.ErrnoException) => {
+    await stopApp();
+    await opened.close();
+    throw new StartError(
+      error.code === 'EADDRINUSE'
+        ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
+        : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
+    );
   });
   // Only once the port is ours: a start that fails leaves no new user or token behind.
   const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);

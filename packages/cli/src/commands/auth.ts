@@ -3,7 +3,7 @@ import { contract, type Me } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { tokenExpiry } from '../token-expiry.js';
 
 export interface AuthStatus {

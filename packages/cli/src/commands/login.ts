@@ -5,7 +5,7 @@ import { writeCredentials } from '../credentials.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { revokeAt } from '../revoke-token.js';
 
 export interface LoginResult {

@@ -4,7 +4,7 @@ import { credentialsFile, tokenFile } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { type Revocation, revokeAt } from '../revoke-token.js';
 
 export interface LogoutResult {

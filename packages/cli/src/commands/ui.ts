@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { checkedWhere } from '../where.js';
 
 export const registerUi: Register = (program, context) => {

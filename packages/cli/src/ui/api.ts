@@ -1,5 +1,6 @@
 import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, TrafficSource, Webhook } from '@tapline/shared';
 import type { Page } from '../api.js';
+import type { ReplayResponse } from '../replay/send.js';
 import type { CopiedTo } from './clipboard.js';
 
 /** The state of the live connection, for the header and the status line: the follower's, less `stopped` (the UI is gone by then). */
@@ -37,6 +38,8 @@ export interface UiApi {
   curlFor(record: HttpTrafficRecord): string | null;
   /** Copies to the system clipboard, else the terminal's (OSC 52); rejects when neither can take it. */
   copy(text: string): Promise<CopiedTo>;
+  /** Sends the recorded request again (`tapline traffic replay`); rejects, naming them, when values were redacted. */
+  replay(record: HttpTrafficRecord, signal: AbortSignal): Promise<ReplayResponse>;
 }
 
 /** Turns anything thrown into one line for the status bar: never a stack trace. */

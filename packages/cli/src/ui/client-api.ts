@@ -1,4 +1,6 @@
 import { contract, followTraffic, toCurl, tryParseFilter, type TaplineClient } from '@tapline/shared';
+import { buildReplay } from '../replay/request.js';
+import { sendReplay } from '../replay/send.js';
 import type { UiApi } from './api.js';
 import type { CopiedTo } from './clipboard.js';
 
@@ -41,5 +43,6 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
     },
     curlFor: (record) => toCurl(record),
     copy,
+    replay: (record, signal) => sendReplay(buildReplay(record, {}), signal),
   };
 }

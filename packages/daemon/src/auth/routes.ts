@@ -28,7 +28,7 @@ export function authRoutes(router: Router, deps: Deps): void {
     const user = await findUserByEmail(deps.db, body.email);
     // Same answer, and the same time spent, for an unknown email and a wrong password.
     const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password');
+    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, { reason: 'bad_credentials', tokenId: null });
     const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
     return { token: issued.token, expiresAt: issued.expiresAt };

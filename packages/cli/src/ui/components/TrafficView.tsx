@@ -14,10 +14,14 @@ export interface TrafficViewProps {
   readonly active: boolean;
   readonly filtered: boolean;
   readonly onOpen: (entry: HttpTraffic) => void;
+  /** `m`: mark the selected entry, to diff others against. */
+  readonly onMark: (entry: HttpTraffic) => void;
+  /** `=`: diff the selected entry against the marked one. */
+  readonly onDiff: (entry: HttpTraffic) => void;
 }
 
 /** The live table and its keys: follow/pause, move, jump, page (fetching history on demand). */
-export function TrafficView({ feed, width, rows, active, filtered, onOpen }: TrafficViewProps) {
+export function TrafficView({ feed, width, rows, active, filtered, onOpen, onMark, onDiff }: TrafficViewProps) {
   const { table, update, loadOlder } = feed;
   const bodyRows = Math.max(1, rows - 1);
 
@@ -36,14 +40,17 @@ export function TrafficView({ feed, width, rows, active, filtered, onOpen }: Tra
     update(fn);
   };
   const by = (delta: number) => change((t) => move(t, delta, bodyRows));
+  const withSelected = (act: (entry: HttpTraffic) => void) => {
+    const entry = mirror.current.entries[mirror.current.selected];
+    if (entry) act(entry);
+  };
   useKeymap(
     {
       space: () => change(togglePause),
       ...listKeys({ by, first: () => change(jumpNewest), last: () => change((t) => jumpOldest(t, bodyRows)), page: bodyRows }),
-      enter: () => {
-        const entry = mirror.current.entries[mirror.current.selected];
-        if (entry) onOpen(entry);
-      },
+      enter: () => withSelected(onOpen),
+      m: () => withSelected(onMark),
+      '=': () => withSelected(onDiff),
     },
     active,
   );

@@ -1,5 +1,6 @@
 import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
 import type { FollowOptions, StreamStatus, UiApi } from '../api.js';
+import type { ReplayResponse } from '../../replay/send.js';
 import type { CopiedTo } from '../clipboard.js';
 import { newestFirst } from '../table-state.js';
 
@@ -117,6 +118,15 @@ export class FakeApi implements UiApi {
   };
 
   curlFor = (record: HttpTrafficRecord) => toCurl(record);
+
+  /** What `replay` answers (an Error rejects); each replayed record is kept in `replayed`. */
+  replyWith: ReplayResponse | Error = { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: { ok: true, replayed: true }, elapsedTime: 3 };
+  readonly replayed: HttpTrafficRecord[] = [];
+  replay = async (record: HttpTrafficRecord): Promise<ReplayResponse> => {
+    this.replayed.push(record);
+    if (this.replyWith instanceof Error) throw this.replyWith;
+    return this.replyWith;
+  };
 
   copy = async (text: string): Promise<CopiedTo> => {
     if (!this.clipboardWorks) throw new Error('no clipboard');
