@@ -6,7 +6,7 @@ import { CliError, EXIT, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
 import type { Register } from '../register.js';
-import { revokeAt } from './logout.js';
+import { revokeAt } from '../revoke-token.js';
 
 export interface LoginResult {
   readonly email: string;

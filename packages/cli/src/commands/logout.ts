@@ -1,14 +1,11 @@
 import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ApiError, contract, createClient, credentialsFile, tokenFile } from '@tapline/shared';
+import { credentialsFile, tokenFile } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
-import { toCliError } from '../exit-codes.js';
 import { example } from '../help.js';
 import type { Register } from '../register.js';
-
-/** What became of the stored token at the daemon. */
-export type Revocation = 'revoked' | 'already-invalid' | 'not-revoked';
+import { type Revocation, revokeAt } from '../revoke-token.js';
 
 export interface LogoutResult {
   readonly loggedOut: boolean;
@@ -18,17 +15,6 @@ export interface LogoutResult {
   /** Why the token could not be revoked (daemon unreachable...); null otherwise. */
   readonly reason: string | null;
   readonly credentials: string;
-}
-
-/** Revokes `token` at the daemon; never throws: logging out must work with the daemon gone. */
-export async function revokeAt(url: string, token: string): Promise<{ revocation: Revocation; reason: string | null }> {
-  try {
-    await createClient({ baseUrl: url, token, timeoutMs: 10_000 }).call(contract.revokeOwnToken);
-    return { revocation: 'revoked', reason: null };
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return { revocation: 'already-invalid', reason: null };
-    return { revocation: 'not-revoked', reason: toCliError(error).message };
-  }
 }
 
 /**
