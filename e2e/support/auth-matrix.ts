@@ -152,7 +152,8 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
     make('local@localhost'),
     make('gone@example.com'),
   ]);
-  await admin(home, ['token', 'revoke', JSON.parse(Buffer.from(revoked.split('.')[1] ?? '', 'base64url').toString()).jti]);
+  const { jti } = JSON.parse(Buffer.from(revoked.split('.')[1] ?? '', 'base64url').toString()) as { jti: string };
+  await admin(home, ['token', 'revoke', jti]);
   const db = new Database(join(home, 'tapline.db'));
   db.prepare('delete from users where email = ?').run('gone@example.com');
   db.close();
