@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import type { Server } from 'node:http';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, cli, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
+import { admin, cli, startDaemon, TAPLINE, tempHome, type SpawnedDaemon } from './support/binaries.js';
 
 /**
  * The built `tapline` against the built `taplined`, as a new user tries it: the CLI finds the
@@ -146,6 +146,46 @@ describe('tapline against taplined', SLOW, () => {
     expect(shown.stdout).toContain(`PUT ${replay.url}/replay/it?q=a+b%26c&tag=x&tag=y`);
   });
 
+  it('replays a request with `traffic replay`, refusing redacted values until given', async () => {
+    const [entry] = (JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', '--method', 'PUT'])).stdout) as { data: { id: string }[] }).data;
+    const short = entry?.id.slice(0, 13) ?? '';
+    replay.seen.length = 0;
+    const refused = await tapline(['traffic', 'replay', 'shop', short]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("header authorization: --set-header 'authorization: <value>'");
+    expect(replay.seen).toEqual([]);
+    const sent = await tapline(['traffic', 'replay', 'shop', short, '--set-header', 'authorization: Bearer dev', '--json']);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ request: { method: 'PUT' }, response: { status: 200, body: { replayed: true } }, recorded: { id: entry?.id, status: 503 } });
+    const [got] = replay.seen;
+    expect(got).toMatchObject({ method: 'PUT', url: '/replay/it?q=a+b%26c&tag=x&tag=y' });
+    expect(got?.headers).toMatchObject({ authorization: 'Bearer dev', 'x-trace': "it's \"quoted\" $HOME `x`" });
+  });
+
+  it('diffs two entries given by short ids', async () => {
+    const entries = (JSON.parse((await tapline(['traffic', 'list', 'shop', '--json'])).stdout) as { data: { id: string; method: string }[] }).data;
+    const put = entries.find((e) => e.method === 'PUT')?.id ?? '';
+    const del = entries.find((e) => e.method === 'DELETE')?.id ?? '';
+    const diff = await tapline(['traffic', 'diff', 'shop', del.slice(0, 13), put.slice(0, 13)]);
+    expect(diff.exitCode, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/^~ method\s+"DELETE" -> "PUT"$/m);
+    expect(diff.stdout).toMatch(/^\+ request\.query\.tag\s+\["x","y"\]$/m);
+  });
+
+  it('completes source names in bash, asking the daemon', async () => {
+    const script = (await tapline(['completion', 'bash'])).stdout;
+    const bin = join(home.path, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'tapline'), `#!/bin/sh\nexec node ${JSON.stringify(TAPLINE)} --home ${JSON.stringify(home.path)} "$@"\n`, { mode: 0o755 });
+    const complete = async (line: string) => {
+      const words = line.split(' ');
+      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _tapline; echo "\${COMPREPLY[@]}"`;
+      return (await execa('bash', ['-c', program], { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } })).stdout.trim();
+    };
+    expect(await complete(`tapline --url ${daemon.url} traffic list sh`)).toBe('shop');
+    expect(await complete(`tapline --url ${daemon.url} proxy --source `)).toBe('shop');
+  });
+
   it('adds, lists and deletes webhooks', async () => {
     const added = await tapline(['webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', `${replay.url}/hook`, '--json']);
     expect(added.exitCode, added.stderr).toBe(0);
@@ -160,7 +200,7 @@ describe('tapline against taplined', SLOW, () => {
   });
 
   it('has an example in every --help', async () => {
-    const paths = [[], ['status'], ['login'], ['sources'], ['sources', 'list'], ['sources', 'add'], ['sources', 'rename'], ['sources', 'remove'], ['traffic', 'list'], ['traffic', 'show'], ['logs'], ['webhooks', 'list'], ['webhooks', 'add'], ['webhooks', 'delete'], ['record'], ['completion']];
+    const paths = [[], ['status'], ['login'], ['sources'], ['sources', 'list'], ['sources', 'add'], ['sources', 'rename'], ['sources', 'remove'], ['traffic', 'list'], ['traffic', 'show'], ['traffic', 'replay'], ['traffic', 'diff'], ['logs'], ['webhooks', 'list'], ['webhooks', 'add'], ['webhooks', 'delete'], ['record'], ['completion']];
     for (const path of paths) {
       const help = await cli([...path, '--help']);
       expect(help.exitCode, path.join(' ')).toBe(0);
@@ -218,5 +258,38 @@ describe('exit codes, provoked for real', SLOW, () => {
     const daemonSide = await tapline(['sources', 'add', 'bad', 'not a domain']);
     expect(daemonSide.exitCode).toBe(7);
     expect(daemonSide.stderr).toMatch(/trafficDomain/);
+  });
+});
+
+describe('a daemon on another home and port', SLOW, () => {
+  it('writes where it listens to <home>/daemon.json (0600), which the CLI follows; a clean stop removes it', async () => {
+    const h2 = tempHome();
+    try {
+      const other = await startDaemon(h2.path);
+      const file = join(h2.path, 'daemon.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: other.url, pid: other.process.pid });
+      const status = await cli(['status'], { home: h2.path });
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(status.stdout).toContain(`daemon   ${other.url}  ok`);
+      expect(status.stdout).toContain('local@localhost');
+      expect(await other.stop()).toBe(0);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      h2.remove();
+    }
+  });
+
+  it('a daemon killed without a clean stop leaves a stale file: the CLI names it (exit 3)', async () => {
+    const h3 = tempHome();
+    try {
+      const other = await startDaemon(h3.path);
+      await other.kill();
+      const status = await cli(['status'], { home: h3.path });
+      expect(status.exitCode).toBe(3);
+      expect(status.stderr).toContain(`the daemon recorded in ${join(h3.path, 'daemon.json')}`);
+    } finally {
+      h3.remove();
+    }
   });
 });

@@ -35,17 +35,11 @@ export interface SpawnedDaemon {
   kill(): Promise<void>;
 }
 
-/** Starts the built taplined on a free port in `home`, and waits for its `listening on` line. */
-export async function startDaemon(home: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<SpawnedDaemon> {
-  const child = execa('node', [TAPLINED, '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
-    env: cleanEnv(env),
-    extendEnv: false,
-    reject: false,
-    buffer: { stdout: false, stderr: true },
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
+/** Waits for the `taplined listening on URL` line of `child` (any command that starts the daemon). */
+export function listeningUrl(child: ResultPromise, command: string, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolveUrl, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`taplined did not start within 20 s: ${seen}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs / 1000} s: ${seen}`)), timeoutMs);
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /taplined listening on (http:\/\/\S+)/.exec(seen);
@@ -56,9 +50,20 @@ export async function startDaemon(home: string, args: readonly string[] = [], en
     });
     void child.then((result) => {
       clearTimeout(timer);
-      reject(new Error(`taplined exited with ${result.exitCode} before listening: ${String(result.stderr)}`));
+      reject(new Error(`${command} exited with ${result.exitCode} before listening: ${String(result.stderr)}`));
     });
   });
+}
+
+/** Starts the built taplined on a free port in `home`, and waits for its `listening on` line. */
+export async function startDaemon(home: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<SpawnedDaemon> {
+  const child = execa('node', [TAPLINED, '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+    buffer: { stdout: false, stderr: true },
+  });
+  const url = await listeningUrl(child, 'taplined', 20_000);
   return {
     url,
     home,

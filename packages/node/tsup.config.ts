@@ -8,10 +8,12 @@ export default defineConfig({
   target: 'node20',
   outDir: 'dist',
   clean: true,
-  sourcemap: true,
-  // @tapline/shared is a workspace package that is never published on its own: bundle it (and
-  // what it needs, zod) so that `@tapline/node` installs with no dependencies at all.
-  noExternal: [/^@tapline\//, 'zod'],
+  // No source maps: the bundle is plain, unminified code, and a map with its sources would be
+  // bigger than the code (issue 10: each file under 60 KB).
+  // @tapline/shared is a workspace package that is never published on its own: bundle the part
+  // the middleware uses (the capture code and the HTTP client; shared's `sideEffects: false` lets
+  // the rest, zod and the contract included, fall away), so it installs with no dependencies.
+  noExternal: [/^@tapline\//],
   // The public types use node:http and this package's own interfaces only, so they stand alone.
   dts: true,
 });

@@ -1,8 +1,8 @@
-import { UnreachableError, type Answer, type ClientInput, type Endpoint, type ResponseOf } from '@tapline/shared';
+import { UnreachableError, type Answer, type ClientInput, type Endpoint, type Page, type ResponseOf } from '@tapline/shared';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 
-export type { Answer } from '@tapline/shared';
+export type { Answer, Page } from '@tapline/shared';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -28,10 +28,6 @@ export const rawItems = (answer: Answer<unknown>): unknown[] => {
   return Array.isArray(data) ? data : [];
 };
 
-export interface Page<T> {
-  readonly data: readonly T[];
-  readonly meta: { readonly total: number; readonly page: number; readonly limit: number };
-}
 
 /**
  * Every page of a newest-first list, from `page` on. Entries inserted while paging shift later

@@ -1,6 +1,7 @@
 import { createClient, DEFAULT_URL, resolveHome, type TaplineClient } from '@tapline/shared';
+import { resolveUrl } from './daemon-url.js';
 import { createColors } from 'picocolors';
-import { readCredentials, resolveToken } from './credentials.js';
+import { resolveToken } from './credentials.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 
@@ -21,10 +22,14 @@ export type Colors = ReturnType<typeof createColors>;
 export interface CliContext {
   readonly io: Io;
   readonly url: string;
+  /** Where the URL came from: `--url`, `TAPLINE_URL`, a file of the home, or `default`. */
+  readonly urlFrom: string;
   readonly home: string;
   readonly client: TaplineClient;
   /** Where the token came from (for `tapline status`), or null when there is none. */
   readonly tokenFrom: string | null;
+  /** The token itself, for the commands about it (`auth status` reads its expiry); never printed. */
+  readonly token: string | null;
   readonly mode: OutputMode;
   readonly colors: Colors;
   /** Terminal width for tables; `Infinity` when piped, so nothing is truncated. */
@@ -40,10 +45,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 export function createContext(globals: GlobalOptions, io: Io, options: { requireToken?: boolean } = {}): CliContext {
   const home = resolveHome(globals.home, io.env);
-  const url = (globals.url || io.env.TAPLINE_URL || readCredentials(home)?.url || DEFAULT_URL).replace(/\/+$/, '');
+  const found = resolveUrl(globals.url, io.env, home);
+  const url = found.url.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(url)) throw new CliError(EXIT.USAGE, `--url must be an http(s) URL such as ${DEFAULT_URL} (got "${url}")`);
-  const found = resolveToken(globals.token, io.env, home);
-  if (!found && options.requireToken !== false) {
+  const token = resolveToken(globals.token, io.env, home);
+  if (!token && options.requireToken !== false) {
     throw new CliError(
       EXIT.AUTH,
       `no token found (looked at --token, TAPLINE_TOKEN, ${home}/credentials and ${home}/token)`,
@@ -56,9 +62,11 @@ export function createContext(globals: GlobalOptions, io: Io, options: { require
   return {
     io,
     url,
+    urlFrom: found.from,
     home,
-    client: createClient({ baseUrl: url, token: found?.token, timeoutMs: REQUEST_TIMEOUT_MS }),
-    tokenFrom: found?.from ?? null,
+    client: createClient({ baseUrl: url, token: token?.token, timeoutMs: REQUEST_TIMEOUT_MS }),
+    tokenFrom: token?.from ?? null,
+    token: token?.token ?? null,
     mode: globals.json ? 'json' : globals.ndjson ? 'ndjson' : 'table',
     colors: createColors(colorOn),
     width: tty ? (io.stdout.columns ?? 80) : Number.POSITIVE_INFINITY,

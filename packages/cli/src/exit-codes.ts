@@ -39,7 +39,7 @@ export function toCliError(error: unknown): CliError {
   }
   if (error instanceof ApiError) {
     const issues = error.body.issues?.length ? `: ${error.body.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : '';
-    // The daemon's `code` decides (docs/decisions.md, "Errors"); the status is the fallback for
+    // The daemon's `code` decides (docs/decisions.md §2.5, §14.3); the status is the fallback for
     // answers that carry none (a proxy in between, an older daemon).
     if (error.code === 'token_missing') return new CliError(EXIT.AUTH, 'no token was sent to the daemon', TOKEN_HINT);
     switch (error.status) {

@@ -6,6 +6,14 @@ export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Aborted on Ctrl-C, so long-running commands (tail, proxy) can end cleanly with exit 0. */
   readonly signal: AbortSignal;
+  /** The process's own streams, for the full-screen UI (Ink needs real ones); tests of other commands leave it out. */
+  readonly terminal?: Terminal;
+}
+
+export interface Terminal {
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
 }
 
 export const processIo = (signal: AbortSignal): Io => ({
@@ -14,6 +22,7 @@ export const processIo = (signal: AbortSignal): Io => ({
   stdin: process.stdin,
   env: process.env,
   signal,
+  terminal: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
 });
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

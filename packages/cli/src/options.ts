@@ -1,5 +1,6 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { MAX_PAGE_LIMIT } from '@tapline/shared';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { HTTP_METHODS, LevelParam, LEVELS, MAX_PAGE_LIMIT, Method, StatusFilter } from '@tapline/shared';
+import type { z } from 'zod';
 
 /** A commander parser for a whole number in [min, max]; a bad value is a usage error (exit 2). */
 export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (text: string) => {
@@ -27,3 +28,34 @@ export const pageLimit = (opts: PagingOptions): { limit?: number } => {
   const limit = opts.limit ?? (opts.all ? 100 : undefined);
   return limit ? { limit } : {};
 };
+
+/** Checks a flag with the contract's own schema, so the CLI refuses exactly what the daemon would. */
+export const checkedBy = (schema: z.ZodType, what: string) => (text: string) => {
+  if (!schema.safeParse(text).success) throw new InvalidArgumentError(what);
+  return text;
+};
+
+/** The flags that filter traffic, alike on `traffic list`, `traffic tail` (and their `--where`). */
+export interface FilterFlags {
+  readonly method?: string;
+  readonly status?: string;
+  readonly level?: string;
+  readonly domain?: string;
+  readonly path?: string;
+  /** A filter expression (docs/filter-language.md), sent as `q`. */
+  readonly where?: string;
+}
+
+/**
+ * `--method`, `--status`, `--level`, `--domain`, `--path` and `--where`. Method and level carry
+ * their values as choices, for help and shell completion, but parse in any case as the API does.
+ */
+export function filterOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--method <method>', 'only this method (any case)').choices(HTTP_METHODS).argParser(checkedBy(Method, `expected one of ${HTTP_METHODS.join(', ')}`)))
+    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'expected a status such as 404 or a class such as 5xx'))
+    .addOption(new Option('--level <level>', 'only this level (any case)').choices(LEVELS).argParser(checkedBy(LevelParam, `expected one of ${LEVELS.join(', ')}`)))
+    .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
+    .option('--path <name>', 'only requests to this path, such as /api/orders')
+    .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)');
+}

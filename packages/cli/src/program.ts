@@ -1,9 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { createContext, type CliContext, type GlobalOptions } from './context.js';
+import { createContext, type GlobalOptions } from './context.js';
 import { printStatus, status } from './commands/status.js';
 import { EXIT, toCliError, type ExitCode } from './exit-codes.js';
 import type { Io } from './io.js';
+import type { ContextFactory, Register } from './register.js';
 
 import { example } from './help.js';
 import { registerCompletion } from './commands/completion.js';
@@ -17,17 +18,9 @@ import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
+import { registerAuth } from './commands/auth.js';
+import { registerLogout } from './commands/logout.js';
 
-// In its own module so that command modules can import it without an import cycle.
-export { example };
-
-export type ContextFactory = (options?: { requireToken?: boolean }) => CliContext;
-
-/**
- * Each command module registers itself here with a function that gets a context on demand, so
- * `--help` and usage errors never need a token or the daemon.
- */
-export type Register = (program: Command, context: (cmd: Command, options?: { requireToken?: boolean }) => CliContext) => void;
 
 const registerStatus: Register = (program, context) => {
   const cmd = program
@@ -40,7 +33,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')
@@ -56,7 +49,7 @@ export function buildProgram(io: Io): Command {
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   example(program, 'tapline status', 'tapline traffic list shop --status 5xx --since 15m');
-  const context = (cmd: Command, options?: { requireToken?: boolean }) => createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
+  const context: ContextFactory = (cmd, options) => createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
   for (const register of registrations) register(program, context);
   const exitAll = (cmd: Command) => {
     cmd.exitOverride();
@@ -77,7 +70,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode>
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
     }
     const failure = toCliError(error);
-    io.stderr.write(`tapline: ${failure.message}\n`);
+    // An empty message: the command has said what went wrong already (`webhooks test`).
+    if (failure.message) io.stderr.write(`tapline: ${failure.message}\n`);
     if (failure.hint) io.stderr.write(`  ${failure.hint}\n`);
     if (failure.exitCode === EXIT.UNEXPECTED && argv.includes('--debug') && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return failure.exitCode;

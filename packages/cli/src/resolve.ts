@@ -1,7 +1,7 @@
-import { contract, MAX_PAGE_LIMIT, type TrafficSource } from '@tapline/shared';
+import { contract, formatLocalTime, hyphenate, MAX_PAGE_LIMIT, MIN_ID_PREFIX, prefixDigits, trafficTarget, type TrafficSource, type Webhook } from '@tapline/shared';
 import { request } from './api.js';
 import type { CliContext } from './context.js';
-import { notFound, usage } from './exit-codes.js';
+import { invalid, notFound, usage } from './exit-codes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -34,6 +34,14 @@ export async function resolveSource(ctx: CliContext, nameOrId: string): Promise<
   return { id: source.id, name: source.name };
 }
 
+const allSources = (ctx: CliContext) =>
+  findInPages<TrafficSource>(async (page) => (await request(ctx, contract.listTrafficSources, { query: { page, limit: MAX_PAGE_LIMIT } })).data, () => true);
+
+/** The names of every source the token sees, for shell completion. */
+export async function sourceNames(ctx: CliContext): Promise<string[]> {
+  return (await allSources(ctx)).map((s) => s.name);
+}
+
 /** `--domain shop.example.com` to the domain's id within the source. */
 export async function resolveDomain(ctx: CliContext, sourceId: string, name: string): Promise<string> {
   const wanted = name.trim().toLowerCase();
@@ -58,4 +66,49 @@ export async function resolvePathname(ctx: CliContext, sourceId: string, name: s
   if (!hits[0]) throw notFound(`no traffic to a path named "${name}" in this source${domainId ? ' and domain' : ''}`, 'paths are matched exactly, without the query string');
   if (hits.length > 1) throw usage(`the path "${name}" was seen on ${hits.length} domains`, 'add --domain to say which one');
   return hits[0].id;
+}
+
+/** Candidates listed when a prefix is ambiguous, as git lists them. */
+const MAX_CANDIDATES = 10;
+
+/** A full UUID as is (the daemon answers 404 for it), else the hex digits of a prefix; else exit 7, as the daemon's 400 was. */
+function idOrPrefix(text: string, what: string): { id: string } | { prefix: string } {
+  if (UUID.test(text.trim())) return { id: text.trim().toLowerCase() };
+  const digits = prefixDigits(text);
+  if (!digits) throw invalid(`"${text}" is not ${what} id: give the whole id or its first ${MIN_ID_PREFIX} or more hex digits`);
+  return { prefix: hyphenate(digits) };
+}
+
+/** The id a prefix names when only one does; none is exit 5, several exit 2 listing them. */
+function onlyOne<T extends { readonly id: string }>(prefix: string, hits: readonly T[], total: number, noun: readonly [one: string, many: string], describe: (hit: T) => string): string {
+  const [first] = hits;
+  if (!first) throw notFound(`no ${noun[0]} begins with ${prefix}`);
+  if (total === 1) return first.id;
+  const more = total > hits.length ? [`and ${total - hits.length} more`] : [];
+  throw usage(`the id prefix ${prefix} is ambiguous: ${total} ${noun[1]} begin with it`, [...hits.map(describe), ...more, 'give more characters of the id'].join('\n  '));
+}
+
+/** `<id>` of a traffic entry: a whole id, or a unique prefix of one, resolved by the daemon (`idPrefix`). */
+export async function resolveEntryId(ctx: CliContext, sourceId: string, text: string): Promise<string> {
+  const given = idOrPrefix(text, 'an entry');
+  if ('id' in given) return given.id;
+  const { data, meta } = (await request(ctx, contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { idPrefix: given.prefix, limit: MAX_CANDIDATES } })).data;
+  return onlyOne(given.prefix, data, meta.total, ['traffic entry', 'traffic entries'], (t) => `${t.id}  ${formatLocalTime(t.createdAt)}  ${t.method} ${t.status} ${trafficTarget(t)}`);
+}
+
+/** `<webhookId>`: a whole id, or a unique prefix among the webhooks of every source the token sees. */
+export async function resolveWebhookId(ctx: CliContext, text: string): Promise<string> {
+  const given = idOrPrefix(text, 'a webhook');
+  if ('id' in given) return given.id;
+  // A user has few sources and few webhooks on each: looking through them all here is cheap.
+  const sources = await allSources(ctx);
+  const hits: (Webhook & { source: string })[] = [];
+  for (const source of sources) {
+    const found = await findInPages<Webhook>(
+      async (page) => (await request(ctx, contract.listWebhooks, { params: { trafficSourceId: source.id }, query: { page, limit: MAX_PAGE_LIMIT } })).data,
+      (w) => w.id.startsWith(given.prefix),
+    );
+    hits.push(...found.map((w) => ({ ...w, source: source.name })));
+  }
+  return onlyOne(given.prefix, hits.slice(0, MAX_CANDIDATES), hits.length, ['webhook', 'webhooks'], (w) => `${w.id}  source ${w.source}  ${w.type} ${w.level}`);
 }

@@ -9,7 +9,9 @@ export interface Column<T> {
   readonly align?: 'left' | 'right';
   /** The one column that shrinks (and is cut) to fit the terminal; the last column by default. */
   readonly flex?: boolean;
-  /** Left out on a terminal too narrow to show it beside an uncut flex column. */
+  /** A shorter form of the value, used on a terminal too narrow for every column in full. */
+  readonly compact?: (row: T) => string;
+  /** Left out on a terminal too narrow to show it beside an uncut flex column, even compacted. */
   readonly optional?: boolean;
 }
 
@@ -22,8 +24,10 @@ const MIN_FLEX = 4;
  */
 export function renderTable<T>(rows: readonly T[], all: readonly Column<T>[], options: { width: number; colors: Colors }): string[] {
   const natural = (c: Column<T>) => Math.max(c.header.length, ...rows.map((r) => c.value(r).length));
-  const needed = all.reduce((sum, c) => sum + natural(c) + GAP.length, 0);
-  const columns = needed > options.width ? all.filter((c) => !c.optional) : all;
+  const fits = (cols: readonly Column<T>[]) => cols.reduce((sum, c) => sum + natural(c) + GAP.length, 0) <= options.width;
+  // Narrowing in steps: compact forms first, then leave out optional columns.
+  const compacted = fits(all) ? all : all.map((c) => (c.compact ? { ...c, value: c.compact } : c));
+  const columns = fits(compacted) ? compacted : compacted.filter((c) => !c.optional);
   const cells = rows.map((row) => columns.map((c) => c.value(row)));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]?.length ?? 0)));
   const flexIndex = Math.max(0, columns.findIndex((c) => c.flex) === -1 ? columns.length - 1 : columns.findIndex((c) => c.flex));

@@ -1,3 +1,4 @@
+import { contract } from '@tapline/shared';
 import express from 'express';
 import type { Logger } from 'pino';
 import { authRoutes } from './auth/routes.js';
@@ -10,8 +11,12 @@ import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traff
 import { createIngest } from './http-traffic/ingest.js';
 import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
+<<<<<<< HEAD
 import { errorHandler, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
+=======
+import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
+>>>>>>> main
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
@@ -78,6 +83,7 @@ export function createApp(options: AppOptions): App {
   httpTrafficRoutes(router, deps, ingest, preparer);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
+  methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
   app.use(errorHandler(options.logger));

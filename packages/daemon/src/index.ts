@@ -7,6 +7,7 @@ export { openDatabase, type Db, type OpenedDatabase } from './db/open.js';
 export { systemClock, type Clock } from './clock.js';
 export { defaultConfig, type DaemonConfig, type Deps } from './deps.js';
 export { serve, type RunningDaemon } from './serve.js';
+export { listen, MAX_HEADER_BYTES } from './http/listen.js';
 export { createUser } from './auth/users.js';
 export { hashPassword } from './auth/passwords.js';
 export type { BatchWorker } from './http-traffic/prepare-pool.js';

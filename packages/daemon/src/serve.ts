@@ -1,10 +1,16 @@
+<<<<<<< HEAD
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
+=======
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { endpointFile } from '@tapline/shared';
+>>>>>>> main
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
-import { bootstrapLocalUser, ensureHome } from './bootstrap.js';
+import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { openDatabase } from './db/open.js';
+import { listen } from './http/listen.js';
 import { systemClock } from './clock.js';
 import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
@@ -69,6 +75,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   await opened.migrate();
   const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
+<<<<<<< HEAD
   const server = createServer(timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS), app);
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => {
@@ -83,6 +90,16 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         ),
       );
     });
+=======
+  const server = await listen(app, options.port, options.host, logger).catch(async (error: NodeJS.ErrnoException) => {
+    await stopApp();
+    await opened.close();
+    throw new StartError(
+      error.code === 'EADDRINUSE'
+        ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
+        : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
+    );
+>>>>>>> main
   });
   // Only once the port is ours: a start that fails leaves no new user or token behind.
   const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
@@ -91,6 +108,10 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.
+  const endpoint = endpointFile(options.home);
+  const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
+  writePrivateFile(endpoint, mine);
   options.announce(`taplined listening on ${url}`);
   logger.info({ url, db: options.dbFile }, 'ready');
 
@@ -107,6 +128,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         await closed;
         clearTimeout(force);
         await opened.close();
+        // Only our own: a second daemon started on the same home since then owns the file now.
+        if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });
       })()),
   };
 }

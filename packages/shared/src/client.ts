@@ -1,32 +1,8 @@
-import { buildPath, scalarText, type ClientInput, type Endpoint, type ResponseOf } from './contract.js';
-import { ReceivedErrorBody } from './schemas/common.js';
+import type { ClientInput, Endpoint, ResponseOf } from './contract.js';
+import { apiErrorOf, UnreachableError } from './errors.js';
+import { buildPath, scalarText } from './paths.js';
 
-/** The daemon answered with an error status; `body` is its `{statusCode, error, code, issues?}`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ReceivedErrorBody,
-  ) {
-    super(body.error);
-    this.name = 'ApiError';
-  }
-
-  /** The daemon's machine-readable code; absent when something else (a proxy) answered. */
-  get code(): string | undefined {
-    return this.body.code;
-  }
-}
-
-/** No HTTP answer at all: refused, reset, DNS failure or time-out. */
-export class UnreachableError extends Error {
-  constructor(
-    readonly url: string,
-    readonly reason: string,
-  ) {
-    super(`cannot reach the Tapline daemon at ${url} (${reason})`);
-    this.name = 'UnreachableError';
-  }
-}
+export { ApiError, UnreachableError } from './errors.js';
 
 export interface ClientOptions {
   /** `http://127.0.0.1:7468`; a trailing slash is ignored. */
@@ -91,7 +67,7 @@ export function createClient(options: ClientOptions): TaplineClient {
     }
     const response = await raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
     const text = await response.text();
-    if (!response.ok) throw new ApiError(response.status, parseErrorBody(response.status, text));
+    if (!response.ok) throw apiErrorOf(response.status, text);
     if (!endpoint.response) return { data: undefined as ResponseOf<E>, text, json: undefined };
     const json: unknown = JSON.parse(text);
     return { data: endpoint.response.parse(json) as ResponseOf<E>, text, json };
@@ -100,16 +76,6 @@ export function createClient(options: ClientOptions): TaplineClient {
   const call = async <E extends Endpoint>(endpoint: E, input?: ClientInput<E>) => (await request(endpoint, input)).data;
 
   return { baseUrl, call, request, raw };
-}
-
-function parseErrorBody(status: number, text: string): ReceivedErrorBody {
-  try {
-    const parsed = ReceivedErrorBody.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // Not JSON: a proxy or another server answered; report its status plainly.
-  }
-  return { statusCode: status, error: text.trim().slice(0, 200) || `HTTP ${status}` };
 }
 
 function describeFetchError(error: unknown): string {

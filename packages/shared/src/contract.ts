@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CAPTURE_PATHS } from './paths.js';
 import { CreateCoreLog, CoreLog } from './schemas/core-log.js';
 import { Health, Me, TokenRequest, TokenResponse } from './schemas/auth.js';
 import { PageQuery, paginated, type Scope } from './schemas/common.js';
@@ -66,12 +67,16 @@ export const contract = {
     method: 'POST', path: '/auth/token', tag: 'auth', summary: 'Exchange email and password for a token',
     scopes: null, body: TokenRequest, status: 201, response: TokenResponse, errors: [401, 429],
   }),
+  revokeOwnToken: endpoint({
+    method: 'DELETE', path: '/auth/token', tag: 'auth', summary: 'Revoke the token that makes this request (log out)',
+    scopes: FULL, status: 204, response: null, errors: [403],
+  }),
   me: endpoint({
     method: 'GET', path: '/auth/me', tag: 'auth', summary: "The token's user, scope and source restriction",
     scopes: ALL, status: 200, response: Me, errors: [],
   }),
   listTrafficSources: endpoint({
-    method: 'GET', path: '/traffic-source', tag: 'traffic-source', summary: "List the user's traffic sources (4.1)",
+    method: 'GET', path: CAPTURE_PATHS.listTrafficSources, tag: 'traffic-source', summary: "List the user's traffic sources (4.1)",
     scopes: ALL, query: PageQuery, status: 200, response: paginated(TrafficSource), errors: [],
   }),
   createTrafficSource: endpoint({
@@ -92,7 +97,7 @@ export const contract = {
     response: paginated(CoreLog).extend({ statusCode: z.literal(200) }), errors: [403, 404],
   }),
   createCoreLog: endpoint({
-    method: 'POST', path: '/core-log/:trafficSourceId', tag: 'core-log', summary: 'Write a core log',
+    method: 'POST', path: CAPTURE_PATHS.createCoreLog, tag: 'core-log', summary: 'Write a core log',
     scopes: INGEST, params: TrafficSourceParams, body: CreateCoreLog, status: 201,
     response: z.object({ statusCode: z.literal(201), data: CoreLog }), errors: [403, 404],
   }),
@@ -129,7 +134,7 @@ export const contract = {
     scopes: READ, params: TrafficSourceParams, query: PathnameQuery, status: 200, response: paginated(Pathname), errors: [403, 404],
   }),
   composeBatch: endpoint({
-    method: 'POST', path: '/http-traffic-record/:trafficSourceId/batch', tag: 'http-traffic', summary: 'Compose up to 1,000 HTTP traffic records in one transaction',
+    method: 'POST', path: CAPTURE_PATHS.composeBatch, tag: 'http-traffic', summary: 'Compose up to 1,000 HTTP traffic records in one transaction',
     scopes: INGEST, params: TrafficSourceParams,
     body: z
       .array(ComposeRecord, { message: 'the body must be a JSON array of compose bodies' })
@@ -177,17 +182,4 @@ export type ClientInput<E extends Endpoint> = (E['params'] extends z.ZodType ? {
   (E['body'] extends z.ZodType ? { body: In<E['body']> } : { body?: undefined });
 export type ResponseOf<E extends Endpoint> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
 
-/** The text of a path or query value: the contract only puts strings, numbers and booleans there. */
-export function scalarText(value: unknown): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  throw new TypeError(`not a path or query value: ${typeof value}`);
-}
-
-/** `/webhooks/:webhookId` with `{ webhookId: 'x' }` gives `/webhooks/x`. */
-export function buildPath(path: string, params: Record<string, unknown> | undefined): string {
-  return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
-    const value = params?.[name];
-    if (value === undefined || value === null || value === '') throw new Error(`missing path parameter ${name}`);
-    return encodeURIComponent(scalarText(value));
-  });
-}
+export { buildPath, scalarText } from './paths.js';

@@ -10,12 +10,12 @@ export function shellQuote(word: string): string {
  * Headers a replay must not send as recorded: hop-by-hop ones (RFC 9110 7.6.1), and those curl
  * derives from the URL and body itself (a stale Content-Length would corrupt the request).
  */
-const SKIPPED_HEADERS = new Set([
+export const SKIPPED_HEADERS: ReadonlySet<string> = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
   'transfer-encoding', 'upgrade', 'host', 'content-length',
 ]);
 
-/** The daemon replaces secret values with this before storing (decisions.md, "Composing a record"). */
+/** The daemon replaces secret values with this before storing (docs/decisions.md §6.1). */
 export const REDACTED = '[REDACTED]';
 
 type Values = Readonly<Record<string, string | readonly string[]>>;

@@ -21,3 +21,5 @@ export function resolveHome(flag: string | undefined, env: Env): string {
 
 export const tokenFile = (home: string) => join(home, 'token');
 export const credentialsFile = (home: string) => join(home, 'credentials');
+/** Where a running daemon says it listens: `{"url", "pid"}`, owner-only, removed on a clean stop. */
+export const endpointFile = (home: string) => join(home, 'daemon.json');

@@ -12,3 +12,4 @@ export * from './curl.js';
 export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './capture/index.js';
+export * from './id-prefix.js';

@@ -17,11 +17,34 @@ describe('tapline completion', () => {
     expect(complete('tapline webhooks add shop --')).toEqual(expect.arrayContaining(['--type', '--level', '--value', '--json']));
   });
 
+  it('offers values where values belong, not flag names', async () => {
+    const script = (await run(['completion', 'bash'])).stdout;
+    const complete = (line: string) => {
+      const words = line.split(' ');
+      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _tapline; echo "\${COMPREPLY[@]}"`;
+      return execFileSync('bash', ['-c', program], { encoding: 'utf8' }).trim().split(' ').filter(Boolean);
+    };
+    expect(complete('tapline traffic list shop --level ')).toEqual(['INFO', 'WARNING', 'FATAL']);
+    expect(complete('tapline traffic tail shop --method P')).toEqual(['POST', 'PUT', 'PATCH']);
+    expect(complete('tapline webhooks add shop --type ')).toEqual(['discord', 'slack', 'http']);
+    expect(complete('tapline webhooks add shop --level f')).toEqual(['fatal']);
+    expect(complete('tapline completion ')).toEqual(['bash', 'zsh', 'fish']);
+    // A value with no fixed set is left to the shell (file names), never answered with flags.
+    expect(complete('tapline traffic list shop --path ')).toEqual([]);
+    expect(complete('tapline --url ')).toEqual([]);
+  });
+
   it('prints zsh and fish scripts, and refuses other shells', async () => {
-    expect((await run(['completion', 'zsh'])).stdout).toMatch(/^#compdef tapline\n.*bashcompinit/s);
+    const zsh = (await run(['completion', 'zsh'])).stdout;
+    const bash = (await run(['completion', 'bash'])).stdout;
+    expect(zsh).toMatch(/^#compdef tapline\n.*bashcompinit/s);
+    // zsh runs the bash function through bashcompinit: values and source names come alike.
+    expect(zsh).toContain(bash.slice(bash.indexOf('_tapline() {')));
     const fish = (await run(['completion', 'fish'])).stdout;
     expect(fish).toContain("complete -c tapline -n '__fish_use_subcommand' -a traffic");
     expect(fish).toContain("-l status -r -d");
+    expect(fish).toContain("-l level -r -a 'INFO WARNING FATAL'");
+    expect(fish).toContain("-a '(tapline __complete sources 2>/dev/null)'");
     expect((await run(['completion', 'tcsh'])).code).toBe(EXIT.USAGE);
   });
 });

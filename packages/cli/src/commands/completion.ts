@@ -1,6 +1,7 @@
 import { Argument, type Command, type Option } from 'commander';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
+import { sourceNames } from '../resolve.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -11,35 +12,50 @@ interface Node {
   readonly description: string;
   readonly subcommands: readonly string[];
   readonly options: readonly Option[];
+  /** Positional arguments in order: `source`, `choice:a,b` for a fixed set, `-` for free text. */
+  readonly args: readonly string[];
 }
+
+/** Arguments and options whose values are source names, completed by asking the daemon. */
+const SOURCE = 'source';
+const SOURCES = '@sources';
 
 /** The command tree, walked from the program itself so completions never drift from it. */
 function walk(cmd: Command, path: readonly string[] = []): Node[] {
   const visible = cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
   const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
   const options = cmd.options.filter((o) => !o.hidden);
-  return [{ path, description: cmd.description(), subcommands: names, options }, ...visible.flatMap((c) => walk(c, [...path, c.name()]))];
+  const args = cmd.registeredArguments.map((a) => (a.name() === SOURCE ? SOURCE : a.argChoices ? `choice:${a.argChoices.join(',')}` : '-'));
+  return [{ path, description: cmd.description(), subcommands: names, options, args }, ...visible.flatMap((c) => walk(c, [...path, c.name()]))];
 }
 
 const words = (node: Node, globals: readonly Option[]) =>
   [...node.subcommands, ...[...node.options, ...globals].map((o) => o.long).filter((l): l is string => Boolean(l)), '--help'].join(' ');
+
+/** What a value after this option can be: its choices, source names, or nothing known (files). */
+const valuesOf = (o: Option): string | null => (o.argChoices ? o.argChoices.join(' ') : o.attributeName() === SOURCE ? SOURCES : null);
+
+function nodeCase(n: Node, globals: readonly Option[]): string {
+  const valued = n.options.filter((o) => o.long && valuesOf(o)).map((o) => `${o.long}) vals="${valuesOf(o)}" ;;`);
+  const prev = valued.length ? ` case "$prev" in ${valued.join(' ')} esac;` : '';
+  return `    "${n.path.map((p) => ` ${p}`).join('')}"*) depth=${n.path.length}; args="${n.args.join(' ')}";${prev} opts="${words(n, n.path.length ? globals : [])}" ;;`;
+}
 
 function bash(program: Command): string {
   const nodes = walk(program);
   const globals = program.options.filter((o) => !o.hidden);
   const valued = [...new Set(nodes.flatMap((n) => n.options).concat(globals).filter((o) => o.required || o.optional).map((o) => o.long))].join('|');
   // Deepest paths first: `case` takes the first pattern that matches.
-  const cases = [...nodes]
-    .sort((a, b) => b.path.length - a.path.length)
-    .map((n) => `    "${n.path.map((p) => ` ${p}`).join('')}"*) opts="${words(n, n.path.length ? globals : [])}" ;;`)
-    .join('\n');
+  const cases = [...nodes].sort((a, b) => b.path.length - a.path.length).map((n) => nodeCase(n, globals)).join('\n');
   return `# tapline completion for bash: eval "$(tapline completion bash)", or save it in
 # ~/.local/share/bash-completion/completions/tapline
 _tapline() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" skip="" w opts
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" path="" skip="" w opts="" vals="" args="" depth=0 next
+  local -a conn=() typed=() wanted=()
   for w in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-    if [ -n "$skip" ]; then skip=""; continue; fi
+    if [ -n "$skip" ]; then [ "$skip" = conn ] && conn+=("$w"); skip=""; continue; fi
     case "$w" in
+      --url|--token|--home) conn+=("$w"); skip=conn ;;
       ${valued || '--none'}) skip=1 ;;
       -*) ;;
       *) path="$path $w" ;;
@@ -48,6 +64,18 @@ _tapline() {
   case "$path" in
 ${cases}
   esac
+  # A positional argument: the next one this command takes, after those already typed.
+  if [ -z "$vals" ] && [ -z "$skip" ] && [[ "$cur" != -* ]]; then
+    typed=($path); wanted=($args); next="\${wanted[\${#typed[@]}-depth]}"
+    case "$next" in
+      ${SOURCE}) vals="${SOURCES}" ;;
+      choice:*) vals="\${next#choice:}"; vals="\${vals//,/ }" ;;
+    esac
+  fi
+  if [ "$vals" = "${SOURCES}" ]; then vals="$(tapline "\${conn[@]}" __complete sources 2>/dev/null)"; fi
+  if [ -n "$vals" ]; then COMPREPLY=( $(compgen -W "$vals" -- "$cur") ); return; fi
+  # The value of an option with no fixed set: leave it to the shell (file names).
+  if [ -n "$skip" ]; then COMPREPLY=(); return; fi
   COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
 }
 complete -o default -F _tapline tapline
@@ -63,6 +91,8 @@ ${bash(program).split('\n').filter((l) => !l.startsWith('#')).join('\n')}`;
 
 const fishQuote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+const FISH_SOURCES = '(tapline __complete sources 2>/dev/null)';
+
 function fish(program: Command): string {
   const nodes = walk(program);
   const lines = ['# tapline completion for fish: tapline completion fish > ~/.config/fish/completions/tapline.fish', 'complete -c tapline -f'];
@@ -76,9 +106,11 @@ function fish(program: Command): string {
       const parentCond = parent.path.length === 0 ? '__fish_use_subcommand' : [...parent.path.map((p) => `__fish_seen_subcommand_from ${p}`), `not __fish_seen_subcommand_from ${parent.subcommands.join(' ')}`].join('; and ');
       lines.push(`complete -c tapline -n ${fishQuote(parentCond)} -a ${name} -d ${fishQuote(node.description)}`);
     }
+    if (node.args[0] === SOURCE && !node.subcommands.length) lines.push(`complete -c tapline -n ${fishQuote(cond)} -a ${fishQuote(FISH_SOURCES)}`);
     for (const o of node.options) {
       if (!o.long) continue;
-      const choices = o.argChoices ? ` -a ${fishQuote(o.argChoices.join(' '))}` : '';
+      const values = valuesOf(o);
+      const choices = values ? ` -a ${fishQuote(values === SOURCES ? FISH_SOURCES : values)}` : '';
       lines.push(`complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''}${choices} -d ${fishQuote(o.description)}`);
     }
   }
@@ -92,7 +124,16 @@ export function completionScript(program: Command, shell: Shell): string {
 
 const root = (cmd: Command): Command => (cmd.parent ? root(cmd.parent) : cmd);
 
-export const registerCompletion: Register = (program) => {
+export const registerCompletion: Register = (program, context) => {
+  // Hidden: the completion scripts call it for source names (with the --url/--token/--home typed so far).
+  program
+    .command('__complete', { hidden: true })
+    .addArgument(new Argument('<what>').choices(['sources']))
+    .action(async (_what: string, _opts: unknown, command: Command) => {
+      const ctx = context(command);
+      for (const name of await sourceNames(ctx)) ctx.print(name);
+    });
+
   const cmd = program
     .command('completion')
     .description('print a shell completion script')

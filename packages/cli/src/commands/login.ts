@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { ApiError, contract } from '@tapline/shared';
+import { ApiError, contract, credentialsFile, endpointFile } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { writeCredentials } from '../credentials.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
+import { revokeAt } from './logout.js';
 
 export interface LoginResult {
   readonly email: string;
@@ -32,15 +33,27 @@ async function askPassword(ctx: CliContext, fromStdin: boolean | undefined): Pro
 export async function login(ctx: CliContext, email: string, passwordStdin?: boolean): Promise<LoginResult> {
   const password = await askPassword(ctx, passwordStdin);
   if (!password) throw usage('the password is empty');
+  let issued: { token: string; expiresAt: string | null };
   try {
-    const { token, expiresAt } = await ctx.client.call(contract.createToken, { body: { email, password } });
-    const credentials = writeCredentials(ctx.home, { token, url: ctx.url, email });
-    return { email, url: ctx.url, credentials, expiresAt };
+    issued = await ctx.client.call(contract.createToken, { body: { email, password } });
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       throw new CliError(EXIT.AUTH, 'wrong email or password', 'a user gets a password with `taplined user add <email> --password-stdin`');
     }
     throw error;
+  }
+  // The URL is kept only when chosen (--url, TAPLINE_URL, an earlier login): one found in
+  // <home>/daemon.json or the default must be found afresh, as a restarted daemon may move.
+  const chosen = ctx.urlFrom !== 'default' && ctx.urlFrom !== endpointFile(ctx.home);
+  try {
+    const credentials = writeCredentials(ctx.home, { token: issued.token, ...(chosen ? { url: ctx.url } : {}), email });
+    return { email, url: ctx.url, credentials, expiresAt: issued.expiresAt };
+  } catch (error) {
+    // A token nobody holds must not stay valid for 30 days: take it back before failing.
+    const { revocation } = await revokeAt(ctx.url, issued.token);
+    const reason = error instanceof Error ? error.message : String(error);
+    const fate = revocation === 'not-revoked' ? 'and the new token could not be revoked; it expires on its own' : 'so the new token was revoked';
+    throw new CliError(EXIT.UNEXPECTED, `cannot save the login to ${credentialsFile(ctx.home)} (${reason}); ${fate}`, 'make the home writable, or choose another with --home or TAPLINE_HOME');
   }
 }
 

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
 import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { renderTable } from '../table.js';
 

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, resolveSourceId, UnreachableError, type Recorder } from '@tapline/shared';
+import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, resolveSourceId, SourceNotFoundError, UnreachableError, type Recorder } from '@tapline/shared';
 import type { CliContext } from '../context.js';
-import { usage } from '../exit-codes.js';
+import { notFound, usage } from '../exit-codes.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { compileExclude, type Exclusion } from '../proxy/exclude.js';
 import { createNotices } from '../proxy/notices.js';
 import { toRecord } from '../proxy/record.js';
@@ -87,6 +87,8 @@ async function startingSource(ctx: CliContext, source: string): Promise<string |
   try {
     return await resolveSourceId(ctx.client, source);
   } catch (error) {
+    // Exit 5 as for every other command (README, exit codes): a wrong name is not a crash.
+    if (error instanceof SourceNotFoundError) throw notFound(error.message, 'see `tapline sources list`, or add it with `tapline sources add`');
     if (!(error instanceof UnreachableError)) throw error;
     ctx.note(`tapline proxy: ${error.message}; forwarding anyway, records wait in the queue until it answers`);
     return () => resolveSourceId(ctx.client, source);

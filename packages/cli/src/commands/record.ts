@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js';
 import { CliError, invalid, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { paintLevel, paintStatus } from '../style.js';
 
@@ -30,6 +30,7 @@ export function parseRecords(text: string): RecordInput[] {
   if (!trimmed) throw invalid('no record given: the input is empty');
   try {
     const whole: unknown = JSON.parse(trimmed);
+    if (Array.isArray(whole) && whole.length === 0) throw invalid('no records: the input is an empty JSON array; nothing was sent');
     if (Array.isArray(whole)) return whole.map((body, i) => toInput(body, `item ${i + 1}`));
     return [toInput(whole, WHOLE)];
   } catch (error) {
@@ -66,15 +67,15 @@ export function checkRecords(records: readonly RecordInput[], trafficSourceId: s
     if (filled.trafficSourceId !== trafficSourceId) issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
     const result = ComposeRecord.safeParse(filled);
     if (!result.success) issues.push(...result.error.issues.map((issue) => describeIssue(filled, issue)));
-    if (issues.length) bad.push(`${where}: ${issues.slice(0, MAX_ISSUES).join('; ')}${issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : ''}`);
+    if (issues.length) bad.push(`${where}: ${issues.join('; ')}`);
     return { where, body: filled };
   });
+  // Every issue of every invalid record, one record a line, as a compiler lists its errors: the
+  // producer of a batch fixes them all in one go.
   const [first, ...rest] = bad;
-  if (first) throw invalid(`invalid record${first.startsWith(`${WHOLE}:`) ? first.slice(WHOLE.length) : ` on ${first}`}`, rest.length ? `${rest.length} more invalid (${rest.map((b) => b.split(':')[0]).join(', ')}); nothing was sent` : 'nothing was sent');
+  if (first) throw invalid(`invalid record${first.startsWith(`${WHOLE}:`) ? first.slice(WHOLE.length) : ` on ${first}`}`, [...rest, `${rest.length ? `${bad.length} invalid records; ` : ''}nothing was sent`].join('\n  '));
   return checked;
 }
-
-const MAX_ISSUES = 4;
 
 /** `status must be ...` when the schema's message names the field already; `requestHeaders is missing`. */
 function describeIssue(record: Record<string, unknown>, issue: { path: PropertyKey[]; message: string; code: string }): string {
@@ -97,8 +98,7 @@ export async function readRecordInput(ctx: CliContext, file: string | undefined)
 }
 
 /** `tapline record`: composes each record in order, as the daemon's compose endpoint does. */
-export async function composeRecords(ctx: CliContext, source: string, text: string, onComposed?: (answer: Answer<HttpTrafficRecord>) => void) {
-  const records = parseRecords(text);
+export async function composeRecords(ctx: CliContext, source: string, records: readonly RecordInput[], onComposed?: (answer: Answer<HttpTrafficRecord>) => void) {
   const { id } = await resolveSource(ctx, source);
   const checked = checkRecords(records, id);
   const answers: Answer<HttpTrafficRecord>[] = [];
@@ -115,6 +115,16 @@ export async function composeRecords(ctx: CliContext, source: string, text: stri
   return answers;
 }
 
+/**
+ * `--json` prints one document: the API's answer as it came for a record given as one object,
+ * else an array of the answers in input order (each the API's own text).
+ */
+function jsonDocument(records: readonly RecordInput[], answers: readonly Answer<HttpTrafficRecord>[]): string {
+  const [only] = answers;
+  if (only && records[0]?.where === WHOLE) return only.text.trimEnd();
+  return `[${answers.map((a) => a.text.trim()).join(',')}]`;
+}
+
 export function printComposed(ctx: CliContext, answer: Answer<HttpTrafficRecord>): void {
   if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
   const r = answer.data;
@@ -129,8 +139,9 @@ export const registerRecord: Register = (program, context) => {
     .option('--file <file>', 'read from this file instead of standard input')
     .action(async (source: string, opts: { file?: string }, cmd: Command) => {
       const ctx = context(cmd);
-      const text = await readRecordInput(ctx, opts.file);
-      await composeRecords(ctx, source, text, (answer) => printComposed(ctx, answer));
+      const records = parseRecords(await readRecordInput(ctx, opts.file));
+      const answers = await composeRecords(ctx, source, records, (answer) => ctx.mode !== 'json' && printComposed(ctx, answer));
+      if (ctx.mode === 'json') ctx.print(jsonDocument(records, answers));
     });
   example(
     record,

@@ -1,25 +1,17 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { contract, followTraffic, type FollowStatus, type HttpTraffic, LevelParam, Method, pointAtColumn, StatusFilter, tryParseFilter } from '@tapline/shared';
-import type { z } from 'zod';
+import type { Command } from 'commander';
+import { contract, followTraffic, type FollowStatus, type HttpTraffic } from '@tapline/shared';
 import type { CliContext } from '../context.js';
-import { usage } from '../exit-codes.js';
 import { example } from '../help.js';
-import { integer } from '../options.js';
-import type { Register } from '../program.js';
+import { filterOptions, integer, type FilterFlags } from '../options.js';
+import type { ContextFactory, Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
+import { checkedWhere } from '../where.js';
 import { paintLevel, paintStatus } from '../style.js';
 import { CELL_WIDTHS as W, entryCells } from '../ui/entry-columns.js';
 import { trafficFilters } from './traffic-list.js';
 import { trafficGroup } from './traffic.js';
 
-export interface TailOptions {
-  readonly method?: string;
-  readonly status?: string;
-  readonly level?: string;
-  readonly domain?: string;
-  readonly path?: string;
-  /** A filter expression (docs/filter-language.md), sent as `q`. */
-  readonly where?: string;
+export interface TailOptions extends FilterFlags {
   readonly lines: number;
 }
 
@@ -53,13 +45,9 @@ export function describeStatus(status: FollowStatus): string | null {
  * repeated between the two, nor across daemon restarts (the follower resumes from its cursor).
  */
 export async function tail(ctx: CliContext, source: string, opts: TailOptions): Promise<void> {
-  const q = opts.where?.trim() || undefined;
-  if (q) {
-    const parsed = tryParseFilter(q);
-    if (!parsed.ok) throw usage(`--where: ${parsed.error.reason} at column ${parsed.error.column}`, pointAtColumn(parsed.error).replace(/\n/g, '\n  '));
-  }
+  checkedWhere(opts.where); // before the source is looked up: a typo fails without a round trip
   const { id } = await resolveSource(ctx, source);
-  const filters = await trafficFilters(ctx, id, opts);
+  const { q, ...filters } = await trafficFilters(ctx, id, opts);
   let after: string | undefined;
   if (opts.lines > 0) {
     const page = await ctx.client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, ...(q ? { q } : {}), limit: opts.lines } });
@@ -80,22 +68,10 @@ export async function tail(ctx: CliContext, source: string, opts: TailOptions): 
   });
 }
 
-const checkedBy = (schema: z.ZodType, what: string) => (text: string) => {
-  if (!schema.safeParse(text).success) throw new InvalidArgumentError(what);
-  return text;
-};
-
-export function addTrafficTail(traffic: Command, context: Parameters<Register>[1]): void {
-  const cmd = traffic
-    .command('tail <source>')
-    .description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C')
-    .option('--method <method>', 'GET, POST, PUT, DELETE or PATCH', checkedBy(Method, 'expected GET, POST, PUT, DELETE or PATCH'))
-    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'expected a status such as 404 or a class such as 5xx'))
-    .option('--level <level>', 'INFO, WARNING or FATAL', checkedBy(LevelParam, 'expected INFO, WARNING or FATAL'))
-    .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
-    .option('--path <name>', 'only requests to this path, such as /api/orders')
-    .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)')
-    .option('-n, --lines <n>', `how many past entries to print first (default ${DEFAULT_LINES}; 0 for none)`, integer(0, 1000), DEFAULT_LINES)
+export function addTrafficTail(traffic: Command, context: ContextFactory): void {
+  const cmd = filterOptions(traffic.command('tail <source>').description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C'))
+    // commander prints the default itself: the description must not repeat it.
+    .option('-n, --lines <n>', 'how many past entries to print first (0 for none)', integer(0, 1000), DEFAULT_LINES)
     .action(async (source: string, opts: TailOptions, command: Command) => {
       await tail(context(command), source, opts);
     });

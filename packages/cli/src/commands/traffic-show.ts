@@ -3,25 +3,27 @@ import { contract, formatLatency, formatLocalTime, recordUrl, toCurl, type HttpT
 import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
-import { resolveSource } from '../resolve.js';
+import type { ContextFactory } from '../register.js';
+import { resolveEntryId, resolveSource } from '../resolve.js';
+import { describePlaces, redactedPlaces } from '../replay/redacted.js';
 import { paintLevel, paintStatus } from '../style.js';
 
 /** `tapline traffic show`: one whole record, bodies and headers included. */
-export async function showTraffic(ctx: CliContext, source: string, id: string): Promise<Answer<HttpTrafficRecord>> {
+export async function showTraffic(ctx: CliContext, source: string, idOrPrefix: string): Promise<Answer<HttpTrafficRecord>> {
   const { id: trafficSourceId } = await resolveSource(ctx, source);
+  const id = await resolveEntryId(ctx, trafficSourceId, idOrPrefix);
   return request(ctx, contract.getTraffic, { params: { trafficSourceId, id } });
 }
 
 type Values = Readonly<Record<string, string | readonly string[]>>;
 
-const pretty = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
+export const pretty = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
 
-function section(title: string, lines: readonly string[], c: CliContext['colors']): string[] {
+export function section(title: string, lines: readonly string[], c: CliContext['colors']): string[] {
   return ['', c.bold(title), ...(lines.length ? lines.map((l) => `  ${l}`) : [c.dim('  (none)')])];
 }
 
-const pairs = (values: Values, c: CliContext['colors']) =>
+export const pairs = (values: Values, c: CliContext['colors']) =>
   Object.entries(values).flatMap(([name, v]) => (Array.isArray(v) ? v : [v as string]).map((value) => `${c.cyan(name)}: ${value}`));
 
 export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
@@ -38,15 +40,20 @@ export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
   ];
 }
 
-export function addTrafficShow(traffic: Command, context: Parameters<Register>[1]): void {
+export function addTrafficShow(traffic: Command, context: ContextFactory): void {
   const show = traffic
     .command('show <source> <id>')
-    .description('one whole traffic record, bodies pretty-printed')
+    .description('one whole traffic record, bodies pretty-printed; <id> may be any unique prefix of 8 or more characters')
     .option('--curl', 'print a curl command that replays the request instead')
     .action(async (source: string, id: string, opts: { curl?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
       const answer = await showTraffic(ctx, source, id);
-      if (opts.curl) return ctx.print(toCurl(answer.data));
+      if (opts.curl) {
+        const redacted = redactedPlaces(answer.data.request);
+        // toCurl leaves out redacted headers; query and body values would go out as "[REDACTED]".
+        if (describePlaces(redacted)) ctx.note(ctx.colors.yellow(`tapline: warning: redacted when recorded, so not replayed as sent: ${describePlaces(redacted)}; \`tapline traffic replay\` can fill them in`));
+        return ctx.print(toCurl(answer.data));
+      }
       if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
       for (const line of recordLines(ctx, answer.data)) ctx.print(line);
     });

@@ -95,7 +95,13 @@ describe('tapline traffic list', () => {
     const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
     expect(rows.every((r) => visible(r).length <= 70)).toBe(true);
     expect(narrow.stdout).toContain('\u001b[');
-    expect(visible(rows[0] ?? '')).not.toContain('ID');
+    // A short id column stays, long enough to be used: `traffic show` takes it back.
+    expect(visible(rows[0] ?? '')).toMatch(/ ID$/);
+    const shortId = visible(rows[1] ?? '').trim().split(/\s+/).pop() ?? '';
+    expect(shortId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}/);
+    const shown = await as(ana, 'traffic', 'show', 'shop', shortId, '--json');
+    expect(shown.code, shown.stderr).toBe(EXIT.OK);
+    expect(shown.json<{ id: string; method: string }>()).toMatchObject({ method: 'PATCH' });
 
     const noColor = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
     expect(noColor.stdout).not.toContain('\u001b[');
@@ -113,7 +119,47 @@ describe('tapline traffic show', () => {
     expect(text.stdout).toContain('Response body\n  {\n    "ok": true\n  }');
     const curl = await as(ana, 'traffic', 'show', 'shop', id, '--curl');
     expect(curl.stdout).toBe("curl -X PATCH https://shop.example.com/api/orders \\\n  -H 'accept: application/json'\n");
+    expect(curl.stderr).toBe('');
     expect((await as(ana, 'traffic', 'show', 'shop', sourceId)).code).toBe(EXIT.NOT_FOUND);
+  });
+});
+
+describe('id prefixes', () => {
+  it('take any unique prefix of 8 or more characters; an ambiguous one lists the candidates (exit 2)', async () => {
+    const ids = (await list()).data.map((t) => t.id);
+    // UUIDv7: entries made within about 65 s share their first 8 hex digits; take the largest such group.
+    const groupOf = (id: string) => ids.filter((other) => other.startsWith(id.slice(0, 8)));
+    const shared = ids.map(groupOf).sort((a, b) => b.length - a.length)[0] ?? [];
+    expect(shared.length).toBeGreaterThan(1);
+    const ambiguous = await as(ana, 'traffic', 'show', 'shop', (shared[0] ?? '').slice(0, 8));
+    expect(ambiguous.code).toBe(EXIT.USAGE);
+    expect(ambiguous.stderr).toMatch(new RegExp(`ambiguous: ${shared.length} traffic entries begin with it`));
+    for (const id of shared) expect(ambiguous.stderr).toContain(id);
+
+    const id = ids[2] ?? '';
+    const unique = await as(ana, 'traffic', 'show', 'shop', id.slice(0, 23).toUpperCase(), '--json');
+    expect(unique.code, unique.stderr).toBe(EXIT.OK);
+    expect(unique.json<{ id: string }>().id).toBe(id);
+    expect((await as(ana, 'traffic', 'show', 'shop', 'ffffffff')).code).toBe(EXIT.NOT_FOUND);
+    const short = await as(ana, 'traffic', 'show', 'shop', id.slice(0, 7));
+    expect(short.code).toBe(EXIT.INVALID);
+    expect(short.stderr).toMatch(/first 8 or more hex digits/);
+  });
+});
+
+describe('tapline traffic list --where and time flags', () => {
+  it('filters with the filter language, refusing a bad expression with a caret', async () => {
+    expect((await list('--where', 'status>=500 and method=DELETE')).data.map((t) => t.status)).toEqual([500]);
+    const bad = await as(ana, 'traffic', 'list', 'shop', '--where', 'status>>5');
+    expect(bad.code).toBe(EXIT.USAGE);
+    expect(bad.stderr).toMatch(/--where: .* at column 8\n {2}status>>5\n {2} {7}\^/);
+  });
+
+  it('names the flags when --since is after --until', async () => {
+    const result = await as(ana, 'traffic', 'list', 'shop', '--since', '1m', '--until', '1h');
+    expect(result.code).toBe(EXIT.USAGE);
+    expect(result.stderr).toMatch(/--since .* is after --until/);
+    expect(result.stderr).not.toMatch(/startDate|endDate/);
   });
 });
 
@@ -147,5 +193,80 @@ describe('access', () => {
     const badToken = await run(['--url', h.url, '--token', 'not-a-token', 'traffic', 'list', sourceId]);
     expect(badToken.code).toBe(EXIT.AUTH);
     expect(badToken.stderr).toMatch(/refused the token/);
+  });
+});
+
+describe('smaller fixes (issue 12, item 5)', () => {
+  const cli = (argv: string[], input?: string) => run(['--url', h.url, '--token', ana.token, ...argv], input === undefined ? {} : { input });
+  beforeAll(async () => {
+    expect((await as(ana, 'sources', 'add', 'batch', 'shop.example.com')).code).toBe(EXIT.OK);
+  });
+
+  it('record: an empty array says "no records" (exit 7); --json prints one document', async () => {
+    const empty = await cli(['record', 'batch'], '[]');
+    expect(empty.code).toBe(EXIT.INVALID);
+    expect(empty.stderr).toMatch(/no records/);
+    const two = await cli(['record', 'batch', '--json'], `${JSON.stringify(records[0])}\n${JSON.stringify(records[1])}\n`);
+    expect(two.code, two.stderr).toBe(EXIT.OK);
+    expect(two.json<{ method: string }[]>().map((r) => r.method)).toEqual(['GET', 'POST']);
+    const one = await cli(['record', 'batch', '--json'], JSON.stringify(records[2], null, 2));
+    expect(one.json<{ status: number }>().status).toBe(404);
+  });
+
+  it('record: lists every issue of every invalid record', async () => {
+    const bad = { domainUrl: 'nope', pathnameUrl: 'x', status: 9, method: 'TRACE', protocol: 'FTP', elapsedTime: -1 };
+    const result = await cli(['record', 'batch'], `${JSON.stringify(bad)}\n${JSON.stringify({ ...records[0], status: 700 })}\n`);
+    expect(result.code).toBe(EXIT.INVALID);
+    for (const field of ['domainUrl', 'pathnameUrl', 'status', 'method', 'protocol', 'elapsedTime', 'requestHeaders', 'queryParams', 'responseHeaders']) {
+      expect(result.stderr).toContain(field);
+    }
+    expect(result.stderr).not.toMatch(/and \d+ more/);
+    expect(result.stderr).toMatch(/\n {2}line 2: status must be/);
+    expect(result.stderr).toMatch(/2 invalid records; nothing was sent/);
+  });
+
+  it('show --curl warns on stderr about redacted values', async () => {
+    const secret = { ...records[0], requestHeaders: { authorization: 'Bearer abc' }, queryParams: { token: 'xyz', page: '2' }, requestBody: { user: { password: 'p' } }, method: 'POST' };
+    const id = (await cli(['record', 'batch', '--json'], JSON.stringify(secret))).json<{ id: string }>().id;
+    const curl = await cli(['traffic', 'show', 'batch', id, '--curl']);
+    expect(curl.code).toBe(EXIT.OK);
+    expect(curl.stderr).toMatch(/warning: .*header authorization, query token, body user\.password/);
+  });
+
+  it('tail --help shows its default once', async () => {
+    const help = (await run(['traffic', 'tail', '--help'])).stdout;
+    expect(help.match(/default/g)).toHaveLength(1);
+    expect(help).toMatch(/-n, --lines <n>\s+how many past entries to print first \(0 for none\) \(default:\s+10\)/);
+  });
+
+  it('proxy --source with an unknown name exits 5', async () => {
+    const result = await cli(['proxy', '--source', 'nope', '--target', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0']);
+    expect(result.code).toBe(EXIT.NOT_FOUND);
+    expect(result.stderr).toMatch(/no traffic source named "nope"/);
+  });
+});
+
+describe('tapline traffic diff', () => {
+  it('shows what differs between two entries, --json for scripts, coloured only on a terminal', async () => {
+    const [patch, , , , post] = (await list()).data;
+    const argv = ['traffic', 'diff', 'shop', post?.id.slice(0, 13) ?? '', patch?.id ?? ''];
+    const json = (await as(ana, ...argv, '--json')).json<{ a: { id: string }; differences: { path: string; kind: string; a: unknown; b: unknown }[] }>();
+    expect(json.a.id).toBe(post?.id);
+    expect(json.differences).toEqual(
+      expect.arrayContaining([
+        { path: 'method', segments: ['method'], kind: 'changed', a: 'POST', b: 'PATCH' },
+        { path: 'status', segments: ['status'], kind: 'changed', a: 201, b: 200 },
+        { path: 'request.body', segments: ['request', 'body'], kind: 'changed', a: { sku: 'a1' }, b: null },
+      ]),
+    );
+    const text = await as(ana, ...argv);
+    expect(text.code, text.stderr).toBe(EXIT.OK);
+    expect(text.stdout).toMatch(/^A \S+ .* POST 201 https:\/\/shop\.example\.com\/api\/orders\nB /);
+    expect(text.stdout).toMatch(/\n~ status\s+201 -> 200\n/);
+    expect(text.stdout).not.toContain('\u001b[');
+    const tty = await run(['--url', h.url, '--token', ana.token, ...argv], { stdoutTTY: true, env: { TERM: 'xterm' } });
+    expect(tty.stdout).toContain('\u001b[33m~ status');
+    const same = await as(ana, 'traffic', 'diff', 'shop', patch?.id ?? '', patch?.id ?? '');
+    expect(same.stdout).toMatch(/no differences/);
   });
 });

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { example } from '../help.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { addTrafficList } from './traffic-list.js';
+import { addTrafficDiff } from './traffic-diff.js';
+import { addTrafficReplay } from './traffic-replay.js';
 import { addTrafficShow } from './traffic-show.js';
 
 /** The `traffic` group; other modules (tail) may add to it, so it is created once and shared. */
@@ -17,4 +19,6 @@ export const registerTraffic: Register = (program, context) => {
   const traffic = trafficGroup(program);
   addTrafficList(traffic, context);
   addTrafficShow(traffic, context);
+  addTrafficReplay(traffic, context);
+  addTrafficDiff(traffic, context);
 };

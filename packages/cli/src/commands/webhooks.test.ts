@@ -55,6 +55,25 @@ describe('tapline webhooks', () => {
     expect(yes.stderr).toMatch(/deleted webhook/);
   });
 
+  it('takes a webhook id by any unique prefix of 8 or more characters', async () => {
+    const add = async (level: string) => (await as(ana, 'webhooks', 'add', 'shop', '--type', 'discord', '--level', level, '--value', DISCORD, '--json')).json<{ id: string }>().id;
+    const a = await add('info');
+    const b = await add('warning');
+    // UUIDv7: two ids made a moment apart share their first 8 hex digits (the same ~65 s).
+    const common = [...a].findIndex((ch, i) => ch !== b[i]);
+    expect(common).toBeGreaterThanOrEqual(8);
+    const ambiguous = await as(ana, 'webhooks', 'delete', a.slice(0, 8), '--yes');
+    expect(ambiguous.code).toBe(EXIT.USAGE);
+    expect(ambiguous.stderr).toMatch(/ambiguous: \d+ webhooks begin with it/);
+    expect(ambiguous.stderr).toContain(a);
+    expect(ambiguous.stderr).toContain(b);
+    const deleted = await as(ana, 'webhooks', 'delete', a.slice(0, Math.max(8, common + 1)), '--yes');
+    expect(deleted.code, deleted.stderr).toBe(EXIT.OK);
+    expect(deleted.stderr).toBe(`deleted webhook ${a}\n`);
+    expect((await as(ana, 'webhooks', 'delete', 'ffffffff', '--yes')).code).toBe(EXIT.NOT_FOUND);
+    await as(ana, 'webhooks', 'delete', b, '--yes');
+  });
+
   it('refuses bad input with the right codes', async () => {
     expect((await as(ana, 'webhooks', 'add', 'shop', '--type', 'pager', '--level', 'fatal', '--value', DISCORD)).code).toBe(EXIT.USAGE);
     expect((await as(ana, 'webhooks', 'add', 'shop', '--level', 'fatal', '--value', DISCORD)).code).toBe(EXIT.USAGE);
@@ -97,6 +116,25 @@ describe('tapline login', () => {
       expect(status.json()).toMatchObject({ url: h.url, user: { email: 'cleo@example.com' } });
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tapline webhooks test', () => {
+  it('says a failed delivery once, on stdout, and exits 1', async () => {
+    const local = await startHarness({ config: { allowPrivateWebhooks: true } });
+    try {
+      const user = await local.user();
+      const cli = (...argv: string[]) => run(['--url', local.url, '--token', user.token, ...argv]);
+      await cli('sources', 'add', 'shop', 'shop.example.com');
+      // Port 9 (discard) on loopback: nothing listens, so the delivery is refused at once.
+      const hook = (await cli('webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', 'http://127.0.0.1:9/hook', '--json')).json<{ id: string }>();
+      const failed = await cli('webhooks', 'test', hook.id.slice(0, 13));
+      expect(failed.code).toBe(EXIT.UNEXPECTED);
+      expect(failed.stdout).toMatch(/^not delivered: .+\n$/);
+      expect(failed.stderr).toBe('');
+    } finally {
+      await local.close();
     }
   });
 });

@@ -6,8 +6,8 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import { pagesOf, printList, type PageAnswer } from '../list-output.js';
 import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
-import type { Register } from '../program.js';
-import { resolveSource } from '../resolve.js';
+import type { Register } from '../register.js';
+import { resolveSource, resolveWebhookId } from '../resolve.js';
 import { paintLevel } from '../style.js';
 import { renderTable } from '../table.js';
 
@@ -27,7 +27,8 @@ export async function addWebhook(ctx: CliContext, source: string, input: Webhook
   return request(ctx, contract.createWebhook, { params: { trafficSourceId: id }, body: input });
 }
 
-export async function deleteWebhook(ctx: CliContext, webhookId: string, yes: boolean | undefined): Promise<{ id: string; deleted: boolean }> {
+export async function deleteWebhook(ctx: CliContext, idOrPrefix: string, yes: boolean | undefined): Promise<{ id: string; deleted: boolean }> {
+  const webhookId = await resolveWebhookId(ctx, idOrPrefix);
   if (!(await confirm(ctx, `Delete webhook ${webhookId}?`, yes))) return { id: webhookId, deleted: false };
   await request(ctx, contract.deleteWebhook, { params: { webhookId } });
   return { id: webhookId, deleted: true };
@@ -89,13 +90,13 @@ export const registerWebhooks: Register = (program, context) => {
   const del = webhooks
     .command('delete <webhookId>')
     .alias('rm')
-    .description('delete a webhook (asks first)')
+    .description('delete a webhook (asks first); the id may be any unique prefix of 8 or more characters')
     .option('-y, --yes', 'do not ask (required when standard input is not a terminal)')
     .action(async (webhookId: string, opts: { yes?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
       const result = await deleteWebhook(ctx, webhookId, opts.yes);
       if (ctx.mode !== 'table') return ctx.print(JSON.stringify(result));
-      ctx.note(result.deleted ? `deleted webhook ${webhookId}` : 'cancelled; nothing was deleted');
+      ctx.note(result.deleted ? `deleted webhook ${result.id}` : 'cancelled; nothing was deleted');
     });
   example(del, 'tapline webhooks delete 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f --yes');
 };

@@ -1,10 +1,10 @@
-import type { CoreLog, HttpTraffic, HttpTrafficRecord, TrafficSource, Webhook } from '@tapline/shared';
+import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, TrafficSource, Webhook } from '@tapline/shared';
+import type { Page } from '../api.js';
+import type { ReplayResponse } from '../replay/send.js';
+import type { CopiedTo } from './clipboard.js';
 
-/** The state of the live connection, for the header and the status line. */
-export type StreamStatus =
-  | { readonly state: 'connecting' }
-  | { readonly state: 'live' }
-  | { readonly state: 'reconnecting'; readonly attempt: number; readonly reason: string };
+/** The state of the live connection, for the header and the status line: the follower's, less `stopped` (the UI is gone by then). */
+export type StreamStatus = Exclude<FollowStatus, { readonly state: 'stopped' }>;
 
 export interface FollowOptions {
   /** Filter expression in the shared language; empty for everything. */
@@ -14,11 +14,6 @@ export interface FollowOptions {
   readonly after?: HttpTraffic | undefined;
   onEntry: (entry: HttpTraffic) => void;
   onStatus: (status: StreamStatus) => void;
-}
-
-export interface Page<T> {
-  readonly data: readonly T[];
-  readonly total: number;
 }
 
 /** Where the filter prompt says an expression goes wrong; `column` is 1-based. */
@@ -41,8 +36,10 @@ export interface UiApi {
   checkFilter: (q: string) => FilterCheck;
   /** The curl command that replays a record, or null when none can be built. */
   curlFor(record: HttpTrafficRecord): string | null;
-  /** Copies to the system clipboard; rejects when there is none (SSH, no display). */
-  copy(text: string): Promise<void>;
+  /** Copies to the system clipboard, else the terminal's (OSC 52); rejects when neither can take it. */
+  copy(text: string): Promise<CopiedTo>;
+  /** Sends the recorded request again (`tapline traffic replay`); rejects, naming them, when values were redacted. */
+  replay(record: HttpTrafficRecord, signal: AbortSignal): Promise<ReplayResponse>;
 }
 
 /** Turns anything thrown into one line for the status bar: never a stack trace. */

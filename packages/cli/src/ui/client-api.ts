@@ -1,18 +1,20 @@
 import { contract, followTraffic, toCurl, tryParseFilter, type TaplineClient } from '@tapline/shared';
-import type { StreamStatus, UiApi } from './api.js';
+import { buildReplay } from '../replay/request.js';
+import { sendReplay } from '../replay/send.js';
+import type { UiApi } from './api.js';
+import type { CopiedTo } from './clipboard.js';
 
 const MAX_LIMIT = 1000;
 
 /** The UI's view of the daemon, over the typed client and the shared stream follower. */
-export function createUiApi(client: TaplineClient, copy: (text: string) => Promise<void>): UiApi {
+export function createUiApi(client: TaplineClient, copy: (text: string) => Promise<CopiedTo>): UiApi {
   return {
     async listSources() {
       return (await client.call(contract.listTrafficSources, { query: { limit: MAX_LIMIT } })).data;
     },
-    async listTraffic(sourceId, o) {
+    listTraffic(sourceId, o) {
       const query = { limit: o.limit, ...(o.page ? { page: o.page } : {}), ...(o.before ? { endDate: o.before } : {}), ...(o.q ? { q: o.q } : {}) };
-      const page = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
-      return { data: page.data, total: page.meta.total };
+      return client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
     },
     getTraffic: (sourceId, id) => client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id } }),
     async follow(sourceId, o) {
@@ -22,17 +24,12 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
         signal: o.signal,
         onEntry: o.onEntry,
         onStatus: (s) => {
-          let status: StreamStatus | null = null;
-          if (s.state === 'connecting') status = { state: 'connecting' };
-          else if (s.state === 'live') status = { state: 'live' };
-          else if (s.state === 'reconnecting') status = { state: 'reconnecting', attempt: s.attempt, reason: s.reason };
-          if (status) o.onStatus(status);
+          if (s.state !== 'stopped') o.onStatus(s);
         },
       });
     },
-    async listCoreLogs(sourceId, page, limit) {
-      const answer = await client.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId }, query: { page, limit } });
-      return { data: answer.data, total: answer.meta.total };
+    listCoreLogs(sourceId, page, limit) {
+      return client.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId }, query: { page, limit } });
     },
     async listWebhooks(sourceId) {
       return (await client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })).data;
@@ -46,5 +43,6 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
     },
     curlFor: (record) => toCurl(record),
     copy,
+    replay: (record, signal) => sendReplay(buildReplay(record, {}), signal),
   };
 }

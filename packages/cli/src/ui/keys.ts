@@ -1,5 +1,5 @@
 /** Every screen's keys, in one place: the footer shows the short list, `?` the full one. */
-export type Screen = 'picker' | 'traffic' | 'filter' | 'record' | 'logs' | 'log' | 'webhooks' | 'help';
+export type Screen = 'picker' | 'traffic' | 'filter' | 'record' | 'diff' | 'logs' | 'log' | 'webhooks' | 'help';
 
 export interface KeyHelp {
   readonly keys: string;
@@ -8,9 +8,10 @@ export interface KeyHelp {
 
 export const FOOTER: Readonly<Record<Screen, string>> = {
   picker: '↑↓/jk move  enter open  q quit',
-  traffic: 'space pause  jk move  / filter  enter open  l logs  w webhooks  ? help  q quit',
+  traffic: 'space pause  jk move  / filter  enter open  m mark  = diff  l logs  w webhooks  ? help  q quit',
   filter: 'enter apply  esc clear  ↑↓ recent filters',
-  record: 'tab request/response  ↑↓/jk scroll  PgUp/PgDn page  c curl  esc back  q quit',
+  record: 'tab request/response  ↑↓/jk scroll  PgUp/PgDn page  c curl  r replay  esc back  q quit',
+  diff: '↑↓/jk scroll  PgUp/PgDn page  esc back  q quit',
   logs: '↑↓/jk move  enter stack  esc back  q quit',
   log: '↑↓/jk scroll  esc back  q quit',
   webhooks: '↑↓/jk move  d delete  esc back  q quit',
@@ -27,6 +28,7 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
       { keys: 'PgUp PgDn', does: 'page through history; older pages load on demand' },
       { keys: '/', does: 'filter, e.g. status>=500 or method=POST and path^=/api/' },
       { keys: 'enter', does: 'open the selected record' },
+      { keys: 'm  =', does: 'mark the selected entry / diff the selected entry against the mark' },
       { keys: 'l  w', does: 'core logs / webhooks of this source' },
       { keys: 'q', does: 'quit' },
     ],
@@ -45,6 +47,7 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
       { keys: 'tab', does: 'switch request / response' },
       { keys: '↑ ↓ PgUp PgDn', does: 'scroll' },
       { keys: 'c', does: 'copy the curl command (shown when there is no clipboard)' },
+      { keys: 'r', does: 'replay the request now; the answer shows beside the recorded one' },
       { keys: 'esc', does: 'back to the table' },
     ],
   ],

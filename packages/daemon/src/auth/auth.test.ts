@@ -211,6 +211,26 @@ describe('authentication', () => {
     });
   });
 
+  describe('DELETE /auth/token', () => {
+    it("revokes the caller's own token, and only it: later requests with it get 401", async () => {
+      const user = await h.user();
+      const other = await h.token(user.id);
+      const answer = await rawJson(h, 'DELETE', '/auth/token', user.token);
+      expect([answer.status, answer.text]).toEqual([204, '']);
+      expect((await meOf(user.token)).status).toBe(401);
+      expect((await rawJson(h, 'DELETE', '/auth/token', user.token)).json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
+      expect(await other.call(contract.me)).toMatchObject({ id: user.id });
+    });
+
+    it('is not rate limited as log-ins are', async () => {
+      const user = await h.user();
+      for (let i = 0; i < 31; i++) {
+        const { token } = await h.deps.tokens.issue({ userId: user.id, scope: 'full' });
+        expect((await rawJson(h, 'DELETE', '/auth/token', token)).status).toBe(204);
+      }
+    });
+  });
+
   describe('POST /auth/token', () => {
     it('exchanges email and password for a token that lasts 30 days', async () => {
       const user = await passwordUser(h);

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
 import { verifyPassword } from './passwords.js';
+import { revokeToken } from './tokens.js';
 import { findUserByEmail } from './users.js';
 
 /** Tokens from a password log-in last this long; admin-made tokens choose their own expiry. */
@@ -12,7 +13,7 @@ export const LOGIN_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 export function authRoutes(router: Router, deps: Deps): void {
   // Slows password guessing; a person logs in a few times a day.
-  router.use(
+  router.post(
     contract.createToken.path,
     rateLimit({
       windowMs: 60_000,
@@ -27,10 +28,17 @@ export function authRoutes(router: Router, deps: Deps): void {
     const user = await findUserByEmail(deps.db, body.email);
     // Same answer, and the same time spent, for an unknown email and a wrong password.
     const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password');
+    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, { reason: 'bad_credentials', tokenId: null });
     const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
     return { token: issued.token, expiresAt: issued.expiresAt };
+  });
+
+  // Logging out: the caller's own token only, so no token id travels and none can be guessed.
+  mount(router, deps, contract.revokeOwnToken, async (_input, ctx) => {
+    requireScope(ctx);
+    await revokeToken(deps.db, deps.clock, ctx.principal.tokenId);
+    return undefined;
   });
 
   mount(router, deps, contract.me, (_input, ctx) => {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { User } from './users.js';
+import type { AuthAudit, AuthFailure } from './audit.js';
 
 /** Who is calling: the token's user, and what the token lets them do. */
 export interface Principal {
@@ -28,10 +29,22 @@ export interface IssuedToken {
   readonly expiresAt: string | null;
 }
 
+export type Verification = { readonly principal: Principal } | { readonly failure: AuthAudit };
+
+const fail = (reason: AuthFailure, tokenId: string | null = null) => ({ failure: { reason, tokenId } });
+
+/** jose's errors, named for the audit line. An expired token's signature did verify, so its id holds. */
+function failureOf(error: unknown): { readonly failure: AuthAudit } {
+  if (error instanceof errors.JWTExpired) return fail('expired', typeof error.payload.jti === 'string' ? error.payload.jti : null);
+  if (error instanceof errors.JWSSignatureVerificationFailed) return fail('bad_signature');
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return fail('bad_algorithm');
+  return fail('malformed');
+}
+
 export interface TokenService {
   issue(options: IssueOptions): Promise<IssuedToken>;
-  /** `null` for any token that must get a 401: malformed, bad signature, expired, revoked, unknown user. */
-  verify(token: string): Promise<Principal | null>;
+  /** The principal, or why the token must get a 401 (audit.ts), with its id once that is trustworthy. */
+  verify(token: string): Promise<Verification>;
 }
 
 const SIGNING_KEY = 'jwt_signing_key';
@@ -72,17 +85,17 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
   // still checked on every request below.
   const verified = new Map<string, JWTPayload>();
 
-  async function verifiedClaims(token: string): Promise<JWTPayload | null> {
+  async function verifiedClaims(token: string): Promise<{ readonly claims: JWTPayload } | { readonly failure: AuthAudit }> {
     const known = verified.get(token);
-    if (known) return known;
+    if (known) return { claims: known };
     try {
       // The algorithm is pinned: a token with `alg: none` or any other algorithm fails here.
       const { payload } = await jwtVerify(token, await signingKey(), { algorithms: ['HS256'], currentDate: clock.now() });
       if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
       verified.set(token, payload);
-      return payload;
-    } catch {
-      return null;
+      return { claims: payload };
+    } catch (error) {
+      return failureOf(error);
     }
   }
 
@@ -103,17 +116,17 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
     },
 
     async verify(token) {
-      const claims = await verifiedClaims(token);
-      if (!claims || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return null;
-      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return null;
+      const checked = await verifiedClaims(token);
+      if ('failure' in checked) return checked;
+      const { claims } = checked;
+      if (typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return fail('malformed');
+      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return fail('expired', claims.jti);
       const row = await tokenById(claims.jti);
-      if (!row || row.revoked_at !== null || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success) return null;
-      if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return null;
+      if (!row || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success) return fail('unknown_token', claims.jti);
+      if (row.revoked_at !== null) return fail('revoked', row.id);
+      if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return fail('expired', row.id);
       return {
-        user: { id: row.user_id, email: row.email, name: row.name },
-        tokenId: row.id,
-        scope: row.scope,
-        sourceId: row.source_id,
+        principal: { user: { id: row.user_id, email: row.email, name: row.name }, tokenId: row.id, scope: row.scope, sourceId: row.source_id },
       };
     },
   };

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
+import { nativeBinding } from './native-addon.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -27,7 +28,7 @@ function restrictToOwner(file: string): void {
 /** `:memory:` gives a private in-memory database, as the in-process tests use. */
 export function openDatabase(file: string): OpenedDatabase {
   if (file !== ':memory:') restrictToOwner(file);
-  const sqlite = new Database(file);
+  const sqlite = new Database(file, { nativeBinding: nativeBinding() });
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');

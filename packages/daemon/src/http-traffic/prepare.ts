@@ -26,7 +26,7 @@ export interface PreparedRecord {
 }
 
 
-/** decisions.md: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
+/** docs/decisions.md §5.6: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
 export function levelOf(status: number): Level {
   if (status >= 500) return 'FATAL';
   if (status >= 400) return 'WARNING';

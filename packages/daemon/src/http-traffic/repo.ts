@@ -17,7 +17,9 @@ type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
 /** The documented filters, combined with AND; dates inclusive. Values are always bound. */
 export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficFilters) {
-  const conditions = [eb('t.traffic_source_id', '=', sourceId)];
+  // With an id prefix the primary-key range is the narrowest index; `|| ''` (valid SQL in SQLite and
+  // PostgreSQL alike) keeps the planner off the per-source indexes, which would walk every entry.
+  const conditions = [filters.idPrefix ? eb(sql<string>`${eb.ref('t.traffic_source_id')} || ''`, '=', sourceId) : eb('t.traffic_source_id', '=', sourceId)];
   if (filters.startDate) conditions.push(eb('t.created_at', '>=', filters.startDate));
   if (filters.endDate) conditions.push(eb('t.created_at', '<=', filters.endDate));
   if (filters.domainId) conditions.push(eb('t.domain_id', '=', filters.domainId));
@@ -34,6 +36,8 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
     );
   }
   if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId }));
+  // A primary-key range, so resolving a short id reads only the ids that begin with it.
+  if (filters.idPrefix) conditions.push(eb('t.id', '>=', filters.idPrefix.min), eb('t.id', '<=', filters.idPrefix.max));
   return eb.and(conditions);
 }
 
@@ -214,7 +218,7 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
 }
 
 /** The rollup answers any combination of the filters it has columns for; dates and `q` do not. */
-const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q;
+const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q && !filters.idPrefix;
 
 /** `meta.total` from the rollup: the same filters as trafficFilter, over the counted keys. */
 async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters): Promise<number> {

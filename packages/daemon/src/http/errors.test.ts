@@ -142,8 +142,7 @@ describe('error bodies and the body reader', () => {
     for (const [method, path] of [
       ['GET', '/nope'],
       ['GET', '/'],
-      ['PUT', '/traffic-source'],
-      ['POST', '/healthz'],
+      ['PUT', '/traffic-sources'],
       ['GET', `/traffic-source/${MISSING_ID}/extra/more`],
     ] as const) {
       for (const token of [user.token, undefined]) {

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { ErrorBody, ErrorCode } from '@tapline/shared';
+import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
 import type { z } from 'zod';
+import { type AuthAudit, logAuthFailure } from '../auth/audit.js';
 
 export interface Issue {
   readonly path: string;
@@ -16,6 +17,8 @@ export class HttpError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: readonly Issue[],
+    /** Set on refusals of a token or a login: the error handler writes the audit line. */
+    readonly audit?: AuthAudit,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -34,7 +37,8 @@ const NOT_FOUND = {
 } as const;
 
 export const notFound = (code: keyof typeof NOT_FOUND) => new HttpError(404, code, `${NOT_FOUND[code]} not found`);
-export const forbidden = () => new HttpError(403, 'forbidden', 'Forbidden');
+export const forbidden = (reason: 'scope_denied' | 'source_denied' | 'not_owner', tokenId: string | null) =>
+  new HttpError(403, 'forbidden', 'Forbidden', undefined, { reason, tokenId });
 /** 400 for a body that breaks a rule the schema cannot express, naming the field. */
 export const invalidField = (path: string, message: string, issue = message) => new HttpError(400, 'validation_failed', message, [{ path, message: issue }]);
 
@@ -78,6 +82,31 @@ function clientErrorOf(error: unknown): HttpError | undefined {
   return undefined;
 }
 
+/** `/webhooks/:webhookId` and `/webhooks/:trafficSourceId` are one path to a client. */
+const shapeOf = (path: string) => path.replace(/:[A-Za-z]+/g, ':');
+
+/**
+ * After every real route: a path the API serves, asked with a method it does not serve, is a 405
+ * naming the methods it does (RFC 9110 §15.5.6), not a 404. OPTIONS keeps Express's own answer.
+ */
+export function methodNotAllowed(router: Router, endpoints: readonly Endpoint[]): void {
+  const byShape = new Map<string, { path: string; methods: Set<string> }>();
+  for (const e of endpoints) {
+    const entry = byShape.get(shapeOf(e.path)) ?? { path: e.path, methods: new Set(['OPTIONS']) };
+    byShape.set(shapeOf(e.path), entry);
+    entry.methods.add(e.method);
+    if (e.method === 'GET') entry.methods.add('HEAD');
+  }
+  for (const { path, methods } of byShape.values()) {
+    const allow = [...methods].sort().join(', ');
+    router.all(path, (req, res, next) => {
+      if (req.method === 'OPTIONS') return next();
+      res.setHeader('Allow', allow);
+      next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${allow}`));
+    });
+  }
+}
+
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'route_not_found', 'Not Found'));
 
 const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
@@ -85,8 +114,10 @@ const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     let known: HttpError | undefined;
-    if (error instanceof HttpError) known = error;
-    else {
+    if (error instanceof HttpError) {
+      known = error;
+      if (error.audit) logAuthFailure(logger, req, error.status, error.audit);
+    } else {
       const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
       known = BODY_ERRORS[type] ?? clientErrorOf(error);
       if (!known) logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');

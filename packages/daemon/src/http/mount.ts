@@ -15,16 +15,19 @@ export interface RequestContext<E extends Endpoint = Endpoint> {
 
 export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestContext<E>) => Promise<ResponseOf<E>>;
 
-/** 400 when there is no token at all, 401 when there is one that does not verify. */
+/** 400 when there is no token at all, 401 when there is one that does not verify; each one audited. */
 function authenticate(tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer[ ]+(.*)$/i.exec(header.trim());
     const token = match?.[1]?.trim();
-    if (!token) return next(new HttpError(400, 'token_missing', 'Authentication token missing'));
-    const principal = await tokens.verify(token);
-    if (!principal) return next(new HttpError(401, 'token_invalid', 'Invalid token'));
-    res.locals.principal = principal;
+    if (!token) {
+      const audit = { reason: header.trim() ? 'malformed' : 'missing', tokenId: null } as const;
+      return next(new HttpError(400, 'token_missing', 'Authentication token missing', undefined, audit));
+    }
+    const verified = await tokens.verify(token);
+    if ('failure' in verified) return next(new HttpError(401, 'token_invalid', 'Invalid token', undefined, verified.failure));
+    res.locals.principal = verified.principal;
     next();
   };
 }
@@ -121,13 +124,13 @@ export function mountRaw<E extends Endpoint>(
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */
 export function requireScope(ctx: RequestContext): void {
   const { principal, endpoint } = ctx;
-  if (!principal || !endpoint.scopes?.includes(principal.scope)) throw forbidden();
+  if (!principal || !endpoint.scopes?.includes(principal.scope)) throw forbidden('scope_denied', principal?.tokenId ?? null);
 }
 
 /** Ownership, source restriction and scope, in one place for every endpoint that names a source. */
 export function authorizeSource(ctx: RequestContext, source: { readonly id: string; readonly userId: string }): void {
   const { principal } = ctx;
-  if (!principal || source.userId !== principal.user.id) throw forbidden();
-  if (principal.sourceId !== null && principal.sourceId !== source.id) throw forbidden();
+  if (!principal || source.userId !== principal.user.id) throw forbidden('not_owner', principal?.tokenId ?? null);
+  if (principal.sourceId !== null && principal.sourceId !== source.id) throw forbidden('source_denied', principal.tokenId);
   requireScope(ctx);
 }

@@ -11,7 +11,8 @@ describe('no endpoint answers 500 to any input', () => {
   let h: Harness;
   let token: string;
   let world: World;
-  const endpoints = Object.entries(contract as Record<string, Endpoint>);
+  // Revoking the one token the runs share would turn every later request into a 401.
+  const endpoints = Object.entries(contract as Record<string, Endpoint>).filter(([name]) => name !== 'revokeOwnToken');
 
   beforeAll(async () => {
     h = await startHarness({ config: { allowPrivateWebhooks: true } });

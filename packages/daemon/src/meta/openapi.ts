@@ -1,7 +1,5 @@
 import { contract, ErrorBody, type Endpoint } from '@tapline/shared';
-import { z } from 'zod';
-
-type JsonSchema = Record<string, unknown>;
+import { type JsonSchema, schemaOf } from './json-schema.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input, or authentication token missing',
@@ -15,14 +13,11 @@ const ERROR_TEXT: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
-const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  return rest;
-};
+type Components = Record<string, JsonSchema>;
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', neutralNames = false) {
+function parameters(schema: Endpoint['query'], where: 'path' | 'query', components: Components, neutralNames = false) {
   if (!schema) return [];
-  const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const json = schemaOf(schema, 'input', components) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({
     name: neutralNames ? 'id' : name,
     ...(neutralNames ? { description: `the ${name}` } : {}),
@@ -32,13 +27,22 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', neut
   }));
 }
 
-function operation(name: string, e: Endpoint, neutralPathNames: boolean) {
+/**
+ * OpenAPI 3.1 has no schema for each event of a stream (3.2's `itemSchema`): the stream is a
+ * string, and `x-tapline-event` carries the schema of each event's `data` line.
+ */
+const eventStream = (events: NonNullable<Endpoint['events']>, components: Components) => ({
+  description: 'Server-Sent Events; the data line of each entry event is the JSON of `x-tapline-event`',
+  content: { 'text/event-stream': { schema: { type: 'string' }, 'x-tapline-event': schemaOf(events, 'output', components) } },
+});
+
+function operation(name: string, e: Endpoint, neutralPathNames: boolean, components: Components) {
   const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
   const responses: Record<string, unknown> = {
     [e.status]: e.events
-      ? { description: 'Server-Sent Events; each data line is this JSON', content: { 'text/event-stream': { schema: { type: 'string' }, itemSchema: schemaOf(e.events, 'output') } } }
+      ? eventStream(e.events, components)
       : e.response
-        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output') } } }
+        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output', components) } } }
         : { description: 'Success, empty body' },
   };
   for (const status of [...errors].sort()) {
@@ -51,8 +55,8 @@ function operation(name: string, e: Endpoint, neutralPathNames: boolean) {
     tags: [e.tag],
     security: e.scopes ? [{ bearerAuth: [] }] : [],
     ...(e.scopes ? { 'x-tapline-scopes': e.scopes } : {}),
-    parameters: [...parameters(e.params, 'path', neutralPathNames), ...parameters(e.query, 'query')],
-    ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(e.body, 'input') } } } } : {}),
+    parameters: [...parameters(e.params, 'path', components, neutralPathNames), ...parameters(e.query, 'query', components)],
+    ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(e.body, 'input', components) } } } } : {}),
     responses,
   };
 }
@@ -70,20 +74,27 @@ function openApiPath(path: string, endpoints: Record<string, Endpoint>): string 
   return clashes ? path.replace(/:[A-Za-z]+/g, '{id}') : toTemplate(path);
 }
 
-/** OpenAPI 3.1, generated from the same contract the daemon mounts and validates with. */
+/**
+ * OpenAPI 3.1, generated from the same contract the daemon mounts and validates with. Its
+ * `servers` is added per answer (routes.ts): the address the daemon answered on.
+ */
 export function openApiDocument(version: string, endpoints: Record<string, Endpoint> = contract) {
+  const components: Components = { Error: schemaOf(ErrorBody, 'output', {}) };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [name, e] of Object.entries(endpoints)) {
     const path = openApiPath(e.path, endpoints);
-    (paths[path] ??= {})[e.method.toLowerCase()] = operation(name, e, path !== toTemplate(e.path));
+    (paths[path] ??= {})[e.method.toLowerCase()] = operation(name, e, path !== toTemplate(e.path), components);
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Tapline', version, description: 'Self-hosted HTTP traffic monitor. Interface version 3.0.1-beta.72 with the extensions of docs/api.md.' },
-    servers: [{ url: 'http://127.0.0.1:7468' }],
+    info: {
+      title: 'Tapline',
+      version,
+      description: 'Self-hosted HTTP traffic monitor. Interface version 3.0.1-beta.72 with the extensions of docs/api.md.',
+    },
     paths,
     components: {
-      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      schemas: components,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
   };

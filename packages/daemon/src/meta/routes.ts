@@ -1,11 +1,25 @@
 import { contract } from '@tapline/shared';
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
-import { mount } from '../http/mount.js';
+import { mount, mountRaw } from '../http/mount.js';
 import { openApiDocument } from './openapi.js';
+
+/**
+ * The address and port this request reached, from the socket rather than the Host header: the
+ * daemon's own listening address (the interface the client used, when it listens on all of them),
+ * which a client cannot spoof into the document.
+ */
+function serverOf(req: Request): string {
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+}
 
 export function metaRoutes(router: Router, deps: Deps): void {
   mount(router, deps, contract.health, () => Promise.resolve({ status: 'ok' as const, version: deps.config.version }));
   let document: ReturnType<typeof openApiDocument> | undefined;
-  mount(router, deps, contract.openapi, () => Promise.resolve((document ??= openApiDocument(deps.config.version))));
+  mountRaw(router, deps, contract.openapi, (_input, _ctx, req, res) => {
+    document ??= openApiDocument(deps.config.version);
+    res.status(contract.openapi.status).json({ ...document, servers: [{ url: serverOf(req), description: 'the daemon that served this document' }] });
+    return Promise.resolve();
+  });
 }

@@ -19,7 +19,7 @@ export function trafficSourceRoutes(router: Router, deps: Deps): void {
   mount(router, deps, contract.createTrafficSource, async ({ body }, ctx) => {
     requireScope(ctx);
     // A token restricted to one source may not make others.
-    if (ctx.principal.sourceId !== null) throw forbidden();
+    if (ctx.principal.sourceId !== null) throw forbidden('source_denied', ctx.principal.tokenId);
     if (await findTrafficSourceByName(db, ctx.principal.user.id, body.name)) throw nameTaken(body.name);
     return createTrafficSource(db, clock, ctx.principal.user.id, body);
   });

@@ -5,7 +5,7 @@ import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
 import { insertDelivery, loadWindowStates, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';
 
-/** decisions.md: at most 5 messages per webhook per minute; the rest of that minute is one summary. */
+/** docs/decisions.md §8.7: at most 5 messages per webhook per minute; the rest of that minute is one summary. */
 export const MESSAGES_PER_WINDOW = 5;
 export const WINDOW_MS = 60_000;
 

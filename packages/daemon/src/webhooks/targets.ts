@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { Webhook } from '@tapline/shared';
+import { type Webhook, WEBHOOK_URL_RULES } from '@tapline/shared';
 
 /** Link-local and cloud-metadata addresses: never a webhook target, whatever the flags. */
 const ALWAYS_BLOCKED = new BlockList();
@@ -56,26 +56,12 @@ function classifyHost(hostname: string): AddressClass {
   return 'public';
 }
 
-const RULES: Record<Webhook['type'], { hosts: readonly string[] | null; path: RegExp | null; example: string }> = {
-  discord: {
-    hosts: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
-    path: /^\/api(?:\/v\d+)?\/webhooks\/\d+\/[\w-]+\/?$/,
-    example: 'https://discord.com/api/webhooks/<id>/<token>',
-  },
-  slack: {
-    hosts: ['hooks.slack.com'],
-    path: /^\/(?:services|workflows|triggers)\/[\w/-]+$/,
-    example: 'https://hooks.slack.com/services/T000/B000/XXXX',
-  },
-  http: { hosts: null, path: null, example: 'https://example.com/tapline-hook' },
-};
-
 /**
  * Checks a webhook's `value` from its text alone: no DNS lookup happens here. Returns the
  * problem as a message, or null when the target is acceptable.
  */
 export function checkWebhookTarget(type: Webhook['type'], value: string, allowPrivate: boolean): string | null {
-  const rule = RULES[type];
+  const rule = WEBHOOK_URL_RULES[type];
   let url: URL;
   try {
     url = new URL(value);

@@ -1,5 +1,6 @@
-import { ApiError, type TaplineClient } from '../client.js';
-import { buildPath, contract } from '../contract.js';
+import type { TaplineClient } from '../client.js';
+import { type ApiError, apiErrorOf } from '../errors.js';
+import { buildPath, CAPTURE_PATHS } from '../paths.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
 
@@ -168,7 +169,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const batch = queue.slice(0, n);
     const prefix = `{"trafficSourceId":${JSON.stringify(id)}`;
     const body = `[${batch.map((item) => (item.json === '{}' ? `${prefix}}` : `${prefix},${item.json.slice(1)}`)).join(',')}]`;
-    const response = await client.raw(buildPath(contract.composeBatch.path, { trafficSourceId: id }), {
+    const response = await client.raw(buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
@@ -183,7 +184,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       cap = batchSize;
       return;
     }
-    const error = apiError(response.status, text);
+    const error = apiErrorOf(response.status, text);
     if (response.status >= 500 || response.status === 429 || response.status === 408) {
       if (++serverErrors < SERVER_ERRORS_BEFORE_SPLIT) throw error;
       serverErrors = 0;
@@ -214,17 +215,23 @@ export function createRecorder(options: RecorderOptions): Recorder {
   async function sendCoreLog(id: string): Promise<void> {
     const log = logs[0];
     if (!log) return;
-    try {
-      await client.call(contract.createCoreLog, { params: { trafficSourceId: id }, body: log });
+    const response = await client.raw(buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(log),
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+    const text = await response.text();
+    if (response.ok) {
       counts.coreLogsSent++;
       logs.shift();
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 429) throw error;
-      logs.shift();
-      // The linked entry may have been refused; the error itself still matters more than the link.
-      if (error.status === 400 && log.httpTrafficId) logs.unshift({ ...log, httpTrafficId: null });
-      else counts.coreLogsDropped++;
+      return;
     }
+    if (response.status >= 500 || response.status === 429) throw apiErrorOf(response.status, text);
+    logs.shift();
+    // The linked entry may have been refused; the error itself still matters more than the link.
+    if (response.status === 400 && log.httpTrafficId) logs.unshift({ ...log, httpTrafficId: null });
+    else counts.coreLogsDropped++;
   }
 
   async function pump(): Promise<void> {
@@ -314,14 +321,4 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return done;
     },
   };
-}
-
-function apiError(status: number, text: string): ApiError {
-  try {
-    const body = JSON.parse(text) as { statusCode?: unknown; error?: unknown; issues?: { path: string; message: string }[] };
-    if (typeof body.error === 'string') return new ApiError(status, { statusCode: status, error: body.error, ...(body.issues ? { issues: body.issues } : {}) });
-  } catch {
-    // Not our daemon's JSON; keep the status.
-  }
-  return new ApiError(status, { statusCode: status, error: text.trim().slice(0, 200) || `HTTP ${status}` });
 }

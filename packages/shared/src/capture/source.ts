@@ -1,5 +1,8 @@
 import type { TaplineClient } from '../client.js';
-import { contract } from '../contract.js';
+import { apiErrorOf } from '../errors.js';
+import { CAPTURE_PATHS } from '../paths.js';
+import type { PaginationMeta } from '../schemas/common.js';
+import type { TrafficSource } from '../schemas/traffic-source.js';
 
 /** No traffic source the token can see has that name or id. */
 export class SourceNotFoundError extends Error {
@@ -11,13 +14,13 @@ export class SourceNotFoundError extends Error {
 
 /**
  * The id of the source named `nameOrId`: an exact id or name match, else the one source whose
- * name matches ignoring case. Works with an `ingest` token, which may list sources (decisions.md).
+ * name matches ignoring case. Works with an `ingest` token, which may list sources (docs/decisions.md §3.5).
  */
 export async function resolveSourceId(client: TaplineClient, nameOrId: string): Promise<string> {
   const wanted = nameOrId.trim();
   const folded: string[] = [];
   for (let page = 1; ; page++) {
-    const { data, meta } = await client.call(contract.listTrafficSources, { query: { page, limit: 1000 } });
+    const { data, meta } = await listPage(client, page);
     const exact = data.find((s) => s.id === wanted || s.name === wanted);
     if (exact) return exact.id;
     folded.push(...data.filter((s) => s.name.toLowerCase() === wanted.toLowerCase()).map((s) => s.id));
@@ -25,4 +28,16 @@ export async function resolveSourceId(client: TaplineClient, nameOrId: string): 
   }
   if (folded.length === 1 && folded[0]) return folded[0];
   throw new SourceNotFoundError(wanted);
+}
+
+/**
+ * One page of the token's sources. The answer is not run through the contract's schema (this is
+ * the middleware's start-up path, which carries no zod); a malformed one fails as a TypeError and
+ * is retried like an unreachable daemon.
+ */
+async function listPage(client: TaplineClient, page: number): Promise<{ data: TrafficSource[]; meta: PaginationMeta }> {
+  const response = await client.raw(`${CAPTURE_PATHS.listTrafficSources}?page=${page}&limit=1000`);
+  const text = await response.text();
+  if (!response.ok) throw apiErrorOf(response.status, text);
+  return JSON.parse(text) as { data: TrafficSource[]; meta: PaginationMeta };
 }

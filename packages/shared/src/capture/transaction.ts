@@ -1,4 +1,5 @@
-import { HTTP_METHODS, type ComposeRecordInput, type HttpMethod, type JsonValue } from '../schemas/http-traffic.js';
+import { HTTP_METHODS, type HttpMethod } from '../schemas/traffic-enums.js';
+import type { ComposeRecordInput, JsonValue } from '../schemas/http-traffic.js';
 
 /** A compose body before its source is known; the recorder fills `trafficSourceId` in. */
 export type RecordBody = Omit<ComposeRecordInput, 'trafficSourceId'>;
@@ -55,7 +56,7 @@ export interface ObservedTransaction {
 
 /**
  * The compose body of an observed transaction: the pathname alone in `pathnameUrl` (the query
- * goes to `queryParams`, per decisions.md), `domainUrl` from the protocol and Host.
+ * goes to `queryParams`, per docs/decisions.md §5.8), `domainUrl` from the protocol and Host.
  * `null` for a method the spec does not record.
  */
 export function toRecordBody(t: ObservedTransaction): RecordBody | null {

@@ -196,7 +196,7 @@ class Parser {
       case 'protocol':
         return this.member('protocol', PROTOCOLS, raw, at);
       case 'domain':
-        // Domains are stored lower case (decisions.md), so any spelling of one finds it.
+        // Domains are stored lower case (docs/decisions.md §5.7), so any spelling of one finds it.
         return asciiLower(raw);
       default:
         return raw;

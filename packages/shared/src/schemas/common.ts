@@ -28,7 +28,9 @@ export const intQuery = (name: string, min: number, max: number) =>
         return z.NEVER;
       }
       return n;
-    });
+    })
+    // The wire form (see meta/json-schema.ts in the daemon): what OpenAPI says the value is.
+    .meta({ type: 'integer', minimum: min, maximum: max });
 
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_LIMIT = 10;
@@ -47,11 +49,16 @@ export const PaginationMeta = z.object({
 export type PaginationMeta = z.infer<typeof PaginationMeta>;
 
 export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta });
+/** What `paginated(item)` parses to, for code that is generic over the item. */
+export interface Page<T> {
+  readonly data: readonly T[];
+  readonly meta: PaginationMeta;
+}
 
 export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 
 /**
- * The machine-readable `code` of every error body (docs/decisions.md, "Errors"): clients branch
+ * The machine-readable `code` of every error body (docs/decisions.md §2.5): clients branch
  * on it, never on the message text. An extension beside the interface document's own fields.
  */
 export const ERROR_CODES = [
@@ -62,6 +69,8 @@ export const ERROR_CODES = [
   'malformed_json',
   'body_too_deep',
   'body_too_large',
+  'headers_too_large',
+  'request_timeout',
   'unsupported_media_type',
   'bad_request',
   'source_not_found',
@@ -93,6 +102,6 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const ReceivedErrorBody = ErrorBody.extend({ code: z.string().optional() });
 export type ReceivedErrorBody = z.infer<typeof ReceivedErrorBody>;
 
-/** The names of token scopes (decisions.md, Authentication). */
+/** The names of token scopes (docs/decisions.md §3.5). */
 export const Scope = z.enum(['full', 'read', 'ingest']);
 export type Scope = z.infer<typeof Scope>;

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
+<<<<<<< HEAD
 import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
+=======
+import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
+import { PageQuery, Timestamp, uuidField } from './common.js';
+>>>>>>> main
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
 export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
@@ -12,7 +17,8 @@ const upperEnum = <T extends readonly [string, ...string[]]>(name: string, value
   z
     .string({ message: `${name} must be one of ${values.join(', ')}` })
     .transform((v) => v.toUpperCase())
-    .pipe(z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }));
+    .pipe(z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }))
+    .meta({ type: 'string', enum: [...values], description: 'any case' });
 
 export const Method = upperEnum('method', HTTP_METHODS);
 export const Protocol = upperEnum('protocol', PROTOCOLS);
@@ -29,7 +35,7 @@ export const HeaderMap = z.record(z.string(), HeaderValue).superRefine((map, ctx
 });
 export type HeaderMap = Record<string, string | string[]>;
 
-/** Bodies are an object or null per the spec; any other JSON value is kept as given (decisions.md). */
+/** Bodies are an object or null per the spec; any other JSON value is kept as given (docs/decisions.md §5.4). */
 export type JsonValue = z.infer<ReturnType<typeof z.json>>;
 // A body reaches the schema through JSON.parse (the daemon's body reader, `tapline record`), so it
 // is JSON by construction; walking it again with z.json() cost more than storing it did.
@@ -114,7 +120,13 @@ const DateBound = (name: string) =>
       (v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success,
       `${name} must be an ISO 8601 date or date-time`,
     )
-    .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString());
+    .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00.000Z` : v).toISOString())
+    .meta({
+      type: 'string',
+      anyOf: [{ format: 'date-time' }, { format: 'date' }],
+      // RFC 3339 allows `t`, `z` and a leap second; zod's ISO check does not.
+      pattern: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$',
+    });
 
 /** An exact status, or a class such as `5xx`; both become an inclusive range. */
 export const StatusFilter = z
@@ -127,7 +139,8 @@ export const StatusFilter = z
     if (/^[1-5]\d{2}$/.test(text)) return { min: Number(text), max: Number(text) };
     ctx.addIssue({ code: 'custom', message: 'status must be an HTTP status code or a class such as 5xx' });
     return z.NEVER;
-  });
+  })
+  .meta({ type: 'string', pattern: '^(?:[1-5][0-9]{2}|[1-5][xX][xX])$' });
 
 /** The filters the list, the stream and the counts share; `q` is the filter language (docs/filter-language.md). */
 const trafficFilterFields = {
@@ -145,7 +158,16 @@ const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | un
   { message: 'startDate must not be after endDate', path: ['startDate'] },
 ];
 
-export const TrafficListQuery = PageQuery.extend(trafficFilterFields).refine(...datesInOrder);
+/** The start of an entry id (`019a4c2e`, at least 8 hex digits), as the range of ids it names. */
+const IdPrefix = z.string().transform((v, ctx) => {
+  const range = idPrefixRange(v);
+  if (range) return range;
+  ctx.addIssue({ code: 'custom', message: `idPrefix must be ${MIN_ID_PREFIX} to 32 hex digits of an id (hyphens optional)` });
+  return z.NEVER;
+});
+
+/** The list alone takes `idPrefix`: clients resolve a short id with it (`tapline traffic show shop 019a4c2e`). */
+export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPrefix: IdPrefix.optional() }).refine(...datesInOrder);
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
 

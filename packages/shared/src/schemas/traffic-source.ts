@@ -33,6 +33,7 @@ export const UpdateTrafficSource = z
   .object({ name: SourceName.optional(), trafficDomain: TrafficDomain.optional() })
   .refine((v) => v.name !== undefined || v.trafficDomain !== undefined, {
     message: 'give name or trafficDomain',
-  });
+  })
+  .meta({ minProperties: 1, anyOf: [{ required: ['name'] }, { required: ['trafficDomain'] }] });
 
 export const TrafficSourceParams = z.object({ trafficSourceId: uuidField('trafficSourceId') });

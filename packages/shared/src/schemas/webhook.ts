@@ -23,11 +23,42 @@ export type Webhook = z.infer<typeof Webhook>;
 export const CreatedWebhook = Webhook.extend({ secret: z.string().optional() });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
-export const CreateWebhook = z.object({
-  type: WebhookType,
-  level: WebhookLevel,
-  value: z.string().trim().min(1, 'value must not be empty').max(2048, 'value must be at most 2048 characters'),
-});
+/** What each type's URL must be; the daemon checks them (webhooks/targets.ts), OpenAPI shows them. */
+export const WEBHOOK_URL_RULES: Readonly<Record<WebhookType, { hosts: readonly string[] | null; path: RegExp | null; example: string }>> = {
+  discord: {
+    hosts: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
+    path: /^\/api(?:\/v\d+)?\/webhooks\/\d+\/[\w-]+\/?$/,
+    example: 'https://discord.com/api/webhooks/<id>/<token>',
+  },
+  slack: {
+    hosts: ['hooks.slack.com'],
+    path: /^\/(?:services|workflows|triggers)\/[\w/-]+$/,
+    example: 'https://hooks.slack.com/services/T000/B000/XXXX',
+  },
+  http: { hosts: null, path: null, example: 'https://example.com/tapline-hook' },
+};
+
+/** A type's rule as a JSON Schema pattern: https, one of its hosts, its path (a query is not described). */
+function urlPattern({ hosts, path }: (typeof WEBHOOK_URL_RULES)[WebhookType]): string {
+  if (!hosts || !path) return '^[hH][tT][tT][pP][sS]?://';
+  return `^https://(?:${hosts.map((h) => h.replaceAll('.', '\\.')).join('|')})${path.source.replace(/^\^/, '')}`;
+}
+
+export const CreateWebhook = z
+  .object({
+    type: WebhookType,
+    level: WebhookLevel,
+    value: z
+      .string()
+      .trim()
+      .min(1, 'value must not be empty')
+      .max(2048, 'value must be at most 2048 characters')
+      .meta({
+        format: 'uri',
+        description: 'The URL to post to; loopback and private addresses only with --allow-private-webhooks, link-local and metadata ones never.',
+      }),
+  })
+  .meta({ anyOf: WEBHOOK_TYPES.map((type) => ({ properties: { type: { const: type }, value: { pattern: urlPattern(WEBHOOK_URL_RULES[type]) } } })) });
 
 export const WebhookParams = z.object({ webhookId: uuidField('webhookId') });
 

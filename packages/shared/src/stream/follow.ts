@@ -1,6 +1,6 @@
-import { ApiError, queryString, type TaplineClient, UnreachableError } from '../client.js';
+import { queryString, type TaplineClient, UnreachableError } from '../client.js';
 import { buildPath } from '../contract.js';
-import { ReceivedErrorBody } from '../schemas/common.js';
+import { ApiError, apiErrorOf } from '../errors.js';
 import { HttpTraffic, type TrafficStreamQuery } from '../schemas/http-traffic.js';
 import type { z } from 'zod';
 import { STREAM_EVENT } from './protocol.js';
@@ -48,7 +48,7 @@ const isFatal = (error: unknown): error is ApiError => error instanceof ApiError
 
 /**
  * Follows a source's traffic until `signal` aborts, reconnecting with its cursor on the schedule
- * of decisions.md, so a daemon restart loses and repeats nothing. Resolves with the last cursor
+ * of docs/decisions.md §9.6, so a daemon restart loses and repeats nothing. Resolves with the last cursor
  * when aborted; rejects with an ApiError the daemon answered that retrying cannot fix.
  */
 export async function followTraffic(client: TaplineClient, sourceId: string, options: FollowTrafficOptions): Promise<FollowResult> {
@@ -121,7 +121,7 @@ async function connectOnce(
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (state.cursor) headers['last-event-id'] = state.cursor;
     const response = await client.raw(path, { headers, signal: controller.signal });
-    if (!response.ok) throw new ApiError(response.status, await errorBody(response));
+    if (!response.ok) throw apiErrorOf(response.status, await response.text().catch(() => ''));
     if (!response.body || !/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
       throw new ConnectionError(`expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}`);
     }
@@ -173,17 +173,6 @@ function describe(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   if (cause && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string') return cause.code;
   return cause instanceof Error ? cause.message : String(cause);
-}
-
-async function errorBody(response: Response): Promise<ReceivedErrorBody> {
-  const text = await response.text().catch(() => '');
-  try {
-    const parsed = ReceivedErrorBody.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // Not JSON: a proxy answered; report the status plainly.
-  }
-  return { statusCode: response.status, error: text.trim().slice(0, 200) || `HTTP ${response.status}` };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -15,5 +15,5 @@ export const STREAM_EVENT = { ready: 'ready', entry: 'message', overflow: 'overf
 export const StreamCursor = z.object({ cursor: z.string().nullable() });
 export type StreamCursor = z.infer<typeof StreamCursor>;
 
-/** How a browser's EventSource should pace its retries; the same first step as decisions.md. */
+/** How a browser's EventSource should pace its retries; the same first step as docs/decisions.md §9.6. */
 export const STREAM_RETRY_MS = 250;

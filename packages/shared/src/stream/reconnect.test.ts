@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createReconnectSchedule } from './reconnect.js';
 
-describe('createReconnectSchedule (decisions.md: 250 ms for 5 s, then up to 2 s)', () => {
+describe('createReconnectSchedule (docs/decisions.md §9.6: 250 ms for 5 s, then up to 2 s)', () => {
   it('retries every 250 ms for the first 5 s of an outage, then backs off to 2 s', () => {
     let now = 1_000;
     const schedule = createReconnectSchedule(() => now);

@@ -1,5 +1,5 @@
 /**
- * decisions.md, The CLI: a reconnecting stream client retries every 250 ms for the first 5 s,
+ * docs/decisions.md §9.6: a reconnecting stream client retries every 250 ms for the first 5 s,
  * then backs off to at most 2 s between tries, forever. The 5 s count from the first failure of
  * an outage; a successful connection starts the next outage afresh.
  */

@@ -9,7 +9,7 @@ export interface SseEvent {
  * The event-stream format of the HTML standard, fed text in chunks of any size: lines end in LF,
  * CRLF or CR (a CR at the end of one chunk and an LF at the start of the next are one ending),
  * `:` starts a comment, an empty line dispatches. `retry:` is ignored; the follower keeps its
- * own schedule (decisions.md).
+ * own schedule (docs/decisions.md §9.6).
  */
 export function createSseParser(onEvent: (event: SseEvent) => void): { feed(chunk: string): void } {
   let pending = '';

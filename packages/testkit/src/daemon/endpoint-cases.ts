@@ -50,6 +50,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   openapi: () => ({}),
   createToken: () => ({ body: { email: 'password-user@example.com', password: 'correct horse' } }),
   me: () => ({}),
+  revokeOwnToken: () => ({}),
   listTrafficSources: () => ({}),
   createTrafficSource: () => ({ body: { name: `new-${++worldCounter}`, trafficDomain: 'new.example.com' } }),
   updateTrafficSource: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { name: `renamed-${++worldCounter}` } }),

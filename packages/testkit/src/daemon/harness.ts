@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type App, type AppOptions, type Clock, createApp, createUser, type DaemonConfig, defaultConfig, openDatabase, systemClock } from '@tapline/daemon';
+import { type App, type AppOptions, type Clock, createApp, createUser, type DaemonConfig, defaultConfig, listen, openDatabase, systemClock } from '@tapline/daemon';
 
 export interface TestUser {
   readonly id: string;
@@ -30,21 +30,21 @@ let counter = 0;
  * speak real HTTP through the same typed client the CLI uses.
  */
 export async function startHarness(
-  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> = {},
+  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const opened = openDatabase(':memory:');
   await opened.migrate();
   const { app, deps, batches, stop } = createApp({
     db: opened.db,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
-    logger: pino({ level: 'silent' }),
+    logger,
     clock: options.clock ?? systemClock,
     ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server = await listen(app, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function token(userId: string, opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {}) {

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type Clock, createApp, createUser, defaultConfig, openDatabase, type WebhookWorker } from '@tapline/daemon';
+import { type Clock, createApp, createUser, defaultConfig, listen, openDatabase, type WebhookWorker } from '@tapline/daemon';
 import { composeBody } from '../compose.js';
 
 export interface ReceivedRequest {
@@ -108,8 +108,7 @@ export async function startWebhookApp(options: { clock: Clock; random?: () => nu
     clock: options.clock,
     webhooks: { start: false, random: options.random ?? (() => 1), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server = await listen(app, 0, '127.0.0.1', deps.logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let users = 0;
   const clientFor = async () => {

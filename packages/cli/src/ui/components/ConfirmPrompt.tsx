@@ -1,4 +1,5 @@
 import { Text, useInput } from 'ink';
+import { usePaint } from '../palette.js';
 
 export interface ConfirmPromptProps {
   readonly question: string;
@@ -8,9 +9,10 @@ export interface ConfirmPromptProps {
 
 /** A yes/no line: only `y` agrees, so a stray key never destroys anything. */
 export function ConfirmPrompt({ question, onAnswer }: ConfirmPromptProps) {
+  const paint = usePaint();
   useInput((input) => onAnswer(input === 'y' || input === 'Y'));
   return (
-    <Text color="yellow" wrap="truncate">
+    <Text color={paint('yellow')} wrap="truncate">
       {question} <Text bold>y</Text> to confirm, any other key to cancel
     </Text>
   );

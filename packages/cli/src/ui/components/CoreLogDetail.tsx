@@ -5,6 +5,7 @@ import { useKeymap } from '../hooks/useKeymap.js';
 import { useScroll } from '../hooks/useScroll.js';
 import { wrapLine } from '../record-lines.js';
 import { ScrolledLines } from './ScrolledLines.js';
+import { usePaint } from '../palette.js';
 
 export interface CoreLogDetailProps {
   readonly log: CoreLog;
@@ -16,6 +17,7 @@ export interface CoreLogDetailProps {
 
 /** One core log: title, where it happened, description and stack, scrollable. */
 export function CoreLogDetail({ log, width, rows, active, onBack }: CoreLogDetailProps) {
+  const paint = usePaint();
   const lines = useMemo(() => {
     const text = [
       `${log.createdAt}  layer ${log.layer || '-'}  source ${log.source || '-'}${log.httpTrafficId ? `  entry ${log.httpTrafficId}` : ''}`,
@@ -32,7 +34,7 @@ export function CoreLogDetail({ log, width, rows, active, onBack }: CoreLogDetai
   useKeymap({ ...scroll.keys, escape: onBack, backspace: onBack }, active);
   return (
     <Box flexDirection="column" height={rows}>
-      <Text bold color="red" wrap="truncate">
+      <Text bold color={paint('red')} wrap="truncate">
         {log.title}
       </Text>
       <ScrolledLines lines={lines} offset={scroll.offset} rows={bodyRows} />

@@ -7,6 +7,7 @@ import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import { useSelection } from '../hooks/useSelection.js';
 import { CoreLogDetail } from './CoreLogDetail.js';
+import { usePaint } from '../palette.js';
 
 export interface CoreLogsViewProps {
   readonly api: UiApi;
@@ -21,6 +22,7 @@ const PAGE = 200;
 
 /** The source's core logs, newest first; Enter shows one with its stack. */
 export function CoreLogsView({ api, sourceId, width, rows, active, onBack }: CoreLogsViewProps) {
+  const paint = usePaint();
   const logs = useAsync(() => api.listCoreLogs(sourceId, 1, PAGE), [api, sourceId]);
   const [open, setOpen] = useState<CoreLog | null>(null);
   const data = logs.data?.data ?? [];
@@ -41,7 +43,7 @@ export function CoreLogsView({ api, sourceId, width, rows, active, onBack }: Cor
   );
 
   if (open) return <CoreLogDetail log={open} width={width} rows={rows} active={active} onBack={() => setOpen(null)} />;
-  const total = logs.data?.total ?? 0;
+  const total = logs.data?.meta.total ?? 0;
   return (
     <Box flexDirection="column" height={rows}>
       <Text bold wrap="truncate">
@@ -50,12 +52,12 @@ export function CoreLogsView({ api, sourceId, width, rows, active, onBack }: Cor
           {logs.loading ? 'loading…' : `${total} in all${total > data.length ? `, newest ${data.length} shown` : ''}`}
         </Text>
       </Text>
-      {logs.error ? <Text color="red">Could not load core logs: {logs.error}</Text> : null}
+      {logs.error ? <Text color={paint('red')}>Could not load core logs: {logs.error}</Text> : null}
       {!logs.loading && !logs.error && data.length === 0 ? <Text dimColor>No core logs for this source.</Text> : null}
       {data.slice(top, top + listRows).map((log, i) => (
         <Text key={log.id} inverse={top + i === selected} wrap="truncate">
-          <Text dimColor>{clockTime(log.createdAt)}</Text> <Text color="magenta">{fit(log.layer || '-', 12).padEnd(12)}</Text>{' '}
-          <Text color="cyan">{fit(log.source || '-', 14).padEnd(14)}</Text> {fit(log.title, Math.max(10, width - 42))}
+          <Text dimColor>{clockTime(log.createdAt)}</Text> <Text color={paint('magenta')}>{fit(log.layer || '-', 12).padEnd(12)}</Text>{' '}
+          <Text color={paint('cyan')}>{fit(log.source || '-', 14).padEnd(14)}</Text> {fit(log.title, Math.max(10, width - 42))}
         </Text>
       ))}
     </Box>

@@ -39,12 +39,28 @@ describe('the / filter prompt', () => {
     expect(lastFrame()).toContain('✗ col 1');
   });
 
+  it('several Backspaces in one chunk (typed fast, or a held key) each erase a character', async () => {
+    const { lastFrame, stdin } = start(new FakeApi(mixed()));
+    await frameWith(lastFrame, '/boom');
+    await press(stdin, '/');
+    await frameWith(lastFrame, 'esc clear');
+    await press(stdin, ...'status>=5xy');
+    await frameWith(lastFrame, 'status>=5xy');
+    await press(stdin, '\u007F\u007F');
+    const erased = await frameWith(lastFrame, '✓ enter to apply');
+    expect(erased).toContain('/ status>=5 ');
+    await press(stdin, '00\u007F0');
+    await frameWith(lastFrame, '/ status>=500 ');
+  });
+
   it('applies on Enter: the table reloads with only matching entries and keeps following them', async () => {
     const api = new FakeApi(mixed());
     const saved: (readonly string[])[] = [];
     const { lastFrame, stdin } = start(api, [], saved);
     await frameWith(lastFrame, '/boom');
-    await press(stdin, '/', ...'status>=500');
+    await press(stdin, '/');
+    await frameWith(lastFrame, 'esc clear');
+    await press(stdin, ...'status>=500');
     await frameWith(lastFrame, '✓ enter to apply');
     await press(stdin, KEYS.enter);
     const filtered = await frameWith(lastFrame, /filter: status>=500  ·  1 loaded/);
@@ -62,7 +78,9 @@ describe('the / filter prompt', () => {
     const api = new FakeApi(mixed());
     const { lastFrame, stdin } = start(api, ['method=POST', 'status=5xx']);
     await frameWith(lastFrame, '/boom');
-    await press(stdin, '/', KEYS.up);
+    await press(stdin, '/');
+    await frameWith(lastFrame, 'esc clear');
+    await press(stdin, KEYS.up);
     await frameWith(lastFrame, 'method=POST');
     await press(stdin, KEYS.up);
     await frameWith(lastFrame, 'status=5xx');
@@ -70,7 +88,9 @@ describe('the / filter prompt', () => {
     const post = await frameWith(lastFrame, /filter: method=POST  ·  1 loaded/);
     expect(post).toContain('/missing');
     expect(post).not.toContain('/boom');
-    await press(stdin, '/', KEYS.escape);
+    await press(stdin, '/');
+    await frameWith(lastFrame, 'esc clear');
+    await press(stdin, KEYS.escape);
     await frameWithout(lastFrame, 'filter:');
     await frameWith(lastFrame, '/boom');
     expect(api.listCalls.at(-1)?.q).toBe('');

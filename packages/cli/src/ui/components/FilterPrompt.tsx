@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import type { FilterCheck } from '../api.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import { LineInput } from './LineInput.js';
+import { usePaint } from '../palette.js';
 
 export interface FilterPromptProps {
   readonly initial: string;
@@ -16,6 +17,7 @@ export interface FilterPromptProps {
 
 /** The `/` prompt: checked on each keystroke, applied on Enter, cleared on Esc, ↑↓ recall. */
 export function FilterPrompt({ initial, recent, check, onApply, onClear }: FilterPromptProps) {
+  const paint = usePaint();
   const [value, setShown] = useState(initial);
   // Enter may follow a keystroke before React re-renders: submit reads the ref, never a stale render.
   const current = useRef(initial);
@@ -43,13 +45,13 @@ export function FilterPrompt({ initial, recent, check, onApply, onClear }: Filte
 
   return (
     <Box>
-      <Text color="cyan">/ </Text>
+      <Text color={paint('cyan')}>/ </Text>
       <LineInput value={value} onChange={setValue} placeholder="status>=500 and path^=/api/" />
       <Text> </Text>
       {result.ok ? (
-        <Text color="green">{value.trim() ? '✓ enter to apply' : ''}</Text>
+        <Text color={paint('green')}>{value.trim() ? '✓ enter to apply' : ''}</Text>
       ) : (
-        <Text color="red" wrap="truncate">
+        <Text color={paint('red')} wrap="truncate">
           ✗ col {result.column}: {result.message}
         </Text>
       )}

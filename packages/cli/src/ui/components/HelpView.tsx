@@ -1,11 +1,13 @@
 import { Box, Text } from 'ink';
 import { HELP } from '../keys.js';
+import { usePaint } from '../palette.js';
 
 export interface HelpViewProps {
   readonly rows: number;
 }
 
 export function HelpView({ rows }: HelpViewProps) {
+  const paint = usePaint();
   const lines: { key: string; head?: string; keys?: string; does?: string }[] = [];
   for (const [title, keys] of HELP) {
     lines.push({ key: title, head: title });
@@ -21,7 +23,7 @@ export function HelpView({ rows }: HelpViewProps) {
         ) : (
           <Text key={l.key} wrap="truncate">
             {'  '}
-            <Text color="cyan">{(l.keys ?? '').padEnd(16)}</Text>
+            <Text color={paint('cyan')}>{(l.keys ?? '').padEnd(16)}</Text>
             {l.does}
           </Text>
         ),

@@ -12,6 +12,26 @@ export interface LineInputProps {
  * render and the moment Ink re-binds input handlers (frequent while traffic streams in) are
  * never applied to a stale value and lost.
  */
+const ERASE = new Set(['\u007F', '\b']);
+
+/**
+ * Applies one chunk of typed text at the cursor. Keys pressed quickly (or held) arrive as one
+ * chunk, "ab\u007F\u007F" included, and Ink passes it whole: each Backspace in it erases one
+ * character, other control characters are dropped.
+ */
+export function edit(value: string, at: number, chunk: string): [string, number] {
+  let v = value;
+  let cursor = at;
+  for (const ch of chunk) {
+    if (ERASE.has(ch)) {
+      if (cursor > 0) [v, cursor] = [v.slice(0, cursor - 1) + v.slice(cursor), cursor - 1];
+    } else if (ch >= ' ') {
+      [v, cursor] = [v.slice(0, cursor) + ch + v.slice(cursor), cursor + ch.length];
+    }
+  }
+  return [v, cursor];
+}
+
 export function LineInput({ value, onChange, placeholder = '' }: LineInputProps) {
   const text = useRef(value);
   const cursorRef = useRef(value.length);
@@ -36,9 +56,9 @@ export function LineInput({ value, onChange, placeholder = '' }: LineInputProps)
     if (key.home || (key.ctrl && input === 'a')) return set(v, 0);
     if (key.end || (key.ctrl && input === 'e')) return set(v, v.length);
     if (key.ctrl && input === 'u') return set('', 0);
-    if (key.backspace || key.delete) return at > 0 ? set(v.slice(0, at - 1) + v.slice(at), at - 1) : undefined;
+    if (key.backspace || key.delete) return set(...edit(v, at, '\u007F'));
     if (key.upArrow || key.downArrow || key.return || key.escape || key.tab || key.ctrl || key.meta || !input) return;
-    set(v.slice(0, at) + input + v.slice(at), at + input.length);
+    set(...edit(v, at, input));
   });
   const at = Math.min(cursorRef.current, value.length);
   if (!value) return <Text dimColor>{placeholder ? <Text inverse>{placeholder[0]}</Text> : <Text inverse> </Text>}{placeholder.slice(1)}</Text>;

@@ -19,18 +19,19 @@ function start(api: FakeApi, rows = 12) {
 }
 
 describe('RecordView', () => {
-  it('shows the response first, Tab switches to the request with its headers, query and pretty body', async () => {
+  it('opens on the request (as docs/ui.md shows); Tab switches to the response and back', async () => {
     const api = new FakeApi([makeEntry({ method: 'POST', status: 201, pathname: '/api/orders' })]);
     const { lastFrame, stdin } = start(api, 30);
-    const response = await frameWith(lastFrame, '"orderId": "ord_42"');
-    expect(response).toContain('content-type: application/json');
-    await press(stdin, KEYS.tab);
     const request = await frameWith(lastFrame, 'POST https://shop.example.com/api/orders');
     expect(request).toContain('accept: application/json');
     expect(request).toContain('page: 2');
     expect(request).toContain('"qty": 2');
+    expect(request).not.toContain('"orderId"');
     await press(stdin, KEYS.tab);
-    await frameWith(lastFrame, '"orderId"');
+    const response = await frameWith(lastFrame, '"orderId": "ord_42"');
+    expect(response).toContain('content-type: application/json');
+    await press(stdin, KEYS.tab);
+    await frameWith(lastFrame, '"qty": 2');
   });
 
   it('scrolls with j/k and the arrows when the record is longer than the screen', async () => {
@@ -41,7 +42,7 @@ describe('RecordView', () => {
     await press(stdin, 'k');
     await frameWith(lastFrame, 'lines 2-5 of');
     await press(stdin, 'G');
-    await frameWith(lastFrame, /lines \d+-10 of 10/);
+    await frameWith(lastFrame, /lines \d+-14 of 14/);
     await press(stdin, 'g');
     await frameWith(lastFrame, 'lines 1-4 of');
   });
@@ -49,24 +50,35 @@ describe('RecordView', () => {
   it('c copies the curl command to the clipboard', async () => {
     const api = new FakeApi([makeEntry({ pathname: '/api/orders' })]);
     const { lastFrame, stdin, notices } = start(api);
-    await frameWith(lastFrame, 'orderId');
+    await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'c');
     await until(() => api.clipboard, (c) => c !== null);
     expect(api.clipboard).toContain("curl -X GET 'https://shop.example.com/api/orders?page=2'");
     expect(notices).toContain('curl command copied to the clipboard');
   });
 
+  it('c says when the copy went to the terminal clipboard (OSC 52) because no clipboard tool answered', async () => {
+    const api = new FakeApi([makeEntry()]);
+    api.copiedTo = 'terminal';
+    const { lastFrame, stdin, notices } = start(api);
+    await frameWith(lastFrame, 'x-request-id');
+    await press(stdin, 'c');
+    await until(() => notices, (n) => n.length > 0);
+    expect(notices).toEqual(['curl command sent to the terminal clipboard (OSC 52)']);
+    expect(lastFrame()).not.toContain('the curl command:');
+  });
+
   it('c shows the curl command when there is no clipboard; Esc hides it, Esc again goes back', async () => {
     const api = new FakeApi([makeEntry()]);
     api.clipboardWorks = false;
     const view = start(api);
-    await frameWith(view.lastFrame, 'orderId');
+    await frameWith(view.lastFrame, 'x-request-id');
     await press(view.stdin, 'c');
     const shown = await frameWith(view.lastFrame, 'the curl command:');
     expect(shown).toContain('curl -X GET');
     expect(view.notices.join()).toContain('clipboard unavailable');
     await press(view.stdin, KEYS.escape);
-    await frameWith(view.lastFrame, 'orderId');
+    await frameWith(view.lastFrame, 'x-request-id');
     expect(view.back()).toBe(0);
     await press(view.stdin, KEYS.escape);
     await until(view.back, (n) => n === 1);

@@ -39,6 +39,16 @@ describe('Session: the live table', () => {
     expect(frame).toContain('● following');
   });
 
+  it('the header counts every loaded entry by level, with p50/p95, however old (37 entries of an hour ago)', async () => {
+    const hourAgo = Date.now() - 3_600_000;
+    const old = Array.from({ length: 37 }, (_, i) =>
+      makeEntry({ status: i < 30 ? 200 : i < 35 ? 404 : 500, elapsedTime: i + 1, pathname: `/hist/${i}`, createdAt: new Date(hourAgo + i).toISOString() }),
+    );
+    const { lastFrame } = start(new FakeApi(old));
+    const frame = await frameWith(lastFrame, '37 loaded');
+    expect(frame.split('\n')[0]).toMatch(/0\.0 req\/s {2}INFO 30 WARN 5 FATAL 2 {2}p50 19ms p95 36ms/);
+  });
+
   it('space pauses (new entries wait below the fold and are counted) and resumes', async () => {
     const api = new FakeApi(history(30));
     const { lastFrame, stdin } = start(api);
@@ -62,12 +72,12 @@ describe('Session: the live table', () => {
     await frameWith(lastFrame, 'paused');
     await press(stdin, KEYS.enter);
     await frameWith(lastFrame, 'Response');
-    const record = await frameWith(lastFrame, 'orderId');
+    const record = await frameWith(lastFrame, 'x-request-id');
     expect(record.split('\n')[1]).toContain('/old/2');
     await press(stdin, KEYS.escape);
     await frameWith(lastFrame, 'DOMAIN+PATH');
     await press(stdin, KEYS.up, KEYS.enter);
-    expect((await frameWith(lastFrame, 'orderId')).split('\n')[1]).toContain('/old/3');
+    expect((await frameWith(lastFrame, 'x-request-id')).split('\n')[1]).toContain('/old/3');
   });
 
   it('g and G jump to the newest and the oldest entry', async () => {
@@ -77,11 +87,11 @@ describe('Session: the live table', () => {
     await press(stdin, 'G');
     await frameWith(lastFrame, 'paused');
     await press(stdin, KEYS.enter);
-    expect((await frameWith(lastFrame, 'orderId')).split('\n')[1]).toContain('/old/0');
+    expect((await frameWith(lastFrame, 'x-request-id')).split('\n')[1]).toContain('/old/0');
     await press(stdin, KEYS.escape);
     await frameWith(lastFrame, 'DOMAIN+PATH');
     await press(stdin, 'g', KEYS.enter);
-    expect((await frameWith(lastFrame, 'orderId')).split('\n')[1]).toContain('/old/7');
+    expect((await frameWith(lastFrame, 'x-request-id')).split('\n')[1]).toContain('/old/7');
   });
 
   it('PgDn pages into history, fetching older pages on demand; PgUp pages back', async () => {
@@ -150,10 +160,10 @@ describe('Session: the live table', () => {
     const api = new FakeApi(history(1));
     const { lastFrame } = start(api);
     await until(() => api.following, (n) => n === 1);
-    api.status({ state: 'reconnecting', attempt: 3, reason: 'ECONNREFUSED' });
+    api.status({ state: 'reconnecting', attempt: 3, reason: 'ECONNREFUSED', retryInMs: 1000 });
     const frame = await frameWith(lastFrame, 'reconnecting, attempt 3');
     expect(frame.split('\n')[0]).toContain('reconnecting');
-    api.status({ state: 'live' });
+    api.status({ state: 'live', cursor: undefined, reconnected: true });
     await frameWith(lastFrame, '● following');
   });
 

@@ -7,6 +7,7 @@ import type { TerminalSize } from '../hooks/useTerminalSize.js';
 import { type FeedOptions, type TrafficFeed, useTrafficStream } from '../hooks/useTrafficStream.js';
 import type { Screen } from '../keys.js';
 import { CoreLogsView } from './CoreLogsView.js';
+import { DiffView } from './DiffView.js';
 import { FilterPrompt } from './FilterPrompt.js';
 import { Footer } from './Footer.js';
 import { HeaderBar } from './HeaderBar.js';
@@ -27,7 +28,7 @@ export interface SessionProps {
   readonly onQuit: () => void;
 }
 
-type Body = 'traffic' | 'record' | 'logs' | 'webhooks' | 'help';
+type Body = 'traffic' | 'record' | 'diff' | 'logs' | 'webhooks' | 'help';
 const RECENT_MAX = 20;
 const NOTICE_MS = 5000;
 
@@ -51,6 +52,8 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
   const [body, setBody] = useState<Body>('traffic');
   const [filtering, setFiltering] = useState(false);
   const [entry, setEntry] = useState<HttpTraffic | null>(null);
+  // `m` marks an entry; `=` diffs the selected one (B) against it (A).
+  const [marked, setMarked] = useState<HttpTraffic | null>(null);
   const [notice, setNotice] = useState<{ text: string; tone: Tone } | null>(null);
   const feed = useTrafficStream(api, source.id, q, feedOptions);
 
@@ -93,10 +96,22 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
     <Box flexDirection="column" width={size.columns} height={height}>
       <HeaderBar source={source.name} stats={feed.stats} status={feed.status} following={feed.table.following} width={size.columns} />
       {body === 'traffic' ? (
-        <TrafficView feed={feed} width={size.columns} rows={bodyRows} active={!filtering} filtered={q !== ''} onOpen={(e) => (setEntry(e), setBody('record'))} />
+        <TrafficView
+          feed={feed}
+          width={size.columns}
+          rows={bodyRows}
+          active={!filtering}
+          filtered={q !== ''}
+          onOpen={(e) => (setEntry(e), setBody('record'))}
+          onMark={(e) => (setMarked(e), say(`marked ${e.method} ${e.status} ${e.pathname} (${e.id.slice(0, 13)}); select another and press = to diff`))}
+          onDiff={(e) => (marked ? (setEntry(e), setBody('diff')) : say('mark an entry with m first, then press = on another', 'warn'))}
+        />
       ) : null}
       {body === 'record' && entry ? (
         <RecordView api={api} sourceId={source.id} entry={entry} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} />
+      ) : null}
+      {body === 'diff' && entry && marked ? (
+        <DiffView api={api} sourceId={source.id} a={marked} b={entry} width={size.columns} rows={bodyRows} active onBack={back} />
       ) : null}
       {body === 'logs' ? <CoreLogsView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} /> : null}
       {body === 'webhooks' ? <WebhooksView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} onQuit={onQuit} /> : null}

@@ -1,6 +1,7 @@
 import type { HttpTraffic } from '@tapline/shared';
 import { Box, Text } from 'ink';
 import { CELL_WIDTHS as W, entryCells, fit, latencyTone, levelTone, methodTone, statusTone } from '../entry-columns.js';
+import { usePaint } from '../palette.js';
 
 export interface TrafficTableProps {
   /** The visible rows only, newest first. */
@@ -15,6 +16,7 @@ export interface TrafficTableProps {
 const FIXED = W.time + W.method + W.status + W.level + W.latency + 5;
 
 export function TrafficTable({ entries, selected, width, rows, emptyText }: TrafficTableProps) {
+  const paint = usePaint();
   const target = Math.max(8, width - FIXED - 1);
   return (
     <Box flexDirection="column" height={rows + 1}>
@@ -26,9 +28,9 @@ export function TrafficTable({ entries, selected, width, rows, emptyText }: Traf
         const c = entryCells(entry);
         return (
           <Text key={entry.id} inverse={i === selected} wrap="truncate">
-            <Text dimColor={i !== selected}>{c.time.padEnd(W.time)}</Text> <Text color={methodTone(entry.method)}>{c.method.padEnd(W.method)}</Text>{' '}
-            <Text color={statusTone(entry.status)}>{c.status.padEnd(W.status)}</Text> <Text color={levelTone(entry.level)}>{c.level.padEnd(W.level)}</Text>{' '}
-            <Text color={latencyTone(entry.elapsedTime)}>{c.latency.padStart(W.latency)}</Text> {fit(c.target, target)}
+            <Text dimColor={i !== selected}>{c.time.padEnd(W.time)}</Text> <Text color={paint(methodTone(entry.method))}>{c.method.padEnd(W.method)}</Text>{' '}
+            <Text color={paint(statusTone(entry.status))}>{c.status.padEnd(W.status)}</Text> <Text color={paint(levelTone(entry.level))}>{c.level.padEnd(W.level)}</Text>{' '}
+            <Text color={paint(latencyTone(entry.elapsedTime))}>{c.latency.padStart(W.latency)}</Text> {fit(c.target, target)}
           </Text>
         );
       })}

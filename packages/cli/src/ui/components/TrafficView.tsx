@@ -1,5 +1,6 @@
 import type { HttpTraffic } from '@tapline/shared';
 import { useEffect, useRef } from 'react';
+import { listKeys } from '../hooks/list-keys.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import type { TrafficFeed } from '../hooks/useTrafficStream.js';
 import { jumpNewest, jumpOldest, move, nearEnd, resize, type TableState, togglePause } from '../table-state.js';
@@ -13,10 +14,14 @@ export interface TrafficViewProps {
   readonly active: boolean;
   readonly filtered: boolean;
   readonly onOpen: (entry: HttpTraffic) => void;
+  /** `m`: mark the selected entry, to diff others against. */
+  readonly onMark: (entry: HttpTraffic) => void;
+  /** `=`: diff the selected entry against the marked one. */
+  readonly onDiff: (entry: HttpTraffic) => void;
 }
 
 /** The live table and its keys: follow/pause, move, jump, page (fetching history on demand). */
-export function TrafficView({ feed, width, rows, active, filtered, onOpen }: TrafficViewProps) {
+export function TrafficView({ feed, width, rows, active, filtered, onOpen, onMark, onDiff }: TrafficViewProps) {
   const { table, update, loadOlder } = feed;
   const bodyRows = Math.max(1, rows - 1);
 
@@ -35,23 +40,17 @@ export function TrafficView({ feed, width, rows, active, filtered, onOpen }: Tra
     update(fn);
   };
   const by = (delta: number) => change((t) => move(t, delta, bodyRows));
+  const withSelected = (act: (entry: HttpTraffic) => void) => {
+    const entry = mirror.current.entries[mirror.current.selected];
+    if (entry) act(entry);
+  };
   useKeymap(
     {
       space: () => change(togglePause),
-      up: () => by(-1),
-      k: () => by(-1),
-      down: () => by(1),
-      j: () => by(1),
-      pageup: () => by(-bodyRows),
-      pagedown: () => by(bodyRows),
-      g: () => change(jumpNewest),
-      home: () => change(jumpNewest),
-      G: () => change((t) => jumpOldest(t, bodyRows)),
-      end: () => change((t) => jumpOldest(t, bodyRows)),
-      enter: () => {
-        const entry = mirror.current.entries[mirror.current.selected];
-        if (entry) onOpen(entry);
-      },
+      ...listKeys({ by, first: () => change(jumpNewest), last: () => change((t) => jumpOldest(t, bodyRows)), page: bodyRows }),
+      enter: () => withSelected(onOpen),
+      m: () => withSelected(onMark),
+      '=': () => withSelected(onDiff),
     },
     active,
   );

@@ -49,7 +49,10 @@ describe('webhooks (w)', () => {
     await frameWith(lastFrame, 'DOMAIN+PATH');
     await press(stdin, 'w');
     await frameWith(lastFrame, 'hooks.slack.com');
-    await press(stdin, 'd', 'y');
+    await press(stdin, 'd');
+    // The question subscribes to keys just after it is drawn: answer once it is on screen.
+    await frameWith(lastFrame, 'Delete the slack webhook');
+    await press(stdin, 'y');
     await frameWith(lastFrame, 'could not delete the webhook: forbidden');
   });
 });

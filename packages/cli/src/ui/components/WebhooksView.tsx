@@ -2,12 +2,13 @@ import type { Webhook } from '@tapline/shared';
 import { Box, Text } from 'ink';
 import { useState } from 'react';
 import { describeError, type UiApi } from '../api.js';
-import { fit } from '../entry-columns.js';
+import { fit, type Tone as Color } from '../entry-columns.js';
 import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import { useSelection } from '../hooks/useSelection.js';
 import { ConfirmPrompt } from './ConfirmPrompt.js';
 import type { Tone } from './StatusLine.js';
+import { usePaint } from '../palette.js';
 
 export interface WebhooksViewProps {
   readonly api: UiApi;
@@ -20,10 +21,11 @@ export interface WebhooksViewProps {
   readonly onQuit: () => void;
 }
 
-const LEVEL_COLORS: Record<Webhook['level'], string> = { fatal: 'red', warning: 'yellow', info: 'green' };
+const LEVEL_COLORS: Record<Webhook['level'], Color> = { fatal: 'red', warning: 'yellow', info: 'green' };
 
 /** The source's webhooks; `d` asks, and `y` deletes. */
 export function WebhooksView({ api, sourceId, width, rows, active, onBack, onNotice, onQuit }: WebhooksViewProps) {
+  const paint = usePaint();
   const hooks = useAsync(() => api.listWebhooks(sourceId), [api, sourceId]);
   const [confirming, setConfirming] = useState<Webhook | null>(null);
   const data = hooks.data ?? [];
@@ -59,11 +61,11 @@ export function WebhooksView({ api, sourceId, width, rows, active, onBack, onNot
       <Text bold>
         Webhooks <Text dimColor>{hooks.loading ? 'loading…' : `${data.length}`}</Text>
       </Text>
-      {hooks.error ? <Text color="red">Could not load webhooks: {hooks.error}</Text> : null}
+      {hooks.error ? <Text color={paint('red')}>Could not load webhooks: {hooks.error}</Text> : null}
       {!hooks.loading && !hooks.error && data.length === 0 ? <Text dimColor>No webhooks. Add one with `tapline webhooks add`.</Text> : null}
       {data.slice(top, top + listRows).map((hook, i) => (
         <Text key={hook.id} inverse={top + i === selected} wrap="truncate">
-          {hook.type.padEnd(8)} <Text color={LEVEL_COLORS[hook.level]}>{hook.level.padEnd(8)}</Text> {fit(hook.value, Math.max(10, width - 18))}
+          {hook.type.padEnd(8)} <Text color={paint(LEVEL_COLORS[hook.level])}>{hook.level.padEnd(8)}</Text> {fit(hook.value, Math.max(10, width - 18))}
         </Text>
       ))}
       {confirming ? (

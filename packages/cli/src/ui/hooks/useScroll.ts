@@ -1,9 +1,10 @@
 import { useState } from 'react';
+import { listKeys } from './list-keys.js';
 import type { Keymap } from './useKeymap.js';
 
 export interface Scroll {
   readonly offset: number;
-  /** Bindings for ↑↓ j k PgUp PgDn g G. */
+  /** Bindings for ↑↓ j k PgUp PgDn g G Home End. */
   readonly keys: Keymap;
   reset(): void;
 }
@@ -17,18 +18,7 @@ export function useScroll(total: number, rows: number): Scroll {
   const page = Math.max(1, rows - 1);
   return {
     offset,
-    keys: {
-      up: () => by(-1),
-      k: () => by(-1),
-      down: () => by(1),
-      j: () => by(1),
-      pageup: () => by(-page),
-      pagedown: () => by(page),
-      g: () => setOffset(0),
-      home: () => setOffset(0),
-      G: () => setOffset(max),
-      end: () => setOffset(max),
-    },
+    keys: listKeys({ by, first: () => setOffset(0), last: () => setOffset(max), page }),
     reset: () => setOffset(0),
   };
 }

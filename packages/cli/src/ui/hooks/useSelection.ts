@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { listKeys } from './list-keys.js';
 import type { Keymap } from './useKeymap.js';
 
 export interface Selection {
@@ -6,7 +7,7 @@ export interface Selection {
   readonly selected: number;
   /** The first row shown, so that the selected one stays in the window. */
   readonly top: number;
-  /** Bindings for ↑↓ j k PgUp PgDn g G. */
+  /** Bindings for ↑↓ j k PgUp PgDn g G Home End. */
   readonly keys: Keymap;
 }
 
@@ -19,15 +20,6 @@ export function useSelection(count: number, visible: number): Selection {
   return {
     selected,
     top: Math.max(0, selected - visible + 1),
-    keys: {
-      up: () => move(-1),
-      k: () => move(-1),
-      down: () => move(1),
-      j: () => move(1),
-      pageup: () => move(-visible),
-      pagedown: () => move(visible),
-      g: () => setSelected(0),
-      G: () => setSelected(last),
-    },
+    keys: listKeys({ by: move, first: () => setSelected(0), last: () => setSelected(last), page: visible }),
   };
 }

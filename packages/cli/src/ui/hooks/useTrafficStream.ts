@@ -1,7 +1,7 @@
 import type { HttpTraffic } from '@tapline/shared';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { describeError, type StreamStatus, type UiApi } from '../api.js';
-import { LiveStats, type StatsSnapshot } from '../live-stats.js';
+import { type StatsSnapshot, tableStats } from '../live-stats.js';
 import { addNewer, addOlder, emptyTable, type TableState } from '../table-state.js';
 
 export interface TrafficFeed {
@@ -38,8 +38,8 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
   const [error, setError] = useState<string | null>(null);
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [historyEnd, setHistoryEnd] = useState(false);
-  const statsRef = useRef(new LiveStats());
-  const [stats, setStats] = useState<StatsSnapshot>(() => statsRef.current.snapshot(now()));
+  // The clock the rate is read against, ticking every `statsMs`; the counts follow the table.
+  const [clock, setClock] = useState(now);
   const pending = useRef<HttpTraffic[]>([]);
   const tableRef = useRef(table);
   tableRef.current = table;
@@ -56,7 +56,6 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
     const live = () => gen === generation.current && !controller.signal.aborted;
     pending.current = [];
     older.current = null;
-    statsRef.current.clear();
     setTable(emptyTable);
     setLoadedKey(key);
     setError(null);
@@ -68,18 +67,15 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
       if (pending.current.length === 0) return;
       const batch = pending.current;
       pending.current = [];
-      statsRef.current.add(batch);
       setTable((t) => addNewer(t, batch));
     };
     const flushTimer = setInterval(flush, flushMs);
-    const statsTimer = setInterval(() => setStats(statsRef.current.snapshot(now())), statsMs);
+    const statsTimer = setInterval(() => setClock(now()), statsMs);
 
     void (async () => {
       try {
         const first = await api.listTraffic(sourceId, { q, limit: pageSize });
         if (!live()) return;
-        statsRef.current.add(first.data);
-        setStats(statsRef.current.snapshot(now()));
         setTable((t) => addOlder(t, first.data));
         setHistoryEnd(first.data.length < pageSize);
         await api.follow(sourceId, {
@@ -139,5 +135,7 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
   const update = useCallback((change: (t: TableState) => TableState) => setTable(change), []);
 
   const current = loadedKey === key;
-  return { table: current ? table : emptyTable, status, stats, error: current ? error : null, loadingOlder, historyEnd, update, loadOlder };
+  const shown = current ? table : emptyTable;
+  const stats = useMemo<StatsSnapshot>(() => tableStats(shown.entries, clock), [shown.entries, clock]);
+  return { table: shown, status, stats, error: current ? error : null, loadingOlder, historyEnd, update, loadOlder };
 }

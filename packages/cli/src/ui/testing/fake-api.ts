@@ -1,5 +1,7 @@
 import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
 import type { FollowOptions, StreamStatus, UiApi } from '../api.js';
+import type { ReplayResponse } from '../../replay/send.js';
+import type { CopiedTo } from '../clipboard.js';
 import { newestFirst } from '../table-state.js';
 
 export const SOURCE: TrafficSource = {
@@ -53,6 +55,7 @@ export class FakeApi implements UiApi {
   webhooks: Webhook[] = [];
   clipboard: string | null = null;
   clipboardWorks = true;
+  copiedTo: CopiedTo = 'clipboard';
   readonly listCalls: { q: string; before?: string; page?: number }[] = [];
   private followers: FollowOptions[] = [];
 
@@ -66,8 +69,8 @@ export class FakeApi implements UiApi {
     this.listCalls.push({ q: o.q, ...(o.before ? { before: o.before } : {}), ...(o.page ? { page: o.page } : {}) });
     const match = o.q ? compilePredicate(tryParseOrThrow(o.q)) : () => true;
     const all = this.entries.filter((e) => match(e) && (!o.before || e.createdAt <= o.before));
-    const start = ((o.page ?? 1) - 1) * o.limit;
-    return { data: all.slice(start, start + o.limit), total: all.length };
+    const page = o.page ?? 1;
+    return { data: all.slice((page - 1) * o.limit, page * o.limit), meta: { total: all.length, page, limit: o.limit } };
   };
 
   getTraffic = async (_sourceId: string, id: string) => {
@@ -79,7 +82,7 @@ export class FakeApi implements UiApi {
   follow = (_sourceId: string, options: FollowOptions) =>
     new Promise<void>((resolve) => {
       this.followers.push(options);
-      options.onStatus({ state: 'live' });
+      options.onStatus({ state: 'live', cursor: undefined, reconnected: false });
       options.signal.addEventListener('abort', () => {
         this.followers = this.followers.filter((f) => f !== options);
         resolve();
@@ -103,7 +106,7 @@ export class FakeApi implements UiApi {
     return this.followers.length;
   }
 
-  listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({ data: this.logs.slice((page - 1) * limit, page * limit), total: this.logs.length });
+  listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({ data: this.logs.slice((page - 1) * limit, page * limit), meta: { total: this.logs.length, page, limit } });
   listWebhooks = async () => this.webhooks;
   deleteWebhook = async (id: string) => {
     this.webhooks = this.webhooks.filter((w) => w.id !== id);
@@ -116,9 +119,19 @@ export class FakeApi implements UiApi {
 
   curlFor = (record: HttpTrafficRecord) => toCurl(record);
 
-  copy = async (text: string) => {
+  /** What `replay` answers (an Error rejects); each replayed record is kept in `replayed`. */
+  replyWith: ReplayResponse | Error = { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: { ok: true, replayed: true }, elapsedTime: 3 };
+  readonly replayed: HttpTrafficRecord[] = [];
+  replay = async (record: HttpTrafficRecord): Promise<ReplayResponse> => {
+    this.replayed.push(record);
+    if (this.replyWith instanceof Error) throw this.replyWith;
+    return this.replyWith;
+  };
+
+  copy = async (text: string): Promise<CopiedTo> => {
     if (!this.clipboardWorks) throw new Error('no clipboard');
     this.clipboard = text;
+    return this.copiedTo;
   };
 }
 

@@ -1,0 +1,41 @@
+import type { HttpTrafficRecord } from '@tapline/shared';
+import { CliError } from '../exit-codes.js';
+import type { ReplayResponse } from '../replay/send.js';
+import { recordLines, wrapLine } from './record-lines.js';
+
+/** Where a replay from the record view stands. */
+export type ReplayState =
+  | { readonly state: 'sending' }
+  | { readonly state: 'done'; readonly response: ReplayResponse }
+  | { readonly state: 'failed'; readonly lines: readonly string[] };
+
+/** A failed replay as lines: a refusal names each redacted value and the flag that would fill it in. */
+export function failureLines(error: unknown): string[] {
+  if (error instanceof CliError) return [error.message, ...(error.hint ? error.hint.split('\n').map((l) => l.trim()) : [])];
+  return [error instanceof Error ? error.message : String(error)];
+}
+
+const GUTTER = ' │ ';
+
+/** The daemon's level rule (docs/decisions.md), for an answer it never stored. */
+const levelOf = (status: number): HttpTrafficRecord['level'] => (status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO');
+
+/** The recorded response and the replayed one side by side, each wrapped to half the width. */
+export function replayLines(record: HttpTrafficRecord, replay: ReplayState, width: number): string[] {
+  const half = Math.max(10, Math.floor((width - GUTTER.length) / 2));
+  const left = ['Recorded', ...recordLines(record, 'response', half)];
+  const right =
+    replay.state === 'sending'
+      ? ['Replayed', 'Sending…']
+      : replay.state === 'failed'
+        ? ['Not replayed', '', ...replay.lines.flatMap((l) => wrapLine(l, half))]
+        : [
+            'Replayed now',
+            ...recordLines(
+              { ...record, status: replay.response.status, level: levelOf(replay.response.status), elapsedTime: replay.response.elapsedTime, response: { headers: replay.response.headers, body: replay.response.body } },
+              'response',
+              half,
+            ),
+          ];
+  return Array.from({ length: Math.max(left.length, right.length) }, (_, i) => `${(left[i] ?? '').padEnd(half)}${GUTTER}${right[i] ?? ''}`);
+}

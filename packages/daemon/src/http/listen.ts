@@ -1,0 +1,55 @@
+import { createServer, type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ErrorBody } from '@tapline/shared';
+import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
+
+/**
+ * The request line and headers together. The documented maxima must fit: `q` is up to 4,000
+ * UTF-16 units, which percent-encode to at most 36,000 bytes (3 UTF-8 bytes, 9 characters, per
+ * unit), beside a token, ids, dates and ordinary headers. Node's default is 16 KiB.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/** What Node's HTTP parser rejects before Express sees a request, as the API's usual JSON. */
+function clientErrorBody(error: NodeJS.ErrnoException): ErrorBody {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { statusCode: 431, error: `Request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`, code: 'headers_too_large' };
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { statusCode: 408, error: 'Request Timeout', code: 'request_timeout' };
+  return { statusCode: 400, error: 'Bad Request: the HTTP request could not be parsed', code: 'bad_request' };
+}
+
+/**
+ * Answers a request Node could not parse with `{statusCode, error, code}` instead of its bodyless
+ * default, unless an answer on this socket has begun (then only closing it is safe).
+ */
+function answerClientError(logger: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Socket) => {
+    const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const body = clientErrorBody(error);
+    logger.debug({ code: error.code, status: body.statusCode, remoteAddress: socket.remoteAddress }, 'refused a request Node could not parse');
+    const json = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode] ?? ''}\r\nConnection: close\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
+  };
+}
+
+/** The one way the daemon and the in-process harness listen, so tests see the daemon's limits. */
+export function listen(app: RequestListener, port: number, host: string, logger: Logger): Promise<Server> {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
+  server.on('clientError', answerClientError(logger));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * The files a single executable carries: one self-contained ES-module bundle per program (every
+ * dependency inlined, since the executable has no node_modules), written to `outDir` with the
+ * manifest that launcher.cjs unpacks them by.
+ */
+
+// Bundled CommonJS packages (commander, piscina, better-sqlite3) use require, __dirname and
+// __filename, which an ES module lacks; each output file gets its own.
+const banner = [
+  "import { createRequire as __taplineCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __taplineFileURLToPath } from 'node:url';",
+  "import { dirname as __taplineDirname } from 'node:path';",
+  'const require = __taplineCreateRequire(import.meta.url);',
+  'const __filename = __taplineFileURLToPath(import.meta.url);',
+  'const __dirname = __taplineDirname(__filename);',
+].join('\n');
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+/** The programs: entry points are named as the launcher and the code expect to find them. */
+export function programs(root) {
+  const requireFrom = (pkg) => createRequire(join(root, 'packages', pkg, 'package.json'));
+  const daemonRequire = requireFrom('daemon');
+  const betterSqlite = dirname(daemonRequire.resolve('better-sqlite3/package.json'));
+  const piscina = dirname(dirname(daemonRequire.resolve('piscina')));
+  return [
+    {
+      name: 'taplined',
+      pkg: 'daemon',
+      entryPoints: {
+        taplined: join(root, 'packages/daemon/src/main.ts'),
+        // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
+        // daemon's tsup.config.ts)...
+        'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-pool-thread.ts'),
+        // ...and Piscina for its own thread script beside itself.
+        worker: join(piscina, 'dist/worker.js'),
+      },
+      // An optional speed-up Piscina tries to load and does without.
+      external: ['@napi-rs/nice'],
+      // better-sqlite3 finds it by db/native-addon.ts.
+      extraFiles: { 'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node') },
+    },
+    {
+      name: 'tapline',
+      pkg: 'cli',
+      entryPoints: { tapline: join(root, 'packages/cli/src/main.ts') },
+      // Ink loads React's devtools only when DEV=true, for its own developers.
+      external: ['react-devtools-core'],
+      extraFiles: {},
+    },
+  ];
+}
+
+/** Bundles `program` into `outDir`; returns the manifest (written there as manifest.json too). */
+export async function bundle(root, program, outDir) {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  await build({
+    entryPoints: program.entryPoints,
+    outdir: outDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: program.external,
+    banner: { js: banner },
+    // Less to read and parse at every start; names stay, for stack traces and React.
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  // Without it, Node would read the bundle's .js files as CommonJS.
+  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}\n');
+  for (const [name, from] of Object.entries(program.extraFiles)) copyFileSync(from, join(outDir, name));
+
+  const { version } = JSON.parse(readFileSync(join(root, 'packages', program.pkg, 'package.json'), 'utf8'));
+  const files = {};
+  for (const name of readdirSync(outDir).sort()) files[name] = sha256(readFileSync(join(outDir, name)));
+  const manifest = { name: program.name, version, entry: `${program.name}.js`, files };
+  writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(manifest));
+  return manifest;
+}
