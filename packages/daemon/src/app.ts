@@ -11,12 +11,8 @@ import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traff
 import { createIngest } from './http-traffic/ingest.js';
 import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
-<<<<<<< HEAD
-import { errorHandler, unknownRoute } from './http/errors.js';
-import { createGate } from './http/gate.js';
-=======
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
->>>>>>> main
+import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';

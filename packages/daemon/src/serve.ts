@@ -1,10 +1,5 @@
-<<<<<<< HEAD
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-=======
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { endpointFile } from '@tapline/shared';
->>>>>>> main
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
@@ -75,23 +70,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   await opened.migrate();
   const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
-<<<<<<< HEAD
-  const server = createServer(timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS), app);
-  server.listen(options.port, options.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      void stopApp().then(() => opened.close());
-      reject(
-        new StartError(
-          error.code === 'EADDRINUSE'
-            ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
-            : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
-        ),
-      );
-    });
-=======
-  const server = await listen(app, options.port, options.host, logger).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
     await opened.close();
     throw new StartError(
@@ -99,7 +78,6 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         ? `port ${options.port} on ${options.host} is already in use; stop the other process or pass --port`
         : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
     );
->>>>>>> main
   });
   // Only once the port is ours: a start that fails leaves no new user or token behind.
   const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);

@@ -1,4 +1,4 @@
-import { createServer, type Server, STATUS_CODES } from 'node:http';
+import { createServer, type Server, type ServerOptions, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorBody } from '@tapline/shared';
 import type { RequestListener } from 'node:http';
@@ -42,8 +42,8 @@ function answerClientError(logger: Logger) {
 }
 
 /** The one way the daemon and the in-process harness listen, so tests see the daemon's limits. */
-export function listen(app: RequestListener, port: number, host: string, logger: Logger): Promise<Server> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
+export function listen(app: RequestListener, port: number, host: string, logger: Logger, options: ServerOptions = {}): Promise<Server> {
+  const server = createServer({ ...options, maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.on('clientError', answerClientError(logger));
   return new Promise((resolve, reject) => {
     server.once('error', reject);

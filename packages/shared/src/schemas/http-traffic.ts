@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
-<<<<<<< HEAD
-import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
-=======
 import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
-import { PageQuery, Timestamp, uuidField } from './common.js';
->>>>>>> main
+import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
 
 export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
