@@ -194,7 +194,9 @@ export function createTrafficWriter(): TrafficWriter {
 /**
  * Keeps `traffic_counts` in step with `http_traffic` inside the same transaction, so the two
  * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
- * increment (never read-modify-write), so concurrent writers keep it exact.
+ * increment (never read-modify-write), so concurrent writers keep it exact. Keys go in sorted
+ * order: on PostgreSQL two transactions that lock the same count rows then lock them in the same
+ * order, and so wait for each other instead of deadlocking.
  */
 async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
   const keyed = new Map<string, CountRow>();
@@ -207,7 +209,8 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
       keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
     }
   }
-  for (const part of chunks([...keyed.values()])) {
+  const sorted = [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (const part of chunks(sorted)) {
     await trx
       .insertInto('traffic_counts')
       .values(part)
