@@ -12,9 +12,9 @@ export async function runCopy(opts: { from: string; to: string; batchSize: strin
   const batchSize = parseCount('--batch-size', opts.batchSize);
   if (!isUrl(opts.from) && !isUrl(opts.to) && resolve(opts.from) === resolve(opts.to)) throw new CopyError('--from and --to name the same database');
   if (!isUrl(opts.from) && !existsSync(opts.from)) throw new CopyError(`there is no database at ${opts.from}`);
-  const from = openDatabase(opts.from);
+  const from = openDatabase(opts.from, { pool: 2 });
   try {
-    const to = openDatabase(opts.to);
+    const to = openDatabase(opts.to, { pool: 2 });
     try {
       await from.migrate();
       await to.migrate();

@@ -1,20 +1,9 @@
 import { contract } from '@tapline/shared';
-import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
-import { type Db, openDatabase, type OpenedDatabase } from '../db/open.js';
+import { dumpTables as dump, manualClock, openTestDatabase, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import type { OpenedDatabase } from '../db/open.js';
 import { CopyError, type CopyReporter, copyDatabase } from './copy.js';
 import { COPIED_TABLES, unknownTables } from './tables.js';
-
-/** Every row of every table, in key order: what "the same database" means for a copy. */
-async function dump(db: Db): Promise<Record<string, unknown[]>> {
-  const tables: Record<string, unknown[]> = {};
-  for (const table of COPIED_TABLES) {
-    const order = sql.join(table.key.map((k) => sql.ref(k)));
-    tables[table.name] = (await sql`select * from ${sql.table(table.name)} order by ${order}`.execute(db)).rows;
-  }
-  return tables;
-}
 
 describe('copying a database', () => {
   const clock = manualClock('2026-11-21T10:00:00.000Z');
@@ -25,8 +14,7 @@ describe('copying a database', () => {
   beforeEach(async () => {
     source = await startWebhookApp({ clock });
     receiver = await startReceiver();
-    target = openDatabase(':memory:');
-    await target.migrate();
+    target = await openTestDatabase();
     // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt.
     const sourceId = await source.source();
     await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
@@ -98,9 +86,8 @@ describe('copying a database', () => {
 
 describe('the tables a copy knows', () => {
   it('names every table the migrations create', async () => {
-    const db = openDatabase(':memory:');
+    const db = await openTestDatabase();
     try {
-      await db.migrate();
       const tables = (await db.db.introspection.getTables()).map((t) => t.name);
       expect(unknownTables(tables)).toEqual([]);
       expect(COPIED_TABLES.map((t) => t.name).filter((name) => !tables.includes(name))).toEqual([]);
