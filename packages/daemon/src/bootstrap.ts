@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tokenFile } from '@tapline/shared';
 import type { TokenService } from './auth/tokens.js';
-import { countUsers, createUser, LOCAL_USER_EMAIL } from './auth/users.js';
+import { countUsers, createUserUnlessTaken, LOCAL_USER_EMAIL } from './auth/users.js';
 import type { Db } from './db/open.js';
 import type { Clock } from './clock.js';
 
@@ -21,7 +21,9 @@ export function ensureHome(home: string): void {
  */
 export async function bootstrapLocalUser(db: Db, clock: Clock, tokens: TokenService, home: string): Promise<string | null> {
   if ((await countUsers(db)) > 0) return null;
-  const user = await createUser(db, clock, { email: LOCAL_USER_EMAIL, name: 'Local user' });
+  // Daemons starting together on one new PostgreSQL database all see no user: one makes it.
+  const user = await createUserUnlessTaken(db, clock, { email: LOCAL_USER_EMAIL, name: 'Local user' });
+  if (!user) return null;
   const { token } = await tokens.issue({ userId: user.id, scope: 'full' });
   const path = tokenFile(home);
   writePrivateFile(path, `${token}\n`);

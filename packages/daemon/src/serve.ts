@@ -87,17 +87,28 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
     );
   });
-  // Only once the port is ours: a start that fails leaves no new user or token behind.
-  const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
-  if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.
+  let url: string;
+  let mine: string;
   const endpoint = endpointFile(options.home);
-  const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
-  writePrivateFile(endpoint, mine);
+  try {
+    // Only once the port is ours: a start that fails leaves no new user or token behind.
+    const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
+    if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    url = `http://${host}:${address.port}`;
+    // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.
+    mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
+    writePrivateFile(endpoint, mine);
+  } catch (error) {
+    // Nothing may keep the process alive after a failed start: the server, the app's workers, the pool.
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopApp();
+    await opened.close();
+    throw error instanceof StartError ? error : new StartError(error instanceof Error ? error.message : String(error));
+  }
   const { backend, location } = opened.description;
   options.announce(`taplined listening on ${url} (database: ${backend} ${location})`);
   logger.info({ url, database: backend, location }, 'ready');

@@ -14,16 +14,25 @@ const toUser = (row: Pick<UsersTable, 'id' | 'email' | 'name'>): User => ({ id: 
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export async function createUser(
-  db: Db,
-  clock: Clock,
-  input: { email: string; name?: string | undefined; passwordHash?: string | null },
-): Promise<User> {
+type NewUser = { email: string; name?: string | undefined; passwordHash?: string | null };
+
+function userRow(clock: Clock, input: NewUser) {
   const now = isoNow(clock);
   const email = normalizeEmail(input.email);
-  const row = { id: newId(), email, name: input.name?.trim() || email.split('@')[0] || email, password_hash: input.passwordHash ?? null, created_at: now, updated_at: now };
+  return { id: newId(), email, name: input.name?.trim() || email.split('@')[0] || email, password_hash: input.passwordHash ?? null, created_at: now, updated_at: now };
+}
+
+export async function createUser(db: Db, clock: Clock, input: NewUser): Promise<User> {
+  const row = userRow(clock, input);
   await db.insertInto('users').values(row).execute();
   return toUser(row);
+}
+
+/** The user, or `undefined` when one with that email exists already (another daemon made it first). */
+export async function createUserUnlessTaken(db: Db, clock: Clock, input: NewUser): Promise<User | undefined> {
+  const row = userRow(clock, input);
+  const inserted = await db.insertInto('users').values(row).onConflict((oc) => oc.column('email').doNothing()).returning('id').executeTakeFirst();
+  return inserted ? toUser(row) : undefined;
 }
 
 export async function findUserByEmail(db: Db, email: string) {

@@ -10,7 +10,8 @@ const isUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
 /** `taplined copy`: opens both ends (migrating each to this version), copies, and returns the summary to print. */
 export async function runCopy(opts: { from: string; to: string; batchSize: string }, progress: NodeJS.WriteStream): Promise<string> {
   const batchSize = parseCount('--batch-size', opts.batchSize);
-  if (!isUrl(opts.from) && !isUrl(opts.to) && resolve(opts.from) === resolve(opts.to)) throw new CopyError('--from and --to name the same database');
+  const same = isUrl(opts.from) || isUrl(opts.to) ? opts.from === opts.to : resolve(opts.from) === resolve(opts.to);
+  if (same) throw new CopyError('--from and --to name the same database');
   if (!isUrl(opts.from) && !existsSync(opts.from)) throw new CopyError(`there is no database at ${opts.from}`);
   const from = openDatabase(opts.from, { pool: 2 });
   try {

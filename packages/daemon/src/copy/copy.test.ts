@@ -60,6 +60,22 @@ describe('copying a database', () => {
     expect(resumed.find((c) => c.table === 'users')?.alreadyThere).toBeGreaterThan(0);
   });
 
+  it('refuses to resume from a source that changed since the interruption, and to copy twice into one database', async () => {
+    const interrupt = new AbortController();
+    const report: CopyReporter = { start: () => undefined, advance: (table) => table === 'requests' && interrupt.abort(new Error('interrupted')), finish: () => undefined };
+    await expect(copyDatabase(source.db, target.db, { batchSize: 5, report, signal: interrupt.signal })).rejects.toThrow('interrupted');
+    await source.compose(await source.source('later'));
+    await expect(copyDatabase(source.db, target.db, { batchSize: 5 })).rejects.toThrow('the source has changed since the interrupted copy began');
+
+    const again = await openTestDatabase();
+    try {
+      await copyDatabase(source.db, again.db, { batchSize: 50 });
+      await expect(copyDatabase(source.db, again.db, { batchSize: 50 })).rejects.toThrow('the destination already holds a finished copy of this database');
+    } finally {
+      await again.close();
+    }
+  });
+
   it('refuses a destination that holds another Tapline database, and writes nothing to it', async () => {
     const other = await startWebhookApp({ clock });
     try {

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/open.js';
+import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
 
 /** A copy that cannot start or go on: the message is for the person at the shell. */
@@ -36,15 +37,25 @@ async function settings(db: Executor): Promise<Map<string, unknown>> {
 }
 
 /**
- * The destination must be empty, or hold what an interrupted copy of this same source left: its
- * settings (the token signing key among them, copied first) equal the source's.
+ * The destination must be empty (a new copy starts: it is marked unfinished), or hold what an
+ * interrupted copy of this same, unchanged source left (the copy resumes).
  */
-async function checkDestination(from: Executor, to: Executor): Promise<void> {
+async function startOrResume(source: Executor, to: Db, tables: ReadonlyMap<string, readonly string[]>, destinationTables: ReadonlyMap<string, unknown>): Promise<void> {
+  const state = await fingerprint(source, tables);
+  const marker = await readMarker(to, destinationTables);
+  if (marker !== null) {
+    if (marker !== state) throw new CopyError('the source has changed since the interrupted copy began, so it cannot be resumed; copy into an empty database again');
+    return;
+  }
   const counts = await Promise.all(COPIED_TABLES.map((t) => count(to, t.name)));
-  if (counts.every((n) => n === 0)) return;
-  const [mine, theirs] = await Promise.all([settings(from), settings(to)]);
+  if (counts.every((n) => n === 0)) return writeMarker(to, state);
+  const [mine, theirs] = await Promise.all([settings(source), settings(to)]);
   const same = mine.size > 0 && mine.size === theirs.size && [...mine].every(([key, value]) => theirs.get(key) === value);
-  if (!same) throw new CopyError('the destination already holds another Tapline database; copy into an empty one (a new SQLite file or an empty PostgreSQL database)');
+  throw new CopyError(
+    same
+      ? 'the destination already holds a finished copy of this database; to copy again, copy into an empty one'
+      : 'the destination already holds another Tapline database; copy into an empty one (a new SQLite file or an empty PostgreSQL database)',
+  );
 }
 
 async function tablesOf(db: Db): Promise<Map<string, string[]>> {
@@ -60,6 +71,9 @@ function page(table: CopiedTable, after: Row | undefined, size: number): RawBuil
   if (!after) return sql<Row>`${from} ${order}`;
   return sql<Row>`${from} where (${keys}) > (${sql.join(table.key.map((k) => after[k]))}) ${order}`;
 }
+
+/** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535. */
+const MAX_PARAMETERS = 30_000;
 
 function insert(table: string, columns: readonly string[], rows: readonly Row[]): RawBuilder<unknown> {
   const values = sql.join(rows.map((row) => sql`(${sql.join(columns.map((c) => row[c] ?? null))})`));
@@ -80,7 +94,8 @@ async function copyTable(source: Executor, to: Executor, table: CopiedTable, col
     options.signal?.throwIfAborted();
     const { rows } = await page(table, after, options.batchSize).execute(source);
     if (rows.length === 0) break;
-    await insert(table.name, columns, rows).execute(to);
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
+    for (let i = 0; i < rows.length; i += perStatement) await insert(table.name, columns, rows.slice(i, i + perStatement)).execute(to);
     options.report?.advance(table.name, rows.length);
     after = rows[rows.length - 1];
   }
@@ -99,24 +114,26 @@ export interface CopyOptions {
  * timestamps unchanged. Both are migrated to the same version by the caller. The source is read
  * in one snapshot (a repeatable-read transaction; SQLite's read transaction is one already), so a
  * daemon may keep running on it; what it stores after the copy starts is not copied. Interrupted,
- * it resumes: finished tables are skipped, the one in progress is read again and only its
- * missing rows written.
+ * it resumes if the source has not changed since (marker.ts): finished tables are skipped, the
+ * one in progress is read again and only its missing rows written.
  */
 export async function copyDatabase(from: Db, to: Db, options: CopyOptions): Promise<CopiedCount[]> {
   const [sourceTables, destinationTables] = await Promise.all([tablesOf(from), tablesOf(to)]);
+  if (sourceTables.has(MARKER_TABLE)) throw new CopyError('the source is itself an unfinished copy; finish that copy first');
   const unknown = unknownTables([...sourceTables.keys()]);
   if (unknown.length > 0) throw new CopyError(`the source has tables this version of taplined does not know (${unknown.join(', ')}); copy with the taplined that wrote it`);
   for (const { name } of COPIED_TABLES) {
     const mine = sourceTables.get(name)?.join(',');
     if (mine === undefined || mine !== destinationTables.get(name)?.join(',')) throw new CopyError(`the two databases differ in table ${name}; both must be at this version of taplined`);
   }
-  await checkDestination(from, to);
 
   return from.transaction().setIsolationLevel('repeatable read').execute(async (source) => {
+    await startOrResume(source, to, sourceTables, destinationTables);
     const totals = await Promise.all(COPIED_TABLES.map((t) => count(source, t.name)));
     options.report?.start(totals.reduce((a, b) => a + b, 0));
     const copied: CopiedCount[] = [];
     for (const table of COPIED_TABLES) copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], options));
+    await dropMarker(to);
     options.report?.finish();
     return copied;
   });

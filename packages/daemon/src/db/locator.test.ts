@@ -41,6 +41,14 @@ describe('--db', () => {
     },
   );
 
+  it.each([`postgress://tapline:${SECRET}@db/monitor`, `pg://tapline:${SECRET}@db/monitor`, `mysql://tapline:${SECRET}@db/monitor`])(
+    'refuses the mistyped scheme of %s instead of opening it as a file, without the password',
+    (value) => {
+      expect(() => parseLocator(value)).toThrow(DatabaseLocatorError);
+      expect(() => parseLocator(value)).toThrow(/^--db takes a postgres:\/\/ or postgresql:\/\/ URL or a SQLite file path; this value has another scheme$/);
+    },
+  );
+
   it('says which server it could not reach, in one line, without the password', async () => {
     const port = await closedPort();
     const opened = openDatabase(`postgres://tapline:${SECRET}@127.0.0.1:${port}/monitor`);

@@ -19,6 +19,11 @@ const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
 
 /** `postgres://` and `postgresql://` select PostgreSQL; anything else is a SQLite file path. */
 export function parseLocator(value: string): DatabaseLocator {
+  // A mistyped scheme (`postgress://`, `pg://`) is not a file name: opening it as one would
+  // print the whole value, password included, in the "no such file" error.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^postgres(ql)?:\/\//i.test(value)) {
+    throw new DatabaseLocatorError('--db takes a postgres:// or postgresql:// URL or a SQLite file path; this value has another scheme');
+  }
   if (!/^postgres(ql)?:\/\//i.test(value)) return { backend: 'sqlite', file: value };
   let url: URL;
   try {

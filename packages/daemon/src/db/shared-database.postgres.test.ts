@@ -2,6 +2,13 @@ import { contract, createClient } from '@tapline/shared';
 import { composeBody, createSource, expectError, type FreshDatabase, freshDatabase, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTokenService } from '../auth/tokens.js';
+import { LOCAL_USER_EMAIL } from '../auth/users.js';
+import { bootstrapLocalUser } from '../bootstrap.js';
+import { systemClock } from '../clock.js';
 import { openDatabase } from './open.js';
 
 /**
@@ -78,6 +85,21 @@ describe('daemons starting together on one fresh PostgreSQL database', () => {
       expect((await daemons[1]!.db.selectFrom('users').select('id').execute())).toEqual([]);
     } finally {
       for (const d of daemons) await d.close();
+      await fresh.drop();
+    }
+  });
+
+  it('make the local user once, and exactly one writes the token file', async () => {
+    const fresh = await freshDatabase({ migrated: true });
+    const homes = [1, 2, 3].map(() => mkdtempSync(join(tmpdir(), 'tapline-home-')));
+    const daemons = homes.map(() => openDatabase(fresh.locator, { pool: 2 }));
+    try {
+      const written = await Promise.all(daemons.map((d, i) => bootstrapLocalUser(d.db, systemClock, createTokenService(d.db, systemClock), homes[i]!)));
+      expect(written.filter((path) => path !== null)).toHaveLength(1);
+      expect(await daemons[0]!.db.selectFrom('users').select('email').execute()).toEqual([{ email: LOCAL_USER_EMAIL }]);
+    } finally {
+      for (const d of daemons) await d.close();
+      for (const home of homes) rmSync(home, { recursive: true, force: true });
       await fresh.drop();
     }
   });

@@ -6,12 +6,15 @@ export const uuidField = (name: string) => z.uuid({ message: `${name} must be a 
 /**
  * JSON can carry a lone surrogate (`"\ud800"`): valid JSON, not Unicode. SQLite would store
  * U+FFFD in its place, so the 201 and every later read would disagree; such text is refused.
+ * So is NUL (U+0000): PostgreSQL's text cannot hold it, and no header, path or name needs it.
  */
 const LONE_SURROGATE = /\p{Cs}/u;
-export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
-export const wellFormedMessage = (name: string) => `${name} must be valid Unicode text (it holds a lone surrogate)`;
+export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text) && !text.includes('\u0000');
+export const wellFormedMessage = (name: string, text = '') =>
+  text.includes('\u0000') ? `${name} must not contain NUL characters` : `${name} must be valid Unicode text (it holds a lone surrogate)`;
 /** The refinement for a string field: `z.string().refine(...wellFormed('title'))`. */
-export const wellFormed = (name: string) => [isWellFormed, wellFormedMessage(name)] as const;
+export const wellFormed = (name: string) =>
+  [isWellFormed, { error: (issue: { input: unknown }) => wellFormedMessage(name, typeof issue.input === 'string' ? issue.input : '') }] as const;
 
 /** ISO 8601 UTC with milliseconds, as every timestamp on the wire is. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });
