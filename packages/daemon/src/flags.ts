@@ -35,15 +35,21 @@ export function parseBytes(flag: string, text: string): number {
 }
 
 function parseDuration(flag: string, text: string): number {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the pattern admits only forms ms reads, which its template-literal type cannot express
   const millis = /^\d+\s*(ms|s|m)$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : Number.NaN;
   if (!Number.isSafeInteger(millis) || millis < 100) throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
   return millis;
 }
 
-function parseCount(flag: string, text: string): number {
+export function parseCount(flag: string, text: string): number {
   const count = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`${flag} takes a whole number of at least 1 (got "${text}")`);
   return count;
+}
+
+/** `--db-pool`: absent leaves the default of db/pool-size.ts. */
+export function parsePoolSize(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseCount('--db-pool', text);
 }
 
 export function parseTimeouts(flags: ServerFlags): ServerTimeouts {

@@ -8,6 +8,7 @@ export interface PrepareWorkerData {
   readonly redact: RedactOptions;
 }
 
+// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- node types workerData as `any`; prepare-pool.ts passes a PrepareWorkerData (checked there with `satisfies`)
 const redactor = createRedactor((workerData as PrepareWorkerData).redact);
 /** The main thread set `--expose-gc` (http/reclaim.ts) before the pool started this thread. */
 const reclaim = createReclaimer(0);
