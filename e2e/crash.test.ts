@@ -6,9 +6,11 @@ import { tempHome } from './support/binaries.js';
 const home = tempHome('tapline-crash-');
 afterAll(() => home.remove());
 
-it('keeps every acknowledged record, once, and never half a batch, across SIGKILLs', async () => {
+it('keeps every acknowledged record, once, and never half a batch, across SIGKILLs; core logs too', async () => {
   const report = await crashRun(home.path, { clients: 3, kills: 2, acksPerRound: 200 });
   expect(report).toMatchObject({ lost: [], duplicated: [], partialBatches: [], changed: [], integrity: 'ok' });
+  expect(report.coreLogs).toMatchObject({ lost: [], duplicated: [], changed: [] });
+  expect(report.coreLogs.acknowledged).toBeGreaterThanOrEqual(10);
   expect(report.acknowledged).toBeGreaterThanOrEqual(600);
   expect(report.stored).toBeGreaterThanOrEqual(report.acknowledged);
 }, 120_000);

@@ -28,6 +28,8 @@ export interface CrashReport {
   readonly changed: readonly string[];
   readonly integrity: string;
   readonly kills: number;
+  /** Core logs, accounted the same way by their unique titles. */
+  readonly coreLogs: { readonly acknowledged: number; readonly stored: number; readonly lost: readonly string[]; readonly duplicated: readonly string[]; readonly changed: readonly string[] };
 }
 
 const BATCH = 20;
@@ -46,6 +48,7 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
   const token = daemon.token;
   const sourceId = await createSource(daemon.url, token, 'crash');
   const acked = new Map<string, string>();
+  const ackedLogs = new Map<string, string>();
   let ackListener: (() => void) | undefined;
   const live: Live = { daemon, up: Promise.resolve() };
   let stopping = false;
@@ -63,7 +66,10 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
   async function client(name: number): Promise<void> {
     for (let op = 0; !stopping; op++) {
       try {
-        if (op % 3 === 2) {
+        if (op % 4 === 1) {
+          const { data } = (await post(`/core-log/${sourceId}`, { title: `/crash/${name}/${op}`, source: 'crash', stack: PADDING.slice(0, 512) })) as { data: { id: string } };
+          ackedLogs.set(data.id, `/crash/${name}/${op}`);
+        } else if (op % 3 === 2) {
           const large = op % 2 === 0;
           const items = Array.from({ length: BATCH }, (_, i) =>
             composeBody(sourceId, { pathnameUrl: `/crash/${name}/${op}/${i}`, elapsedTime: 1, ...(large ? { requestBody: { padding: PADDING } } : {}) }),
@@ -108,11 +114,14 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
   stopping = true;
   await Promise.all(clients);
   const stored = await storedPaths(daemon.url, token, sourceId);
+  const logs = await storedCoreLogs(daemon.url, token, sourceId);
   await daemon.stop();
   const db = new Database(join(home, 'tapline.db'), { readonly: true });
   const integrity = (db.pragma('integrity_check', { simple: true }) as string) ?? '';
   db.close();
-  return { ...compare(acked, stored), acknowledged: acked.size, stored: stored.length, integrity, kills: plan.kills + 1 };
+  const { lost: lostLogs, duplicated: duplicatedLogs, changed: changedLogs } = compare(ackedLogs, logs);
+  const coreLogs = { acknowledged: ackedLogs.size, stored: logs.length, lost: lostLogs, duplicated: duplicatedLogs, changed: changedLogs };
+  return { ...compare(acked, stored), acknowledged: acked.size, stored: stored.length, integrity, kills: plan.kills + 1, coreLogs };
 }
 
 /**
@@ -127,14 +136,26 @@ async function killDuringStartup(home: string, port: string): Promise<void> {
   await child;
 }
 
-async function storedPaths(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
-  const all: Array<{ id: string; pathname: string }> = [];
+/** Every item of a paginated list, a thousand at a time. */
+async function listAll<T>(url: string, token: string, path: string): Promise<T[]> {
+  const all: T[] = [];
   for (let page = 1; ; page++) {
-    const response = await fetch(`${url}/http-traffic/${sourceId}?limit=1000&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
-    const { data } = (await response.json()) as { data: Array<{ id: string; pathname: string }> };
-    all.push(...data.map(({ id, pathname }) => ({ id, pathname })));
+    const response = await fetch(`${url}${path}?limit=1000&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    const { data } = (await response.json()) as { data: T[] };
+    all.push(...data);
     if (data.length < 1000) return all;
   }
+}
+
+async function storedPaths(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
+  const entries = await listAll<{ id: string; pathname: string }>(url, token, `/http-traffic/${sourceId}`);
+  return entries.map(({ id, pathname }) => ({ id, pathname }));
+}
+
+/** Core logs as `compare` takes them: the title stands for the path. */
+async function storedCoreLogs(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
+  const logs = await listAll<{ id: string; title: string }>(url, token, `/core-log/${sourceId}`);
+  return logs.map(({ id, title }) => ({ id, pathname: title }));
 }
 
 function compare(acked: ReadonlyMap<string, string>, stored: ReadonlyArray<{ id: string; pathname: string }>) {

@@ -14,6 +14,7 @@ import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './htt
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
+import { createReclaimer } from './http/reclaim.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
@@ -62,6 +63,7 @@ export function createApp(options: AppOptions): App {
       concurrency: options.config.limits.largeBatches,
       maxWaiting: options.config.limits.largeBatches * 4,
       waitMs: options.config.limits.largeBatchWaitMs,
+      onRelease: createReclaimer().soon,
     }),
     findSource: createSourceFinder(options.db),
   };

@@ -35,8 +35,8 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   streamsPerToken: 100,
-  streams: 1_000,
-  streamBuffer: 256 * 1024,
+  streams: 250,
+  streamBuffer: 64 * 1024,
   largeBatchBytes: 1024 * 1024,
   largeBatches: 1,
   largeBatchWaitMs: 10_000,

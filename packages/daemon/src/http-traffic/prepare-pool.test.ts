@@ -54,6 +54,22 @@ describe('batch preparer', () => {
     }
   });
 
+  it('moves a body that owns its memory to the thread instead of copying it (issue 11)', async () => {
+    const there = createBatchPreparer(built, REDACT, pino({ level: 'silent' }));
+    try {
+      const moved = task(batch);
+      const pooled = Buffer.from(JSON.stringify(batch.slice(0, 1)));
+      expect((await there.prepare(moved)).ok).toBe(true);
+      // Detached: the event loop no longer holds the body's bytes while the thread parses them.
+      expect(moved.body?.byteLength).toBe(0);
+      // A slice of Node's shared pool stays (and so does the rest of the pool).
+      expect((await there.prepare({ body: pooled, trafficSourceId: SOURCE })).ok).toBe(true);
+      expect(pooled.byteLength).toBeGreaterThan(0);
+    } finally {
+      await there.close();
+    }
+  });
+
   it('prepares on the event loop, with one error logged, when the thread cannot start', async () => {
     const file = join(folder, 'prepare-worker.mjs');
     writeFileSync(file, "throw new Error('this thread cannot start');\n");

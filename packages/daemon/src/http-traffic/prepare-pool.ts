@@ -25,6 +25,8 @@ export interface BatchWorker {
  * than it saves, and the proxy's and the middleware's small batches stay as quick as before.
  */
 export const OFFLOAD_BYTES = 64 * 1024;
+/** The worker's young generation in MB (see startPool). */
+const WORKER_YOUNG_MB = 4;
 /** A thread with nothing to do ends after this; the next large batch starts one again (tens of ms). */
 const IDLE_THREAD_MS = 2_000;
 
@@ -62,6 +64,9 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: IDLE_THREAD_MS,
+      // A small young generation: a batch's garbage is collected as it is made instead of piling
+      // up in a large nursery (V8's default grows it to tens of MB per thread).
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
       workerData: { redact } satisfies PrepareWorkerData,
     });
     // A replacement thread that fails to start has no task to reject; Piscina reports it here,
@@ -76,13 +81,21 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
       if (broken || !worker || task.body === null || task.body.byteLength < minBytes) return prepareBatch(task, redactor);
       // Started on the first large batch: a daemon that never gets one never starts a thread.
       pool ??= startPool(worker.file);
+      const body = task.body;
+      // The body is moved to the thread, not copied: the event loop holds none of it meanwhile.
+      // Only a buffer that owns its whole memory moves; a pooled slice would take others' bytes along.
+      const size = body.byteLength;
+      const movable = body.byteOffset === 0 && size === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
       try {
-        const result = await pool.run(task);
+        const result = await pool.run(task, movable ? { transferList: [body.buffer] } : {});
         offloaded += 1;
         return result;
       } catch (error) {
         if (closing) throw error;
         giveUp(error);
+        // A body that reached the thread is gone with it (detached): this batch fails (500), the
+        // next ones run here. One the pool never sent is still here, and is prepared here.
+        if (size > 0 && body.byteLength === 0) throw error;
         return prepareBatch(task, redactor);
       }
     },

@@ -3,6 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Deps, Limits } from '../deps.js';
 import { HttpError, invalidField } from '../http/errors.js';
+import { createReclaimer, type Reclaimer } from '../http/reclaim.js';
 import { mountRaw } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { createStreamHub } from './stream-hub.js';
@@ -20,7 +21,7 @@ function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
 /** After its last event, a client gets this long to take what is left before its socket is destroyed. */
 const END_GRACE_MS = 1_000;
 
-function responseSink(res: Response, maxBytes: number): StreamSink {
+function responseSink(res: Response, maxBytes: number, reclaim: Reclaimer): StreamSink {
   return {
     write: (text) =>
       new Promise<void>((resolve) => {
@@ -28,6 +29,8 @@ function responseSink(res: Response, maxBytes: number): StreamSink {
         // Bytes the client has not taken past the budget: it is not reading; hold nothing for it.
         if (res.writableLength + text.length > maxBytes) {
           res.destroy();
+          // What was made for it is garbage now; V8 would keep it until the next burst of work.
+          reclaim.soon();
           return resolve();
         }
         if (res.write(text)) return resolve();
@@ -90,6 +93,8 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
   const hub = createStreamHub(deps.bus);
   const sessions = new Set<StreamSession>();
   const admit = streamAdmission(deps.config.limits);
+  // Streams that stop reading are closed in bursts: one collection a second after the first.
+  const reclaim = createReclaimer(1_000);
   deps.shutdown.addEventListener('abort', () => sessions.forEach((s) => s.close()), { once: true });
 
   mountRaw(router, deps, contract.streamTraffic, async ({ params, query }, ctx, req, res) => {
@@ -111,7 +116,7 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
     });
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    const session = new StreamSession(deps, hub, source.id, filters, responseSink(res, options.maxBytes), options, after);
+    const session = new StreamSession(deps, hub, source.id, filters, responseSink(res, options.maxBytes, reclaim), options, after);
     sessions.add(session);
     res.on('close', () => session.close());
     try {

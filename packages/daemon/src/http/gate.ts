@@ -7,6 +7,8 @@ export interface GateOptions {
   readonly concurrency: number;
   readonly maxWaiting: number;
   readonly waitMs: number;
+  /** Called each time a holder leaves (the daemon reclaims a large batch's memory then). */
+  readonly onRelease?: () => void;
 }
 
 export interface Gate {
@@ -21,6 +23,7 @@ export function createGate(options: GateOptions): Gate {
   const waiting: Array<(admitted: boolean) => void> = [];
 
   function release(): void {
+    options.onRelease?.();
     const next = waiting.shift();
     if (next) next(true);
     else running--;
