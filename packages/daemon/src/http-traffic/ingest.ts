@@ -50,7 +50,7 @@ export function createIngest(deps: IngestDeps): Ingest {
 
   /** One transaction for the whole group; returns each item's entries in input order. */
   async function storeGroup(group: readonly Waiting[]): Promise<StoredEntry[][]> {
-    const createdAt = isoNow(deps.clock);
+    const receivedAt = isoNow(deps.clock);
     const learned: IdCache = { domains: new Map(), pathnames: new Map() };
     const results: StoredEntry[][] = [];
     const all: StoredEntry[] = [];
@@ -63,12 +63,14 @@ export function createIngest(deps: IngestDeps): Ingest {
         const stored: StoredEntry[] = [];
         for (const record of records) {
           const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
+          // docs/decisions.md §16.1: the client's start time when it sent one; ids stay arrival order.
+          const createdAt = record.startedAt ?? receivedAt;
           const domainKey = `${source.id} ${domain}`;
           let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
-          if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
+          if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, receivedAt)));
           const pathKey = `${domainId} ${pathname}`;
           let pathnameId = cache.pathnames.get(pathKey) ?? learned.pathnames.get(pathKey);
-          if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, createdAt)));
+          if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, receivedAt)));
 
           const id = newId();
           const requestId = newId();

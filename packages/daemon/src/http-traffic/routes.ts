@@ -5,7 +5,7 @@ import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import type { Ingest } from './ingest.js';
-import { prepareRecord } from './prepare.js';
+import { prepareRecord, startedAtIssues } from './prepare.js';
 import type { BatchPreparer } from './prepare-pool.js';
 import { createRedactor } from './redact.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic, toRecord } from './repo.js';
@@ -30,7 +30,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     contract.composeBatch,
     async (body, path) => {
       const sourceId = path.trafficSourceId;
-      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '' });
+      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '', receivedAt: deps.clock.now().getTime() });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
       if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {
@@ -49,6 +49,8 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     if (body.trafficSourceId !== params.trafficSourceId) {
       throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
     }
+    const ahead = startedAtIssues([body], deps.clock.now().getTime(), () => '');
+    if (ahead.length > 0) throw new HttpError(400, 'validation_failed', ahead[0]?.message ?? '', ahead);
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     const { record, shown } = prepareRecord(body, redactor);
     const [entry] = await ingest.store(source, [record]);

@@ -41,6 +41,17 @@ const Body = z
   .transform((v) => v ?? null)
   .meta({ description: 'any JSON value; an object or null in the interface document' });
 
+/**
+ * Extension: when the request started, as the client saw it; it becomes the entry's `createdAt`
+ * (docs/decisions.md §16.1). An offset is accepted and normalised to UTC with milliseconds; the
+ * daemon, which owns the clock, refuses one more than 5 minutes ahead of it.
+ */
+const StartedAt = z
+  .string({ message: 'startedAt must be an ISO 8601 date-time' })
+  .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success, 'startedAt must be an ISO 8601 date-time such as 2026-11-21T10:00:00.000Z')
+  .transform((v) => new Date(v).toISOString())
+  .meta({ type: 'string', format: 'date-time', description: 'extension: when the request started; becomes createdAt' });
+
 export const ComposeRecord = z.object({
   domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }).refine(...wellFormed('domainUrl')),
   pathnameUrl: z
@@ -66,6 +77,7 @@ export const ComposeRecord = z.object({
   queryParams: HeaderMap,
   responseHeaders: HeaderMap,
   responseBody: Body,
+  startedAt: StartedAt.optional(),
 });
 export type ComposeRecordInput = z.input<typeof ComposeRecord>;
 export type ComposeRecord = z.output<typeof ComposeRecord>;
