@@ -14,6 +14,7 @@ import {
   TrafficListQuery,
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
+import { IngestLog } from './schemas/ingest-log.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
 
@@ -116,6 +117,13 @@ export const contract = {
   composeRecord: endpoint({
     method: 'POST', path: '/http-traffic-record/:trafficSourceId', tag: 'http-traffic', summary: 'Compose an HTTP traffic record (4.5)',
     scopes: INGEST, params: TrafficSourceParams, body: ComposeRecord, status: 201, response: HttpTrafficRecord, errors: [403, 404],
+  }),
+  ingestLog: endpoint({
+    method: 'POST', path: '/ingest-log', tag: 'http-traffic', summary: 'Compose a record as the Arkyn SDK (@arkyn/server) sends it',
+    scopes: INGEST, body: IngestLog, status: 201, response: HttpTrafficRecord, errors: [403, 404, 413],
+    description:
+      'The compose body (4.5) with requestHeaders, queryParams, responseHeaders, requestBody and responseBody JSON-encoded as strings; ' +
+      'the source is the body\'s trafficSourceId. Each string is decoded, then every compose rule, redaction included, applies (docs/arkyn.md).',
   }),
   listTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId', tag: 'http-traffic', summary: 'List HTTP traffic of a traffic source (4.6)',

@@ -67,6 +67,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   testWebhook: (w) => ({ params: { webhookId: w.webhookId } }),
   composeRecord: (w) => ({ params: { trafficSourceId: w.sourceId }, body: composeBody(w.sourceId) }),
   composeBatch: (w) => ({ params: { trafficSourceId: w.sourceId }, body: [composeBody(w.sourceId), composeBody(w.sourceId, { status: 404 })] }),
+  ingestLog: (w) => ({ body: { ...composeBody(w.sourceId), requestHeaders: '{"accept":"*/*"}', requestBody: 'null' } }),
   listTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getTraffic: (w) => ({ params: { trafficSourceId: w.sourceId, id: w.entryId } }),
   listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
