@@ -17,6 +17,7 @@ import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
+import { otlpRoutes } from './otlp/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -81,6 +82,7 @@ export function createApp(options: AppOptions): App {
   const compose = createComposer(deps, ingest);
   httpTrafficRoutes(router, deps, ingest, preparer, compose);
   ingestLogRoutes(router, deps, compose);
+  otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   methodNotAllowed(router, Object.values(contract));

@@ -14,6 +14,7 @@ import {
   TrafficListQuery,
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
+import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
 import { IngestLog } from './schemas/ingest-log.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -46,6 +47,8 @@ export interface Endpoint {
   readonly maxBody?: number;
   /** Where the spec says more than the summary can. */
   readonly description?: string;
+  /** Media types of the body and the answer when not only JSON (OTLP answers in the request's). */
+  readonly media?: readonly string[];
 }
 
 const endpoint = <const E extends Endpoint>(e: E): E => e;
@@ -124,6 +127,15 @@ export const contract = {
     description:
       'The compose body (4.5) with requestHeaders, queryParams, responseHeaders, requestBody and responseBody JSON-encoded as strings; ' +
       'the source is the body\'s trafficSourceId. Each string is decoded, then every compose rule, redaction included, applies (docs/arkyn.md).',
+  }),
+  otlpTraces: endpoint({
+    method: 'POST', path: '/v1/traces', tag: 'otlp', summary: 'OTLP/HTTP trace export: server spans of HTTP requests become entries',
+    scopes: INGEST, body: OtlpTraceRequest, status: 200, response: OtlpTraceResponse, errors: [403, 404, 413, 503],
+    media: ['application/x-protobuf', 'application/json'],
+    description:
+      'OTLP/HTTP (protobuf or JSON, gzip accepted). The source: the `x-tapline-source` header (name or id), else the token\'s source ' +
+      'restriction, else the source named as the resource\'s `service.name`. Exception events become core logs (docs/opentelemetry.md). ' +
+      'Errors are `google.rpc.Status` for protobuf requests and the usual error body for JSON ones.',
   }),
   listTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId', tag: 'http-traffic', summary: 'List HTTP traffic of a traffic source (4.6)',

@@ -8,6 +8,7 @@ import { type OpenedDatabase, openDatabase } from './open.js';
 
 const BEFORE_REBUILD = '2026-11-22T0700-traffic-indexes';
 const REBUILD = '2026-11-23T0600-traffic-exchange-keys';
+const ROUTE = '2026-11-24T0300-traffic-route';
 const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
 
 /**
@@ -28,6 +29,8 @@ describe('migrations of a database that holds data', () => {
   });
 
   const migrator = () => new Migrator({ db: opened.db, provider: migrationProvider });
+  /** Up to the rebuild these tests are about; later migrations have their own test below. */
+  const migrateToRebuild = async () => expect((await migrator().migrateTo(REBUILD)).error).toBeUndefined();
 
   async function seedAtOldSchema(): Promise<void> {
     const { error } = await migrator().migrateTo(BEFORE_REBUILD);
@@ -66,7 +69,7 @@ describe('migrations of a database that holds data', () => {
     const before = await trafficRows();
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
 
-    await opened.migrate();
+    await migrateToRebuild();
 
     expect(await trafficRows()).toEqual(before);
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
@@ -91,7 +94,7 @@ describe('migrations of a database that holds data', () => {
     const schema = async () =>
       (await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by name`.execute(opened.db)).rows;
     const before = await schema();
-    await opened.migrate();
+    await migrateToRebuild();
     const expected = before
       .filter((row) => !['http_traffic_request', 'http_traffic_response'].includes(row.name))
       .map((row) =>
@@ -106,15 +109,26 @@ describe('migrations of a database that holds data', () => {
   it('migrates down to the keys and their indexes, and up again, without losing a row', async () => {
     await seedAtOldSchema();
     const before = await trafficRows();
-    await opened.migrate();
+    await migrateToRebuild();
     const down = await migrator().migrateDown();
     expect(down.error).toBeUndefined();
     expect(down.results?.[0]).toMatchObject({ migrationName: REBUILD, direction: 'Down', status: 'Success' });
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
     expect(await indexNames()).toContain('http_traffic_request');
     expect(await trafficRows()).toEqual(before);
-    await opened.migrate();
+    await migrateToRebuild();
     expect(await trafficRows()).toEqual(before);
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
+  });
+
+  it('adds the nullable route column, keeping every row, and drops it again going down', async () => {
+    await seedAtOldSchema();
+    const before = await trafficRows();
+    await opened.migrate();
+    expect(await trafficRows()).toEqual(before.map((row) => ({ ...row, route: null })));
+    await opened.db.updateTable('http_traffic').set({ route: '/orders/:id' }).where('id', '=', TRAFFIC_IDS[0] ?? '').execute();
+    const down = await migrator().migrateDown();
+    expect(down.results?.[0]).toMatchObject({ migrationName: ROUTE, direction: 'Down', status: 'Success' });
+    expect(await trafficRows()).toEqual(before);
   });
 });

@@ -79,12 +79,13 @@ export function createIngest(deps: IngestDeps): Ingest {
           responses.push({ id: responseId, traffic_source_id: source.id, headers: record.responseHeaders, body: record.responseBody });
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
-            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt,
+            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
           });
           // A literal, not spreads of shared parts: spreading a conditional part built slow
           // dictionary-mode objects, once a sixth of a batch's time.
           const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
           if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
+          if (record.route !== null) entry.route = record.route;
           stored.push(entry);
           all.push(entry);
         }

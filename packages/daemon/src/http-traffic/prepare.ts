@@ -25,6 +25,8 @@ export interface PreparedRecord {
   readonly responseBody: string | null;
   /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §16.1). */
   readonly startedAt: string | null;
+  /** The route template (extension field `route`), or null. */
+  readonly route: string | null;
 }
 
 /** docs/decisions.md §16.1: a client clock a little ahead is fine; one further ahead is a mistake. */
@@ -78,6 +80,7 @@ export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = 
     responseHeaders: JSON.stringify(response.headers),
     responseBody: jsonOrNull(response.body),
     startedAt: input.startedAt ?? null,
+    route: input.route ?? null,
   };
   return { record, shown: { request, response } };
 }

@@ -43,7 +43,7 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
 
 const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
-  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 'd.value as domain', 'p.value as pathname',
+  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname',
 ] as const;
 
 type EntryRow = TrafficRow & { domain: string; pathname: string };
@@ -67,6 +67,7 @@ export function toEntry(row: EntryRow): HttpTraffic {
     protocol: row.protocol,
   };
   if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
+  if (row.route !== null) entry.route = row.route;
   return entry;
 }
 
@@ -78,6 +79,7 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
   const { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId } = entry;
   const record: HttpTrafficRecord = { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId, ...exchange };
   if (entry.trafficUserId) record.trafficUserId = entry.trafficUserId;
+  if (entry.route !== undefined) record.route = entry.route;
   return record;
 }
 
@@ -178,7 +180,7 @@ export function createTrafficWriter(): TrafficWriter {
   const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body']);
   const insertTraffic = preparedInsert('http_traffic', [
     'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at',
+    'elapsed_time', 'traffic_user_id', 'created_at', 'route',
   ]);
   return {
     async insert(trx, rows) {

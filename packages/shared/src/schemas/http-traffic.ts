@@ -78,6 +78,13 @@ export const ComposeRecord = z.object({
   responseHeaders: HeaderMap,
   responseBody: Body,
   startedAt: StartedAt.optional(),
+  /** Extension: the route template the request matched (`/users/:id`), kept for per-route views. */
+  route: z
+    .string({ message: 'route must be a string beginning with /' })
+    .refine(...wellFormed('route'))
+    .startsWith('/', 'route must begin with /')
+    .max(8192, 'route must be at most 8192 characters')
+    .optional(),
 });
 export type ComposeRecordInput = z.input<typeof ComposeRecord>;
 export type ComposeRecord = z.output<typeof ComposeRecord>;
@@ -98,6 +105,8 @@ export const HttpTraffic = z.object({
   domain: z.string(),
   pathname: z.string(),
   protocol: z.enum(PROTOCOLS),
+  /** Extension: the route template, absent when the client sent none. */
+  route: z.string().optional(),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -115,6 +124,7 @@ export const HttpTrafficRecord = z.object({
   protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
+  route: z.string().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),
   response: z.object({ headers: StoredHeaders, body: z.json().nullable() }),
 });

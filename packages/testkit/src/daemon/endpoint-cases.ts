@@ -68,6 +68,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   composeRecord: (w) => ({ params: { trafficSourceId: w.sourceId }, body: composeBody(w.sourceId) }),
   composeBatch: (w) => ({ params: { trafficSourceId: w.sourceId }, body: [composeBody(w.sourceId), composeBody(w.sourceId, { status: 404 })] }),
   ingestLog: (w) => ({ body: { ...composeBody(w.sourceId), requestHeaders: '{"accept":"*/*"}', requestBody: 'null' } }),
+  otlpTraces: () => ({ body: { resourceSpans: [] } }),
   listTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getTraffic: (w) => ({ params: { trafficSourceId: w.sourceId, id: w.entryId } }),
   listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
