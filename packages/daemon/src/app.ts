@@ -18,6 +18,7 @@ import { createGate } from './http/gate.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
+import { harRoutes } from './har/routes.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -80,6 +81,8 @@ export function createApp(options: AppOptions): App {
   authRoutes(router, deps);
   trafficSourceRoutes(router, deps);
   const compose = createComposer(deps, ingest);
+  // Before httpTrafficRoutes, whose one-record route would take `export.har` as an id.
+  harRoutes(router, deps);
   httpTrafficRoutes(router, deps, ingest, preparer, compose);
   ingestLogRoutes(router, deps, compose);
   otlpRoutes(router, deps, ingest);

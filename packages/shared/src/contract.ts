@@ -11,6 +11,7 @@ import {
   Pathname,
   PathnameQuery,
   TrafficEntryParams,
+  TrafficExportQuery,
   TrafficListQuery,
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
@@ -140,6 +141,13 @@ export const contract = {
   listTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId', tag: 'http-traffic', summary: 'List HTTP traffic of a traffic source (4.6)',
     scopes: READ, params: TrafficSourceParams, query: TrafficListQuery, status: 200, response: paginated(HttpTraffic), errors: [403, 404],
+  }),
+  exportHar: endpoint({
+    method: 'GET', path: '/http-traffic/:trafficSourceId/export.har', tag: 'http-traffic', summary: 'Every matching entry as a HAR 1.2 document, streamed',
+    scopes: READ, params: TrafficSourceParams, query: TrafficExportQuery, status: 200, response: HarDocument, errors: [403, 404],
+    description:
+      'The list\'s filters and `q`; every match, oldest first, with headers, query and bodies as stored (redacted). Written as it is read, ' +
+      'page by page, so any number of entries streams in bounded memory. Opens in browser devtools and HAR viewers.',
   }),
   getTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId/:id', tag: 'http-traffic', summary: 'One whole HTTP traffic record',

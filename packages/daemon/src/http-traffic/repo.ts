@@ -108,19 +108,26 @@ export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, p
 /** Stored JSON text back to a value; the text was written by JSON.stringify, so it parses. */
 const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
-export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
-  const row = await entries(db)
+/** Entries with their request and response rows: one whole record per row (see recordOf). */
+export const recordRows = (db: Executor) =>
+  entries(db)
     .innerJoin('requests as rq', 'rq.id', 't.request_id')
     .innerJoin('responses as rs', 'rs.id', 't.response_id')
-    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body'])
-    .where('t.id', '=', id)
-    .where('t.traffic_source_id', '=', sourceId)
-    .executeTakeFirst();
-  if (!row) return undefined;
+    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body']);
+
+type RecordRow = EntryRow & { request_headers: string; request_body: string | null; query_params: string; response_headers: string; response_body: string | null };
+
+/** The one row-to-wire mapper of a whole record. */
+export function recordOf(row: RecordRow): HttpTrafficRecord {
   return toRecord(toEntry(row), {
     request: { headers: parseJson(row.request_headers), body: row.request_body === null ? null : parseJson(row.request_body), queryParams: parseJson(row.query_params) },
     response: { headers: parseJson(row.response_headers), body: row.response_body === null ? null : parseJson(row.response_body) },
   });
+}
+
+export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
+  const row = await recordRows(db).where('t.id', '=', id).where('t.traffic_source_id', '=', sourceId).executeTakeFirst();
+  return row && recordOf(row);
 }
 
 export async function trafficEntryExists(db: Executor, sourceId: string, id: string): Promise<boolean> {

@@ -189,6 +189,10 @@ export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPre
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
 
+/** The HAR export takes the list's filters and `q`, and no paging: it streams every match. */
+export const TrafficExportQuery = z.object(trafficFilterFields).refine(...datesInOrder);
+export type TrafficExportQuery = z.output<typeof TrafficExportQuery>;
+
 /** The stream takes the list's filters, and `after`: the id of the last entry seen (as Last-Event-ID). */
 export const TrafficStreamQuery = z.object({ ...trafficFilterFields, after: uuidField('after').optional() }).refine(...datesInOrder);
 export type TrafficStreamQuery = z.output<typeof TrafficStreamQuery>;

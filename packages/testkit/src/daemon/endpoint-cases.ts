@@ -69,6 +69,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   composeBatch: (w) => ({ params: { trafficSourceId: w.sourceId }, body: [composeBody(w.sourceId), composeBody(w.sourceId, { status: 404 })] }),
   ingestLog: (w) => ({ body: { ...composeBody(w.sourceId), requestHeaders: '{"accept":"*/*"}', requestBody: 'null' } }),
   otlpTraces: () => ({ body: { resourceSpans: [] } }),
+  exportHar: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   listTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getTraffic: (w) => ({ params: { trafficSourceId: w.sourceId, id: w.entryId } }),
   listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
