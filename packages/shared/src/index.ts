@@ -15,3 +15,4 @@ export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './capture/index.js';
 export * from './id-prefix.js';
+export * from './json.js';
