@@ -1,14 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type ComposeRecordInput, contract, DEFAULT_MAX_BODY } from '@tapline/shared';
+import { contract, DEFAULT_MAX_BODY } from '@tapline/shared';
 import { request } from '../api.js';
 import type { CliContext } from '../context.js';
-import { usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readHar } from '../har/read.js';
 import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
-import { checkRecords } from './record.js';
+import { checkRecords, readRecordInput } from './record.js';
 
 /** Records per batch request: far below the endpoint's 1,000 and 16 MiB with bodies capped at 64 KiB each. */
 const PER_BATCH = 200;
@@ -25,19 +23,14 @@ export interface ImportResult {
  * malformed one sends nothing (exit 7).
  */
 export async function importHar(ctx: CliContext, source: string, file: string): Promise<ImportResult> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw usage(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
+  const text = await readRecordInput(ctx, file);
   const har = await readHar(text, file, DEFAULT_MAX_BODY);
   const { id } = await resolveSource(ctx, source);
   const checked = checkRecords(har.records, id);
   const ids: string[] = [];
   try {
     for (let i = 0; i < checked.length; i += PER_BATCH) {
-      const body = checked.slice(i, i + PER_BATCH).map((r) => r.body as ComposeRecordInput);
+      const body = checked.slice(i, i + PER_BATCH).map((r) => r.body);
       ids.push(...(await request(ctx, contract.composeBatch, { params: { trafficSourceId: id }, body })).data.ids);
     }
   } catch (error) {

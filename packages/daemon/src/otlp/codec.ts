@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import protobuf from 'protobufjs/minimal.js';
+import { isRecord } from '@tapline/shared';
 import { z } from 'zod';
 import { ExportTraceRequest } from './request.js';
 
@@ -15,20 +16,23 @@ interface MessageType {
   toObject(message: object, options: { longs: StringConstructor; bytes: ArrayConstructor; enums: NumberConstructor }): unknown;
 }
 
+/** Generated message types are classes (functions) with static codec methods. */
+const isMessageType = (value: unknown): value is MessageType =>
+  typeof value === 'function' && ['decode', 'encode', 'toObject'].every((name) => typeof Reflect.get(value, name) === 'function');
+
 function messageType(root: unknown, path: string): MessageType {
   let node: unknown = root;
-  for (const part of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
-  const type = node as Partial<MessageType> | undefined;
-  if (typeof type?.decode !== 'function' || typeof type.encode !== 'function' || typeof type.toObject !== 'function') {
-    throw new Error(`the OTLP protobuf module has no message type ${path}`);
-  }
-  return type as MessageType;
+  for (const part of path.split('.')) node = isRecord(node) ? node[part] : undefined;
+  if (!isMessageType(node)) throw new Error(`the OTLP protobuf module has no message type ${path}`);
+  return node;
 }
 
 const root: unknown = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const TRACE_SERVICE = 'opentelemetry.proto.collector.trace.v1';
 const requestType = messageType(root, `${TRACE_SERVICE}.ExportTraceServiceRequest`);
 const responseType = messageType(root, `${TRACE_SERVICE}.ExportTraceServiceResponse`);
+
+const parseJson = (text: string): unknown => JSON.parse(text);
 
 export type OtlpEncoding = 'protobuf' | 'json';
 
@@ -47,7 +51,7 @@ export function decodeRequest(body: Uint8Array, encoding: OtlpEncoding): ExportT
     value =
       encoding === 'protobuf'
         ? requestType.toObject(requestType.decode(body), { longs: String, bytes: Array, enums: Number })
-        : (JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body)) as unknown);
+        : parseJson(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch (error) {
     return { error: `the body is not an OTLP ExportTraceServiceRequest in ${encoding === 'json' ? 'JSON' : 'protobuf'}: ${error instanceof Error ? error.message : String(error)}` };
   }

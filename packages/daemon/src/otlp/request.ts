@@ -1,3 +1,4 @@
+import { isRecord } from '@tapline/shared';
 import { z } from 'zod';
 
 /**
@@ -46,15 +47,14 @@ export const ExportTraceRequest = z.object({
 export type ExportTraceRequest = z.output<typeof ExportTraceRequest>;
 
 /** An OTLP AnyValue as a plain value: strings, numbers, booleans, arrays; other kinds as undefined. */
-export function anyValue(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
+
+export function anyValue(v: unknown): unknown {
+  if (!isRecord(v)) return undefined;
   if (typeof v.stringValue === 'string') return v.stringValue;
   if (typeof v.boolValue === 'boolean') return v.boolValue;
   if (v.intValue !== undefined && v.intValue !== null) return Number(v.intValue);
   if (typeof v.doubleValue === 'number') return v.doubleValue;
-  const list = v.arrayValue as { values?: unknown } | undefined;
-  if (list && Array.isArray(list.values)) return list.values.map(anyValue);
+  if (isRecord(v.arrayValue) && Array.isArray(v.arrayValue.values)) return v.arrayValue.values.map(anyValue);
   return undefined;
 }
 

@@ -23,7 +23,7 @@ async function named(deps: Deps, ctx: RequestContext, userId: string, name: stri
  * rejected (partial success); an export none of whose names resolves is a 404 that says so.
  */
 export async function groupBySource(deps: Deps, ctx: RequestContext, header: string | undefined, t: Translation): Promise<{ groups: SourceGroup[]; rejected: Translation['rejected'] }> {
-  const rejected = { count: 0, reasons: [] as string[] };
+  const rejected: { count: number; reasons: string[] } = { count: 0, reasons: [] };
   const principal = ctx.principal;
   if (!principal || (t.records.length === 0 && t.unlinked.length === 0)) return { groups: [], rejected };
   const fixed = header?.trim() || principal.sourceId;

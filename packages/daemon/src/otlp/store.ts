@@ -28,7 +28,7 @@ const firstIssue = (issues: readonly { path: readonly PropertyKey[] | string; me
  * A source's records are stored in one group commit; then the core logs, linked to their entries.
  */
 export async function storeGroup(deps: Deps, ingest: Ingest, redactor: Redactor, group: SourceGroup): Promise<Stored> {
-  const rejected = { count: 0, reasons: [] as string[] };
+  const rejected: { count: number; reasons: string[] } = { count: 0, reasons: [] };
   const reject = (reason: string) => {
     rejected.count += 1;
     if (rejected.reasons.length < 3) rejected.reasons.push(reason);

@@ -59,7 +59,7 @@ export function translate(request: ExportTraceRequest): Translation {
   }
   const byKey = new Map(spans.map((s) => [key(s.span.traceId, s.span.spanId), s]));
   const records = new Map<string, SpanRecord>();
-  const rejected = { count: 0, reasons: [] as string[] };
+  const rejected: { count: number; reasons: string[] } = { count: 0, reasons: [] };
   let ignored = 0;
   for (const { span, serviceName } of spans) {
     const http = httpSpan(span);
