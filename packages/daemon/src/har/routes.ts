@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { contract } from '@tapline/shared';
 import type { Response, Router } from 'express';
 import type { Deps } from '../deps.js';
@@ -14,7 +13,16 @@ const PAGE = 200;
 async function write(res: Response, text: string): Promise<boolean> {
   if (res.destroyed) return false;
   if (res.write(text)) return true;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  // Both listeners go once either fires: a long export waits many times on one socket.
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
   return !res.destroyed;
 }
 

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import protobuf from 'protobufjs/minimal.js';
+import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { isRecord } from '@tapline/shared';
 import { z } from 'zod';
 import { ExportTraceRequest } from './request.js';
@@ -27,7 +27,8 @@ function messageType(root: unknown, path: string): MessageType {
   return node;
 }
 
-const root: unknown = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+// A static import (not a computed require), so the single-executable bundle (scripts/release) carries it.
+const root: unknown = generatedRoot;
 const TRACE_SERVICE = 'opentelemetry.proto.collector.trace.v1';
 const requestType = messageType(root, `${TRACE_SERVICE}.ExportTraceServiceRequest`);
 const responseType = messageType(root, `${TRACE_SERVICE}.ExportTraceServiceResponse`);
