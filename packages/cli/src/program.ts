@@ -12,6 +12,7 @@ import { registerLogin } from './commands/login.js';
 import { registerLogs } from './commands/logs.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
+import { registerImport } from './commands/import.js';
 import { registerSources } from './commands/sources.js';
 import { registerTraffic } from './commands/traffic.js';
 import { registerWebhooks } from './commands/webhooks.js';
@@ -33,7 +34,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerProxy, registerCompletion, registerTail, registerUi];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi];
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tapline')

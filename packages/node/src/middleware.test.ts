@@ -116,6 +116,24 @@ describe('@tapline/node against a daemon', () => {
     expect(t.stats()).toMatchObject({ sent: 5, skipped: 1, dropped: 0 });
   });
 
+  it('sends when the request arrived as startedAt, so a late flush keeps the real time', async () => {
+    await h.close();
+    // A daemon clock a day ahead: an entry stored at receipt would show tomorrow's date.
+    h = await startHarness({ clock: { now: () => new Date(Date.now() + 86_400_000) } });
+    const user = await h.user();
+    owner = user.client;
+    sourceId = (await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } })).id;
+    ingestToken = (await h.deps.tokens.issue({ userId: user.id, scope: 'ingest', sourceId: null, expiresAt: null })).token;
+    await startExpressApp();
+    const before = Date.now();
+    await fetch(`${base}/orders`);
+    const after = Date.now();
+    expect(await t.flush()).toBe(true);
+    const [entry] = await entries();
+    expect(Date.parse(entry?.createdAt ?? '')).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(entry?.createdAt ?? '')).toBeLessThanOrEqual(after);
+  });
+
   it('turns a thrown error into a core log linked to the failing request', async () => {
     await startExpressApp();
     expect((await fetch(`${base}/boom`)).status).toBe(500);

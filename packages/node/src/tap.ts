@@ -26,6 +26,7 @@ export interface Tap {
  */
 export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number): Tap {
   const started = performance.now();
+  const startedAt = Date.now();
   const requestBytes = createBodyCollector(maxBytes);
   const responseBytes = createBodyCollector(maxBytes);
 
@@ -55,7 +56,7 @@ export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number)
       finished = true;
       const elapsedTime = performance.now() - started;
       void requestRead(req)
-        .then(() => describe(req, res, elapsedTime, requestBytes, responseBytes, maxBytes))
+        .then(() => describe(req, res, { elapsedTime, startedAt }, requestBytes, responseBytes, maxBytes))
         .then(resolve, () => resolve(null));
     });
     res.once('close', () => {
@@ -106,7 +107,7 @@ function see(collector: Collector, chunk: unknown, encoding?: unknown): void {
 async function describe(
   req: IncomingMessage,
   res: ServerResponse,
-  elapsedTime: number,
+  timing: { readonly elapsedTime: number; readonly startedAt: number },
   requestBytes: Collector,
   responseBytes: Collector,
   maxBytes: number,
@@ -138,7 +139,7 @@ async function describe(
     host: req.headers.host,
     protocol: protocol === 'https' ? 'HTTPS' : 'HTTP',
     status: res.statusCode,
-    elapsedTime,
+    ...timing,
     requestHeaders: req.headers,
     responseHeaders,
     requestBody,

@@ -3,7 +3,7 @@ import { apiErrorOf, UnreachableError } from './errors.js';
 import { isRecord } from './json.js';
 import { buildPath, scalarText } from './paths.js';
 
-export { ApiError, UnreachableError } from './errors.js';
+export { ApiError, apiErrorOf, UnreachableError } from './errors.js';
 
 export interface ClientOptions {
   /** `http://127.0.0.1:7468`; a trailing slash is ignored. */

@@ -11,9 +11,12 @@ import {
   Pathname,
   PathnameQuery,
   TrafficEntryParams,
+  TrafficExportQuery,
   TrafficListQuery,
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
+import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
+import { IngestLog } from './schemas/ingest-log.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
 
@@ -45,6 +48,8 @@ export interface Endpoint {
   readonly maxBody?: number;
   /** Where the spec says more than the summary can. */
   readonly description?: string;
+  /** Media types of the body and the answer when not only JSON (OTLP answers in the request's). */
+  readonly media?: readonly string[];
 }
 
 const endpoint = <const E extends Endpoint>(e: E): E => e;
@@ -117,9 +122,32 @@ export const contract = {
     method: 'POST', path: '/http-traffic-record/:trafficSourceId', tag: 'http-traffic', summary: 'Compose an HTTP traffic record (4.5)',
     scopes: INGEST, params: TrafficSourceParams, body: ComposeRecord, status: 201, response: HttpTrafficRecord, errors: [403, 404],
   }),
+  ingestLog: endpoint({
+    method: 'POST', path: '/ingest-log', tag: 'http-traffic', summary: 'Compose a record as the Arkyn SDK (@arkyn/server) sends it',
+    scopes: INGEST, body: IngestLog, status: 201, response: HttpTrafficRecord, errors: [403, 404, 413],
+    description:
+      'The compose body (4.5) with requestHeaders, queryParams, responseHeaders, requestBody and responseBody JSON-encoded as strings; ' +
+      'the source is the body\'s trafficSourceId. Each string is decoded, then every compose rule, redaction included, applies (docs/arkyn.md).',
+  }),
+  otlpTraces: endpoint({
+    method: 'POST', path: '/v1/traces', tag: 'otlp', summary: 'OTLP/HTTP trace export: server spans of HTTP requests become entries',
+    scopes: INGEST, body: OtlpTraceRequest, status: 200, response: OtlpTraceResponse, errors: [403, 404, 413, 503],
+    media: ['application/x-protobuf', 'application/json'],
+    description:
+      'OTLP/HTTP (protobuf or JSON, gzip accepted). The source: the `x-tapline-source` header (name or id), else the token\'s source ' +
+      'restriction, else the source named as the resource\'s `service.name`. Exception events become core logs (docs/opentelemetry.md). ' +
+      'Errors are `google.rpc.Status` for protobuf requests and the usual error body for JSON ones.',
+  }),
   listTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId', tag: 'http-traffic', summary: 'List HTTP traffic of a traffic source (4.6)',
     scopes: READ, params: TrafficSourceParams, query: TrafficListQuery, status: 200, response: paginated(HttpTraffic), errors: [403, 404],
+  }),
+  exportHar: endpoint({
+    method: 'GET', path: '/http-traffic/:trafficSourceId/export.har', tag: 'http-traffic', summary: 'Every matching entry as a HAR 1.2 document, streamed',
+    scopes: READ, params: TrafficSourceParams, query: TrafficExportQuery, status: 200, response: HarDocument, errors: [403, 404],
+    description:
+      'The list\'s filters and `q`; every match, oldest first, with headers, query and bodies as stored (redacted). Written as it is read, ' +
+      'page by page, so any number of entries streams in bounded memory. Opens in browser devtools and HAR viewers.',
   }),
   getTraffic: endpoint({
     method: 'GET', path: '/http-traffic/:trafficSourceId/:id', tag: 'http-traffic', summary: 'One whole HTTP traffic record',

@@ -4,6 +4,8 @@ export * from './schemas/webhook.js';
 export * from './schemas/core-log.js';
 export * from './schemas/auth.js';
 export * from './schemas/http-traffic.js';
+export * from './schemas/ingest-log.js';
+export * from './schemas/formats.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';

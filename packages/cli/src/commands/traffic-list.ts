@@ -30,7 +30,7 @@ export function timeBound(text: string, now: number): string {
 }
 
 /** Checks the flag when parsed (a usage error); the bound itself is computed at request time. */
-const checkedTime = (text: string) => {
+export const checkedTime = (text: string) => {
   timeBound(text, Date.now());
   return text;
 };

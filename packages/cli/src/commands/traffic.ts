@@ -3,6 +3,7 @@ import { example } from '../help.js';
 import type { Register } from '../register.js';
 import { addTrafficList } from './traffic-list.js';
 import { addTrafficDiff } from './traffic-diff.js';
+import { addTrafficExport } from './traffic-export.js';
 import { addTrafficReplay } from './traffic-replay.js';
 import { addTrafficShow } from './traffic-show.js';
 
@@ -21,4 +22,5 @@ export const registerTraffic: Register = (program, context) => {
   addTrafficShow(traffic, context);
   addTrafficReplay(traffic, context);
   addTrafficDiff(traffic, context);
+  addTrafficExport(traffic, context);
 };

@@ -13,6 +13,8 @@ export interface Exchange {
   readonly responseBody: BodyCollector;
   /** From the request's arrival to the response's last byte (or the handshake, for an upgrade), in ms. */
   readonly elapsedMs: number;
+  /** When the request arrived, in ms since the epoch; recorded as `startedAt` (the entry's time). */
+  readonly startedAt: number;
   /** Set when the proxy answered 502 itself because the target could not be reached. */
   readonly targetError?: string;
   /** A WebSocket (or other) upgrade: the record is the handshake; the tunnel that follows is not recorded. */

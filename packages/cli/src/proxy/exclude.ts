@@ -70,7 +70,7 @@ function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRe
     method: method.data,
     level,
     elapsedTime: body.elapsedTime,
-    createdAt: new Date().toISOString(),
+    createdAt: body.startedAt ?? new Date().toISOString(),
     domain: new URL(body.domainUrl).host,
     pathname: body.pathnameUrl,
     protocol: protocol.data,

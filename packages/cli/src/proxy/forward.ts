@@ -25,6 +25,7 @@ export interface ForwardOptions {
 export function forward(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void {
   const { target } = options;
   const started = performance.now();
+  const startedAt = Date.now();
   const requestBody = options.record ? createBodyCollector(options.record.maxBody) : null;
   const responseBody = options.record ? createBodyCollector(options.record.maxBody) : null;
   let answer: { status: number; headers: readonly string[]; targetError?: string } | null = null;
@@ -91,11 +92,11 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
     if (!res.writableFinished) current.destroy();
     if (!answer) return options.onAbandoned?.();
     if (!options.record || !requestBody || !responseBody) return;
-    options.record.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started));
+    options.record.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started, startedAt));
   });
 }
 
-function exchange(req: IncomingMessage, answer: { status: number; headers: readonly string[]; targetError?: string }, requestBody: BodyCollector, responseBody: BodyCollector, elapsedMs: number): Exchange {
+function exchange(req: IncomingMessage, answer: { status: number; headers: readonly string[]; targetError?: string }, requestBody: BodyCollector, responseBody: BodyCollector, elapsedMs: number, startedAt: number): Exchange {
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -105,6 +106,7 @@ function exchange(req: IncomingMessage, answer: { status: number; headers: reado
     responseHeaders: answer.headers,
     responseBody,
     elapsedMs,
+    startedAt,
     ...(answer.targetError ? { targetError: answer.targetError } : {}),
   };
 }

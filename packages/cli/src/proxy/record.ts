@@ -23,6 +23,7 @@ export async function toRecord(exchange: Exchange, target: Target, maxBody: numb
     protocol: target.protocol,
     status: exchange.status,
     elapsedTime: exchange.elapsedMs,
+    startedAt: exchange.startedAt,
     requestHeaders,
     responseHeaders,
     requestBody,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Exchange } from './exchange.js';
 import { compileGlobs } from './exclude.js';
+import { toRecord } from './record.js';
 import { createProxyServer, pathOf, type ProxyServer } from './server.js';
 import { parseTarget } from './target.js';
 
@@ -116,6 +117,19 @@ describe('forwarding', () => {
     expect(exchange?.requestBody.size).toBe(big.length);
     expect(exchange?.requestBody.bytes().length).toBeLessThan(4096);
     expect(exchange).toMatchObject({ method: 'PUT', url: '/echo?x=1', status: 201 });
+  });
+
+  it('notes when the request arrived, which the record sends as startedAt', async () => {
+    exchanges.length = 0;
+    const before = Date.now();
+    await call(proxyPort, '/slow');
+    await expect.poll(() => exchanges.length).toBe(1);
+    const [exchange] = exchanges;
+    expect(exchange?.startedAt).toBeGreaterThanOrEqual(before);
+    // The answer took 300 ms: the start time is the arrival, not the end.
+    expect(exchange?.startedAt).toBeLessThan(before + 250);
+    const body = exchange && (await toRecord(exchange, parseTarget(`http://127.0.0.1:${targetPort}`), 1024));
+    expect(body?.startedAt).toBe(new Date(exchange?.startedAt ?? 0).toISOString());
   });
 
   it('keeps the client Host for a local target and says where the request came from', async () => {

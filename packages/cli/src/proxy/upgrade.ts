@@ -16,6 +16,7 @@ import type { Target } from './target.js';
  */
 export function passUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: Target, onHandshake?: (exchange: Exchange) => void): void {
   const started = performance.now();
+  const startedAt = Date.now();
   const headers = requestHeadersFor(req, target);
   headers.push('Connection', 'Upgrade', 'Upgrade', String(req.headers.upgrade ?? ''));
   // A dedicated connection: a tunnelled socket never goes back to a keep-alive pool.
@@ -28,7 +29,7 @@ export function passUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, 
     if (upstreamHead.length > 0) socket.write(upstreamHead);
     if (head.length > 0) tunnel.write(head);
     splice(socket, tunnel);
-    onHandshake?.(handshake(req, incoming.statusCode ?? 101, responseHeaders, performance.now() - started));
+    onHandshake?.(handshake(req, incoming.statusCode ?? 101, responseHeaders, performance.now() - started, startedAt));
   });
 
   // The target declined to switch protocols and answered as usual: relay that answer, then close,
@@ -37,7 +38,7 @@ export function passUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, 
     const responseHeaders = endToEnd(incoming.rawHeaders, new Set(['content-length']));
     socket.write(`HTTP/1.1 ${incoming.statusCode ?? 502} ${incoming.statusMessage ?? ''}\r\n${headerLines(responseHeaders)}Connection: close\r\n\r\n`);
     incoming.pipe(socket);
-    onHandshake?.(handshake(req, incoming.statusCode ?? 502, incoming.rawHeaders, performance.now() - started));
+    onHandshake?.(handshake(req, incoming.statusCode ?? 502, incoming.rawHeaders, performance.now() - started, startedAt));
   });
 
   upstream.on('error', (error: NodeJS.ErrnoException) => {
@@ -45,7 +46,7 @@ export function passUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, 
     const body = JSON.stringify({ statusCode: 502, error: `Bad Gateway: tapline proxy could not reach ${target.origin} (${reason})` });
     const responseHeaders = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body))];
     if (socket.writable) socket.end(`HTTP/1.1 502 ${http.STATUS_CODES[502]}\r\n${headerLines(responseHeaders)}Connection: close\r\n\r\n${body}`);
-    onHandshake?.({ ...handshake(req, 502, responseHeaders, performance.now() - started), targetError: reason });
+    onHandshake?.({ ...handshake(req, 502, responseHeaders, performance.now() - started, startedAt), targetError: reason });
   });
 
   upstream.end();
@@ -65,7 +66,7 @@ function splice(a: Duplex, b: Duplex): void {
   b.pipe(a);
 }
 
-function handshake(req: IncomingMessage, status: number, responseHeaders: readonly string[], elapsedMs: number): Exchange {
+function handshake(req: IncomingMessage, status: number, responseHeaders: readonly string[], elapsedMs: number, startedAt: number): Exchange {
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -75,6 +76,7 @@ function handshake(req: IncomingMessage, status: number, responseHeaders: readon
     responseHeaders,
     responseBody: createBodyCollector(0),
     elapsedMs,
+    startedAt,
     upgraded: status === 101,
   };
 }

@@ -146,7 +146,7 @@ describe('authentication', () => {
       full: () => true,
       read: (_name, e) => e.method === 'GET',
       ingest: (name, e) =>
-        (e.method === 'POST' && (e.path.startsWith('/http-traffic-record/') || e.path.startsWith('/core-log/'))) || name === 'listTrafficSources' || name === 'me',
+        (e.method === 'POST' && (e.path.startsWith('/http-traffic-record/') || e.path.startsWith('/core-log/'))) || ['ingestLog', 'otlpTraces', 'listTrafficSources', 'me'].includes(name),
     };
 
     for (const scope of ['read', 'ingest', 'full'] as const) {

@@ -7,6 +7,7 @@ import type { Backend } from './dialect.js';
 
 const BEFORE_REBUILD = '2026-11-22T0700-traffic-indexes';
 const REBUILD = '2026-11-23T0600-traffic-exchange-keys';
+const ROUTE = '2026-11-24T0300-traffic-route';
 const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
 
 interface SchemaRow {
@@ -90,6 +91,8 @@ describe('migrations of a database that holds data', () => {
   });
 
   const migrator = () => new Migrator({ db: opened.db, provider: migrationProvider(opened.dialect) });
+  /** Up to the rebuild these tests are about; later migrations have their own test below. */
+  const migrateToRebuild = async () => expect((await migrator().migrateTo(REBUILD)).error).toBeUndefined();
 
   async function seedAtOldSchema(): Promise<void> {
     const { error } = await migrator().migrateTo(BEFORE_REBUILD);
@@ -126,7 +129,7 @@ describe('migrations of a database that holds data', () => {
     const before = await trafficRows();
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
 
-    await opened.migrate();
+    await migrateToRebuild();
 
     expect(await trafficRows()).toEqual(before);
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
@@ -148,7 +151,7 @@ describe('migrations of a database that holds data', () => {
   it('changes nothing in the schema but the two keys and their indexes', async () => {
     await seedAtOldSchema();
     const before = await catalog.schema(opened.db);
-    await opened.migrate();
+    await migrateToRebuild();
     const expected = catalog.withoutExchangeKeys(before);
     expect(expected.length).toBeGreaterThan(10);
     expect(JSON.stringify(expected.filter((row) => row.name.startsWith('http_traffic')))).not.toContain('requests');
@@ -158,15 +161,28 @@ describe('migrations of a database that holds data', () => {
   it('migrates down to the keys and their indexes, and up again, without losing a row', async () => {
     await seedAtOldSchema();
     const before = await trafficRows();
-    await opened.migrate();
+    await migrateToRebuild();
     const down = await migrator().migrateDown();
     expect(down.error).toBeUndefined();
     expect(down.results?.[0]).toMatchObject({ migrationName: REBUILD, direction: 'Down', status: 'Success' });
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'requests', 'responses', 'traffic_sources']);
     expect(await indexNames()).toContain('http_traffic_request');
     expect(await trafficRows()).toEqual(before);
-    await opened.migrate();
+    await migrateToRebuild();
     expect(await trafficRows()).toEqual(before);
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
+  });
+
+  it('adds the nullable route column, keeping every row, and drops it again going down', async () => {
+    await seedAtOldSchema();
+    const before = await trafficRows();
+    await opened.migrate();
+    expect(await trafficRows()).toEqual(before.map((row) => ({ ...row, route: null })));
+    await opened.db.updateTable('http_traffic').set({ route: '/orders/:id' }).where('id', '=', TRAFFIC_IDS[0] ?? '').execute();
+    // Down to the rebuild: later migrations (if any) are undone first, then the route's.
+    const down = await migrator().migrateTo(REBUILD);
+    expect(down.error).toBeUndefined();
+    expect(down.results?.find((r) => r.migrationName === ROUTE)).toMatchObject({ direction: 'Down', status: 'Success' });
+    expect(await trafficRows()).toEqual(before);
   });
 });

@@ -50,7 +50,7 @@ export function createIngest(deps: IngestDeps): Ingest {
 
   /** One transaction for the whole group; returns each item's entries in input order. */
   async function storeGroup(group: readonly Waiting[]): Promise<StoredEntry[][]> {
-    const createdAt = isoNow(deps.clock);
+    const receivedAt = isoNow(deps.clock);
     const learned: IdCache = { domains: new Map(), pathnames: new Map() };
     const results: StoredEntry[][] = [];
     const all: StoredEntry[] = [];
@@ -63,12 +63,14 @@ export function createIngest(deps: IngestDeps): Ingest {
         const stored: StoredEntry[] = [];
         for (const record of records) {
           const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
+          // docs/decisions.md §16.1: the client's start time when it sent one; ids stay arrival order.
+          const createdAt = record.startedAt ?? receivedAt;
           const domainKey = `${source.id} ${domain}`;
           let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
-          if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, createdAt)));
+          if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, receivedAt)));
           const pathKey = `${domainId} ${pathname}`;
           let pathnameId = cache.pathnames.get(pathKey) ?? learned.pathnames.get(pathKey);
-          if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, createdAt)));
+          if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, receivedAt)));
 
           const id = newId();
           const requestId = newId();
@@ -77,12 +79,13 @@ export function createIngest(deps: IngestDeps): Ingest {
           responses.push({ id: responseId, traffic_source_id: source.id, headers: record.responseHeaders, body: record.responseBody });
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
-            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt,
+            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
           });
           // A literal, not spreads of shared parts: spreading a conditional part built slow
           // dictionary-mode objects, once a sixth of a batch's time.
           const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
           if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
+          if (record.route !== null) entry.route = record.route;
           stored.push(entry);
           all.push(entry);
         }

@@ -24,7 +24,7 @@ function capturedLogger() {
   return { logger: pino({ level: 'info' }, sink), errors: () => lines.filter((l) => l.level >= 50) };
 }
 
-const task = (items: unknown[]): BatchTask => ({ body: new TextEncoder().encode(JSON.stringify(items)), trafficSourceId: SOURCE });
+const task = (items: unknown[]): BatchTask => ({ body: new TextEncoder().encode(JSON.stringify(items)), trafficSourceId: SOURCE, receivedAt: Date.now() });
 const batch = Array.from({ length: 50 }, (_, i) => composeBody(SOURCE, { pathnameUrl: `/p/${i}`, requestHeaders: { authorization: 'Bearer t' } }));
 
 describe('batch preparer', () => {
@@ -43,11 +43,11 @@ describe('batch preparer', () => {
     const here = createBatchPreparer(null, REDACT, pino({ level: 'silent' }));
     const there = createBatchPreparer(built, REDACT, pino({ level: 'silent' }));
     try {
-      for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], []]) {
+      for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], [{ ...batch[0], startedAt: '2999-01-01T00:00:00Z' }], []]) {
         expect(await there.prepare(task(items))).toEqual(await here.prepare(task(items)));
       }
-      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE })).toEqual({ ok: false, stage: 'body', error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
-      expect(there.offloaded).toBe(4);
+      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE, receivedAt: Date.now() })).toEqual({ ok: false, stage: 'body', error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
+      expect(there.offloaded).toBe(5);
       expect(here.offloaded).toBe(0);
     } finally {
       await there.close();
@@ -63,7 +63,7 @@ describe('batch preparer', () => {
       // Detached: the event loop no longer holds the body's bytes while the thread parses them.
       expect(moved.body?.byteLength).toBe(0);
       // A slice of Node's shared pool stays (and so does the rest of the pool).
-      expect((await there.prepare({ body: pooled, trafficSourceId: SOURCE })).ok).toBe(true);
+      expect((await there.prepare({ body: pooled, trafficSourceId: SOURCE, receivedAt: Date.now() })).ok).toBe(true);
       expect(pooled.byteLength).toBeGreaterThan(0);
     } finally {
       await there.close();

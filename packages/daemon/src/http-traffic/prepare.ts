@@ -1,5 +1,5 @@
 import { type ComposeRecord, contract, type ErrorBody, type HttpMethod, type Level } from '@tapline/shared';
-import { HttpError, MALFORMED_JSON, validationError } from '../http/errors.js';
+import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
 import type { Exchange } from './repo.js';
@@ -23,6 +23,27 @@ export interface PreparedRecord {
   readonly queryParams: string;
   readonly responseHeaders: string;
   readonly responseBody: string | null;
+  /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §16.1). */
+  readonly startedAt: string | null;
+  /** The route template (extension field `route`), or null. */
+  readonly route: string | null;
+}
+
+/** docs/decisions.md §16.1: a client clock a little ahead is fine; one further ahead is a mistake. */
+export const MAX_STARTED_AHEAD_MS = 5 * 60_000;
+const AHEAD_MESSAGE = 'startedAt must not be more than 5 minutes in the future';
+
+/** The issues of `startedAt` values too far ahead of `now` (the daemon's clock), by item path prefix. */
+export function startedAtIssues(items: readonly { readonly startedAt?: string | undefined }[], now: number, prefix: (index: number) => string): Issue[] {
+  return items.flatMap((item, index) =>
+    item.startedAt !== undefined && Date.parse(item.startedAt) - now > MAX_STARTED_AHEAD_MS ? [{ path: `${prefix(index)}startedAt`, message: AHEAD_MESSAGE }] : [],
+  );
+}
+
+/** 400 naming every issue, in the style of validationError. */
+export function issuesError(issues: readonly Issue[], message: string): HttpError {
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return new HttpError(400, 'validation_failed', `${issues[0]?.path}: ${message}${more}`, issues);
 }
 
 
@@ -58,6 +79,8 @@ export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = 
     queryParams: JSON.stringify(request.queryParams),
     responseHeaders: JSON.stringify(response.headers),
     responseBody: jsonOrNull(response.body),
+    startedAt: input.startedAt ?? null,
+    route: input.route ?? null,
   };
   return { record, shown: { request, response } };
 }
@@ -67,6 +90,8 @@ export interface BatchTask {
   readonly body: Uint8Array | null;
   /** The path's; every item must name the same source. */
   readonly trafficSourceId: string;
+  /** The daemon's clock at receipt, in ms since the epoch, for the `startedAt` rule. */
+  readonly receivedAt: number;
 }
 
 export type BatchResult =
@@ -104,11 +129,9 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
   const mismatched = parsed.data.flatMap((item, index) =>
     item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
   );
-  if (mismatched.length > 0) {
-    const more = mismatched.length > 1 ? ` (and ${mismatched.length - 1} more)` : '';
-    const message = `${mismatched[0]?.path}: trafficSourceId in the body must equal the one in the path${more}`;
-    return { ok: false, stage: 'items', error: new HttpError(400, 'validation_failed', message, mismatched).body };
-  }
+  if (mismatched.length > 0) return { ok: false, stage: 'items', error: issuesError(mismatched, 'trafficSourceId in the body must equal the one in the path').body };
+  const ahead = startedAtIssues(parsed.data, task.receivedAt, (index) => `${index}.`);
+  if (ahead.length > 0) return { ok: false, stage: 'items', error: issuesError(ahead, AHEAD_MESSAGE).body };
   const hosts = new Map<string, string>();
   return { ok: true, records: parsed.data.map((input) => prepareRecord(input, redactor, hosts).record) };
 }

@@ -44,7 +44,7 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
 
 const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
-  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 'd.value as domain', 'p.value as pathname',
+  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname',
 ] as const;
 
 type EntryRow = TrafficRow & { domain: string; pathname: string };
@@ -68,6 +68,7 @@ export function toEntry(row: EntryRow): HttpTraffic {
     protocol: row.protocol,
   };
   if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
+  if (row.route !== null) entry.route = row.route;
   return entry;
 }
 
@@ -79,6 +80,7 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
   const { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId } = entry;
   const record: HttpTrafficRecord = { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId, ...exchange };
   if (entry.trafficUserId) record.trafficUserId = entry.trafficUserId;
+  if (entry.route !== undefined) record.route = entry.route;
   return record;
 }
 
@@ -109,19 +111,26 @@ export function listTraffic({ db, dialect }: Store, sourceId: string, filters: T
    the compiler sees only a string column. */
 const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
-export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
-  const row = await entries(db)
+/** Entries with their request and response rows: one whole record per row (see recordOf). */
+export const recordRows = (db: Executor) =>
+  entries(db)
     .innerJoin('requests as rq', 'rq.id', 't.request_id')
     .innerJoin('responses as rs', 'rs.id', 't.response_id')
-    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body'])
-    .where('t.id', '=', id)
-    .where('t.traffic_source_id', '=', sourceId)
-    .executeTakeFirst();
-  if (!row) return undefined;
+    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body']);
+
+type RecordRow = EntryRow & { request_headers: string; request_body: string | null; query_params: string; response_headers: string; response_body: string | null };
+
+/** The one row-to-wire mapper of a whole record. */
+export function recordOf(row: RecordRow): HttpTrafficRecord {
   return toRecord(toEntry(row), {
     request: { headers: parseJson(row.request_headers), body: row.request_body === null ? null : parseJson(row.request_body), queryParams: parseJson(row.query_params) },
     response: { headers: parseJson(row.response_headers), body: row.response_body === null ? null : parseJson(row.response_body) },
   });
+}
+
+export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
+  const row = await recordRows(db).where('t.id', '=', id).where('t.traffic_source_id', '=', sourceId).executeTakeFirst();
+  return row && recordOf(row);
 }
 
 export async function trafficEntryExists(db: Executor, sourceId: string, id: string): Promise<boolean> {
@@ -181,7 +190,7 @@ export function createTrafficWriter(): TrafficWriter {
   const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body']);
   const insertTraffic = preparedInsert('http_traffic', [
     'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at',
+    'elapsed_time', 'traffic_user_id', 'created_at', 'route',
   ]);
   return {
     async insert(trx, rows) {

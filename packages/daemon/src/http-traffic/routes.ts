@@ -4,19 +4,17 @@ import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import type { Composer } from './compose.js';
 import type { Ingest } from './ingest.js';
-import { prepareRecord } from './prepare.js';
 import type { BatchPreparer } from './prepare-pool.js';
-import { createRedactor } from './redact.js';
-import { getTrafficRecord, listDomains, listPathnames, listTraffic, toRecord } from './repo.js';
+import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
 import { streamTrafficRoute } from './stream.js';
 
 const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
 
 /** The HTTP side of recorded traffic: every route checks, prepares or reads, and answers; nothing more. */
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer): void {
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): void {
   const { db } = deps;
-  const redactor = createRedactor(deps.config.redact);
 
   /**
    * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
@@ -30,7 +28,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     contract.composeBatch,
     async (body, path) => {
       const sourceId = path.trafficSourceId;
-      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '' });
+      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '', receivedAt: deps.clock.now().getTime() });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
       if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {
@@ -49,11 +47,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     if (body.trafficSourceId !== params.trafficSourceId) {
       throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
     }
-    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    const { record, shown } = prepareRecord(body, redactor);
-    const [entry] = await ingest.store(source, [record]);
-    if (!entry) throw new Error('compose stored no record');
-    return toRecord(entry, shown);
+    return compose(ctx, body);
   });
 
   mount(router, deps, contract.listTraffic, async ({ params, query }, ctx) => {

@@ -50,6 +50,8 @@ export interface HttpTrafficTable {
   elapsed_time: number;
   traffic_user_id: string | null;
   created_at: string;
+  /** The route template (`/users/:id`) when the client sent one; see migration 2026-11-24T0300. */
+  route: string | null;
 }
 
 /** Rollup of http_traffic kept in the ingest transaction, so `meta.total` never scans millions. */

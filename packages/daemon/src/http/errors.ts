@@ -109,19 +109,20 @@ export function methodNotAllowed(router: Router, endpoints: readonly Endpoint[])
 
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'route_not_found', 'Not Found'));
 
-const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
+export const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
+
+/** The client's error an exception stands for (ours, body-parser's, Express's); undefined for a bug. */
+export function knownError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
+  return BODY_ERRORS[type] ?? clientErrorOf(error);
+}
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    let known: HttpError | undefined;
-    if (error instanceof HttpError) {
-      known = error;
-      if (error.audit) logAuthFailure(logger, req, error.status, error.audit);
-    } else {
-      const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
-      known = BODY_ERRORS[type] ?? clientErrorOf(error);
-      if (!known) logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
-    }
+    const known = knownError(error);
+    if (error instanceof HttpError && error.audit) logAuthFailure(logger, req, error.status, error.audit);
+    if (!known) logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
     if (res.headersSent) {
       res.destroy();
       return;

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Endpoint, ParsedInput, ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, TokenService } from '../auth/tokens.js';
@@ -121,6 +121,26 @@ export function mountRaw<E extends Endpoint>(
   register(router, deps, endpoint, 'none', async (req, res) => {
     await handler(parseInput(endpoint, req, undefined), contextOf(endpoint, res), req, res);
   });
+}
+
+/**
+ * `mount` for a body that is not JSON (OTLP's protobuf): authentication, then the body as bytes,
+ * decompressed (gzip, deflate, br), up to the endpoint's limit (413); `types` accepts or refuses
+ * the Content-Type (415 with `typeMessage`). The handler writes `res` itself; errors go to `next`.
+ */
+export function mountBytes<E extends Endpoint>(
+  router: Router,
+  deps: Deps,
+  endpoint: E,
+  types: { readonly accepts: (contentType: string) => boolean; readonly message: string },
+  handler: (body: Buffer, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
+): void {
+  const reader = express.raw({ limit: endpoint.maxBody ?? deps.config.maxBody, type: () => true });
+  const checkType: RequestHandler = (req, _res, next) =>
+    types.accepts(req.headers['content-type'] ?? '') ? next() : next(new HttpError(415, 'unsupported_media_type', types.message));
+  const tracked: RequestHandler = (req, res) =>
+    recordWork(res, handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), contextOf(endpoint, res), req, res));
+  router[VERB[endpoint.method]](endpoint.path, ...(endpoint.scopes ? [authenticate(deps.tokens)] : []), checkType, reader, tracked);
 }
 
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */

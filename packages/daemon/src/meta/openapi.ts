@@ -37,13 +37,16 @@ const eventStream = (events: NonNullable<Endpoint['events']>, components: Compon
   content: { 'text/event-stream': { schema: { type: 'string' }, 'x-tapline-event': schemaOf(events, 'output', components) } },
 });
 
+/** The same schema under each media type the endpoint speaks (JSON unless it says otherwise). */
+const media = (e: Endpoint, schema: JsonSchema) => Object.fromEntries((e.media ?? ['application/json']).map((type) => [type, { schema }]));
+
 function operation(name: string, e: Endpoint, neutralPathNames: boolean, components: Components) {
   const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
   const responses: Record<string, unknown> = {
     [e.status]: e.events
       ? eventStream(e.events, components)
       : e.response
-        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(e.response, 'output', components) } } }
+        ? { description: 'Success', content: media(e, schemaOf(e.response, 'output', components)) }
         : { description: 'Success, empty body' },
   };
   for (const status of [...errors].sort()) {
@@ -57,7 +60,7 @@ function operation(name: string, e: Endpoint, neutralPathNames: boolean, compone
     security: e.scopes ? [{ bearerAuth: [] }] : [],
     ...(e.scopes ? { 'x-tapline-scopes': e.scopes } : {}),
     parameters: [...parameters(e.params, 'path', components, neutralPathNames), ...parameters(e.query, 'query', components)],
-    ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(e.body, 'input', components) } } } } : {}),
+    ...(e.body ? { requestBody: { required: true, content: media(e, schemaOf(e.body, 'input', components)) } } : {}),
     responses,
   };
 }

@@ -48,6 +48,8 @@ export interface ObservedTransaction {
   readonly status: number;
   /** Milliseconds from the request's arrival to the response's end. */
   readonly elapsedTime: number;
+  /** When the request arrived, in ms since the epoch (wall clock): the entry's `createdAt`. */
+  readonly startedAt?: number | undefined;
   readonly requestHeaders: Readonly<Record<string, string | string[] | number | undefined>>;
   readonly responseHeaders: Readonly<Record<string, string | string[] | number | undefined>>;
   readonly requestBody: JsonValue;
@@ -79,5 +81,6 @@ export function toRecordBody(t: ObservedTransaction): RecordBody | null {
     queryParams: queryMap(url.searchParams),
     responseHeaders: headerMap(t.responseHeaders),
     responseBody: t.responseBody,
+    ...(t.startedAt !== undefined && Number.isFinite(t.startedAt) ? { startedAt: new Date(t.startedAt).toISOString() } : {}),
   };
 }

@@ -1,0 +1,64 @@
+import { contract } from '@tapline/shared';
+import type { ErrorRequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import { logAuthFailure } from '../auth/audit.js';
+import type { Deps } from '../deps.js';
+import type { Ingest } from '../http-traffic/ingest.js';
+import { createRedactor } from '../http-traffic/redact.js';
+import { HttpError, INTERNAL, knownError } from '../http/errors.js';
+import { mountBytes, requireScope } from '../http/mount.js';
+import { decodeRequest, encodeResponse, encodeStatus, encodingOf, type OtlpEncoding } from './codec.js';
+import { groupBySource } from './sources.js';
+import { storeGroup } from './store.js';
+import { translate } from './translate.js';
+
+const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
+
+/** gRPC codes of google.rpc.Status for the HTTP statuses OTLP/HTTP answers with. */
+const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 408: 4, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
+
+/**
+ * `POST /v1/traces` (OTLP/HTTP, docs/opentelemetry.md): any OpenTelemetry SDK's trace exporter
+ * reports here. Answers follow the OTLP specification: 200 with an ExportTraceServiceResponse
+ * (`partialSuccess` naming rejected spans), errors as google.rpc.Status for protobuf
+ * and Tapline's error body for JSON; 503 (stopping, too many large bodies) carries Retry-After.
+ */
+export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
+  const redactor = createRedactor(deps.config.redact);
+  const types = { accepts: (type: string) => encodingOf(type) !== null, message: 'Content-Type must be application/x-protobuf or application/json' };
+  mountBytes(router, deps, contract.otlpTraces, types, async (body, ctx, req, res) => {
+    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+    requireScope(ctx);
+    const decoded = decodeRequest(body, encoding);
+    if ('error' in decoded) throw new HttpError(400, 'bad_request', decoded.error);
+    const translation = translate(decoded);
+    const { groups, rejected } = await groupBySource(deps, ctx, req.get('x-tapline-source'), translation);
+    let count = translation.rejected.count + rejected.count;
+    const reasons = [...translation.rejected.reasons, ...rejected.reasons];
+    for (const group of groups) {
+      const stored = await storeGroup(deps, ingest, redactor, group);
+      count += stored.rejected.count;
+      reasons.push(...stored.rejected.reasons);
+    }
+    const partial = count > 0 ? { rejectedSpans: count, errorMessage: reasons.slice(0, 3).join('; ') } : null;
+    res.status(200).type(CONTENT_TYPE[encoding]).send(encodeResponse(encoding, partial));
+  });
+  router.use(contract.otlpTraces.path, otlpErrors(deps.logger));
+}
+
+/** Every failure of the route, authentication's included, as OTLP's google.rpc.Status. */
+function otlpErrors(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const known = knownError(error);
+    if (error instanceof HttpError && error.audit) logAuthFailure(logger, req, error.status, error.audit);
+    if (!known) logger.error({ err: error, path: req.path }, 'unexpected error while receiving OTLP traces');
+    if (res.headersSent) return void res.destroy();
+    const answer = known ?? INTERNAL;
+    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+    if (answer.status === 503 && !res.get('retry-after')) res.set('retry-after', '1');
+    // JSON clients get Tapline's error body, as on every endpoint (docs/decisions.md §2.1); protobuf
+    // clients cannot read JSON, so they get OTLP's google.rpc.Status.
+    if (encoding === 'json') return void res.status(answer.status).json(answer.body);
+    res.status(answer.status).type(CONTENT_TYPE.protobuf).send(encodeStatus(GRPC_CODE[answer.status] ?? 2, answer.message));
+  };
+}
