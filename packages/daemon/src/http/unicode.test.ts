@@ -56,22 +56,6 @@ describe.each([
     expect(await stored()).toBe(0);
   });
 
-  it('refuses NUL in stored text (PostgreSQL text cannot hold it), naming the field, and stores nothing', async () => {
-    const nul = (name: string) => `${name} must not contain NUL characters`;
-    const cases: Array<[Partial<ComposeRecordInput>, string, string]> = [
-      [{ pathnameUrl: '/a\u0000b' }, 'pathnameUrl', nul('pathnameUrl')],
-      [{ requestHeaders: { 'x-odd': 'a\u0000b' } }, 'requestHeaders.x-odd', nul('x-odd')],
-      [{ responseHeaders: { ['x\u0000']: 'v' } }, 'responseHeaders', nul('a name')],
-    ];
-    for (const [over, path, message] of cases) {
-      const single = await compose(body(over));
-      expect({ status: single.status, issues: (single.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path, message }] });
-      const many = await batch([body(), body(over)]);
-      expect({ status: many.status, issues: (many.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path: `1.${path}`, message }] });
-    }
-    expect(await stored()).toBe(0);
-  });
-
   it('refuses bodies that are not UTF-8 with a 400 that says so, on composes and batches of every size', async () => {
     const text = JSON.stringify(body({ pathnameUrl: '/caf\u00e9' }));
     const broken = Buffer.from(text, 'utf8');
