@@ -5,6 +5,7 @@ import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
 import type { Db } from './db/open.js';
+import { type ClusterSignals, localSignals } from './db/signals.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig, Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly bus?: TrafficBus;
+  /** Several daemons on one PostgreSQL database pass its LISTEN/NOTIFY signals (db/pg-signals.ts). */
+  readonly signals?: ClusterSignals;
   /** Run inside every ingest transaction (the webhook outbox writes its rows here). */
   readonly ingestHooks?: readonly IngestHook[];
   /** Large batches are prepared in this worker thread; without it, on the event loop. */
@@ -54,6 +57,7 @@ export function createApp(options: AppOptions): App {
     config: options.config,
     logger: options.logger,
     bus: options.bus ?? createTrafficBus(),
+    signals: options.signals ?? localSignals(),
     tokens: createTokenService(options.db, clock),
     largeBodies: createGate({
       concurrency: options.config.limits.largeBatches,
