@@ -1,1 +1,2 @@
 export { composeBody } from './compose.js';
+export { type Balancer, startBalancer } from './balancer.js';
