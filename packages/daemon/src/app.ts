@@ -69,6 +69,8 @@ export function createApp(options: AppOptions): App {
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook] });
+  // The other daemons on the database learn of committed entries this way (their streams read them).
+  deps.bus.subscribe(() => deps.signals.notify('traffic'));
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();

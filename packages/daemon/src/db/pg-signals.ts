@@ -22,6 +22,7 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
   notifier.on('error', (error) => logger.warn({ err: error.message }, 'signal connection failed'));
   let client: pg.Client | undefined;
   let closed = false;
+  const sending = new Map<string, { again: boolean }>();
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
 
@@ -77,10 +78,24 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
   return {
     shared: true,
     notify(channel, payload = '') {
-      notifier.query('select pg_notify($1, $2)', [`${PREFIX}${channel}`, `${instance} ${payload}`]).catch((error: unknown) => {
-        // A lost signal only delays the others: they also look on a timer.
-        logger.debug({ err: error instanceof Error ? error.message : String(error), channel }, 'could not signal the other daemons');
-      });
+      // Under load commits come faster than round trips: while one signal is on its way, the same
+      // signal asked again is sent once more after it, not once per commit.
+      const key = `${channel} ${payload}`;
+      const state = sending.get(key);
+      if (state) return void (state.again = true);
+      const entry = { again: false };
+      sending.set(key, entry);
+      const send = (): void => {
+        entry.again = false;
+        notifier
+          .query('select pg_notify($1, $2)', [`${PREFIX}${channel}`, `${instance} ${payload}`])
+          .catch((error: unknown) => {
+            // A lost signal only delays the others: they also look on a timer.
+            logger.debug({ err: error instanceof Error ? error.message : String(error), channel }, 'could not signal the other daemons');
+          })
+          .finally(() => (entry.again && !closed ? send() : sending.delete(key)));
+      };
+      send();
     },
     listen: (channel, listener) => listeners.add(channel, listener),
     async close() {
