@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
+import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import { type ClusterSignals, localSignals } from './db/signals.js';
 import { type Clock, systemClock } from './clock.js';
@@ -23,6 +24,7 @@ import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './w
 
 export interface AppOptions {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly config: DaemonConfig;
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -53,6 +55,7 @@ export function createApp(options: AppOptions): App {
     shutdown: shutdown.signal,
     inflight: createInflight(),
     db: options.db,
+    dialect: options.dialect,
     clock,
     config: options.config,
     logger: options.logger,

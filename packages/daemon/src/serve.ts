@@ -14,7 +14,10 @@ export interface ServeOptions {
   readonly host: string;
   readonly port: number;
   readonly home: string;
-  readonly dbFile: string;
+  /** `--db`: a SQLite file, or a `postgres://` URL (db/open.ts). */
+  readonly database: string;
+  /** `--db-pool`: most connections to PostgreSQL at once. */
+  readonly dbPool?: number;
   readonly config: DaemonConfig;
   readonly logger: Logger;
   /** Where the one `listening on` line goes. */
@@ -66,12 +69,19 @@ function bundledBatchWorker(): BatchWorker | null {
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const { logger } = options;
   ensureHome(options.home);
-  const opened = openDatabase(options.dbFile);
-  await opened.migrate();
-  const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
+  const opened = openDatabase(options.database, options.dbPool === undefined ? {} : { pool: options.dbPool });
+  try {
+    await opened.migrate();
+  } catch (error) {
+    await opened.close();
+    throw new StartError(error instanceof Error ? error.message : String(error));
+  }
+  const signals = opened.signals(logger);
+  const { app, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
   const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
+    await signals.close();
     await opened.close();
     throw new StartError(
       error.code === 'EADDRINUSE'
@@ -90,8 +100,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const endpoint = endpointFile(options.home);
   const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
   writePrivateFile(endpoint, mine);
-  options.announce(`taplined listening on ${url}`);
-  logger.info({ url, db: options.dbFile }, 'ready');
+  const { backend, location } = opened.description;
+  options.announce(`taplined listening on ${url} (database: ${backend} ${location})`);
+  logger.info({ url, database: backend, location }, 'ready');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -105,6 +116,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         const force = setTimeout(() => server.closeAllConnections(), 10_000);
         await closed;
         clearTimeout(force);
+        await signals.close();
         await opened.close();
         // Only our own: a second daemon started on the same home since then owns the file now.
         if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });

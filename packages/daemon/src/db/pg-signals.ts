@@ -76,7 +76,6 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
 
   const ready = connect();
   return {
-    shared: true,
     notify(channel, payload = '') {
       // Under load commits come faster than round trips: while one signal is on its way, the same
       // signal asked again is sent once more after it, not once per commit.

@@ -8,8 +8,6 @@ import { EventEmitter } from 'node:events';
 export type SignalChannel = 'traffic' | 'outbox' | 'webhook_deleted';
 
 export interface ClusterSignals {
-  /** Other daemons may write to this database: follow the tables, not only this process's events. */
-  readonly shared: boolean;
   /** Tells the other daemons on the database (not this one), after the change committed. */
   notify(channel: SignalChannel, payload?: string): void;
   /**
@@ -23,7 +21,6 @@ export interface ClusterSignals {
 /** SQLite: one daemon per database file, so there is nobody else to tell. */
 export function localSignals(): ClusterSignals {
   return {
-    shared: false,
     notify: () => undefined,
     listen: () => () => undefined,
     close: () => Promise.resolve(),

@@ -1,6 +1,7 @@
 import type { HttpTraffic, HttpTrafficRecord, JsonValue, PageQuery, TrafficFilters } from '@tapline/shared';
 import { type ExpressionBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../db/open.js';
+import type { SqlDialect } from '../db/dialect.js';
+import type { Db, Executor, Store } from '../db/open.js';
 import { preparedInsert } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
@@ -16,7 +17,7 @@ import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
 /** The documented filters, combined with AND; dates inclusive. Values are always bound. */
-export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficFilters) {
+export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: string, filters: TrafficFilters) {
   // With an id prefix the primary-key range is the narrowest index; `|| ''` (valid SQL in SQLite and
   // PostgreSQL alike) keeps the planner off the per-source indexes, which would walk every entry.
   const conditions = [filters.idPrefix ? eb(sql<string>`${eb.ref('t.traffic_source_id')} || ''`, '=', sourceId) : eb('t.traffic_source_id', '=', sourceId)];
@@ -35,7 +36,7 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
           eb.and([eb(sql<number>`+${eb.ref('t.status')}`, '>=', filters.status.min), eb(sql<number>`+${eb.ref('t.status')}`, '<=', filters.status.max)]),
     );
   }
-  if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId }));
+  if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId, dialect }));
   // A primary-key range, so resolving a short id reads only the ids that begin with it.
   if (filters.idPrefix) conditions.push(eb('t.id', '>=', filters.idPrefix.min), eb('t.id', '<=', filters.idPrefix.max));
   return eb.and(conditions);
@@ -85,14 +86,14 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
 export const entries = (db: Executor) =>
   db.selectFrom('http_traffic as t').innerJoin('domains as d', 'd.id', 't.domain_id').innerJoin('pathnames as p', 'p.id', 't.pathname_id').select(ENTRY_COLUMNS);
 
-export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
-  const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, sourceId, filters));
+export function listTraffic({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
+  const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, dialect, sourceId, filters));
   return paginate(
     page,
     () => (rollupAnswers(filters) ? countFromRollup(db, sourceId, filters) : countRows(base)),
     async (limit, offset) => {
       const rows = await entries(db)
-        .where((eb) => trafficFilter(eb, sourceId, filters))
+        .where((eb) => trafficFilter(eb, dialect, sourceId, filters))
         .orderBy('t.created_at', 'desc')
         .orderBy('t.id', 'desc')
         .limit(limit)

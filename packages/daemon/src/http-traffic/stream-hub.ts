@@ -1,5 +1,6 @@
 import { evaluateFilter, type HttpTraffic, type TrafficFilters } from '@tapline/shared';
 import type { Logger } from 'pino';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { ClusterSignals } from '../db/signals.js';
 import type { TrafficBus } from './bus.js';
@@ -23,10 +24,11 @@ export interface StreamHub {
 
 export interface HubFeed {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly bus: TrafficBus;
   readonly signals: ClusterSignals;
   readonly logger: Logger;
-  /** With several daemons, the table is read this often even when no signal came (a lost NOTIFY). */
+  /** Following the table, it is read this often even when no signal came (a lost NOTIFY). */
   readonly pollMs?: number;
 }
 
@@ -35,11 +37,11 @@ const READ_LIMIT = 1_000;
 const POLL_MS = 1_000;
 
 /**
- * One daemon on its database (SQLite) hands the bus's entries straight to the streams: no
- * database work on the ingest path. Several daemons on one database (PostgreSQL) commit entries
- * this one never sees: the bus, the other daemons' NOTIFY and a timer only wake the hub, which
- * reads the entries after its position in stream order (docs/decisions.md §9.7), once for all its
- * streams.
+ * SQLite has one writer: the bus's entries come in commit order, and go straight to the streams,
+ * with no database work on the ingest path. PostgreSQL commits concurrently (a pool, and other
+ * daemons this one never hears of in process): the bus, the other daemons' NOTIFY and a timer only
+ * wake the hub, which reads the entries after its position in stream order (docs/decisions.md
+ * §9.7), once for all its streams.
  */
 export function createStreamHub(feed: HubFeed): StreamHub {
   const bySource = new Map<string, Set<EntryListener>>();
@@ -100,7 +102,7 @@ export function createStreamHub(feed: HubFeed): StreamHub {
     };
   }
 
-  const start = () => (feed.signals.shared ? followTable() : feed.bus.subscribe(dispatch));
+  const start = () => (feed.dialect.concurrentWriters ? followTable() : feed.bus.subscribe(dispatch));
 
   return {
     subscribe(sourceId, listener) {

@@ -51,6 +51,7 @@ describe('the stream across daemons that commit out of id order', () => {
       await released;
     };
     const [first, second, reader] = opened.map((o) => o.db) as [OpenedDatabase['db'], OpenedDatabase['db'], OpenedDatabase['db']];
+    const dialect = opened[2]!.dialect;
     const slow = createIngest({ db: first, clock: systemClock, bus: createTrafficBus(), hooks: [pause] });
     const fast = createIngest({ db: second, clock: systemClock, bus: createTrafficBus(), hooks: [] });
 
@@ -58,7 +59,7 @@ describe('the stream across daemons that commit out of id order', () => {
     await fast.store(source, [record('/warm')]);
     signals = postgresSignals(database.locator, logger);
     // A poll far longer than the test: the NOTIFY of a real daemon's ingest has to wake the reader.
-    const hub = createStreamHub({ db: reader, bus: createTrafficBus(), signals, logger, pollMs: 60_000 });
+    const hub = createStreamHub({ db: reader, dialect, bus: createTrafficBus(), signals, logger, pollMs: 60_000 });
     const seen: string[] = [];
     hub.subscribe(source.id, (committed) => seen.push(...committed.map((c) => c.entry.id)));
     await hub.ready();
@@ -78,7 +79,7 @@ describe('the stream across daemons that commit out of id order', () => {
     // The scenario is the one that breaks an id cursor: the late entry has the smaller id.
     expect(lateEntry!.id < early!.id).toBe(true);
     // A client that had the early entry as its cursor gets the late one on reconnecting.
-    expect((await trafficAfter(reader, source.id, {}, cursor, 10)).map((c) => c.entry.id)).toEqual([lateEntry!.id]);
+    expect((await trafficAfter({ db: reader, dialect }, source.id, {}, cursor, 10)).map((c) => c.entry.id)).toEqual([lateEntry!.id]);
     await notifier.close();
   });
 });

@@ -1,5 +1,5 @@
 import type { HttpTraffic, TrafficFilters } from '@tapline/shared';
-import type { Db } from '../db/open.js';
+import type { Db, Store } from '../db/open.js';
 import { entries, toEntry, trafficFilter } from './repo.js';
 
 /**
@@ -53,10 +53,10 @@ export async function streamPointOf(db: Db, sourceId: string, cursor: string): P
 }
 
 /** Stored matches after a point of the stream, in stream order. */
-export async function trafficAfter(db: Db, sourceId: string, filters: TrafficFilters, afterSeq: number, limit: number): Promise<Sequenced[]> {
+export async function trafficAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, afterSeq: number, limit: number): Promise<Sequenced[]> {
   const rows = await entries(db)
     .select('t.stream_seq')
-    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.stream_seq', '>', afterSeq)]))
+    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.stream_seq', '>', afterSeq)]))
     .orderBy('t.stream_seq', 'asc')
     .limit(limit)
     .execute();
@@ -83,11 +83,11 @@ export async function lastStreamSeq(db: Db): Promise<number> {
 }
 
 /** Header and body conditions for live entries: one query per batch, off the ingest path. */
-export async function matchingTrafficIds(db: Db, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
+export async function matchingTrafficIds({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
   const rows = await db
     .selectFrom('http_traffic as t')
     .select('t.id')
-    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.id', 'in', ids)]))
+    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.id', 'in', ids)]))
     .execute();
   return new Set(rows.map((r) => r.id));
 }

@@ -1,5 +1,5 @@
 import { STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
-import type { Db } from '../db/open.js';
+import type { Store } from '../db/open.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
 import { matchingTrafficIds, newestStreamPoint, type Sequenced, streamPointOf, type StreamPoint, trafficAfter } from './stream-repo.js';
 
@@ -54,7 +54,7 @@ export class StreamSession {
   private position: StreamPoint | undefined;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly hub: StreamHub,
     private readonly sourceId: string,
     private readonly filters: TrafficFilters,
@@ -70,7 +70,7 @@ export class StreamSession {
     const heartbeat = setInterval(() => void this.sink.write(': heartbeat\n\n'), this.options.heartbeatMs);
     try {
       await this.hub.ready();
-      this.position = this.cursor === undefined ? await newestStreamPoint(this.db, this.sourceId) : { id: this.cursor, seq: await streamPointOf(this.db, this.sourceId, this.cursor) };
+      this.position = this.cursor === undefined ? await newestStreamPoint(this.store.db, this.sourceId) : { id: this.cursor, seq: await streamPointOf(this.store.db, this.sourceId, this.cursor) };
       const id = this.position?.id;
       await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: id ?? null }, id)}`);
       if (!(await this.replay())) return this.sendOverflow();
@@ -118,7 +118,7 @@ export class StreamSession {
       // Entries missed while the queue was full are all stored: accept live ones again, then read.
       this.overflowed = false;
       for (;;) {
-        const rows = await trafficAfter(this.db, this.sourceId, this.filters, this.position?.seq ?? 0, this.options.replayPage);
+        const rows = await trafficAfter(this.store, this.sourceId, this.filters, this.position?.seq ?? 0, this.options.replayPage);
         if (this.closed) return true;
         await this.send(rows);
         if (rows.length < this.options.replayPage) break;
@@ -140,7 +140,7 @@ export class StreamSession {
       const after = this.position?.seq ?? 0;
       let fresh = batch.filter((p) => p.seq > after);
       if (fresh.some((p) => p.verify)) {
-        const confirmed = await matchingTrafficIds(this.db, this.sourceId, this.filters, fresh.filter((p) => p.verify).map((p) => p.entry.id));
+        const confirmed = await matchingTrafficIds(this.store, this.sourceId, this.filters, fresh.filter((p) => p.verify).map((p) => p.entry.id));
         fresh = fresh.filter((p) => !p.verify || confirmed.has(p.entry.id));
       }
       await this.send(fresh);

@@ -1,7 +1,6 @@
 import type { WebhookAttempt } from '@tapline/shared';
 import { newId } from '../clock.js';
-import type { Db } from '../db/open.js';
-import { claimable } from '../db/row-locks.js';
+import type { Db, Store } from '../db/open.js';
 import { toAttempt } from './repo.js';
 import type { Verdict } from './retry.js';
 import type { AttemptRow, DeliveryRow } from './table.js';
@@ -31,7 +30,7 @@ export async function nextDueAt(db: Db): Promise<string | null> {
  * due again. On PostgreSQL rows another daemon is claiming at this instant are skipped (`FOR
  * UPDATE SKIP LOCKED`); each row is claimed by exactly one daemon.
  */
-export function claimDue(db: Db, now: Date, limit: number): Promise<DeliveryRow[]> {
+export function claimDue({ db, dialect }: Store, now: Date, limit: number): Promise<DeliveryRow[]> {
   const at = now.toISOString();
   const heads = db
     .selectFrom('webhook_deliveries as d')
@@ -65,7 +64,7 @@ export function claimDue(db: Db, now: Date, limit: number): Promise<DeliveryRow[
   return db
     .updateTable('webhook_deliveries')
     .set({ status: 'sending', next_attempt_at: new Date(now.getTime() + LEASE_MS).toISOString(), updated_at: at })
-    .where('id', 'in', claimable(db, heads))
+    .where('id', 'in', dialect.lockRows(heads, 'skip'))
     .returningAll()
     .execute();
 }

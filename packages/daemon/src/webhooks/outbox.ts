@@ -1,4 +1,5 @@
 import { newId } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import type { StoredEntry } from '../http-traffic/bus.js';
 import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
@@ -104,14 +105,14 @@ async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<W
  * equals its own (lower case), and its delivery rows commit with the entry or not at all.
  * Returns true when a new delivery row was written (the worker then has something to schedule).
  */
-export async function enqueueNotifications(db: Executor, entries: readonly StoredEntry[]): Promise<boolean> {
+export async function enqueueNotifications(db: Executor, dialect: SqlDialect, entries: readonly StoredEntry[]): Promise<boolean> {
   const sourceIds = [...new Set(entries.map((e) => e.trafficSourceId))];
   if (sourceIds.length === 0) return false;
   let states = await loadStates(db, sourceIds);
   if (states.length === 0) return false;
   // Several daemons (docs/decisions.md §8.13): decide from the state as it is once it is ours.
   const summaryIds = states.flatMap((state) => (state.summary ? [state.summary.id] : []));
-  if (await lockStormState(db, states.map((state) => state.id), summaryIds)) states = await loadStates(db, sourceIds);
+  if (await lockStormState(db, dialect, states.map((state) => state.id), summaryIds)) states = await loadStates(db, sourceIds);
   let created = false;
   for (const entry of entries) {
     const level = entry.level.toLowerCase();

@@ -3,7 +3,7 @@ import type { CreatedWebhook, PageQuery, Webhook, WebhookAttempt } from '@taplin
 import { sql } from 'kysely';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
-import { lockedForUpdate, locksRows } from '../db/row-locks.js';
+import type { SqlDialect } from '../db/dialect.js';
 import { newestFirst } from '../http/pagination.js';
 import type { AttemptRow, DeliveryKind, WebhookRow, WindowRow } from './table.js';
 
@@ -113,14 +113,14 @@ export async function updateSummaryPayload(db: Executor, id: string, payload: un
  * Storm control decides from a webhook's window and adds to its pending summary, so two daemons
  * storing entries for one webhook at once must take turns, and no worker may claim the summary
  * while it grows: those rows are locked (webhooks in id order, so two transactions never wait for
- * each other crosswise) until the transaction ends. Returns false where there are no row locks
- * (SQLite, whose one writer already has the database to itself); true means: read the state again,
- * as it is now that this transaction holds it.
+ * each other crosswise) until the transaction ends. Returns false where writers do not run
+ * concurrently (SQLite, whose one writer has the database to itself); true means: read the state
+ * again, as it is now that this transaction holds it.
  */
-export async function lockStormState(db: Executor, webhookIds: readonly string[], summaryIds: readonly string[]): Promise<boolean> {
-  if (!locksRows(db)) return false;
-  await lockedForUpdate(db, db.selectFrom('webhooks').select('id').where('id', 'in', webhookIds).orderBy('id')).execute();
-  if (summaryIds.length > 0) await lockedForUpdate(db, db.selectFrom('webhook_deliveries').select('id').where('id', 'in', summaryIds).orderBy('id')).execute();
+export async function lockStormState(db: Executor, dialect: SqlDialect, webhookIds: readonly string[], summaryIds: readonly string[]): Promise<boolean> {
+  if (!dialect.concurrentWriters) return false;
+  await dialect.lockRows(db.selectFrom('webhooks').select('id').where('id', 'in', webhookIds).orderBy('id'), 'wait').execute();
+  if (summaryIds.length > 0) await dialect.lockRows(db.selectFrom('webhook_deliveries').select('id').where('id', 'in', summaryIds).orderBy('id'), 'wait').execute();
   return true;
 }
 

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { HttpTraffic, type WebhookAttempt } from '@tapline/shared';
 import { z } from 'zod';
 import type { Logger } from 'pino';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { DeliveryRow, WebhookRow } from './table.js';
 import type { Clock } from '../clock.js';
@@ -32,6 +33,7 @@ export interface WebhookWorker {
 
 export interface WorkerOptions {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: Pick<DaemonConfig, 'allowPrivateWebhooks' | 'version'>;
@@ -136,7 +138,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function runDue(): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = await claimDue(db, clock.now(), BATCH);
+      const rows = await claimDue(options, clock.now(), BATCH);
       if (rows.length === 0) break;
       // Webhooks do not wait for each other. A delete between the claim and the send still
       // aborts it: `attempt` looks the webhook up after `deliver` tracked the send.
@@ -190,7 +192,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   return {
     hook: async (trx, entries) => {
-      if (await enqueueNotifications(trx, entries)) queued = true;
+      if (await enqueueNotifications(trx, options.dialect, entries)) queued = true;
     },
     start() {
       if (!stopped) return;
