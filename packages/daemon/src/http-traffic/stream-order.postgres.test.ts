@@ -1,5 +1,5 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, holdPoint } from '@tapline/testkit';
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,7 @@ import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { postgresSignals } from '../db/pg-signals.js';
 import type { ClusterSignals } from '../db/signals.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
-import { createTrafficBus, type IngestHook } from './bus.js';
+import { createTrafficBus } from './bus.js';
 import { createIngest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
@@ -42,17 +42,10 @@ describe('the stream across daemons that commit out of id order', () => {
   });
 
   it('streams an entry that committed after a later id, once, after it; a cursor taken between resumes to it', async () => {
-    let paused = () => {};
-    const inTransaction = new Promise<void>((resolve) => (paused = resolve));
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const pause: IngestHook = async () => {
-      paused();
-      await released;
-    };
+    const hold = holdPoint();
     const [first, second, reader] = opened.map((o) => o.db) as [OpenedDatabase['db'], OpenedDatabase['db'], OpenedDatabase['db']];
     const dialect = opened[2]!.dialect;
-    const slow = createIngest({ db: first, clock: systemClock, bus: createTrafficBus(), hooks: [pause] });
+    const slow = createIngest({ db: first, clock: systemClock, bus: createTrafficBus(), hooks: [() => hold.wait()] });
     const fast = createIngest({ db: second, clock: systemClock, bus: createTrafficBus(), hooks: [] });
 
     // The domain exists before the race: a new one would make the second writer wait for the first.
@@ -66,13 +59,13 @@ describe('the stream across daemons that commit out of id order', () => {
     const notifier = postgresSignals(database.locator, logger);
 
     const late = slow.store(source, [record('/late')]);
-    await inTransaction;
+    await hold.reached;
     const [early] = await fast.store(source, [record('/early')]);
     notifier.notify('traffic');
     await vi.waitFor(() => expect(seen).toEqual([early!.id]));
     const cursor = await streamPointOf(reader, source.id, early!.id);
 
-    release();
+    hold.release();
     const [lateEntry] = await late;
     notifier.notify('traffic');
     await vi.waitFor(() => expect(seen).toEqual([early!.id, lateEntry!.id]));

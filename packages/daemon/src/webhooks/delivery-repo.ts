@@ -24,9 +24,9 @@ export async function nextDueAt(db: Db): Promise<string | null> {
 }
 
 /**
- * Claims what is due at `now` for this sender, with a lease of LEASE_MS: the first due message of
+ * Claims what is due at `now` for this sender, with a lease of LEASE_MS: the oldest due message of
  * each webhook that has none in flight, so one webhook's messages go out one at a time and in
- * order, whichever daemon sends them. A message whose sender's lease ran out (it died mid-send) is
+ * order, whichever daemon sends them (a message waiting for its retry lets later ones pass). A message whose sender's lease ran out (it died mid-send) is
  * due again. On PostgreSQL rows another daemon is claiming at this instant are skipped (`FOR
  * UPDATE SKIP LOCKED`); each row is claimed by exactly one daemon.
  */
@@ -48,11 +48,9 @@ export function claimDue({ db, dialect }: Store, now: Date, limit: number): Prom
               eb.or([
                 // Another message of the webhook is being sent (its lease has not run out)...
                 eb.and([eb('o.status', '=', 'sending'), eb('o.next_attempt_at', '>', at)]),
-                // ...or is due before this one.
-                eb.and([
-                  eb('o.status', 'in', ['pending', 'sending']),
-                  eb.or([eb('o.next_attempt_at', '<', eb.ref('d.next_attempt_at')), eb.and([eb('o.next_attempt_at', '=', eb.ref('d.next_attempt_at')), eb('o.id', '<', eb.ref('d.id'))])]),
-                ]),
+                // ...or an older one (ids are in queue order) is due too, a retry or a message
+                // whose sender died among them.
+                eb.and([eb('o.status', 'in', ['pending', 'sending']), eb('o.next_attempt_at', '<=', at), eb('o.id', '<', eb.ref('d.id'))]),
               ]),
             ),
         ),
