@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { ClusterSignals, SignalChannel } from './signals.js';
+import type { ClusterSignals } from './signals.js';
 import { signalListeners } from './signals.js';
 
 const PREFIX = 'tapline_';
@@ -27,9 +27,9 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
   let timer: NodeJS.Timeout | undefined;
 
   function heard(message: pg.Notification): void {
-    const channel = message.channel.slice(PREFIX.length) as SignalChannel;
+    const channel = listeners.channels().find((c) => `${PREFIX}${c}` === message.channel);
     const [sender = '', ...rest] = (message.payload ?? '').split(' ');
-    if (sender !== instance) listeners.emit(channel, rest.join(' '));
+    if (channel && sender !== instance) listeners.emit(channel, rest.join(' '));
   }
 
   async function connect(): Promise<void> {

@@ -105,6 +105,8 @@ export function listTraffic({ db, dialect }: Store, sourceId: string, filters: T
 }
 
 /** Stored JSON text back to a value; the text was written by JSON.stringify, so it parses. */
+/* eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the column holds JSON.stringify of a T, written by this repository;
+   the compiler sees only a string column. */
 const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
 export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
@@ -216,7 +218,9 @@ async function takeStreamNumbers(trx: Executor, count: number): Promise<number> 
 /**
  * Keeps `traffic_counts` in step with `http_traffic` inside the same transaction, so the two
  * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
- * increment (never read-modify-write), so concurrent writers keep it exact.
+ * increment (never read-modify-write), so concurrent writers keep it exact. Keys go in sorted
+ * order: on PostgreSQL two transactions that lock the same count rows then lock them in the same
+ * order, and so wait for each other instead of deadlocking.
  */
 async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
   const keyed = new Map<string, CountRow>();
@@ -229,7 +233,8 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
       keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
     }
   }
-  for (const part of chunks([...keyed.values()])) {
+  const sorted = [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (const part of chunks(sorted)) {
     await trx
       .insertInto('traffic_counts')
       .values(part)

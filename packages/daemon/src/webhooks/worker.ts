@@ -11,7 +11,7 @@ import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
 import type { ClusterSignals } from '../db/signals.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
-import { type Message, renderBody, type SummaryPayload, type Target } from './format.js';
+import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
 import { send } from './send.js';
@@ -62,8 +62,7 @@ const TestPayload = z.object({ sentAt: z.string() });
 function messageOf(row: DeliveryRow): Message {
   const payload: unknown = JSON.parse(row.payload);
   if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
-  // Written by outbox.ts from a SummaryPayload, which has no schema of its own.
-  if (row.kind === 'summary') return { kind: 'summary', summary: payload as SummaryPayload };
+  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
   return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
 }
 
