@@ -189,6 +189,15 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     });
   }
 
+  // Only when the committed batch queued something, so ingest without webhooks costs nothing here;
+  // and whether or not this daemon sends (`--no-webhook-delivery`): the other daemons may.
+  const unannounce = options.bus.subscribe(() => {
+    if (!queued) return;
+    queued = false;
+    options.signals.notify('outbox');
+    wake();
+  });
+
   return {
     hook: async (trx, entries) => {
       if (await enqueueNotifications(trx, options.dialect, entries)) queued = true;
@@ -196,14 +205,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     start() {
       if (!stopped) return;
       stopped = false;
-      // Wakes only when the committed batch queued something, so ingest without webhooks costs nothing here.
       const stops = [
-        options.bus.subscribe(() => {
-          if (!queued) return;
-          queued = false;
-          options.signals.notify('outbox');
-          wake();
-        }),
         options.signals.listen('outbox', wake),
         // '' after the listening connection came back: which webhooks went meanwhile is unknown,
         // but their rows are gone, so `attempt` and `recordAttempt` find nothing to send or record.
@@ -214,6 +216,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     },
     async stop() {
       stopped = true;
+      unannounce();
       clearTimeout(timer);
       unsubscribe?.();
       await running;
