@@ -5,7 +5,7 @@ import { postgresSignals } from './pg-signals.js';
 import type { DatabaseLocator } from './locator.js';
 import { withoutSecret } from './locator.js';
 import { migrateToLatest, reasonOf } from './migrate.js';
-import type { OpenedDatabase, OpenOptions } from './open.js';
+import type { OpenedDatabase, OpenOptions } from './types.js';
 import { defaultPoolSize } from './pool-size.js';
 import type { DB } from './schema.js';
 

@@ -5,7 +5,7 @@ import { sqliteDialect } from './dialect.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
 import { nativeBinding } from './native-addon.js';
-import type { OpenedDatabase } from './open.js';
+import type { OpenedDatabase } from './types.js';
 import type { DB } from './schema.js';
 
 /**

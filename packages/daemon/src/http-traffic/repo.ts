@@ -204,12 +204,15 @@ export function createTrafficWriter(): TrafficWriter {
   };
 }
 
-/** Hands out `count` stream numbers; returns the last. Row-locks the counter until commit. */
+/**
+ * Hands out `count` stream numbers; returns the last. Row-locks the counter until commit. An upsert,
+ * so a counter row that is gone (tables emptied by hand) starts again rather than failing ingest.
+ */
 async function takeStreamNumbers(trx: Executor, count: number): Promise<number> {
   const row = await trx
-    .updateTable('stream_sequence')
-    .set({ value: sql<number>`value + ${count}` })
-    .where('name', '=', 'traffic')
+    .insertInto('stream_sequence')
+    .values({ name: 'traffic', value: count })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: sql<number>`stream_sequence.value + ${count}` }))
     .returning('value')
     .executeTakeFirstOrThrow();
   return Number(row.value);

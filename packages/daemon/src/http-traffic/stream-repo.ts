@@ -1,5 +1,5 @@
 import type { HttpTraffic, TrafficFilters } from '@tapline/shared';
-import type { Db, Store } from '../db/open.js';
+import type { Db, Executor, Store } from '../db/open.js';
 import { entries, toEntry, trafficFilter } from './repo.js';
 
 /**
@@ -77,9 +77,14 @@ export async function streamSince(db: Db, sourceIds: readonly string[], afterSeq
 }
 
 /** The last number handed out: where a hub that follows the table starts. */
-export async function lastStreamSeq(db: Db): Promise<number> {
+export async function lastStreamSeq(db: Executor): Promise<number> {
   const row = await db.selectFrom('stream_sequence').select('value').where('name', '=', 'traffic').executeTakeFirst();
   return Number(row?.value ?? 0);
+}
+
+/** `taplined copy`: the destination goes on numbering where the source stopped. */
+export async function setLastStreamSeq(db: Executor, value: number): Promise<void> {
+  await db.updateTable('stream_sequence').set({ value }).where('name', '=', 'traffic').execute();
 }
 
 /** Header and body conditions for live entries: one query per batch, off the ingest path. */

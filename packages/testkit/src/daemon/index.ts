@@ -5,3 +5,4 @@ export * from './endpoint-cases.js';
 export * from './batch-worker.js';
 export * from './webhook-receivers.js';
 export { composeBody } from '../compose.js';
+export * from './dump.js';
