@@ -24,7 +24,8 @@ const postgresProject: TestProjectInlineConfiguration = {
   extends: true,
   test: {
     name: 'postgres',
-    include: ['packages/daemon/src/**/*.test.ts'],
+    // With the e2e that only mean something on PostgreSQL: several daemons on one database.
+    include: ['packages/daemon/src/**/*.test.ts', 'e2e/**/*.postgres.test.ts'],
     exclude: [...configDefaults.exclude, '**/*.sqlite.test.ts'],
     env: { TAPLINE_TEST_BACKEND: 'postgres' },
     globalSetup: ['packages/testkit/src/postgres/global-setup.ts'],

@@ -6,6 +6,7 @@ import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
 import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
+import { type ClusterSignals, localSignals } from './db/signals.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig, Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
@@ -33,6 +34,8 @@ export interface AppOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly bus?: TrafficBus;
+  /** Several daemons on one PostgreSQL database pass its LISTEN/NOTIFY signals (db/pg-signals.ts). */
+  readonly signals?: ClusterSignals;
   /** Run inside every ingest transaction (the webhook outbox writes its rows here). */
   readonly ingestHooks?: readonly IngestHook[];
   /** Large batches are prepared in this worker thread; without it, on the event loop. */
@@ -62,6 +65,7 @@ export function createApp(options: AppOptions): App {
     config: options.config,
     logger: options.logger,
     bus: options.bus ?? createTrafficBus(),
+    signals: options.signals ?? localSignals(),
     tokens: createTokenService(options.db, clock),
     largeBodies: createGate({
       concurrency: options.config.limits.largeBatches,
@@ -74,6 +78,8 @@ export function createApp(options: AppOptions): App {
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook] });
+  // The other daemons on the database learn of committed entries this way (their streams read them).
+  deps.bus.subscribe(() => deps.signals.notify('traffic'));
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();

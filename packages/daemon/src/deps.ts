@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
+import type { ClusterSignals } from './db/signals.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Gate } from './http/gate.js';
@@ -60,6 +61,8 @@ export interface Deps {
   readonly config: DaemonConfig;
   readonly logger: Logger;
   readonly bus: TrafficBus;
+  /** Wake-ups from the other daemons on this database (none on SQLite). */
+  readonly signals: ClusterSignals;
   readonly tokens: TokenService;
   /** The traffic source by id (compiled once for this database). */
   readonly findSource: SourceFinder;

@@ -3,7 +3,7 @@
  * another process and for the test kit (packages/testkit), which drives it in-process.
  */
 export { type App, createApp, type AppOptions } from './app.js';
-export { openDatabase, type Db, type OpenedDatabase } from './db/open.js';
+export { openDatabase, type Db, type OpenedDatabase, type Store } from './db/open.js';
 export { systemClock, type Clock } from './clock.js';
 export { defaultConfig, type DaemonConfig, type Deps } from './deps.js';
 export { serve, type RunningDaemon } from './serve.js';

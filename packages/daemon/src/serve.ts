@@ -76,10 +76,12 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     await opened.close();
     throw new StartError(error instanceof Error ? error.message : String(error));
   }
-  const { app, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, config: options.config, logger, batchWorker: bundledBatchWorker() });
+  const signals = opened.signals(logger);
+  const { app, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
   const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
+    await signals.close();
     await opened.close();
     throw new StartError(
       error.code === 'EADDRINUSE'
@@ -125,6 +127,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         const force = setTimeout(() => server.closeAllConnections(), 10_000);
         await closed;
         clearTimeout(force);
+        await signals.close();
         await opened.close();
         // Only our own: a second daemon started on the same home since then owns the file now.
         if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });

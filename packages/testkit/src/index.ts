@@ -1,1 +1,3 @@
 export { composeBody } from './compose.js';
+export { type Balancer, startBalancer } from './balancer.js';
+export { type HoldPoint, holdPoint } from './hold.js';

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/open.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
+import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
 
 /** A copy that cannot start or go on: the message is for the person at the shell. */
@@ -133,6 +134,8 @@ export async function copyDatabase(from: Db, to: Db, options: CopyOptions): Prom
     options.report?.start(totals.reduce((a, b) => a + b, 0));
     const copied: CopiedCount[] = [];
     for (const table of COPIED_TABLES) copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], options));
+    // The stream numbers were copied with their entries; new ones continue after the source's last.
+    await setLastStreamSeq(to, await lastStreamSeq(source));
     await dropMarker(to);
     options.report?.finish();
     return copied;

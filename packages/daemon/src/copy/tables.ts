@@ -27,8 +27,11 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'webhook_windows', key: ['webhook_id'] },
 ];
 
-/** Kysely's own bookkeeping: each side keeps its own, written by its own migrations. */
-const MIGRATOR_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
+/**
+ * Kysely's own bookkeeping: each side keeps its own, written by its own migrations; and the stream
+ * counter, one row both sides get from their migration, whose value copy.ts sets after the rows.
+ */
+const MIGRATOR_TABLES = new Set(['kysely_migration', 'kysely_migration_lock', 'stream_sequence']);
 
 export function unknownTables(present: readonly string[]): string[] {
   const known = new Set(COPIED_TABLES.map((t) => t.name));

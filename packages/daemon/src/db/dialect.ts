@@ -1,4 +1,4 @@
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /** The database engines taplined runs on: an embedded SQLite file, or a PostgreSQL server. */
 export type Backend = 'sqlite' | 'postgres';
@@ -35,10 +35,24 @@ export interface SqlDialect {
    * `test`. Headers are stored as JSON text mapping a name to a string or an array of strings.
    */
   headerMatches(table: 'requests' | 'responses', rowId: RawBuilder<string>, name: string, test: (value: Text) => Expression<SqlBool>): Expression<SqlBool>;
+  /**
+   * Whether transactions commit concurrently (a pool of connections, other daemons): then only
+   * the database knows the commit order, and the live stream reads new entries from the table in
+   * `stream_seq` order (docs/decisions.md §9.7) instead of taking this process's events as they come.
+   */
+  readonly concurrentWriters: boolean;
+  /**
+   * A select that decides a write, with its rows locked until the transaction ends: `wait` for
+   * rows another transaction holds, or `skip` them (a queue's claim). SQLite's one writer already
+   * has the database to itself, and it has no `FOR UPDATE`: the query stays as it is.
+   */
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, mode: 'wait' | 'skip'): SelectQueryBuilder<DB, TB, O>;
 }
 
 export const sqliteDialect: SqlDialect = {
   backend: 'sqlite',
+  concurrentWriters: false,
+  lockRows: (query) => query,
   doubleType: 'real',
   dropsConstraints: false,
   asciiLower: (text) => sql<string>`lower(${text})`,
@@ -49,6 +63,8 @@ export const sqliteDialect: SqlDialect = {
 
 export const postgresDialect: SqlDialect = {
   backend: 'postgres',
+  concurrentWriters: true,
+  lockRows: (query, mode) => (mode === 'skip' ? query.forUpdate().skipLocked() : query.forUpdate()),
   doubleType: 'double precision',
   dropsConstraints: true,
   asciiLower: (text) => sql<string>`lower(${text} collate "C")`,

@@ -1,5 +1,7 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import { Migrator, sql } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
+import type { HttpTrafficTable } from '../http-traffic/table.js';
+import type { DB } from './schema.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from './migrations/index.js';
 import { type Db, type OpenedDatabase, openDatabase } from './open.js';
@@ -8,6 +10,9 @@ import type { Backend } from './dialect.js';
 const BEFORE_REBUILD = '2026-11-22T0700-traffic-indexes';
 const REBUILD = '2026-11-23T0600-traffic-exchange-keys';
 const ROUTE = '2026-11-24T0300-traffic-route';
+/** The schema these tests seed: entries had no stream number before 2026-11-24T0200. */
+type BeforeStreamSeq = Omit<DB, 'http_traffic'> & { http_traffic: Omit<HttpTrafficTable, 'stream_seq'> };
+
 const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
 
 interface SchemaRow {
@@ -98,7 +103,7 @@ describe('migrations of a database that holds data', () => {
     const { error } = await migrator().migrateTo(BEFORE_REBUILD);
     expect(error).toBeUndefined();
     const now = '2026-11-20T10:00:00.000Z';
-    const db = opened.db;
+    const db = opened.db as unknown as Kysely<BeforeStreamSeq>;
     await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'ann', password_hash: null, created_at: now, updated_at: now }).execute();
     await db.insertInto('traffic_sources').values({ id: 's1', user_id: 'u1', name: 'shop', traffic_domain: 'shop.example.com', created_at: now, updated_at: now }).execute();
     await db.insertInto('domains').values({ id: 'd1', traffic_source_id: 's1', value: 'shop.example.com', created_at: now }).execute();

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
+import { postgresSignals } from './pg-signals.js';
 import type { DatabaseLocator } from './locator.js';
 import { withoutSecret } from './locator.js';
 import { migrateToLatest, reasonOf } from './migrate.js';
@@ -41,6 +42,7 @@ export function openPostgres(locator: Extract<DatabaseLocator, { backend: 'postg
     db,
     dialect: postgresDialect,
     migrate: () => migrateToLatest(db, postgresDialect, explain),
+    signals: (logger) => postgresSignals(locator.url, logger),
     close: () => db.destroy(),
   };
 }

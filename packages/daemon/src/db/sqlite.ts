@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { sqliteDialect } from './dialect.js';
+import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
 import { nativeBinding } from './native-addon.js';
 import type { OpenedDatabase } from './types.js';
@@ -58,6 +59,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     db,
     dialect: sqliteDialect,
     migrate: () => migrateToLatest(db, sqliteDialect),
+    signals: () => localSignals(),
     close: async () => {
       if (sqlite.open) sqlite.pragma('optimize');
       await db.destroy();

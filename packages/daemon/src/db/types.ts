@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { ClusterSignals } from './signals.js';
 import type { SqlDialect } from './dialect.js';
 import type { DatabaseDescription } from './locator.js';
 import type { DB } from './schema.js';
@@ -20,6 +22,8 @@ export interface OpenedDatabase extends Store {
   readonly description: DatabaseDescription;
   /** Runs migrations that have not run yet; a database of an older version upgrades in place. */
   migrate(): Promise<void>;
+  /** Wake-ups to and from the other daemons on this database (db/signals.ts); close them before the database. */
+  signals(logger: Logger): ClusterSignals;
   close(): Promise<void>;
 }
 

@@ -21,7 +21,7 @@ describe('group commit', () => {
   beforeEach(async () => {
     opened = await openTestDatabase();
     const bus = createTrafficBus();
-    bus.subscribe((entries) => published.push([...entries]));
+    bus.subscribe((committed) => published.push(committed.map((c) => c.entry)));
     transactions = 0;
     // A hook runs once per transaction, so it counts them.
     const countTransactions = async () => {

@@ -41,7 +41,8 @@ const MAX_CACHED_IDS = 20_000;
  * A commit writes every touched page to the WAL, which was the largest single cost of a compose;
  * with 50 clients at once it is now paid once per group. Each request still answers only after
  * its own records are committed. If a group fails, its requests are retried one by one so that
- * one request's failure never fails another's. The bus hears of entries after they commit.
+ * one request's failure never fails another's. The bus hears of entries after they commit, with
+ * their stream numbers.
  */
 export function createIngest(deps: IngestDeps): Ingest {
   const writer = createTrafficWriter();
@@ -57,6 +58,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     const requests: RequestRow[] = [];
     const responses: ResponseRow[] = [];
     const traffic: NewTrafficRow[] = [];
+    let firstSeq = 0;
 
     await deps.db.transaction().execute(async (trx) => {
       for (const { source, records } of group) {
@@ -80,6 +82,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
             method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
+            stream_seq: 0, // numbered by insertTraffic, last in the transaction
           });
           // A literal, not spreads of shared parts: spreading a conditional part built slow
           // dictionary-mode objects, once a sixth of a batch's time.
@@ -91,13 +94,15 @@ export function createIngest(deps: IngestDeps): Ingest {
         }
         results.push(stored);
       }
-      await writer.insert(trx, { requests, responses, traffic });
+      await writer.insertExchanges(trx, { requests, responses, traffic });
       for (const hook of deps.hooks) await hook(trx, all);
+      // Last: numbering the entries locks the stream counter until the commit (§9.7).
+      firstSeq = await writer.insertTraffic(trx, traffic);
     });
 
     for (const [key, id] of learned.domains) cache.domains.set(key, id);
     for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-    deps.bus.publish(all);
+    deps.bus.publish(all.map((entry, i) => ({ entry, seq: firstSeq + i })));
     return results;
   }
 

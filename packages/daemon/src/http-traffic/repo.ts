@@ -11,8 +11,8 @@ import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow
 
 /**
  * Every SQL statement of recorded traffic: the list and its filters, one record, the names a
- * record is filed under, the writes of an ingest, the count rollup and the stream's reads.
- * Rows become wire objects here and nowhere else (toEntry, toRecord).
+ * record is filed under, the writes of an ingest, the count rollup (the stream's reads are
+ * in stream-repo.ts). Rows become wire objects here and nowhere else (toEntry, toRecord).
  */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
@@ -47,7 +47,7 @@ const ENTRY_COLUMNS = [
   't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname',
 ] as const;
 
-type EntryRow = TrafficRow & { domain: string; pathname: string };
+type EntryRow = Omit<TrafficRow, 'stream_seq'> & { domain: string; pathname: string };
 
 /** The one row-to-wire mapper of an entry; `trafficUserId` is absent, never null, when there is none. */
 export function toEntry(row: EntryRow): HttpTraffic {
@@ -85,7 +85,7 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
 }
 
 /** Entries with their names joined: every read of entries starts here. */
-const entries = (db: Executor) =>
+export const entries = (db: Executor) =>
   db.selectFrom('http_traffic as t').innerJoin('domains as d', 'd.id', 't.domain_id').innerJoin('pathnames as p', 'p.id', 't.pathname_id').select(ENTRY_COLUMNS);
 
 export function listTraffic({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
@@ -178,7 +178,13 @@ export interface TrafficRows {
 
 export interface TrafficWriter {
   /** The rows of one group commit, and the count rollup kept in step with them, in `trx`. */
-  insert(trx: Executor, rows: TrafficRows): Promise<void>;
+  insertExchanges(trx: Executor, rows: TrafficRows): Promise<void>;
+  /**
+   * The entries themselves, numbered for the stream: this must be the transaction's last write,
+   * so that the counter's row lock, held until commit, orders commits as it orders numbers
+   * (docs/decisions.md §9.7). Returns the first number; entries get consecutive ones in order.
+   */
+  insertTraffic(trx: Executor, traffic: NewTrafficRow[]): Promise<number>;
 }
 
 /**
@@ -190,16 +196,35 @@ export function createTrafficWriter(): TrafficWriter {
   const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body']);
   const insertTraffic = preparedInsert('http_traffic', [
     'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at', 'route',
+    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'stream_seq',
   ]);
   return {
-    async insert(trx, rows) {
+    async insertExchanges(trx, rows) {
       for (const part of chunks(rows.requests)) await insertRequests(trx, part);
       for (const part of chunks(rows.responses)) await insertResponses(trx, part);
-      for (const part of chunks(rows.traffic)) await insertTraffic(trx, part);
       await addCounts(trx, rows.traffic);
     },
+    async insertTraffic(trx, traffic) {
+      const first = (await takeStreamNumbers(trx, traffic.length)) - traffic.length + 1;
+      traffic.forEach((row, i) => (row.stream_seq = first + i));
+      for (const part of chunks(traffic)) await insertTraffic(trx, part);
+      return first;
+    },
   };
+}
+
+/**
+ * Hands out `count` stream numbers; returns the last. Row-locks the counter until commit. An upsert,
+ * so a counter row that is gone (tables emptied by hand) starts again rather than failing ingest.
+ */
+async function takeStreamNumbers(trx: Executor, count: number): Promise<number> {
+  const row = await trx
+    .insertInto('stream_sequence')
+    .values({ name: 'traffic', value: count })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: sql<number>`stream_sequence.value + ${count}` }))
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
 }
 
 /**
@@ -245,30 +270,6 @@ async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters
   if (filters.status) query = query.where('status', '>=', filters.status.min).where('status', '<=', filters.status.max);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.total ?? 0);
-}
-
-/** The stream's reads: the newest id, the matches after a cursor (oldest first), and a re-check of live ones. */
-export async function newestTrafficId(db: Db, sourceId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('http_traffic').select('id').where('traffic_source_id', '=', sourceId).orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row?.id;
-}
-
-export async function trafficAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, cursor: string, limit: number): Promise<HttpTraffic[]> {
-  const rows = await entries(db)
-    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.id', '>', cursor)]))
-    .orderBy('t.id', 'asc')
-    .limit(limit)
-    .execute();
-  return rows.map(toEntry);
-}
-
-export async function matchingTrafficIds({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('http_traffic as t')
-    .select('t.id')
-    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.id', 'in', ids)]))
-    .execute();
-  return new Set(rows.map((r) => r.id));
 }
 
 export function listDomains(db: Db, sourceId: string, page: PageQuery) {

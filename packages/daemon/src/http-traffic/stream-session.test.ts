@@ -56,7 +56,7 @@ describe('StreamSession', () => {
 
   beforeEach(async () => {
     h = await startHarness();
-    hub = createStreamHub(h.deps.bus);
+    hub = createStreamHub(h.deps);
     client = (await h.user()).client;
     sourceId = (await createSource(client)).id;
   });

@@ -1,8 +1,7 @@
-import { type HttpTraffic, STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
+import { STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
-import type { StoredEntry } from './bus.js';
-import { matchingTrafficIds, newestTrafficId, trafficAfter } from './repo.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
+import { matchingTrafficIds, newestStreamPoint, type Sequenced, streamPointOf, type StreamPoint, trafficAfter } from './stream-repo.js';
 
 export interface StreamOptions {
   /** A `: heartbeat` comment this often keeps proxies and idle timers from closing the stream. */
@@ -27,8 +26,7 @@ export interface StreamSink {
   end(): void;
 }
 
-interface Pending {
-  readonly entry: HttpTraffic;
+interface Pending extends Sequenced {
   /** The filter needs the record (header or body): confirm in the database before sending. */
   readonly verify: boolean;
 }
@@ -40,8 +38,9 @@ const event = (name: string, data: unknown, id?: string) => `${id ? `id: ${id}\n
 
 /**
  * One client's stream. It subscribes before it reads the database, so an entry committed during
- * the replay is either in the replay or in the queue; the cursor (last id sent, UUIDv7 order)
- * drops the overlap. Nothing is lost between replay and live, and nothing is sent twice.
+ * the replay is either in the replay or in the queue; the cursor (the last entry sent, compared
+ * by its stream number, docs/decisions.md §9.7) drops the overlap. Nothing is lost between replay
+ * and live, and nothing is sent twice.
  */
 export class StreamSession {
   private queue: Pending[] = [];
@@ -51,6 +50,8 @@ export class StreamSession {
   private closed = false;
   private wakeUp: (() => void) | undefined;
   private readonly unsubscribe: () => void;
+  /** The last entry sent (or the one the client named); undefined: the source has none yet. */
+  private position: StreamPoint | undefined;
 
   constructor(
     private readonly store: Store,
@@ -59,7 +60,7 @@ export class StreamSession {
     private readonly filters: TrafficFilters,
     private readonly sink: StreamSink,
     private readonly options: StreamOptions,
-    private cursor: string | undefined,
+    private readonly cursor: string | undefined,
   ) {
     this.unsubscribe = hub.subscribe(sourceId, (entries) => this.offer(entries));
   }
@@ -68,8 +69,10 @@ export class StreamSession {
   async run(): Promise<void> {
     const heartbeat = setInterval(() => void this.sink.write(': heartbeat\n\n'), this.options.heartbeatMs);
     try {
-      this.cursor ??= await this.newestId();
-      await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: this.cursor ?? null }, this.cursor)}`);
+      await this.hub.ready();
+      this.position = this.cursor === undefined ? await newestStreamPoint(this.store.db, this.sourceId) : { id: this.cursor, seq: await streamPointOf(this.store.db, this.sourceId, this.cursor) };
+      const id = this.position?.id;
+      await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: id ?? null }, id)}`);
       if (!(await this.replay())) return this.sendOverflow();
       this.replaying = false;
       await this.live();
@@ -89,11 +92,11 @@ export class StreamSession {
   }
 
   /** On the ingest path: in-memory tests and a push, nothing more. */
-  private offer(entries: readonly StoredEntry[]): void {
+  private offer(committed: readonly Sequenced[]): void {
     if (this.closed || this.overflowed) return;
-    for (const entry of entries) {
+    for (const { entry, seq } of committed) {
       const verdict = matchLive(entry, this.filters);
-      if (verdict !== false) this.queue.push({ entry, verify: verdict === undefined });
+      if (verdict !== false) this.queue.push({ entry, seq, verify: verdict === undefined });
     }
     if (this.queue.length > this.options.maxQueue) {
       this.queue = [];
@@ -115,8 +118,7 @@ export class StreamSession {
       // Entries missed while the queue was full are all stored: accept live ones again, then read.
       this.overflowed = false;
       for (;;) {
-        if (this.cursor === undefined) return true;
-        const rows = await this.storedAfter(this.cursor);
+        const rows = await trafficAfter(this.store, this.sourceId, this.filters, this.position?.seq ?? 0, this.options.replayPage);
         if (this.closed) return true;
         await this.send(rows);
         if (rows.length < this.options.replayPage) break;
@@ -135,23 +137,23 @@ export class StreamSession {
       }
       const batch = this.queue;
       this.queue = [];
-      const cursor = this.cursor;
-      let fresh = batch.filter((p) => cursor === undefined || p.entry.id > cursor);
+      const after = this.position?.seq ?? 0;
+      let fresh = batch.filter((p) => p.seq > after);
       if (fresh.some((p) => p.verify)) {
-        const confirmed = await this.matchingIds(fresh.filter((p) => p.verify).map((p) => p.entry.id));
+        const confirmed = await matchingTrafficIds(this.store, this.sourceId, this.filters, fresh.filter((p) => p.verify).map((p) => p.entry.id));
         fresh = fresh.filter((p) => !p.verify || confirmed.has(p.entry.id));
       }
-      await this.send(fresh.map((p) => p.entry));
+      await this.send(fresh);
     }
   }
 
-  private async send(entries: readonly HttpTraffic[]): Promise<void> {
-    const last = entries.at(-1);
+  private async send(committed: readonly Sequenced[]): Promise<void> {
+    const last = committed.at(-1);
     if (!last || this.closed) return;
-    this.cursor = last.id;
+    this.position = { id: last.entry.id, seq: last.seq };
     const piece = this.options.maxBytes / 4;
     let text = '';
-    for (const entry of entries) {
+    for (const { entry } of committed) {
       text += this.hub.eventText(entry);
       if (text.length < piece) continue;
       await this.sink.write(text);
@@ -162,19 +164,6 @@ export class StreamSession {
   }
 
   private sendOverflow(): Promise<void> {
-    return this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.cursor ?? null }));
-  }
-
-  private newestId(): Promise<string | undefined> {
-    return newestTrafficId(this.store.db, this.sourceId);
-  }
-
-  private storedAfter(cursor: string): Promise<HttpTraffic[]> {
-    return trafficAfter(this.store, this.sourceId, this.filters, cursor, this.options.replayPage);
-  }
-
-  /** Header and body conditions for live entries: one query per batch, off the ingest path. */
-  private matchingIds(ids: readonly string[]): Promise<Set<string>> {
-    return matchingTrafficIds(this.store, this.sourceId, this.filters, ids);
+    return this.sink.write(event(STREAM_EVENT.overflow, { cursor: this.position?.id ?? null }));
   }
 }

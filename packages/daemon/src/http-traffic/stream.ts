@@ -90,7 +90,7 @@ function streamAdmission(limits: Limits): (tokenId: string) => (() => void) | st
  */
 export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOptions): { readonly open: () => number } {
   const options = given ?? { ...DEFAULT_STREAM_OPTIONS, maxBytes: deps.config.limits.streamBuffer };
-  const hub = createStreamHub(deps.bus);
+  const hub = createStreamHub(deps);
   const sessions = new Set<StreamSession>();
   const admit = streamAdmission(deps.config.limits);
   // Streams that stop reading are closed in bursts: one collection a second after the first.

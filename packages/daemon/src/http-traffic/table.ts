@@ -1,5 +1,5 @@
 import type { HttpMethod, Level, Protocol } from '@tapline/shared';
-import type { Insertable, Selectable } from 'kysely';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 
 /**
  * The tables of recorded traffic. Columns carry the contract's unions, so rows need no casts on
@@ -52,6 +52,19 @@ export interface HttpTrafficTable {
   created_at: string;
   /** The route template (`/users/:id`) when the client sent one; see migration 2026-11-24T0300. */
   route: string | null;
+  /**
+   * The stream's order (docs/decisions.md §9.7), taken from `stream_sequence` at commit. A
+   * bigint: PostgreSQL's driver reads it as text, so readers convert it with `Number`.
+   */
+  stream_seq: StreamSeq;
+}
+
+export type StreamSeq = ColumnType<number | string, number, number>;
+
+/** One row, `traffic`: the last `stream_seq` handed out. */
+export interface StreamSequenceTable {
+  name: string;
+  value: StreamSeq;
 }
 
 /** Rollup of http_traffic kept in the ingest transaction, so `meta.total` never scans millions. */
@@ -78,4 +91,5 @@ export interface HttpTrafficTables {
   responses: ResponsesTable;
   http_traffic: HttpTrafficTable;
   traffic_counts: TrafficCountsTable;
+  stream_sequence: StreamSequenceTable;
 }

@@ -76,7 +76,7 @@ describe('stopping the daemon', () => {
     };
     const bus = createTrafficBus();
     const committed: StoredEntry[] = [];
-    bus.subscribe((entries) => committed.push(...entries));
+    bus.subscribe((entries) => committed.push(...entries.map((c) => c.entry)));
     const h = await startHarness({ ingestHooks: [pause], bus });
     const { client, token } = await h.user();
     const source = await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });

@@ -1,6 +1,7 @@
 import { contract, type HttpTraffic } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import { claimDue, LEASE_MS } from './delivery-repo.js';
 
 interface Payload {
   event: string;
@@ -214,5 +215,36 @@ describe('the webhook outbox', () => {
     clock.advance(60 * 60_000);
     await app.worker.runDue();
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  // Daemons on one database share the outbox (docs/decisions.md §8.13). A claim made here through
+  // the repository stands for another daemon's, on the same database.
+  it('sends a message claimed by a daemon that died once its lease ran out, once, under the same delivery id', async () => {
+    await addWebhook();
+    await app.compose(sourceId, { status: 503 });
+    const [claimed] = await claimDue(app.store, clock.now(), 10);
+    expect(claimed).toMatchObject({ status: 'sending', kind: 'traffic' });
+
+    expect(await app.worker.runDue()).toBe(0);
+    clock.advance(LEASE_MS - 1);
+    expect(await app.worker.runDue()).toBe(0);
+    clock.advance(1);
+    expect(await app.worker.runDue()).toBe(1);
+    expect(receiver.requests.map((r) => r.headers['x-tapline-delivery'])).toEqual([claimed!.id]);
+    clock.advance(60 * 60_000);
+    expect(await app.worker.runDue()).toBe(0);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('keeps one message of a webhook in flight at a time, so its messages go out in order, whoever sends them', async () => {
+    await addWebhook();
+    for (let i = 0; i < 3; i++) await app.compose(sourceId, { status: 503, pathnameUrl: `/api/${i}` });
+    const first = await claimDue(app.store, clock.now(), 10);
+    expect(first.map((d) => (JSON.parse(d.payload) as { pathname: string }).pathname)).toEqual(['/api/0']);
+    // Another daemon asking now gets nothing of this webhook: its first message is in flight.
+    expect(await claimDue(app.store, clock.now(), 10)).toEqual([]);
+    clock.advance(LEASE_MS);
+    await app.worker.runDue();
+    expect(receiver.requests.map((r) => r.json<{ entry: { pathname: string } }>().entry.pathname)).toEqual(['/api/0', '/api/1', '/api/2']);
   });
 });

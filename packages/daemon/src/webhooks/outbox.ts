@@ -1,8 +1,9 @@
 import { newId } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import type { StoredEntry } from '../http-traffic/bus.js';
 import { MAX_SUMMARY_PATHS, SummaryPayload } from './format.js';
-import { insertDelivery, loadWindowStates, saveWindow, updateSummaryPayload } from './repo.js';
+import { insertDelivery, loadWindowStates, lockStormState, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';
 
 /** docs/decisions.md §8.7: at most 5 messages per webhook per minute; the rest of that minute is one summary. */
@@ -104,11 +105,14 @@ async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<W
  * equals its own (lower case), and its delivery rows commit with the entry or not at all.
  * Returns true when a new delivery row was written (the worker then has something to schedule).
  */
-export async function enqueueNotifications(db: Executor, entries: readonly StoredEntry[]): Promise<boolean> {
+export async function enqueueNotifications(db: Executor, dialect: SqlDialect, entries: readonly StoredEntry[]): Promise<boolean> {
   const sourceIds = [...new Set(entries.map((e) => e.trafficSourceId))];
   if (sourceIds.length === 0) return false;
-  const states = await loadStates(db, sourceIds);
+  let states = await loadStates(db, sourceIds);
   if (states.length === 0) return false;
+  // Several daemons (docs/decisions.md §8.13): decide from the state as it is once it is ours.
+  const summaryIds = states.flatMap((state) => (state.summary ? [state.summary.id] : []));
+  if (await lockStormState(db, dialect, states.map((state) => state.id), summaryIds)) states = await loadStates(db, sourceIds);
   let created = false;
   for (const entry of entries) {
     const level = entry.level.toLowerCase();

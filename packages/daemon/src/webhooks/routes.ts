@@ -38,8 +38,10 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
     const webhook = await loadAuthorizedWebhook(ctx, params.webhookId);
     // Rows first (the cascade drops everything queued), then sends already under way: after
     // both, no worker can claim or finish a send, so nothing reaches the target after the 204.
+    // Other daemons abort their sends in flight when they hear of it (milliseconds later).
     await deleteWebhook(db, webhook.id);
     worker.cancel(webhook.id);
+    deps.signals.notify('webhook_deleted', webhook.id);
     return undefined;
   });
 

@@ -2,12 +2,15 @@ import { createHmac } from 'node:crypto';
 import { HttpTraffic, type WebhookAttempt } from '@tapline/shared';
 import { z } from 'zod';
 import type { Logger } from 'pino';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { DeliveryRow, WebhookRow } from './table.js';
 import type { Clock } from '../clock.js';
 import type { DaemonConfig } from '../deps.js';
 import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
-import { claim, createTestDelivery, dueDeliveries, findWebhook, nextDueAt, pruneFinished, recordAttempt } from './repo.js';
+import type { ClusterSignals } from '../db/signals.js';
+import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
+import { findWebhook } from './repo.js';
 import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
@@ -30,10 +33,13 @@ export interface WebhookWorker {
 
 export interface WorkerOptions {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: Pick<DaemonConfig, 'allowPrivateWebhooks' | 'version'>;
   readonly bus: TrafficBus;
+  /** Other daemons on the database: they hear of queued messages and deleted webhooks. */
+  readonly signals: ClusterSignals;
   /** Jitter source; tests pass a fixed one. */
   readonly random?: () => number;
   readonly timeoutMs?: number;
@@ -42,6 +48,11 @@ export interface WorkerOptions {
 const BATCH = 100;
 /** Even with nothing due, look again this often: another daemon on the same database may queue. */
 const MAX_SLEEP_MS = 60_000;
+/**
+ * After a pass that claimed nothing although something was due (each such webhook has a message in
+ * flight, here or on another daemon), look again after this long rather than at once.
+ */
+const BUSY_RETRY_MS = 1_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
@@ -68,6 +79,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let prunedAt = 0;
+  let claimedLast = 0;
 
   function track(webhookId: string): AbortController {
     const controller = new AbortController();
@@ -80,6 +92,10 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const set = inflight.get(webhookId);
     set?.delete(controller);
     if (set?.size === 0) inflight.delete(webhookId);
+  }
+
+  function cancel(webhookId: string): void {
+    for (const controller of inflight.get(webhookId) ?? []) controller.abort();
   }
 
   /** One attempt of a claimed delivery. */
@@ -107,10 +123,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   }
 
   async function deliver(row: DeliveryRow): Promise<void> {
-    // Tracked before the claim, so a delete that lands between claim and send still aborts it.
     const controller = track(row.webhook_id);
     try {
-      if (!(await claim(db, row, clock.now()))) return;
       await attempt(row, controller.signal, false);
     } catch (error) {
       logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
@@ -119,19 +133,18 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     }
   }
 
+  /** Claims and sends until nothing more is due; at most one message per webhook at a time. */
   async function runDue(): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = await dueDeliveries(db, clock.now().toISOString(), BATCH);
-      const byWebhook = new Map<string, DeliveryRow[]>();
-      for (const row of rows) byWebhook.set(row.webhook_id, [...(byWebhook.get(row.webhook_id) ?? []), row]);
-      // One webhook's messages go in order; different webhooks do not wait for each other.
-      await Promise.all([...byWebhook.values()].map(async (list) => {
-        for (const row of list) await deliver(row);
-      }));
+      const rows = await claimDue(options, clock.now(), BATCH);
+      if (rows.length === 0) break;
+      // Webhooks do not wait for each other. A delete between the claim and the send still
+      // aborts it: `attempt` looks the webhook up after `deliver` tracked the send.
+      await Promise.all(rows.map(deliver));
       total += rows.length;
-      if (rows.length < BATCH) break;
     }
+    claimedLast = total;
     const now = clock.now().getTime();
     if (now - prunedAt > PRUNE_EVERY_MS) {
       prunedAt = now;
@@ -143,7 +156,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function schedule(): Promise<void> {
     const at = await nextDueAt(db);
     if (stopped) return;
-    const delay = at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
+    const wait = at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
+    const delay = wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait;
     clearTimeout(timer);
     timer = setTimeout(wake, delay);
     timer.unref();
@@ -175,31 +189,40 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     });
   }
 
+  // Only when the committed batch queued something, so ingest without webhooks costs nothing here;
+  // and whether or not this daemon sends (`--no-webhook-delivery`): the other daemons may.
+  const unannounce = options.bus.subscribe(() => {
+    if (!queued) return;
+    queued = false;
+    options.signals.notify('outbox');
+    wake();
+  });
+
   return {
     hook: async (trx, entries) => {
-      if (await enqueueNotifications(trx, entries)) queued = true;
+      if (await enqueueNotifications(trx, options.dialect, entries)) queued = true;
     },
     start() {
       if (!stopped) return;
       stopped = false;
-      // Wakes only when the committed batch queued something, so ingest without webhooks costs nothing here.
-      unsubscribe = options.bus.subscribe(() => {
-        if (!queued) return;
-        queued = false;
-        wake();
-      });
+      const stops = [
+        options.signals.listen('outbox', wake),
+        // '' after the listening connection came back: which webhooks went meanwhile is unknown,
+        // but their rows are gone, so `attempt` and `recordAttempt` find nothing to send or record.
+        options.signals.listen('webhook_deleted', cancel),
+      ];
+      unsubscribe = () => stops.forEach((stop) => stop());
       wake();
     },
     async stop() {
       stopped = true;
+      unannounce();
       clearTimeout(timer);
       unsubscribe?.();
       await running;
     },
     runDue,
-    cancel(webhookId) {
-      for (const controller of inflight.get(webhookId) ?? []) controller.abort();
-    },
+    cancel,
     async sendTest(webhookId) {
       const now = clock.now();
       const row = await createTestDelivery(db, webhookId, now, now.toISOString());

@@ -25,9 +25,9 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const HeaderValue = z.union([Scalar, z.array(Scalar)]).transform((v) => (Array.isArray(v) ? v.map(String) : String(v)));
 export const HeaderMap = z.record(z.string(), HeaderValue).superRefine((map, ctx) => {
   for (const [name, value] of Object.entries(map)) {
-    const refused = (Array.isArray(value) ? value : [value]).find((text) => !isWellFormed(text));
+    const bad = (Array.isArray(value) ? value : [value]).find((text) => !isWellFormed(text));
     if (!isWellFormed(name)) ctx.addIssue({ code: 'custom', path: [], message: wellFormedMessage('a name', name) });
-    else if (refused !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: wellFormedMessage(name, refused) });
+    else if (bad !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: wellFormedMessage(name, bad) });
   }
 });
 export type HeaderMap = Record<string, string | string[]>;
@@ -41,6 +41,17 @@ const Body = z
   .nullish()
   .transform((v) => v ?? null)
   .meta({ description: 'any JSON value; an object or null in the interface document' });
+
+/**
+ * Extension: when the request started, as the client saw it; it becomes the entry's `createdAt`
+ * (docs/decisions.md §16.1). An offset is accepted and normalised to UTC with milliseconds; the
+ * daemon, which owns the clock, refuses one more than 5 minutes ahead of it.
+ */
+const StartedAt = z
+  .string({ message: 'startedAt must be an ISO 8601 date-time' })
+  .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success, 'startedAt must be an ISO 8601 date-time such as 2026-11-21T10:00:00.000Z')
+  .transform((v) => new Date(v).toISOString())
+  .meta({ type: 'string', format: 'date-time', description: 'extension: when the request started; becomes createdAt' });
 
 export const ComposeRecord = z.object({
   domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }).refine(...wellFormed('domainUrl')),
@@ -67,6 +78,14 @@ export const ComposeRecord = z.object({
   queryParams: HeaderMap,
   responseHeaders: HeaderMap,
   responseBody: Body,
+  startedAt: StartedAt.optional(),
+  /** Extension: the route template the request matched (`/users/:id`), kept for per-route views. */
+  route: z
+    .string({ message: 'route must be a string beginning with /' })
+    .refine(...wellFormed('route'))
+    .startsWith('/', 'route must begin with /')
+    .max(8192, 'route must be at most 8192 characters')
+    .optional(),
 });
 export type ComposeRecordInput = z.input<typeof ComposeRecord>;
 export type ComposeRecord = z.output<typeof ComposeRecord>;
@@ -87,6 +106,8 @@ export const HttpTraffic = z.object({
   domain: z.string(),
   pathname: z.string(),
   protocol: z.enum(PROTOCOLS),
+  /** Extension: the route template, absent when the client sent none. */
+  route: z.string().optional(),
 });
 export type HttpTraffic = z.infer<typeof HttpTraffic>;
 
@@ -104,6 +125,7 @@ export const HttpTrafficRecord = z.object({
   protocol: z.enum(PROTOCOLS),
   trafficSourceId: z.uuid(),
   trafficUserId: z.uuid().optional(),
+  route: z.string().optional(),
   request: z.object({ headers: StoredHeaders, body: z.json().nullable(), queryParams: StoredHeaders }),
   response: z.object({ headers: StoredHeaders, body: z.json().nullable() }),
 });
@@ -167,6 +189,10 @@ const IdPrefix = z.string().transform((v, ctx) => {
 export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPrefix: IdPrefix.optional() }).refine(...datesInOrder);
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
+
+/** The HAR export takes the list's filters and `q`, and no paging: it streams every match. */
+export const TrafficExportQuery = z.object(trafficFilterFields).refine(...datesInOrder);
+export type TrafficExportQuery = z.output<typeof TrafficExportQuery>;
 
 /** The stream takes the list's filters, and `after`: the id of the last entry seen (as Last-Event-ID). */
 export const TrafficStreamQuery = z.object({ ...trafficFilterFields, after: uuidField('after').optional() }).refine(...datesInOrder);

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type Clock, createApp, createUser, type Db, defaultConfig, listen, type WebhookWorker } from '@tapline/daemon';
+import { type Clock, createApp, createUser, type Db, defaultConfig, listen, type Store, type WebhookWorker } from '@tapline/daemon';
 import { composeBody } from '../compose.js';
 import { openTestDatabase } from './database.js';
 
@@ -87,6 +87,8 @@ export interface WebhookApp {
   readonly worker: WebhookWorker;
   readonly client: TaplineClient;
   readonly db: Db;
+  /** The database with its dialect, for calling repository functions as another daemon would. */
+  readonly store: Store;
   /** A second user, for 403 checks. */
   stranger(): Promise<TaplineClient>;
   /** Creates a traffic source of the user; returns its id. */
@@ -123,6 +125,7 @@ export async function startWebhookApp(options: { clock: Clock; random?: () => nu
     worker: webhooks,
     client,
     db: opened.db,
+    store: opened,
     stranger: clientFor,
     async source(name = 'shop') {
       return (await client.call(contract.createTrafficSource, { body: { name, trafficDomain: 'shop.example.com' } })).id;

@@ -5,6 +5,7 @@ import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 import * as webhookOutbox from './2026-11-22T0600-webhook-outbox.js';
 import * as trafficIndexes from './2026-11-22T0700-traffic-indexes.js';
 import * as trafficExchangeKeys from './2026-11-23T0600-traffic-exchange-keys.js';
+import * as streamSequence from './2026-11-24T0200-stream-sequence.js';
 import * as trafficRoute from './2026-11-24T0300-traffic-route.js';
 
 /**
@@ -26,6 +27,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-22T0600-webhook-outbox': webhookOutbox,
   '2026-11-22T0700-traffic-indexes': trafficIndexes,
   '2026-11-23T0600-traffic-exchange-keys': trafficExchangeKeys,
+  '2026-11-24T0200-stream-sequence': streamSequence,
   '2026-11-24T0300-traffic-route': trafficRoute,
 };
 

@@ -1,0 +1,58 @@
+import { execa, type ResultPromise } from 'execa';
+import { cleanEnv, listeningUrl, TAPLINED, tempHome } from './binaries.js';
+
+/** One of several built daemons on one database. */
+export interface Member {
+  readonly url: string;
+  readonly home: string;
+  readonly process: ResultPromise;
+  /** SIGKILL and wait. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the built taplined on `db` (a PostgreSQL URL) in a home of its own, on a free port. */
+export async function startMember(db: string, args: readonly string[] = []): Promise<Member> {
+  const home = tempHome('tapline-cluster-');
+  const child = execa('node', [TAPLINED, '--port', '0', '--home', home.path, '--db', db, '--log-level', 'warn', '--allow-private-webhooks', ...args], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+    buffer: { stdout: false, stderr: true },
+  });
+  const url = await listeningUrl(child, 'taplined', 30_000);
+  return {
+    url,
+    home: home.path,
+    process: child,
+    async kill() {
+      child.kill('SIGKILL');
+      await child;
+      home.remove();
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await child;
+      home.remove();
+    },
+  };
+}
+
+/** Runs an admin subcommand of the built taplined on `db`; returns trimmed stdout. */
+export async function adminOn(db: string, args: readonly string[]): Promise<string> {
+  const home = tempHome('tapline-admin-');
+  try {
+    const result = await execa('node', [TAPLINED, ...args, '--db', db, '--home', home.path], { env: cleanEnv(), extendEnv: false });
+    return result.stdout.trim();
+  } finally {
+    home.remove();
+  }
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
