@@ -10,6 +10,7 @@ import { systemClock } from './clock.js';
 import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
 import { parseBytes, parseLimits, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
+import { DEFAULT_RETENTION, parseRetention } from './retention/options.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
@@ -22,6 +23,9 @@ interface GlobalOptions extends ServerFlags {
   allowPrivateWebhooks: boolean;
   webhookDelivery: boolean;
   logLevel: string;
+  retention: string;
+  maxDbSize: string;
+  pruneEvery: string;
 }
 
 const env = process.env;
@@ -59,6 +63,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
+    retention: parseRetention(opts),
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -105,6 +110,9 @@ function program(): Command {
     .option('--stream-buffer <size>', 'bytes a stream may have waiting for a client that does not read', `${DEFAULT_LIMITS.streamBuffer / 1024}kb`)
     .option('--max-large-batches <n>', 'batches over 1 MiB read and stored at once', String(DEFAULT_LIMITS.largeBatches))
     .option('--large-batch-wait <duration>', 'how long a large batch waits for its turn before a 503', `${DEFAULT_LIMITS.largeBatchWaitMs / 1000}s`)
+    .option('--retention <duration>', 'delete traffic older than this, such as 30d or 12h, or "off"', DEFAULT_RETENTION.retention)
+    .option('--max-db-size <size>', 'past this size on disk (write-ahead log included) the oldest traffic is deleted, such as 2GB or 500MB, or "off"', DEFAULT_RETENTION.maxDbSize)
+    .option('--prune-every <duration>', 'how often old traffic is looked for', DEFAULT_RETENTION.pruneEvery)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

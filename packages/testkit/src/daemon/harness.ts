@@ -14,6 +14,7 @@ export interface Harness {
   readonly url: string;
   readonly deps: App['deps'];
   readonly batches: App['batches'];
+  readonly pruner: App['pruner'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -26,16 +27,16 @@ export interface Harness {
 let counter = 0;
 
 /**
- * The app factory on a private in-memory database, listening on a free loopback port, so tests
+ * The app factory on a private in-memory database (or `dbFile`), listening on a free loopback port, so tests
  * speak real HTTP through the same typed client the CLI uses.
  */
 export async function startHarness(
-  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  options: { config?: Partial<DaemonConfig>; clock?: Clock; dbFile?: string } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const opened = openDatabase(':memory:');
+  const opened = openDatabase(options.dbFile ?? ':memory:');
   await opened.migrate();
-  const { app, deps, batches, stop } = createApp({
+  const { app, deps, batches, pruner, stop } = createApp({
     db: opened.db,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
     logger,
@@ -43,6 +44,7 @@ export async function startHarness(
     ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
+    ...(options.pruner ? { pruner: options.pruner } : {}),
   });
   const server = await listen(app, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -56,6 +58,7 @@ export async function startHarness(
     url,
     deps,
     batches,
+    pruner,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });
