@@ -10,6 +10,7 @@ import { systemClock } from './clock.js';
 import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
 import { parseBytes, parseLimits, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
+import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION, parseRetention } from './retention/options.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
@@ -156,7 +157,12 @@ function program(): Command {
       process.stderr.write(`revoked ${tokenId}\n`);
     });
 
-  for (const c of [cmd, user, token, ...user.commands, ...token.commands]) c.exitOverride();
+  const storage = registerStorageCommands(cmd, {
+    dbFile: (command) => locations(command.optsWithGlobals<GlobalOptions>()).dbFile,
+    withDatabase: (command, run) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
+  });
+
+  for (const c of [cmd, user, token, ...user.commands, ...token.commands, ...storage]) c.exitOverride();
   return cmd;
 }
 

@@ -30,20 +30,21 @@ export const PRUNE_BATCH = 200;
  */
 export async function pruneBatch(db: Db, sourceId: string, before: string, limit = PRUNE_BATCH): Promise<Removed> {
   return db.transaction().execute(async (trx) => {
-    const ids = (
-      await trx
-        .selectFrom('http_traffic')
-        .select('id')
-        .where('traffic_source_id', '=', sourceId)
-        .where('created_at', '<', before)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(limit)
-        .execute()
-    ).map((r) => r.id);
+    const oldest = trx
+      .selectFrom('http_traffic')
+      .select('id')
+      .where('traffic_source_id', '=', sourceId)
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit);
+    // A write first: in SQLite it takes the write lock before any read, so a writer in another
+    // process (the daemon, while `taplined prune` runs) makes it wait (busy_timeout), where a
+    // read-then-write transaction would fail at once with "database is locked". Before the
+    // entries go, too: core_logs' key would otherwise set the link to null and lose it.
+    const coreLogs = await trx.deleteFrom('core_logs').where('http_traffic_id', 'in', oldest).executeTakeFirst();
+    const ids = (await oldest.execute()).map((r) => r.id);
     if (ids.length === 0) return noneRemoved();
-    // Before the entries: core_logs' key would otherwise set the link to null and lose it.
-    const coreLogs = await trx.deleteFrom('core_logs').where('http_traffic_id', 'in', ids).executeTakeFirst();
     // Attempts follow their delivery by its foreign key.
     const deliveries = await trx.deleteFrom('webhook_deliveries').where('http_traffic_id', 'in', ids).executeTakeFirst();
     const gone = await trx
