@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
+import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig, Deps } from './deps.js';
@@ -24,6 +25,7 @@ import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './w
 
 export interface AppOptions {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly config: DaemonConfig;
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -55,6 +57,7 @@ export function createApp(options: AppOptions): App {
     shutdown: shutdown.signal,
     inflight: createInflight(),
     db: options.db,
+    dialect: options.dialect,
     clock,
     config: options.config,
     logger: options.logger,
@@ -66,7 +69,7 @@ export function createApp(options: AppOptions): App {
       waitMs: options.config.limits.largeBatchWaitMs,
     }),
     findSource: createSourceFinder(options.db),
-    storage: storageOps(options.db),
+    storage: storageOps(options.db, options.dialect),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });

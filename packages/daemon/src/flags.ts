@@ -46,6 +46,11 @@ function parseCount(flag: string, text: string): number {
   return count;
 }
 
+/** `--db-pool`: absent leaves the default of db/pool-size.ts. */
+export function parsePoolSize(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseCount('--db-pool', text);
+}
+
 export function parseTimeouts(flags: ServerFlags): ServerTimeouts {
   const timeouts = {
     headers: parseDuration('--headers-timeout', flags.headersTimeout),

@@ -15,7 +15,7 @@ it('tapline status shows the database size, its oldest entry and the retention a
   const user = await h.user();
   const empty = await run(['--url', h.url, '--token', user.token, 'status']);
   expect(empty.code, empty.stderr).toBe(EXIT.OK);
-  expect(empty.stdout).toMatch(/^storage {2}[\d.]+ (KB|MB) \(sqlite\), no entries, keeps 36h, budget 2 GB$/m);
+  expect(empty.stdout).toMatch(/^storage {2}(sqlite|postgres) [\d.]+ (KB|MB), no entries, keeps 36h, budget 2 GB$/m);
 
   const source = await createSource(user.client);
   await user.client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id) });
@@ -23,7 +23,7 @@ it('tapline status shows the database size, its oldest entry and the retention a
   await user.client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id) });
 
   const health = await h.anonymous.call(contract.health);
-  expect(health.storage).toEqual({ dialect: 'sqlite', bytes: await h.deps.storage.sizeBytes(), oldestEntryAt: '2026-11-01T10:00:00.000Z', retentionMs: 36 * 3_600_000, maxBytes: 2 * 2 ** 30 });
+  expect(health.storage).toEqual({ bytes: await h.deps.storage.sizeBytes(), oldestEntryAt: '2026-11-01T10:00:00.000Z', retentionMs: 36 * 3_600_000, maxBytes: 2 * 2 ** 30 });
   const json = await run(['--url', h.url, '--token', user.token, 'status', '--json']);
   expect(JSON.parse(json.stdout)).toMatchObject({ storage: { oldestEntryAt: '2026-11-01T10:00:00.000Z' } });
   const text = await run(['--url', h.url, '--token', user.token, 'status']);

@@ -2,6 +2,7 @@ import { formatBytes } from '@tapline/shared';
 import { z } from 'zod';
 import { AdminError } from '../admin/commands.js';
 import type { Clock } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import { parseRetentionDuration } from './options.js';
 import type { Removed } from './prune.js';
@@ -37,7 +38,7 @@ function usage<T>(parse: () => T): T {
 }
 
 /** `taplined prune`: on the database directly, also while a daemon runs on it. Returns the report. */
-export async function pruneCommand(db: Db, clock: Clock, options: PruneOptions): Promise<string> {
+export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, options: PruneOptions): Promise<string> {
   const before = pruneCutoff(clock, options);
   if (options.source !== undefined) {
     const id = z.uuid().safeParse(options.source);
@@ -45,7 +46,7 @@ export async function pruneCommand(db: Db, clock: Clock, options: PruneOptions):
     const found = await db.selectFrom('traffic_sources').select('id').where('id', '=', id.data).executeTakeFirst();
     if (!found) throw new AdminError(`no traffic source ${options.source}; see: tapline sources`);
   }
-  const ops = storageOps(db);
+  const ops = storageOps(db, dialect);
   const sizeBefore = await ops.sizeBytes();
   const removed = await pruneBefore(db, before, { sourceId: options.source });
   if (removed.entries > 0) await ops.reclaim();

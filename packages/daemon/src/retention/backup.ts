@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'n
 import { formatBytes } from '@tapline/shared';
 import Database from 'better-sqlite3';
 import { AdminError } from '../admin/commands.js';
+import { parseLocator } from '../db/locator.js';
 import { nativeBinding } from '../db/native-addon.js';
 
 /**
@@ -11,7 +12,10 @@ import { nativeBinding } from '../db/native-addon.js';
  * ingest it would never finish. The copy is written beside FILE and renamed when complete and
  * verified (quick_check), so FILE is never a half copy. PostgreSQL: pg_dump (docs/storage.md).
  */
-export async function backupFile(source: string, target: string): Promise<string> {
+export async function backupFile(database: string, target: string): Promise<string> {
+  const locator = parseLocator(database);
+  if (locator.backend === 'postgres') throw new AdminError('taplined backup copies a SQLite database; back up PostgreSQL with pg_dump (see docs/storage.md)');
+  const source = locator.file;
   if (source === ':memory:' || !existsSync(source)) throw new AdminError(`no database at ${source}`);
   if (existsSync(target)) throw new AdminError(`${target} already exists; remove it or choose another file`);
   const partial = `${target}.partial`;

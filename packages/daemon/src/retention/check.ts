@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { ExpressionBuilder } from 'kysely';
 import { AdminError } from '../admin/commands.js';
+import type { SqlDialect } from '../db/dialect.js';
+import { parseLocator, withoutSecret } from '../db/locator.js';
 import { type Db, openDatabase } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { storageOps } from './storage.js';
@@ -11,8 +13,8 @@ import { storageOps } from './storage.js';
  * both dialects: the count rollup equals a count of the entries, key by key, and every entry has
  * its request and response rows. These read every entry once: a check, not a health probe.
  */
-export async function checkDatabase(db: Db): Promise<string[]> {
-  const problems = await storageOps(db).integrityProblems();
+export async function checkDatabase(db: Db, dialect: SqlDialect): Promise<string[]> {
+  const problems = await storageOps(db, dialect).integrityProblems();
   const counted = await db
     .selectFrom('http_traffic')
     .select(['traffic_source_id', 'pathname_id', 'method', 'status', (eb) => eb.fn.countAll<number | string>().as('n')])
@@ -36,15 +38,20 @@ export async function checkDatabase(db: Db): Promise<string[]> {
   return problems;
 }
 
-/** `taplined check` on a SQLite file, as it is (no migration runs first). A file that will not open is a problem too. */
-export async function checkFile(file: string): Promise<string[]> {
-  if (file === ':memory:' || !existsSync(file)) throw new AdminError(`no database at ${file}`);
+/**
+ * `taplined check` on the database `--db` names, as it is (no migration runs first). A database
+ * that will not open or read is a problem too.
+ */
+export async function checkDatabaseAt(database: string): Promise<string[]> {
+  const locator = parseLocator(database);
+  if (locator.backend === 'sqlite' && (locator.file === ':memory:' || !existsSync(locator.file))) throw new AdminError(`no database at ${locator.file}`);
   let opened: ReturnType<typeof openDatabase> | undefined;
   try {
-    opened = openDatabase(file);
-    return await checkDatabase(opened.db);
+    opened = openDatabase(database, { pool: 1 });
+    return await checkDatabase(opened.db, opened.dialect);
   } catch (error) {
-    return [`the database cannot be read: ${error instanceof Error ? error.message : String(error)}`];
+    const message = error instanceof Error ? error.message : String(error);
+    return [`the database cannot be read: ${withoutSecret(message, locator.backend === 'postgres' ? locator.password : null)}`];
   } finally {
     await opened?.close().catch(() => undefined);
   }

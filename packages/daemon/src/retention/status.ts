@@ -6,7 +6,6 @@ import { oldestEntryAt } from './sweep.js';
 export async function storageHealth(deps: Pick<Deps, 'db' | 'storage' | 'config'>): Promise<StorageHealth> {
   const { maxAgeMs, maxBytes } = deps.config.retention;
   return {
-    dialect: deps.storage.dialect,
     bytes: await deps.storage.sizeBytes(),
     oldestEntryAt: await oldestEntryAt(deps.db),
     retentionMs: maxAgeMs,

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { type Kysely, SqliteAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Backend, SqlDialect } from '../db/dialect.js';
 
 /**
  * The storage operations that differ by dialect, in one place, so the pruner, `check`, `status`
@@ -12,7 +13,7 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
  * shrink, they stop growing); there is no structural check of ours (`amcheck` is the DBA's tool).
  */
 export interface StorageOps {
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly backend: Backend;
   /** Everything the database takes on disk, its write-ahead log included. */
   sizeBytes(): Promise<number>;
   /** Bytes holding data: the size less free pages a vacuum can give back. */
@@ -27,10 +28,8 @@ export interface StorageOps {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
-export const isSqlite = (db: AnyDb): boolean => db.getExecutor().adapter instanceof SqliteAdapter;
-
-export function storageOps(db: AnyDb): StorageOps {
-  return isSqlite(db) ? sqliteOps(db) : postgresOps(db);
+export function storageOps(db: AnyDb, dialect: SqlDialect): StorageOps {
+  return dialect.backend === 'sqlite' ? sqliteOps(db) : postgresOps(db);
 }
 
 async function pragmaNumber(db: AnyDb, name: 'page_count' | 'page_size' | 'freelist_count'): Promise<number> {
@@ -58,7 +57,7 @@ function sqliteOps(db: AnyDb): StorageOps {
   }
   const pages = async (name: 'page_count' | 'freelist_count') => (await pragmaNumber(db, name)) * (await pragmaNumber(db, 'page_size'));
   return {
-    dialect: 'sqlite',
+    backend: 'sqlite',
     sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
     usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
     async reclaim() {
@@ -89,7 +88,7 @@ function postgresOps(db: AnyDb): StorageOps {
     return Number(rows[0]?.bytes ?? 0);
   };
   return {
-    dialect: 'postgres',
+    backend: 'postgres',
     sizeBytes: size,
     // Dead tuples are reused by autovacuum in place: the size on disk is what there is to budget.
     usedBytes: size,

@@ -22,7 +22,6 @@ export type Me = z.infer<typeof Me>;
  * send it. Cheap to answer: page counts and one index probe per source, never a count of traffic.
  */
 export const StorageHealth = z.object({
-  dialect: z.enum(['sqlite', 'postgres']),
   /** Everything the database takes on disk, its write-ahead log included. */
   bytes: z.number().int().nonnegative(),
   /** `createdAt` of the oldest entry; null when there is none. */
@@ -34,4 +33,5 @@ export const StorageHealth = z.object({
 });
 export type StorageHealth = z.infer<typeof StorageHealth>;
 
-export const Health = z.object({ status: z.literal('ok'), version: z.string(), storage: StorageHealth.optional() });
+/** `database`: the engine the daemon stores into; where it is stays private. */
+export const Health = z.object({ status: z.literal('ok'), version: z.string(), database: z.enum(['sqlite', 'postgres']), storage: StorageHealth.optional() });

@@ -1,4 +1,5 @@
 export * from './harness.js';
+export * from './database.js';
 export * from './fixtures.js';
 export * from './endpoint-cases.js';
 export * from './batch-worker.js';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { isSqlite } from '../../retention/storage.js';
+import type { SqlDialect } from '../dialect.js';
 
 // Frozen once shipped. `unknown` schema: a migration must not depend on today's tables.
 type AnyDB = Kysely<unknown>;
@@ -16,9 +16,9 @@ type AnyDB = Kysely<unknown>;
  * but the file would never shrink.
  * PostgreSQL: nothing to switch; autovacuum makes the space of deleted rows reusable.
  */
-export async function up(db: AnyDB): Promise<void> {
+export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_traffic').on('webhook_deliveries').column('http_traffic_id').execute();
-  if (!isSqlite(db)) return;
+  if (dialect.backend !== 'sqlite') return;
   const { rows } = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(db);
   if (rows[0]?.auto_vacuum === 2) return;
   await sql`pragma auto_vacuum = incremental`.execute(db);

@@ -16,7 +16,7 @@ afterEach(async () => {
 it('switches a database made before retention to incremental auto-vacuum, keeping its rows', async () => {
   dir = mkdtempSync(join(tmpdir(), 'tapline-retention-migration-'));
   opened = openDatabase(join(dir, 'tapline.db'));
-  const migrator = new Migrator({ db: opened.db, provider: migrationProvider });
+  const migrator = new Migrator({ db: opened.db, provider: migrationProvider(opened.dialect) });
   expect((await migrator.migrateTo('2026-11-23T0600-traffic-exchange-keys')).error).toBeUndefined();
   const autoVacuum = async () => (await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(opened.db)).rows[0]?.auto_vacuum;
   expect(await autoVacuum()).toBe(0);
