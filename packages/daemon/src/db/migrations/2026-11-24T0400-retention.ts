@@ -6,7 +6,9 @@ type AnyDB = Kysely<unknown>;
 
 /**
  * What retention needs. An index on the outbox's link to an entry, so deleting an entry's
- * deliveries is a lookup, not a scan of the outbox.
+ * deliveries is a lookup, not a scan of the outbox; and one on the rollup's pathname, so deleting
+ * an unused pathname checks its foreign key there by a lookup (without it, a prune of 30,000
+ * entries on 7,000 pathnames took 24 s, scanning the rollup once per pathname).
  *
  * SQLite: `auto_vacuum = INCREMENTAL`, so that the pruner can give freed pages back to the file
  * system (`pragma incremental_vacuum`) and the file shrinks. The mode of an existing database only
@@ -18,6 +20,7 @@ type AnyDB = Kysely<unknown>;
  */
 export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_traffic').on('webhook_deliveries').column('http_traffic_id').execute();
+  await db.schema.createIndex('traffic_counts_pathname').on('traffic_counts').column('pathname_id').execute();
   if (dialect.backend !== 'sqlite') return;
   const { rows } = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(db);
   if (rows[0]?.auto_vacuum === 2) return;
@@ -27,4 +30,5 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
 
 export async function down(db: AnyDB): Promise<void> {
   await db.schema.dropIndex('webhook_deliveries_traffic').execute();
+  await db.schema.dropIndex('traffic_counts_pathname').execute();
 }
