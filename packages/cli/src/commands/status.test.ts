@@ -2,7 +2,7 @@ import { contract } from '@tapline/shared';
 import { composeBody, createSource, type Harness, manualClock, startHarness } from '@tapline/testkit/daemon';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 let h: Harness;
 const clock = manualClock('2026-11-01T10:00:00.000Z');

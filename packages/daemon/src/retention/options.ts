@@ -17,6 +17,7 @@ export const DEFAULT_RETENTION = { retention: '30d', maxDbSize: '2GB', pruneEver
 export function parseRetentionDuration(flag: string, text: string, allowOff: boolean): number | null {
   const trimmed = text.trim();
   if (allowOff && trimmed.toLowerCase() === 'off') return null;
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- ms reads any text (its types list only the forms it knows); what it cannot read is refused below
   const millis = /^\d+(\.\d+)?\s*[a-z]+$/i.test(trimmed) ? ms(trimmed as ms.StringValue) : Number.NaN;
   if (typeof millis !== 'number' || !Number.isFinite(millis) || millis < 1000) {
     throw new UsageError(`${flag} takes a duration of at least 1s such as 30d, 12h or 10m${allowOff ? ', or "off"' : ''} (got "${text}")`);

@@ -13,7 +13,11 @@ export interface Removed {
 export const noneRemoved = (): Removed => ({ entries: 0, coreLogs: 0, deliveries: 0, pathnames: 0, domains: 0 });
 
 export function addRemoved(total: Removed, more: Removed): Removed {
-  for (const key of Object.keys(total) as (keyof Removed)[]) total[key] += more[key];
+  total.entries += more.entries;
+  total.coreLogs += more.coreLogs;
+  total.deliveries += more.deliveries;
+  total.pathnames += more.pathnames;
+  total.domains += more.domains;
   return total;
 }
 

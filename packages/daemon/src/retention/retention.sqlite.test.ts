@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contract } from '@tapline/shared';
-import { createSource, type Harness, manualClock, startHarness } from '@tapline/testkit/daemon';
+import { createSource, DAY, expectRollupExact, type Harness, allEntryIds, manualClock, postRecords, startHarness } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY, expectRollupExact, ids, post } from './testing.js';
 
 // SQLite only: its file shrinks after a prune (incremental vacuum); PostgreSQL's does not.
 describe('the size budget', () => {
@@ -20,12 +19,12 @@ describe('the size budget', () => {
     const source = await createSource(client);
     const batches: string[][] = [];
     for (let i = 0; i < 12; i++) {
-      batches.push(await post(client, source.id, 200, i * 200));
+      batches.push(await postRecords(client, source.id, 200, i * 200));
       clock.advance(60_000);
       await expectRollupExact(h.deps.db);
     }
     await expect.poll(async () => (await h.deps.storage.sizeBytes()) <= budget && (await h.pruner.runNow()).entries === 0, { timeout: 20_000 }).toBe(true);
-    const kept = new Set(await ids(client, source.id));
+    const kept = new Set(await allEntryIds(client, source.id));
     expect(kept.size).toBeGreaterThan(200);
     expect(kept.size).toBeLessThan(2400);
     for (const id of batches.at(-1) ?? []) expect(kept.has(id)).toBe(true);
@@ -59,7 +58,7 @@ describe('the file on disk', () => {
 
     const afterPrune: number[] = [];
     for (let cycle = 0; cycle < 3; cycle++) {
-      for (let i = 0; i < 5; i++) await post(client, source.id, 200, i * 200);
+      for (let i = 0; i < 5; i++) await postRecords(client, source.id, 200, i * 200);
       const full = onDisk();
       clock.advance(2 * DAY);
       expect((await h.pruner.runNow()).entries).toBe(1000);

@@ -1,8 +1,7 @@
 import { contract } from '@tapline/shared';
-import { createSource, type Harness, manualClock, startHarness } from '@tapline/testkit/daemon';
+import { createSource, DAY, expectRollupExact, type Harness, allEntryIds, manualClock, postRecords, startHarness } from '@tapline/testkit/daemon';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from './options.js';
-import { DAY, expectRollupExact, ids, post } from './testing.js';
 
 describe('retention by age', () => {
   let h: Harness;
@@ -17,10 +16,10 @@ describe('retention by age', () => {
     await client.call(contract.createWebhook, { params, body: { type: 'http', level: 'fatal', value: 'http://127.0.0.1:9/hook' } });
 
     // Half on a domain that only old entries use, half on the paths the recent ones use too.
-    const old = [...(await post(client, source.id, 20, 0, { domainUrl: 'https://old.example.com' })), ...(await post(client, source.id, 20, 0))];
+    const old = [...(await postRecords(client, source.id, 20, 0, { domainUrl: 'https://old.example.com' })), ...(await postRecords(client, source.id, 20, 0))];
     await client.call(contract.createCoreLog, { params, body: { title: 'old', description: 'd', source: 'api', layer: 'db', stack: 's', httpTrafficId: old[3] } });
     clock.advance(20 * DAY);
-    const recent = await post(client, source.id, 30, 100);
+    const recent = await postRecords(client, source.id, 30, 100);
     await client.call(contract.createCoreLog, { params, body: { title: 'recent', description: 'd', source: 'api', layer: 'db', stack: 's', httpTrafficId: recent[3] } });
     clock.advance(15 * DAY); // the first 40 are now 35 days old, the others 15
 
@@ -28,7 +27,7 @@ describe('retention by age', () => {
     expect(oldDeliveries.length).toBeGreaterThan(0);
     const removed = await h.pruner.runNow();
     expect(removed).toEqual({ entries: 40, coreLogs: 1, deliveries: oldDeliveries.length, pathnames: 7, domains: 1 });
-    expect(new Set(await ids(client, source.id))).toEqual(new Set(recent));
+    expect(new Set(await allEntryIds(client, source.id))).toEqual(new Set(recent));
     const list = await client.call(contract.listTraffic, { params, query: { level: 'fatal' } });
     expect(list.meta.total).toBe(recent.filter((_, i) => (100 + i) % 4 === 3).length);
     await expectRollupExact(h.deps.db);
@@ -41,7 +40,7 @@ describe('retention by age', () => {
     expect(domains.data.map((d) => d.value)).toEqual(['shop.example.com']);
 
     // A pathname the prune removed is used again at once: the ingest's id cache does not hold it.
-    expect(await post(client, source.id, 1, 0, { domainUrl: 'https://old.example.com' })).toHaveLength(1);
+    expect(await postRecords(client, source.id, 1, 0, { domainUrl: 'https://old.example.com' })).toHaveLength(1);
     await expectRollupExact(h.deps.db);
     expect(await h.pruner.runNow()).toMatchObject({ entries: 0 });
   });

@@ -4,4 +4,5 @@ export * from './fixtures.js';
 export * from './endpoint-cases.js';
 export * from './batch-worker.js';
 export * from './webhook-receivers.js';
+export * from './traffic-volume.js';
 export { composeBody } from '../compose.js';

@@ -1,8 +1,8 @@
-/** What the retention tests share: records big enough for sizes to move, and the rollup's exactness. */
+/** For tests of how much is stored and removed: records big enough for sizes to move, and the rollup's exactness. */
 import { contract, type TaplineClient } from '@tapline/shared';
-import { composeBody } from '@tapline/testkit/daemon';
+import type { Db } from '@tapline/daemon';
 import { expect } from 'vitest';
-import type { Db } from '../db/open.js';
+import { composeBody } from '../compose.js';
 
 export const DAY = 24 * 3600 * 1000;
 
@@ -15,7 +15,7 @@ const bulky = (sourceId: string, i: number, overrides: Record<string, unknown> =
     ...overrides,
   });
 
-export async function post(client: TaplineClient, sourceId: string, count: number, from = 0, overrides: Record<string, unknown> = {}): Promise<string[]> {
+export async function postRecords(client: TaplineClient, sourceId: string, count: number, from = 0, overrides: Record<string, unknown> = {}): Promise<string[]> {
   const body = Array.from({ length: count }, (_, i) => bulky(sourceId, from + i, overrides));
   return (await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body })).ids;
 }
@@ -36,7 +36,7 @@ export async function expectRollupExact(db: Db): Promise<void> {
   expect(rollup.map((r) => ({ ...r, count: Number(r.count) }))).toEqual(counted.map((r) => ({ ...r, count: Number(r.count) })));
 }
 
-export async function ids(client: TaplineClient, sourceId: string): Promise<string[]> {
+export async function allEntryIds(client: TaplineClient, sourceId: string): Promise<string[]> {
   const all: string[] = [];
   for (let page = 1; ; page++) {
     const { data } = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000, page } });
