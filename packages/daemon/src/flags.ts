@@ -41,7 +41,7 @@ function parseDuration(flag: string, text: string): number {
   return millis;
 }
 
-function parseCount(flag: string, text: string): number {
+export function parseCount(flag: string, text: string): number {
   const count = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`${flag} takes a whole number of at least 1 (got "${text}")`);
   return count;

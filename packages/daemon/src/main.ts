@@ -5,6 +5,8 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
 import { ensureHome } from './bootstrap.js';
+import { runCopy } from './copy/command.js';
+import { CopyError } from './copy/copy.js';
 import type { SqlDialect } from './db/dialect.js';
 import { DatabaseLocatorError } from './db/locator.js';
 import { openDatabase } from './db/open.js';
@@ -172,7 +174,18 @@ function program(): Command {
     withDatabase: (command, run) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
   });
 
-  for (const c of [cmd, user, token, ...user.commands, ...token.commands, ...storage]) c.exitOverride();
+  const copy = cmd
+    .command('copy')
+    .description("copy a whole database to another, ids and timestamps unchanged (SQLite file or postgres:// URL); resumes if interrupted")
+    .requiredOption('--from <db>', 'the database to read')
+    .requiredOption('--to <db>', 'the database to write: empty, or left by an interrupted copy of the same source')
+    .option('--batch-size <rows>', 'rows read and written at once', '250')
+    .addHelpText('after', '\nExample:\n  $ taplined copy --from ~/.local/share/tapline/tapline.db --to postgres://tapline@db.internal/tapline')
+    .action(async (opts: { from: string; to: string; batchSize: string }) => {
+      process.stdout.write(await runCopy(opts, process.stderr));
+    });
+
+  for (const c of [cmd, user, token, copy, ...user.commands, ...token.commands, ...storage]) c.exitOverride();
   return cmd;
 }
 
@@ -184,7 +197,7 @@ try {
   } else if (error instanceof UsageError || error instanceof DatabaseLocatorError || (error instanceof AdminError && error.exitCode === 2)) {
     process.stderr.write(`taplined: ${error.message}\n`);
     process.exitCode = 2;
-  } else if (error instanceof AdminError || error instanceof StartError) {
+  } else if (error instanceof AdminError || error instanceof StartError || error instanceof CopyError) {
     process.stderr.write(`taplined: ${error.message}\n`);
     process.exitCode = 1;
   } else {

@@ -1,7 +1,7 @@
 import { Migrator } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
-import type { Db } from './open.js';
+import type { Db } from './types.js';
 
 /** A migration that failed, or a database that could not be reached to migrate it. */
 export class MigrationError extends Error {}

@@ -4,22 +4,20 @@ import { postgresDialect } from './dialect.js';
 import type { DatabaseLocator } from './locator.js';
 import { withoutSecret } from './locator.js';
 import { migrateToLatest, reasonOf } from './migrate.js';
-import type { OpenedDatabase, OpenOptions } from './open.js';
+import type { OpenedDatabase, OpenOptions } from './types.js';
 import { defaultPoolSize } from './pool-size.js';
 import type { DB } from './schema.js';
-
-const INT8_OID = 20;
 
 /**
  * Counts and sums come back from PostgreSQL as `bigint`, which node-postgres hands over as text
  * to be safe beyond 2^53; Tapline's counts stay far below that, so they are numbers, as SQLite
- * gives them. Set on this pool only, never on the driver's global table.
+ * gives them. Set on this pool's own table, never on the driver's global one.
  */
-const parseInt8 = (text: string): number => Number(text);
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format: 'text' | 'binary' = 'text'): unknown =>
-    oid === INT8_OID && format === 'text' ? parseInt8 : (pg.types.getTypeParser(oid, format) as unknown)) as pg.CustomTypesConfig['getTypeParser'],
-};
+function typeParsers(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, 'text', Number);
+  return types;
+}
 
 /** A server that does not answer fails the start in this time instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -31,7 +29,7 @@ export function openPostgres(locator: Extract<DatabaseLocator, { backend: 'postg
     max: options.pool ?? defaultPoolSize(),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: 'taplined',
-    types,
+    types: typeParsers(),
   });
   // An idle connection the server closed (a restart, a failover) is dropped from the pool, which
   // opens a new one on the next query; without a listener the event would end the process.

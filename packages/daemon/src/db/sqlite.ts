@@ -4,7 +4,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { sqliteDialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { nativeBinding } from './native-addon.js';
-import type { OpenedDatabase } from './open.js';
+import type { OpenedDatabase } from './types.js';
 import type { DB } from './schema.js';
 
 /**

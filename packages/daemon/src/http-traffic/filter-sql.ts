@@ -4,6 +4,11 @@ import type { SqlDialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import type { HttpTrafficTable } from './table.js';
 
+/**
+ * The filter language compiled to SQL that SQLite and PostgreSQL read alike (`substr`, `length`,
+ * `LIKE … ESCAPE`, `coalesce`), but for what the dialect spells (db/dialect.ts): header lookups
+ * in stored JSON, and ASCII lower-casing.
+ */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 type Condition = Expression<SqlBool>;
 type Text = Expression<string> | RawBuilder<string>;

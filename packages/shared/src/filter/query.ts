@@ -12,6 +12,8 @@ import { FilterSyntaxError, parseFilter } from './parse.js';
 export const FilterQuery = z
   .string({ message: 'q must be a filter expression such as status>=500' })
   .max(FILTER_LIMITS.length, `q must be at most ${FILTER_LIMITS.length} characters`)
+  // Nothing stored holds U+0000 (schemas/common.ts), and PostgreSQL refuses it as a parameter.
+  .refine((text) => !text.includes('\u0000'), 'q must not contain U+0000 (NUL)')
   .transform((text, ctx) => {
     if (!text.trim()) return undefined;
     try {

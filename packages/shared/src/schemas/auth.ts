@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { Scope } from './common.js';
+import { Scope, wellFormed } from './common.js';
 
 export const TokenRequest = z.object({
-  email: z.string().trim().min(1, 'email must not be empty'),
+  email: z.string().trim().min(1, 'email must not be empty').refine(...wellFormed('email')),
   password: z.string().min(1, 'password must not be empty'),
 });
 export const TokenResponse = z.object({ token: z.string(), expiresAt: z.string().nullable() });

@@ -8,10 +8,19 @@ export const uuidField = (name: string) => z.uuid({ message: `${name} must be a 
  * U+FFFD in its place, so the 201 and every later read would disagree; such text is refused.
  */
 const LONE_SURROGATE = /\p{Cs}/u;
-export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
-export const wellFormedMessage = (name: string) => `${name} must be valid Unicode text (it holds a lone surrogate)`;
+/**
+ * PostgreSQL's text cannot hold U+0000 at all (SQLite's can): it is refused on both engines, so
+ * a daemon answers the same whichever it stores into. Bodies are stored as JSON text, where it
+ * is an escape, and keep it.
+ */
+const NUL = /\u0000/;
+export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text) && !NUL.test(text);
+/** Why `text` (one `isWellFormed` refused) is refused. */
+export const wellFormedMessage = (name: string, text = '') =>
+  NUL.test(text) ? `${name} must not contain U+0000 (NUL)` : `${name} must be valid Unicode text (it holds a lone surrogate)`;
 /** The refinement for a string field: `z.string().refine(...wellFormed('title'))`. */
-export const wellFormed = (name: string) => [isWellFormed, wellFormedMessage(name)] as const;
+export const wellFormed = (name: string) =>
+  [isWellFormed, { error: (issue: { readonly input?: unknown }) => wellFormedMessage(name, typeof issue.input === 'string' ? issue.input : '') }] as const;
 
 /** ISO 8601 UTC with milliseconds, as every timestamp on the wire is. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

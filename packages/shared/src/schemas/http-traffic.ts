@@ -25,8 +25,9 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const HeaderValue = z.union([Scalar, z.array(Scalar)]).transform((v) => (Array.isArray(v) ? v.map(String) : String(v)));
 export const HeaderMap = z.record(z.string(), HeaderValue).superRefine((map, ctx) => {
   for (const [name, value] of Object.entries(map)) {
-    if (!isWellFormed(name)) ctx.addIssue({ code: 'custom', path: [], message: wellFormedMessage('a name') });
-    else if (!(Array.isArray(value) ? value : [value]).every(isWellFormed)) ctx.addIssue({ code: 'custom', path: [name], message: wellFormedMessage(name) });
+    const refused = (Array.isArray(value) ? value : [value]).find((text) => !isWellFormed(text));
+    if (!isWellFormed(name)) ctx.addIssue({ code: 'custom', path: [], message: wellFormedMessage('a name', name) });
+    else if (refused !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: wellFormedMessage(name, refused) });
   }
 });
 export type HeaderMap = Record<string, string | string[]>;

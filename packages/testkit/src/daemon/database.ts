@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OpenedDatabase, openDatabase } from '@tapline/daemon';
-import pg from 'pg';
 import { inject } from 'vitest';
+import { giveBack, takeMigrated, withClient } from '../postgres/server.js';
 import { databaseUrl } from '../postgres/urls.js';
 
 /**
@@ -24,39 +24,31 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer<T>(run: (admin: pg.Client, server: { url: string; template: string }) => Promise<T>): Promise<T> {
-  const server = inject('taplinePostgres');
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  try {
-    return await run(admin, server);
-  } finally {
-    await admin.end();
-  }
-}
-
 /**
- * A database of the test backend: on SQLite a file in a temporary folder; on PostgreSQL a new
- * database on the run's server, empty or (`migrated`) a copy of the migrated template. Each test
- * gets its own, so test files stay apart and run in parallel.
+ * A database of the test backend: on SQLite a file in a temporary folder; on PostgreSQL a database
+ * of its own on the run's server, empty or (`migrated`) at the newest schema and with no rows.
+ * Each test gets its own, so test files stay apart and run in parallel.
  */
 export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<FreshDatabase> {
   if (testBackend() === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'tapline-test-db-'));
     return { locator: join(dir, 'tapline.db'), drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
   }
-  const name = `tapline_test_${process.pid}_${randomBytes(6).toString('hex')}`;
-  const url = await onServer(async (admin, server) => {
-    await admin.query(options.migrated ? `create database ${name} template ${server.template}` : `create database ${name}`);
-    return databaseUrl(server.url, name);
-  });
+  const server = inject('taplinePostgres');
+  if (options.migrated) {
+    const name = await takeMigrated(server);
+    return { locator: databaseUrl(server.url, name), drop: () => giveBack(server, name) };
+  }
+  // Named after the run's template, so that the run's end drops it even if a test does not.
+  const name = `${server.template}_${randomBytes(6).toString('hex')}`;
+  await withClient(server.url, (admin) => admin.query(`create database ${name}`));
   // FORCE ends connections a failed test left open.
-  return { locator: url, drop: () => onServer(async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))) };
+  return { locator: databaseUrl(server.url, name), drop: () => withClient(server.url, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))) };
 }
 
 /**
  * A migrated database of the test backend, opened: SQLite in memory (as fast as a test can get),
- * PostgreSQL a fresh copy of the template. `close` also drops it.
+ * PostgreSQL an empty one of its own. `close` also drops it (or gives it back, emptied).
  */
 export async function openTestDatabase(options: { pool?: number } = {}): Promise<OpenedDatabase> {
   if (testBackend() === 'sqlite') {

@@ -6,3 +6,4 @@ export * from './batch-worker.js';
 export * from './webhook-receivers.js';
 export * from './traffic-volume.js';
 export { composeBody } from '../compose.js';
+export * from './dump.js';
