@@ -16,7 +16,8 @@ import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
 import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
-import { DEFAULT_RETENTION, parseRetention } from './retention/options.js';
+import { DEFAULT_RETENTION } from './retention/options.js';
+import { parseRetention } from './retention/parse-flags.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {

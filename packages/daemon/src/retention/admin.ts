@@ -4,7 +4,7 @@ import { AdminError } from '../admin/commands.js';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
-import { parseRetentionDuration } from './options.js';
+import { parseRetentionDuration } from './parse-flags.js';
 import type { Removed } from './prune.js';
 import { storageOps } from './storage.js';
 import { pruneBefore } from './sweep.js';

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../flags.js';
-import { DEFAULT_POLICY, parseRetention } from './options.js';
+import { DEFAULT_POLICY, DEFAULT_RETENTION } from './options.js';
+import { parseRetention } from './parse-flags.js';
 
 describe('retention flags', () => {
   it('defaults to 30 days, 2 GB and a look every minute', () => {
     expect(DEFAULT_POLICY).toEqual({ maxAgeMs: 30 * 86_400_000, maxBytes: 2 * 2 ** 30, everyMs: 60_000 });
+    expect(parseRetention(DEFAULT_RETENTION)).toEqual(DEFAULT_POLICY);
   });
 
   it('takes durations, binary sizes and "off"', () => {
