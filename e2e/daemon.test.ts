@@ -78,7 +78,7 @@ describe('taplined, spawned from its build', () => {
 
   it('serves /healthz and /openapi.json without a token', async () => {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-    expect(await anon.call(contract.health)).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: 'sqlite' });
+    expect(await anon.call(contract.health)).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: 'sqlite', storage: expect.objectContaining({ retentionMs: 30 * 86_400_000 }) });
     // An open endpoint ignores even a broken token.
     expect((await client('not-a-token').raw('/healthz')).status).toBe(200);
     const doc = (await anon.call(contract.openapi)) as { openapi: string; paths: Record<string, Record<string, unknown>> };

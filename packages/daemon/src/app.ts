@@ -22,6 +22,8 @@ import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { harRoutes } from './har/routes.js';
+import { createPruner, type Pruner } from './retention/pruner.js';
+import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -42,6 +44,8 @@ export interface AppOptions {
   readonly batchWorker?: BatchWorker | null;
   /** The webhook worker starts with the app unless `start` is false (tests then call `runDue`). */
   readonly webhooks?: { readonly start?: boolean } & Pick<WorkerOptions, 'random' | 'timeoutMs'>;
+  /** The pruner starts with the app unless `start` is false (tests then call `runNow`). */
+  readonly pruner?: { readonly start?: boolean };
 }
 
 export interface App {
@@ -49,6 +53,7 @@ export interface App {
   readonly deps: Deps;
   readonly webhooks: WebhookWorker;
   readonly batches: BatchPreparer;
+  readonly pruner: Pruner;
   stop: () => Promise<void>;
 }
 
@@ -74,6 +79,7 @@ export function createApp(options: AppOptions): App {
       onRelease: createReclaimer().soon,
     }),
     findSource: createSourceFinder(options.db),
+    storage: storageOps(options.db, options.dialect),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
@@ -104,13 +110,17 @@ export function createApp(options: AppOptions): App {
   app.use(unknownRoute);
   app.use(errorHandler(options.logger));
   if (startWebhooks) webhooks.start();
+  const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
+  if (options.pruner?.start !== false) pruner.start();
   return {
     app,
     deps,
     webhooks,
     batches: preparer,
+    pruner,
     stop: async () => {
       shutdown.abort();
+      await pruner.stop();
       if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
       await preparer.close();

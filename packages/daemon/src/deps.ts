@@ -7,6 +7,8 @@ import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Gate } from './http/gate.js';
 import type { Inflight } from './http/inflight.js';
+import { DEFAULT_POLICY, type RetentionPolicy } from './retention/options.js';
+import type { StorageOps } from './retention/storage.js';
 import type { SourceFinder } from './traffic-sources/repo.js';
 
 export interface DaemonConfig {
@@ -18,6 +20,8 @@ export interface DaemonConfig {
   /** False (`--no-webhook-delivery`): notifications are queued but another daemon sends them. */
   readonly webhookDelivery: boolean;
   readonly limits: Limits;
+  /** `--retention`, `--max-db-size`, `--prune-every` (docs/storage.md). */
+  readonly retention: RetentionPolicy;
 }
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
@@ -50,6 +54,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   allowPrivateWebhooks: false,
   webhookDelivery: true,
   limits: DEFAULT_LIMITS,
+  retention: DEFAULT_POLICY,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */
@@ -72,4 +77,6 @@ export interface Deps {
   readonly inflight: Inflight;
   /** Large batch bodies pass it before they are read (`Limits.largeBatches`). */
   readonly largeBodies: Gate;
+  /** The database's size and the dialect's maintenance (retention/storage.ts). */
+  readonly storage: StorageOps;
 }

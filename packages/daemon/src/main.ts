@@ -7,6 +7,7 @@ import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/co
 import { ensureHome } from './bootstrap.js';
 import { runCopy } from './copy/command.js';
 import { CopyError } from './copy/copy.js';
+import type { SqlDialect } from './db/dialect.js';
 import { DatabaseLocatorError } from './db/locator.js';
 import { openDatabase } from './db/open.js';
 import { defaultPoolSize } from './db/pool-size.js';
@@ -14,6 +15,9 @@ import { systemClock } from './clock.js';
 import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
 import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
+import { registerStorageCommands } from './retention/commands.js';
+import { DEFAULT_RETENTION } from './retention/options.js';
+import { parseRetention } from './retention/parse-flags.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
@@ -27,6 +31,9 @@ interface GlobalOptions extends ServerFlags {
   allowPrivateWebhooks: boolean;
   webhookDelivery: boolean;
   logLevel: string;
+  retention: string;
+  maxDbSize: string;
+  pruneEvery: string;
 }
 
 const env = process.env;
@@ -41,13 +48,13 @@ function locations(opts: GlobalOptions) {
  * daemons run (SQLite's WAL, PostgreSQL's transactions), and what they change every daemon sees
  * on its next request: nothing of users or tokens is cached in a daemon.
  */
-async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof openDatabase>['db'], dialect: SqlDialect) => Promise<T>): Promise<T> {
   const { home, database, dbPool } = locations(opts);
   ensureHome(home);
   const opened = openDatabase(database, { pool: dbPool ?? 2 });
   try {
     await opened.migrate();
-    return await run(opened.db);
+    return await run(opened.db, opened.dialect);
   } finally {
     await opened.close();
   }
@@ -68,6 +75,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
+    retention: parseRetention(opts),
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -116,6 +124,9 @@ function program(): Command {
     .option('--stream-buffer <size>', 'bytes a stream may have waiting for a client that does not read', `${DEFAULT_LIMITS.streamBuffer / 1024}kb`)
     .option('--max-large-batches <n>', 'batches over 1 MiB read and stored at once', String(DEFAULT_LIMITS.largeBatches))
     .option('--large-batch-wait <duration>', 'how long a large batch waits for its turn before a 503', `${DEFAULT_LIMITS.largeBatchWaitMs / 1000}s`)
+    .option('--retention <duration>', 'delete traffic older than this, such as 30d or 12h, or "off"', DEFAULT_RETENTION.retention)
+    .option('--max-db-size <size>', 'past this size on disk (write-ahead log included) the oldest traffic is deleted, such as 2GB or 500MB, or "off"', DEFAULT_RETENTION.maxDbSize)
+    .option('--prune-every <duration>', 'how often old traffic is looked for', DEFAULT_RETENTION.pruneEvery)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
@@ -159,6 +170,11 @@ function program(): Command {
       process.stderr.write(`revoked ${tokenId}\n`);
     });
 
+  const storage = registerStorageCommands(cmd, {
+    database: (command) => locations(command.optsWithGlobals<GlobalOptions>()).database,
+    withDatabase: (command, run) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
+  });
+
   const copy = cmd
     .command('copy')
     .description("copy a whole database to another, ids and timestamps unchanged (SQLite file or postgres:// URL); resumes if interrupted")
@@ -170,7 +186,7 @@ function program(): Command {
       process.stdout.write(await runCopy(opts, process.stderr));
     });
 
-  for (const c of [cmd, user, token, copy, ...user.commands, ...token.commands]) c.exitOverride();
+  for (const c of [cmd, user, token, copy, ...user.commands, ...token.commands, ...storage]) c.exitOverride();
   return cmd;
 }
 

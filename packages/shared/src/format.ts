@@ -39,3 +39,16 @@ export function truncate(text: string, width: number): string {
   if (width <= 1) return text.slice(0, Math.max(0, width));
   return `${text.slice(0, width - 1)}…`;
 }
+
+/** Bytes as `512 B`, `1.5 KB`, `12.3 MB`, `2 GB`: binary units, as `--max-db-size` takes them. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '-';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Number(value.toFixed(value < 10 ? 2 : 1))} ${units[unit]}`;
+}

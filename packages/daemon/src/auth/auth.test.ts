@@ -302,7 +302,7 @@ describe('authentication', () => {
     it('GET /healthz and GET /openapi.json need no token', async () => {
       const health = await raw(h, 'GET', '/healthz');
       expect(health.status).toBe(200);
-      expect(health.json).toEqual({ status: 'ok', version: '0.0.0-test', database: testBackend() });
+      expect(health.json).toMatchObject({ status: 'ok', version: '0.0.0-test', database: testBackend(), storage: { retentionMs: 30 * 86_400_000 } });
       const openapi = await raw(h, 'GET', '/openapi.json');
       expect(openapi.status).toBe(200);
       expect(openapi.json).toMatchObject({ openapi: '3.1.0' });

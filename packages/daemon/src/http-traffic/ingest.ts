@@ -113,12 +113,15 @@ export function createIngest(deps: IngestDeps): Ingest {
 
   async function run(group: Waiting[]): Promise<void> {
     if (cache.domains.size + cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
+    const cached = cache.domains.size + cache.pathnames.size > 0;
     try {
       const results = await storeGroup(group);
       group.forEach((item, i) => item.resolve(results[i] ?? []));
     } catch (error) {
-      // A cached id may name a row deleted with its source by another daemon: forget them all.
+      // A cached id may name a row deleted since (with its source by another daemon, or as unused
+      // by a prune): forget them all, and try once more before blaming any one request.
       forgetIds();
+      if (cached) return run(group);
       if (group.length === 1) return group[0]?.reject(error);
       for (const item of group) await run([item]);
     }

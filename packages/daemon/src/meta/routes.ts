@@ -3,6 +3,7 @@ import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
 import { mount, mountRaw } from '../http/mount.js';
 import { openApiDocument } from './openapi.js';
+import { storageHealth } from '../retention/status.js';
 
 /**
  * The address and port this request reached, from the socket rather than the Host header: the
@@ -15,7 +16,7 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  mount(router, deps, contract.health, () => Promise.resolve({ status: 'ok' as const, version: deps.config.version, database: deps.dialect.backend }));
+  mount(router, deps, contract.health, async () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dialect.backend, storage: await storageHealth(deps) }));
   let document: ReturnType<typeof openApiDocument> | undefined;
   mountRaw(router, deps, contract.openapi, (_input, _ctx, req, res) => {
     document ??= openApiDocument(deps.config.version);

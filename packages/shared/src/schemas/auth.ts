@@ -17,5 +17,21 @@ export const Me = z.object({
 });
 export type Me = z.infer<typeof Me>;
 
+/**
+ * The database as `tapline status` shows it (docs/storage.md). Optional: an older daemon does not
+ * send it. Cheap to answer: page counts and one index probe per source, never a count of traffic.
+ */
+export const StorageHealth = z.object({
+  /** Everything the database takes on disk, its write-ahead log included. */
+  bytes: z.number().int().nonnegative(),
+  /** `createdAt` of the oldest entry; null when there is none. */
+  oldestEntryAt: z.string().nullable(),
+  /** `--retention` in milliseconds; null when off. */
+  retentionMs: z.number().int().positive().nullable(),
+  /** `--max-db-size` in bytes; null when off. */
+  maxBytes: z.number().int().positive().nullable(),
+});
+export type StorageHealth = z.infer<typeof StorageHealth>;
+
 /** `database`: the engine the daemon stores into; where it is stays private. */
-export const Health = z.object({ status: z.literal('ok'), version: z.string(), database: z.enum(['sqlite', 'postgres']) });
+export const Health = z.object({ status: z.literal('ok'), version: z.string(), database: z.enum(['sqlite', 'postgres']), storage: StorageHealth.optional() });

@@ -15,6 +15,7 @@ export interface Harness {
   readonly url: string;
   readonly deps: App['deps'];
   readonly batches: App['batches'];
+  readonly pruner: App['pruner'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -48,11 +49,11 @@ export async function startHarness(
      * several daemons do; it is left in place at close. Without it the harness has its own.
      */
     database?: string;
-  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { app, deps, batches, stop } = createApp({
+  const { app, deps, batches, pruner, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -61,6 +62,7 @@ export async function startHarness(
     ...(options.ingestHooks ? { ingestHooks: options.ingestHooks } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
+    ...(options.pruner ? { pruner: options.pruner } : {}),
   });
   const server = await listen(app, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -74,6 +76,7 @@ export async function startHarness(
     url,
     deps,
     batches,
+    pruner,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });

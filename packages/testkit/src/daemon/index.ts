@@ -4,5 +4,6 @@ export * from './fixtures.js';
 export * from './endpoint-cases.js';
 export * from './batch-worker.js';
 export * from './webhook-receivers.js';
+export * from './traffic-volume.js';
 export { composeBody } from '../compose.js';
 export * from './dump.js';

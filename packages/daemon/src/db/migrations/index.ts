@@ -7,6 +7,7 @@ import * as trafficIndexes from './2026-11-22T0700-traffic-indexes.js';
 import * as trafficExchangeKeys from './2026-11-23T0600-traffic-exchange-keys.js';
 import * as streamSequence from './2026-11-24T0200-stream-sequence.js';
 import * as trafficRoute from './2026-11-24T0300-traffic-route.js';
+import * as retention from './2026-11-24T0400-retention.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -29,6 +30,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-23T0600-traffic-exchange-keys': trafficExchangeKeys,
   '2026-11-24T0200-stream-sequence': streamSequence,
   '2026-11-24T0300-traffic-route': trafficRoute,
+  '2026-11-24T0400-retention': retention,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */

@@ -1,0 +1,61 @@
+import { formatBytes } from '@tapline/shared';
+import { z } from 'zod';
+import { AdminError } from '../admin/commands.js';
+import type { Clock } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
+import type { Db } from '../db/open.js';
+import { parseRetentionDuration } from './parse-flags.js';
+import type { Removed } from './prune.js';
+import { storageOps } from './storage.js';
+import { pruneBefore } from './sweep.js';
+
+export interface PruneOptions {
+  readonly olderThan?: string | undefined;
+  readonly before?: string | undefined;
+  readonly source?: string | undefined;
+}
+
+const Iso = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+/** The moment entries must be older than: `--older-than 7d` from now, or `--before` an ISO time. */
+export function pruneCutoff(clock: Clock, options: PruneOptions): string {
+  if ((options.olderThan === undefined) === (options.before === undefined)) throw new AdminError('give one of --older-than DURATION or --before ISO-TIME', 2);
+  if (options.olderThan !== undefined) {
+    const ms = usage(() => parseRetentionDuration('--older-than', options.olderThan ?? '', false)) ?? 0;
+    return new Date(clock.now().getTime() - ms).toISOString();
+  }
+  const text = options.before ?? '';
+  if (!Iso.safeParse(text).success) throw new AdminError(`--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`, 2);
+  return new Date(text).toISOString();
+}
+
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new AdminError(error instanceof Error ? error.message : String(error), 2);
+  }
+}
+
+/** `taplined prune`: on the database directly, also while a daemon runs on it. Returns the report. */
+export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, options: PruneOptions): Promise<string> {
+  const before = pruneCutoff(clock, options);
+  if (options.source !== undefined) {
+    const id = z.uuid().safeParse(options.source);
+    if (!id.success) throw new AdminError('--source takes a traffic source id (a UUID)', 2);
+    const found = await db.selectFrom('traffic_sources').select('id').where('id', '=', id.data).executeTakeFirst();
+    if (!found) throw new AdminError(`no traffic source ${options.source}; see: tapline sources`);
+  }
+  const ops = storageOps(db, dialect);
+  const sizeBefore = await ops.sizeBytes();
+  const removed = await pruneBefore(db, before, { sourceId: options.source });
+  if (removed.entries > 0) await ops.reclaim();
+  const sizeAfter = await ops.sizeBytes();
+  return `${describeRemoved(removed)} created before ${before}; database ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+export function describeRemoved(r: Removed): string {
+  return `removed ${plural(r.entries, 'entry', 'entries')}, ${plural(r.coreLogs, 'core log')}, ${plural(r.deliveries, 'webhook delivery', 'webhook deliveries')}, ${plural(r.pathnames, 'pathname')}, ${plural(r.domains, 'domain')}`;
+}

@@ -1,0 +1,114 @@
+import type { HttpMethod } from '@tapline/shared';
+import type { Db, Executor } from '../db/open.js';
+
+/** What a prune removed, for the log line and `taplined prune`'s report. */
+export interface Removed {
+  entries: number;
+  coreLogs: number;
+  deliveries: number;
+  pathnames: number;
+  domains: number;
+}
+
+export const noneRemoved = (): Removed => ({ entries: 0, coreLogs: 0, deliveries: 0, pathnames: 0, domains: 0 });
+
+export function addRemoved(total: Removed, more: Removed): Removed {
+  total.entries += more.entries;
+  total.coreLogs += more.coreLogs;
+  total.deliveries += more.deliveries;
+  total.pathnames += more.pathnames;
+  total.domains += more.domains;
+  return total;
+}
+
+/**
+ * Entries per transaction. A batch of this size takes a few milliseconds in SQLite, where the
+ * database has one writer: ingest waits at most that long, and gets its turn between batches.
+ */
+export const PRUNE_BATCH = 200;
+
+/**
+ * Removes one batch of a source's oldest entries created before `before`, with everything tied to
+ * them, in one transaction. The entries are deleted with RETURNING, so the rollup is decremented
+ * by exactly the rows this transaction removed, even with another pruner at work (PostgreSQL).
+ */
+export async function pruneBatch(db: Db, sourceId: string, before: string, limit = PRUNE_BATCH): Promise<Removed> {
+  return db.transaction().execute(async (trx) => {
+    const oldest = trx
+      .selectFrom('http_traffic')
+      .select('id')
+      .where('traffic_source_id', '=', sourceId)
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit);
+    // A write first: in SQLite it takes the write lock before any read, so a writer in another
+    // process (the daemon, while `taplined prune` runs) makes it wait (busy_timeout), where a
+    // read-then-write transaction would fail at once with "database is locked". Before the
+    // entries go, too: core_logs' key would otherwise set the link to null and lose it.
+    const coreLogs = await trx.deleteFrom('core_logs').where('http_traffic_id', 'in', oldest).executeTakeFirst();
+    const ids = (await oldest.execute()).map((r) => r.id);
+    if (ids.length === 0) return noneRemoved();
+    // Attempts follow their delivery by its foreign key.
+    const deliveries = await trx.deleteFrom('webhook_deliveries').where('http_traffic_id', 'in', ids).executeTakeFirst();
+    const gone = await trx
+      .deleteFrom('http_traffic')
+      .where('id', 'in', ids)
+      .returning(['id', 'request_id', 'response_id', 'traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status'])
+      .execute();
+    if (gone.length > 0) {
+      await trx.deleteFrom('requests').where('id', 'in', gone.map((g) => g.request_id)).execute();
+      await trx.deleteFrom('responses').where('id', 'in', gone.map((g) => g.response_id)).execute();
+      await subtractCounts(trx, gone);
+    }
+    const names = await dropUnusedNames(trx, gone);
+    return { entries: gone.length, coreLogs: Number(coreLogs.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), ...names };
+  });
+}
+
+type Gone = { traffic_source_id: string; pathname_id: string; domain_id: string; method: HttpMethod; status: number };
+
+/** The rollup minus the removed entries: atomic decrements, and keys that reach zero go. */
+async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<void> {
+  const keyed = new Map<string, { row: Gone; n: number }>();
+  for (const g of gone) {
+    const key = `${g.traffic_source_id} ${g.pathname_id} ${g.method} ${g.status}`;
+    const found = keyed.get(key);
+    if (found) found.n += 1;
+    else keyed.set(key, { row: g, n: 1 });
+  }
+  for (const { row, n } of keyed.values()) {
+    await trx
+      .updateTable('traffic_counts')
+      .set((eb) => ({ count: eb('count', '-', n) }))
+      .where('traffic_source_id', '=', row.traffic_source_id)
+      .where('pathname_id', '=', row.pathname_id)
+      .where('method', '=', row.method)
+      .where('status', '=', row.status)
+      .execute();
+  }
+  const sources = [...new Set(gone.map((g) => g.traffic_source_id))];
+  await trx.deleteFrom('traffic_counts').where('traffic_source_id', 'in', sources).where('count', '<=', 0).execute();
+}
+
+/**
+ * Pathnames and domains that no entry names any more. One statement each, with the check inside
+ * it, so a pathname that an ingest has just used again is kept.
+ */
+async function dropUnusedNames(trx: Executor, gone: readonly Gone[]): Promise<Pick<Removed, 'pathnames' | 'domains'>> {
+  const pathnameIds = [...new Set(gone.map((g) => g.pathname_id))];
+  const domainIds = [...new Set(gone.map((g) => g.domain_id))];
+  if (pathnameIds.length === 0) return { pathnames: 0, domains: 0 };
+  const pathnames = await trx
+    .deleteFrom('pathnames')
+    .where('id', 'in', pathnameIds)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.pathname_id', '=', 'pathnames.id'))))
+    .executeTakeFirst();
+  const domains = await trx
+    .deleteFrom('domains')
+    .where('id', 'in', domainIds)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))))
+    .executeTakeFirst();
+  return { pathnames: Number(pathnames.numDeletedRows), domains: Number(domains.numDeletedRows) };
+}

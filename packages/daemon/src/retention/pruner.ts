@@ -1,0 +1,123 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/open.js';
+import type { TrafficBus } from '../http-traffic/bus.js';
+import type { RetentionPolicy } from './options.js';
+import { addRemoved, noneRemoved, type Removed } from './prune.js';
+import type { StorageOps } from './storage.js';
+import { pruneBefore, pruneToSize } from './sweep.js';
+
+export interface Pruner {
+  /** Runs at once, then every `everyMs`, and whenever ingest takes the database past its budget. */
+  start(): void;
+  /** One round now (a running round finishes first); resolves with what it removed. */
+  runNow(): Promise<Removed>;
+  stop(): Promise<void>;
+}
+
+export interface PrunerDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly bus: TrafficBus;
+  readonly ops: StorageOps;
+  readonly policy: RetentionPolicy;
+}
+
+/** A budget prune brings the database down to this share of the budget, so it runs now and then, not after every commit. */
+export const BUDGET_TARGET = 0.9;
+/** After a commit, the size is looked at no more often than this. */
+const SIZE_CHECK_MS = 1_000;
+
+export function createPruner(deps: PrunerDeps): Pruner {
+  const { policy, ops, logger } = deps;
+  const stopping = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let running: Promise<Removed> | undefined;
+  let again = false;
+  let sizeCheckDue = false;
+  let lastSizeCheck = 0;
+  let trailing: NodeJS.Timeout | undefined;
+  /**
+   * The size a budget prune left. Where the files do not shrink (PostgreSQL), the database stays
+   * over the budget after a prune; pruning again is due only once it has grown past this.
+   */
+  let sizeAfterPrune: number | undefined;
+
+  async function overBudget(): Promise<boolean> {
+    if (policy.maxBytes === null) return false;
+    const size = await ops.sizeBytes();
+    return size > policy.maxBytes && (sizeAfterPrune === undefined || size > sizeAfterPrune);
+  }
+
+  async function round(): Promise<Removed> {
+    const removed = noneRemoved();
+    const started = Date.now();
+    if (policy.maxAgeMs !== null) {
+      const before = new Date(deps.clock.now().getTime() - policy.maxAgeMs).toISOString();
+      addRemoved(removed, await pruneBefore(deps.db, before, { signal: stopping.signal }));
+    }
+    if (removed.entries > 0) await ops.reclaim();
+    if (policy.maxBytes !== null && (await overBudget())) {
+      addRemoved(removed, await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, stopping.signal));
+      await ops.reclaim();
+      sizeAfterPrune = await ops.sizeBytes();
+    }
+    if (removed.entries > 0) logger.info({ ...removed, ms: Date.now() - started, bytes: await ops.sizeBytes() }, 'pruned old traffic');
+    return removed;
+  }
+
+  function runNow(): Promise<Removed> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      const total = noneRemoved();
+      let more = true;
+      while (more && !stopping.signal.aborted) {
+        again = sizeCheckDue = false;
+        addRemoved(total, await round());
+        more = again || (sizeCheckDue && (await overBudget()));
+      }
+      return total;
+    })().finally(() => (running = undefined));
+    return running;
+  }
+
+  const background = () => {
+    if (stopping.signal.aborted) return;
+    runNow().catch((error: unknown) => logger.error({ err: error }, 'pruning failed; the next round tries again'));
+  };
+
+  return {
+    start() {
+      background();
+      timer = setInterval(background, policy.everyMs);
+      timer.unref();
+      if (policy.maxBytes === null) return;
+      const checkSize = () => {
+        trailing = undefined;
+        // A round that is running looks at the size again before it ends.
+        if (running) return void (sizeCheckDue = true);
+        lastSizeCheck = Date.now();
+        overBudget().then((over) => over && background(), (error: unknown) => logger.warn({ err: error }, 'could not read the database size'));
+      };
+      // At most one look per SIZE_CHECK_MS, and one after the last commit of a burst.
+      unsubscribe = deps.bus.subscribe(() => {
+        if (trailing || stopping.signal.aborted) return;
+        trailing = setTimeout(checkSize, Math.max(0, lastSizeCheck + SIZE_CHECK_MS - Date.now()));
+        trailing.unref();
+      });
+    },
+    runNow,
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      clearTimeout(trailing);
+      unsubscribe?.();
+      await running?.catch(() => undefined);
+    },
+  };
+}

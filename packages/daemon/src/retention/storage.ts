@@ -1,0 +1,98 @@
+import { statSync } from 'node:fs';
+import { type Kysely, sql } from 'kysely';
+import type { Backend, SqlDialect } from '../db/dialect.js';
+
+/**
+ * The storage operations that differ by dialect, in one place, so the pruner, `check`, `status`
+ * and the tests speak to one interface. Everything else retention does is Kysely's builder.
+ *
+ * SQLite: size is the main file plus its write-ahead log; freed pages go back to the file system
+ * by incremental vacuum (the database is `auto_vacuum = INCREMENTAL`, migration
+ * 2026-11-24T0400-retention) and a truncating checkpoint; the checks are SQLite's own.
+ * PostgreSQL: size is `pg_database_size`; freed space is reused by autovacuum (the files do not
+ * shrink, they stop growing); there is no structural check of ours (`amcheck` is the DBA's tool).
+ */
+export interface StorageOps {
+  readonly backend: Backend;
+  /** Everything the database takes on disk, its write-ahead log included. */
+  sizeBytes(): Promise<number>;
+  /** Bytes holding data: the size less free pages a vacuum can give back. */
+  usedBytes(): Promise<number>;
+  /** Gives freed pages back to the file system where the dialect can; cheap when there are none. */
+  reclaim(): Promise<void>;
+  /** Structural problems found by the dialect's own checks, one line each; empty when sound. */
+  integrityProblems(): Promise<string[]>;
+}
+
+// Kysely<any> is how Kysely itself types "a database of unknown schema"; these run on any Tapline database.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+
+export function storageOps(db: AnyDb, dialect: SqlDialect): StorageOps {
+  return dialect.backend === 'sqlite' ? sqliteOps(db) : postgresOps(db);
+}
+
+async function pragmaNumber(db: AnyDb, name: 'page_count' | 'page_size' | 'freelist_count'): Promise<number> {
+  const { rows } = await sql<Record<string, number>>`select * from ${sql.raw(`pragma_${name}()`)}`.execute(db);
+  return Number(rows[0]?.[name] ?? 0);
+}
+
+/** Pages given back per turn of the event loop (4 MiB of 4 KiB pages). */
+const VACUUM_SLICE = 1024;
+
+function sqliteOps(db: AnyDb): StorageOps {
+  let walFile: string | null | undefined;
+  async function walBytes(): Promise<number> {
+    if (walFile === undefined) {
+      const { rows } = await sql<{ name: string; file: string }>`select name, file from pragma_database_list()`.execute(db);
+      const file = rows.find((r) => r.name === 'main')?.file ?? '';
+      walFile = file ? `${file}-wal` : null; // '' is an in-memory database: no log on disk
+    }
+    if (!walFile) return 0;
+    try {
+      return statSync(walFile).size;
+    } catch {
+      return 0; // no log yet, or checkpointed away
+    }
+  }
+  const pages = async (name: 'page_count' | 'freelist_count') => (await pragmaNumber(db, name)) * (await pragmaNumber(db, 'page_size'));
+  return {
+    backend: 'sqlite',
+    sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
+    usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
+    async reclaim() {
+      // One step of `pragma incremental_vacuum` gives back one page (its program returns a row
+      // per page, and a driver's run() takes one step), so it is stepped page by page, in
+      // slices with a turn of the event loop between them: ingest is never held up for long.
+      for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; free = await pragmaNumber(db, 'freelist_count')) {
+        for (let i = 0; i < Math.min(free, VACUUM_SLICE); i++) await sql`pragma incremental_vacuum`.execute(db);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      // The log holds the deletes until a checkpoint; TRUNCATE writes them back and empties the
+      // file, so the space shows on disk and in the budget at once.
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    },
+    async integrityProblems() {
+      const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db);
+      const problems = integrity.rows.map((r) => r.integrity_check).filter((line) => line !== 'ok');
+      const keys = await sql<{ table: string; rowid: number; parent: string }>`pragma foreign_key_check`.execute(db);
+      for (const k of keys.rows) problems.push(`${k.table} row ${k.rowid} names a missing ${k.parent} row`);
+      return problems;
+    },
+  };
+}
+
+function postgresOps(db: AnyDb): StorageOps {
+  const size = async () => {
+    const { rows } = await sql<{ bytes: string | number }>`select pg_database_size(current_database()) as bytes`.execute(db);
+    return Number(rows[0]?.bytes ?? 0);
+  };
+  return {
+    backend: 'postgres',
+    sizeBytes: size,
+    // Dead tuples are reused by autovacuum in place: the size on disk is what there is to budget.
+    usedBytes: size,
+    reclaim: () => Promise.resolve(),
+    integrityProblems: () => Promise.resolve([]),
+  };
+}

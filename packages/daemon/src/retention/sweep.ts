@@ -1,0 +1,67 @@
+import type { Db } from '../db/open.js';
+import { addRemoved, noneRemoved, PRUNE_BATCH, pruneBatch, type Removed } from './prune.js';
+import type { StorageOps } from './storage.js';
+
+/** Lets ingest (and everything else waiting on the database) run between two batches. */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Every entry created before `before` (of one source, or all), batch by batch. */
+export async function pruneBefore(db: Db, before: string, options: { sourceId?: string | undefined; signal?: AbortSignal } = {}): Promise<Removed> {
+  const sources = options.sourceId ? [options.sourceId] : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
+  const total = noneRemoved();
+  for (const sourceId of sources) {
+    for (;;) {
+      if (options.signal?.aborted) return total;
+      const removed = await pruneBatch(db, sourceId, before);
+      addRemoved(total, removed);
+      if (removed.entries < PRUNE_BATCH) break;
+      await yieldTurn();
+    }
+  }
+  return total;
+}
+
+/** The source whose oldest entry is the oldest of all, read from each source's newest-first index. */
+async function oldestSource(db: Db): Promise<{ id: string; oldest: string } | undefined> {
+  const rows = await db
+    .selectFrom('traffic_sources as s')
+    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest')])
+    .execute();
+  let best: { id: string; oldest: string } | undefined;
+  for (const r of rows) if (r.oldest && (!best || r.oldest < best.oldest)) best = { id: r.id, oldest: r.oldest };
+  return best;
+}
+
+/** The database's oldest entry, or null when it holds none: one index probe per source. */
+export async function oldestEntryAt(db: Db): Promise<string | null> {
+  return (await oldestSource(db))?.oldest ?? null;
+}
+
+/** Entries in the rollup: a sum over a few hundred rows, never a scan of the traffic. */
+async function entryCount(db: Db): Promise<number> {
+  const row = await db.selectFrom('traffic_counts').select((eb) => eb.fn.sum<number | string | null>('count').as('n')).executeTakeFirstOrThrow();
+  return Number(row.n ?? 0);
+}
+
+/**
+ * The oldest entries of all sources, until the bytes in use are down to `target`. The number to
+ * remove is also capped by the share of the entries that the excess is: in PostgreSQL the size on
+ * disk does not fall as rows go (autovacuum makes the space reusable), and in SQLite the log grows
+ * with the deletes, so the measure alone could empty the database.
+ */
+export async function pruneToSize(db: Db, ops: StorageOps, target: number, signal?: AbortSignal): Promise<Removed> {
+  const total = noneRemoved();
+  const used = await ops.usedBytes();
+  if (used <= target) return total;
+  const cap = Math.ceil(((await entryCount(db)) * (used - target)) / used);
+  while (total.entries < cap && !signal?.aborted) {
+    const source = await oldestSource(db);
+    if (!source) break;
+    // '9999' sorts after every ISO 8601 time: the batch is simply the source's oldest entries.
+    const removed = await pruneBatch(db, source.id, '9999', Math.min(PRUNE_BATCH, cap - total.entries));
+    addRemoved(total, removed);
+    if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;
+    await yieldTurn();
+  }
+  return total;
+}
