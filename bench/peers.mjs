@@ -75,9 +75,13 @@ error_log ${prefix}/logs/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
+  # nginx closes a client's keep-alive connection after 1,000 requests by default, which a load
+  # generator counts as errors; Tapline's proxy has no such limit.
+  keepalive_requests 10000000;
+  keepalive_timeout 65s;
   client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy;
   fastcgi_temp_path ${prefix}/fastcgi; uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
-  upstream app { server ${target.host}; keepalive 64; }
+  upstream app { server ${target.host}; keepalive 64; keepalive_requests 10000000; }
   server {
     listen 127.0.0.1:${port};
     location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
