@@ -1,14 +1,14 @@
 // `tapline proxy` (recording to a real daemon) against its peers in the same run: nginx
 // `proxy_pass` (the floor) and mitmproxy in reverse mode (another recording proxy), all in front of
 // one app answering a realistic response (bench/floors/app.mjs). Max throughput: 20 connections
-// from autocannon, rounds of nginx, mitmproxy, Tapline. Added latency: 200 requests/s to each of
-// them and to the app direct, open loop and interleaved per tick (bench/floors/open-loop.mjs); per
-// round, a proxy's p50/p99 minus the direct p50/p99. Targets (issue 17): >= 0.3x nginx, added
+// from autocannon, rounds of nginx, mitmproxy, Tapline. Added latency: 200 requests/s to one proxy
+// and to the app direct, open loop and alternating per tick (bench/floors/open-loop.mjs), the
+// proxies in turn within each round; a proxy's p50/p99 minus the direct p50/p99 of its phase. Targets (issue 17): >= 0.3x nginx, added
 // p99 <= 2 ms, nothing unrecorded. Peers come from Debian's packages (bench/peers.mjs).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, autocannon, cpuMs, createSource, percentile, spawnNode, startDaemon, throughput } from '../lib.mjs';
-import { figure, interleave, versus } from '../figures.mjs';
+import { figure, interleave, pluck, versus } from '../figures.mjs';
 import { ensurePeer, startMitmproxy, startNginx } from '../peers.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
 
@@ -41,7 +41,7 @@ async function storedCount(daemon, sourceId, expected) {
 }
 
 export default async function run({ root, log, quick, tmp }) {
-  const [rounds, seconds, latencyRounds, latencySeconds, rate] = quick ? [1, 1, 1, 1, QUICK_RATE] : [5, 10, 5, 6, RATE];
+  const [rounds, seconds, latencySeconds, rate] = quick ? [1, 1, 1, QUICK_RATE] : [5, 10, 6, RATE];
   const home = tmp();
   const skipped = {};
   const stops = [];
@@ -70,6 +70,7 @@ export default async function run({ root, log, quick, tmp }) {
     }
 
     let answered = 0;
+    let loadAnswered = 0; // under autocannon, where the CPU is measured
     let cpu = 0;
     const load = async (name) => {
       const cpuBefore = name === 'tapline' ? cpuMs(proxy.child.pid) + cpuMs(daemon.child.pid) : 0;
@@ -77,6 +78,7 @@ export default async function run({ root, log, quick, tmp }) {
       const result = throughput(await autocannon(root, args), name);
       if (name === 'tapline') {
         answered += result.count;
+        loadAnswered += result.count;
         cpu += cpuMs(proxy.child.pid) + cpuMs(daemon.child.pid) - cpuBefore;
       }
       return result.perSecond;
@@ -85,27 +87,33 @@ export default async function run({ root, log, quick, tmp }) {
     log(`max throughput: ${rounds} rounds of ${peers.join(', ')}, Tapline at 20 connections`);
     const max = await interleave(rounds, [...peers, 'tapline'].map((name) => [name, () => load(name)]), log);
 
-    log(`added latency: ${rate} requests/s to the app direct and through each proxy, ${latencyRounds} rounds of ${latencySeconds} s`);
-    const pairs = Object.entries({ direct: appUrl, ...targets }).map(([name, url]) => `${name}=${url}`);
-    const loader = spawnNode([join(root, 'bench', 'floors', 'open-loop.mjs'), String(rate), quick ? '0' : '3', String(latencyRounds), String(latencySeconds), ...pairs], /^(\{.*\})\n/s);
-    const latency = JSON.parse(await loader.ready);
-    if (Object.values(latency.failed).some((n) => n > 0)) throw new Error(`open-loop requests failed: ${JSON.stringify(latency.failed)}`);
-    answered += latency.sent;
+    // Added latency, one proxy at a time beside the app direct (so no proxy's queue or GC shows in
+    // another's figure), the proxies interleaved by round like the throughput.
+    log(`added latency: ${rate} requests/s to the app direct and through one proxy at a time, ${rounds} rounds of ${latencySeconds} s each`);
+    const addedLatency = async (name) => {
+      const args = [String(rate), quick ? '0' : '1', '1', String(latencySeconds), `direct=${appUrl}`, `${name}=${targets[name]}`];
+      const measured = JSON.parse(await spawnNode([join(root, 'bench', 'floors', 'open-loop.mjs'), ...args], /^(\{.*\})\n/s).ready);
+      if (Object.values(measured.failed).some((n) => n > 0)) throw new Error(`open-loop requests failed: ${JSON.stringify(measured.failed)}`);
+      if (name === 'tapline') answered += measured.sent;
+      const [samples] = measured.rounds;
+      const at = (who, p) => percentile(samples[who].sort((a, b) => a - b), p);
+      return { p50: at(name, 50) - at('direct', 50), p99: at(name, 99) - at('direct', 99), direct99: at('direct', 99) };
+    };
+    const latency = await interleave(rounds, [...peers, 'tapline'].map((name) => [name, () => addedLatency(name)]), log);
 
     await proxy.stop();
     stops.shift();
     const stored = await storedCount(daemon, source.id, answered);
-    const added = (name, p) => latency.rounds.map((r) => percentile(r[name].sort((a, b) => a - b), p) - percentile(r.direct.sort((a, b) => a - b), p));
     const maxFloors = Object.fromEntries(peers.map((name) => [name, max[name]]));
     const result = {
       'proxy max requests/s': versus('requests/s', max.tapline, maxFloors),
-      'direct p99 ms at 200 req/s': figure('ms', latency.rounds.map((r) => percentile(r.direct.sort((a, b) => a - b), 99))),
-      'proxy + daemon CPU ms per request': figure('ms', [cpu / answered]),
+      'direct p99 ms at 200 req/s': figure('ms', pluck(latency.tapline, 'direct99')),
+      'proxy + daemon CPU ms per request': figure('ms', [cpu / loadAnswered]),
       'requests answered but not recorded': figure('requests', [Math.max(0, answered - stored)]),
     };
     for (const [name, label] of [['tapline', 'proxy'], ...peers.map((p) => [p, p])]) {
-      result[`${label} added p50 ms`] = figure('ms', added(name, 50));
-      result[`${label} added p99 ms`] = figure('ms', added(name, 99));
+      result[`${label} added p50 ms`] = figure('ms', pluck(latency[name], 'p50'));
+      result[`${label} added p99 ms`] = figure('ms', pluck(latency[name], 'p99'));
       if (name !== 'tapline') result[`${name} max requests/s`] = figure('requests/s', max[name]);
     }
     return { figures: result, skipped };
