@@ -47,15 +47,22 @@ function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
 
 const selfUs = new Map();
 const byFunction = new Map();
+// Inclusive: each function on a sample's stack is charged once, however often it recurses.
+const inclusive = new Map();
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parents = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
+const nameOf = (node) => `${node.callFrame.functionName || '(anonymous)'} [${area(node.callFrame)}]`;
 const deltas = profile.timeDeltas;
 for (let i = 0; i < profile.samples.length; i++) {
   const node = nodes.get(profile.samples[i]);
   const dt = deltas[i] ?? 0;
   const key = area(node.callFrame);
   selfUs.set(key, (selfUs.get(key) ?? 0) + dt);
-  const fn = `${node.callFrame.functionName || '(anonymous)'} [${key}]`;
-  byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
+  byFunction.set(nameOf(node), (byFunction.get(nameOf(node)) ?? 0) + dt);
+  if (key === '(idle)') continue;
+  const seen = new Set();
+  for (let id = node.id; id !== undefined; id = parents.get(id)) seen.add(nameOf(nodes.get(id)));
+  for (const name of seen) inclusive.set(name, (inclusive.get(name) ?? 0) + dt);
 }
 /** Areas grouped the way the issue's profile reads them. */
 const BUCKETS = [
@@ -82,4 +89,6 @@ process.stdout.write('\nby kind of work:\n');
 for (const [key, us] of [...buckets].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 process.stdout.write('\nheaviest functions (self time):\n');
 for (const [key, us] of top(byFunction, 25)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+process.stdout.write('\nheaviest functions (inclusive: self and everything they call):\n');
+for (const [key, us] of top(inclusive, 40).filter(([k]) => !k.startsWith('(root)'))) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 home.remove();
