@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from './exit-codes.js';
-import { run } from './testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 describe('requests', () => {
   it('stop on Ctrl-C: a daemon that never answers does not hold the CLI', async () => {

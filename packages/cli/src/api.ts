@@ -1,4 +1,4 @@
-import { UnreachableError, type Answer, type ClientInput, type Endpoint, type Page, type ResponseOf } from '@tapline/shared';
+import { UnreachableError, type Answer, type ClientInput, type Endpoint, isRecord, type Page, type ResponseOf } from '@tapline/shared';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 
@@ -24,7 +24,7 @@ export async function request<E extends Endpoint>(ctx: CliContext, endpoint: E, 
 
 /** The raw `data` members of a list answer, for `--ndjson`. */
 export const rawItems = (answer: Answer<unknown>): unknown[] => {
-  const data = (answer.json as { data?: unknown } | undefined)?.data;
+  const data = isRecord(answer.json) ? answer.json.data : undefined;
   return Array.isArray(data) ? data : [];
 };
 

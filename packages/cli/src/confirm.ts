@@ -9,9 +9,12 @@ import { usage } from './exit-codes.js';
 export async function confirm(ctx: CliContext, question: string, yes: boolean | undefined): Promise<boolean> {
   if (yes) return true;
   if (!ctx.io.stdin.isTTY) throw usage(`${question.replace(/\?$/, '')}: refusing without --yes, as standard input is not a terminal`, 'add --yes to confirm');
-  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, terminal: false });
+  // The question is written through the Io seam, not by readline, which would want a whole stream.
+  const rl = createInterface({ input: ctx.io.stdin, terminal: false });
   try {
-    const answer = await rl.question(`${question} [y/N] `, { signal: ctx.io.signal });
+    ctx.io.signal.throwIfAborted();
+    ctx.io.stderr.write(`${question} [y/N] `);
+    const answer = await rl.question('', { signal: ctx.io.signal });
     return /^y(es)?$/i.test(answer.trim());
   } catch {
     return false;

@@ -1,4 +1,4 @@
-import { ApiError, UnreachableError } from '@tapline/shared';
+import { ApiError, isRecord, UnreachableError } from '@tapline/shared';
 
 /** The CLI's exit codes: a public interface, documented in the README. */
 export const EXIT = {
@@ -62,3 +62,6 @@ export function toCliError(error: unknown): CliError {
   }
   return new CliError(EXIT.UNEXPECTED, error instanceof Error ? error.message : String(error));
 }
+
+/** The `code` of a system error (`ENOENT`, `ECONNREFUSED`), when the thrown value has one. */
+export const errorCode = (error: unknown): string | undefined => (isRecord(error) && typeof error.code === 'string' ? error.code : undefined);

@@ -48,6 +48,6 @@ export function renderTable<T>(rows: readonly T[], all: readonly Column<T>[], op
   const c = options.colors;
   return [
     line(columns.map((col) => col.header), (_, cell) => c.bold(cell)),
-    ...cells.map((values, r) => line(values, (i, cell) => columns[i]?.color?.(rows[r] as T, cell) ?? cell)),
+    ...rows.map((row, r) => line(cells[r] ?? [], (i, cell) => columns[i]?.color?.(row, cell) ?? cell)),
   ];
 }

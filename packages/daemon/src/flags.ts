@@ -35,6 +35,7 @@ export function parseBytes(flag: string, text: string): number {
 }
 
 function parseDuration(flag: string, text: string): number {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the pattern admits only forms ms reads, which its template-literal type cannot express
   const millis = /^\d+\s*(ms|s|m)$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : Number.NaN;
   if (!Number.isSafeInteger(millis) || millis < 100) throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
   return millis;

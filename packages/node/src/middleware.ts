@@ -122,10 +122,14 @@ export function createTapline(options: TaplineOptions): Tapline {
     for (const log of state.pending.splice(0)) recorder.coreLog({ ...log, httpTrafficId: id });
   };
 
+  // A function that is also an object: its other members (captureError, errorHandler, wrap) are
+  // attached right below, which the compiler cannot see at this point.
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
   const middleware = ((req: IncomingMessage, res: ServerResponse, next: Next) => {
     try {
       const state: RequestState = { instance: middleware, id: undefined, pending: [] };
-      (req as Tracked)[STATE] = state;
+      const tracked: Tracked = req;
+      tracked[STATE] = state;
       if (!isRecordedMethod(req.method) || options.ignore?.(req)) {
         if (!isRecordedMethod(req.method)) skipped++;
         state.id = null;

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { Socket } from 'node:net';
 import {
   captureBody,
   createBodyCollector,
   describeBinary,
   headerValue,
+  parseJson,
   truncationMarker,
   type JsonValue,
   type ObservedTransaction,
@@ -33,20 +34,20 @@ export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number)
   req.emit = function (this: IncomingMessage, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'data') see(requestBytes, args[0]);
     return Reflect.apply(emit, this, [event, ...args]);
-  } as typeof req.emit;
+  };
 
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be re-applied with its own `this` below
-  const write = res.write;
+  const write: PassThrough<boolean> = res.write;
   res.write = function (this: ServerResponse, ...args: unknown[]): boolean {
     see(responseBytes, args[0], args[1]);
-    return Reflect.apply(write, this, args) as boolean;
-  } as typeof res.write;
+    return Reflect.apply(write, this, args);
+  };
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be re-applied with its own `this` below
-  const end = res.end;
+  const end: PassThrough<ServerResponse> = res.end;
   res.end = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
     see(responseBytes, args[0], args[1]);
-    return Reflect.apply(end, this, args) as ServerResponse;
-  } as typeof res.end;
+    return Reflect.apply(end, this, args);
+  };
 
   const done = new Promise<ObservedTransaction | null>((resolve) => {
     let finished = false;
@@ -65,6 +66,16 @@ export function tap(req: IncomingMessage, res: ServerResponse, maxBytes: number)
 }
 
 type Collector = ReturnType<typeof createBodyCollector>;
+
+/**
+ * `res.write` or `res.end` as the wrappers call it: with the caller's arguments, passed through
+ * untouched. Written as a method signature, whose parameters TypeScript compares both ways, so
+ * node's overloads fit it without restating them.
+ */
+type PassThrough<R> = { method(this: ServerResponse, ...args: unknown[]): R }['method'];
+
+/** A TLS socket says so in `encrypted`; a plain one has no such member. */
+const isEncrypted = (socket: Socket) => 'encrypted' in socket && socket.encrypted === true;
 
 /** How long a finished response waits for the unread rest of its request body. */
 const UNREAD_BODY_WAIT_MS = 1000;
@@ -88,7 +99,7 @@ function requestRead(req: IncomingMessage): Promise<void> {
 }
 
 function see(collector: Collector, chunk: unknown, encoding?: unknown): void {
-  if (typeof chunk === 'string') collector.push(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (typeof chunk === 'string') collector.push(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
   else if (chunk instanceof Uint8Array) collector.push(chunk);
 }
 
@@ -119,11 +130,11 @@ async function describe(
       maxBytes,
     }),
   ]);
-  const express = req as IncomingMessage & { originalUrl?: unknown; protocol?: unknown };
-  const protocol = typeof express.protocol === 'string' ? express.protocol : (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  // Express adds `protocol` and `originalUrl` (the URL before routers strip their mount path).
+  const protocol = 'protocol' in req && typeof req.protocol === 'string' ? req.protocol : isEncrypted(req.socket) ? 'https' : 'http';
   return {
     method: req.method ?? 'GET',
-    url: typeof express.originalUrl === 'string' ? express.originalUrl : (req.url ?? '/'),
+    url: 'originalUrl' in req && typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/'),
     host: req.headers.host,
     protocol: protocol === 'https' ? 'HTTPS' : 'HTTP',
     status: res.statusCode,
@@ -140,14 +151,14 @@ async function describe(
  * what the parser made of it (`req.body`) is the next best thing. Buffers are described, never stored.
  */
 function parsedBody(req: IncomingMessage, maxBytes: number): JsonValue {
-  const body: unknown = (req as IncomingMessage & { body?: unknown }).body;
+  const body: unknown = 'body' in req ? req.body : undefined;
   if (body === undefined || body === null) return null;
   if (body instanceof Uint8Array) return describeBinary(req.headers['content-type'], body.length);
   try {
     const json = JSON.stringify(body);
     if (json === undefined) return null;
     const size = Buffer.byteLength(json);
-    return size <= maxBytes ? (JSON.parse(json) as JsonValue) : json.slice(0, maxBytes) + truncationMarker(maxBytes, size);
+    return size <= maxBytes ? parseJson(json) : json.slice(0, maxBytes) + truncationMarker(maxBytes, size);
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 import type { ClientInput, Endpoint, ResponseOf } from './contract.js';
 import { apiErrorOf, UnreachableError } from './errors.js';
+import { isRecord } from './json.js';
 import { buildPath, scalarText } from './paths.js';
 
 export { ApiError, UnreachableError } from './errors.js';
@@ -14,9 +15,9 @@ export interface ClientOptions {
 
 export type QueryValue = string | number | boolean | undefined | null;
 
-export function queryString(query: Record<string, unknown> | undefined): string {
+export function queryString(query: unknown): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
+  for (const [key, value] of Object.entries(isRecord(query) ? query : {})) {
     if (value === undefined || value === null || value === '') continue;
     search.append(key, scalarText(value));
   }
@@ -59,18 +60,21 @@ export function createClient(options: ClientOptions): TaplineClient {
   }
 
   async function request<E extends Endpoint>(endpoint: E, input?: ClientInput<E>, signal?: AbortSignal): Promise<Answer<ResponseOf<E>>> {
-    const path = buildPath(endpoint.path, input?.params as Record<string, unknown> | undefined);
+    const path = buildPath(endpoint.path, input?.params);
     const init: RequestInit = { method: endpoint.method, ...(signal ? { signal } : {}) };
     if (input?.body !== undefined) {
       init.body = JSON.stringify(input.body);
       init.headers = { 'content-type': 'application/json' };
     }
-    const response = await raw(path + queryString(input?.query as Record<string, unknown> | undefined), init);
+    const response = await raw(path + queryString(input?.query), init);
     const text = await response.text();
     if (!response.ok) throw apiErrorOf(response.status, text);
-    if (!endpoint.response) return { data: undefined as ResponseOf<E>, text, json: undefined };
-    const json: unknown = JSON.parse(text);
-    return { data: endpoint.response.parse(json) as ResponseOf<E>, text, json };
+    const json: unknown = endpoint.response ? JSON.parse(text) : undefined;
+    // ResponseOf<E> is a conditional type on E's response schema, which the compiler cannot
+    // resolve for a generic E; the branch taken here is the one it names.
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+    const data = (endpoint.response ? endpoint.response.parse(json) : undefined) as ResponseOf<E>;
+    return { data, text, json };
   }
 
   const call = async <E extends Endpoint>(endpoint: E, input?: ClientInput<E>) => (await request(endpoint, input)).data;

@@ -30,6 +30,13 @@ export class UnreachableError extends Error {
 const isIssue = (issue: unknown): boolean =>
   typeof issue === 'object' && issue !== null && 'path' in issue && typeof issue.path === 'string' && 'message' in issue && typeof issue.message === 'string';
 
+const isErrorBody = (body: unknown): body is ReceivedErrorBody =>
+  typeof body === 'object' && body !== null &&
+  'statusCode' in body && Number.isInteger(body.statusCode) &&
+  'error' in body && typeof body.error === 'string' &&
+  (!('code' in body) || body.code === undefined || typeof body.code === 'string') &&
+  (!('issues' in body) || body.issues === undefined || (Array.isArray(body.issues) && body.issues.every(isIssue)));
+
 /**
  * The error an answer with status `status` and body `text` stands for. Checked by hand rather than
  * with the contract's ReceivedErrorBody schema: the middleware's bundle carries no zod. Anything that is
@@ -38,15 +45,7 @@ const isIssue = (issue: unknown): boolean =>
 export function apiErrorOf(status: number, text: string): ApiError {
   try {
     const body: unknown = JSON.parse(text);
-    if (
-      typeof body === 'object' && body !== null &&
-      'statusCode' in body && Number.isInteger(body.statusCode) &&
-      'error' in body && typeof body.error === 'string' &&
-      (!('code' in body) || body.code === undefined || typeof body.code === 'string') &&
-      (!('issues' in body) || body.issues === undefined || (Array.isArray(body.issues) && body.issues.every(isIssue)))
-    ) {
-      return new ApiError(status, body as ReceivedErrorBody);
-    }
+    if (isErrorBody(body)) return new ApiError(status, body);
   } catch {
     // Not JSON: a proxy or another server answered; report its status plainly.
   }

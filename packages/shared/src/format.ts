@@ -23,9 +23,11 @@ export function formatLatency(ms: number): string {
 
 export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx' | 'other';
 
+const STATUS_CLASSES: Readonly<Record<number, StatusClass>> = { 1: '1xx', 2: '2xx', 3: '3xx', 4: '4xx', 5: '5xx' };
+
 export function statusClass(status: number): StatusClass {
   const c = Math.floor(status / 100);
-  return c >= 1 && c <= 5 ? (`${c}xx` as StatusClass) : 'other';
+  return STATUS_CLASSES[c] ?? 'other';
 }
 
 /** `shop.example.com/api/orders`: the domain and path column of a traffic entry. */

@@ -13,3 +13,4 @@ export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './capture/index.js';
 export * from './id-prefix.js';
+export * from './json.js';

@@ -1,3 +1,5 @@
+import { isRecord } from './json.js';
+
 /**
  * Endpoint paths, apart from the contract's schemas: what `@tapline/node` calls on its hot path
  * must not pull zod and the whole contract into its bundle. contract.ts takes these paths from
@@ -16,9 +18,9 @@ export function scalarText(value: unknown): string {
 }
 
 /** `/webhooks/:webhookId` with `{ webhookId: 'x' }` gives `/webhooks/x`. */
-export function buildPath(path: string, params: Record<string, unknown> | undefined): string {
+export function buildPath(path: string, params: unknown): string {
   return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
-    const value = params?.[name];
+    const value = isRecord(params) ? params[name] : undefined;
     if (value === undefined || value === null || value === '') throw new Error(`missing path parameter ${name}`);
     return encodeURIComponent(scalarText(value));
   });

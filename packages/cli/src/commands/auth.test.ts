@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, passwordUser, startHarness } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 let h: Harness;
 let home: string;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 describe('tapline completion', () => {
   it('prints a bash script that completes subcommands and options', async () => {

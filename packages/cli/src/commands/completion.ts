@@ -22,7 +22,8 @@ const SOURCES = '@sources';
 
 /** The command tree, walked from the program itself so completions never drift from it. */
 function walk(cmd: Command, path: readonly string[] = []): Node[] {
-  const visible = cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
+  // commander keeps `hidden: true` of a subcommand in its private `_hidden`.
+  const visible = cmd.commands.filter((c) => !('_hidden' in c && c._hidden === true));
   const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
   const options = cmd.options.filter((o) => !o.hidden);
   const args = cmd.registeredArguments.map((a) => (a.name() === SOURCE ? SOURCE : a.argChoices ? `choice:${a.argChoices.join(',')}` : '-'));

@@ -21,6 +21,8 @@ async function askPassword(ctx: CliContext, fromStdin: boolean | undefined): Pro
   if (!ctx.io.stdin.isTTY) throw usage('no terminal to ask for the password on', 'pipe it in with --password-stdin');
   const { default: password } = await import('@inquirer/password');
   try {
+    // Io's stderr is typed by what commands write; the prompt runs only on a terminal, where it is the process's stderr stream.
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
     return await password({ message: 'Password', mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal });
   } catch (error) {
     // Ctrl-C at the prompt (ExitPromptError, AbortPromptError) ends cleanly, as Ctrl-C does elsewhere.

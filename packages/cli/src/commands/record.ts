@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ComposeRecord, contract, type ComposeRecordInput, formatLatency, trafficTarget, type HttpTrafficRecord } from '@tapline/shared';
 import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
-import { CliError, invalid, usage } from '../exit-codes.js';
+import { CliError, errorCode, invalid, usage } from '../exit-codes.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
 import type { Register } from '../register.js';
@@ -55,20 +55,30 @@ function toInput(body: unknown, where: string): RecordInput {
   return { where, body };
 }
 
+/** The contract's own check, as a type guard: the body is what `ComposeRecordInput` describes. */
+const isComposeInput = (body: Record<string, unknown>): body is ComposeRecordInput => ComposeRecord.safeParse(body).success;
+
+/** A record the contract accepts, sent as it was given (unparsed, so nothing is added or dropped). */
+export interface CheckedRecord {
+  readonly where: string;
+  readonly body: ComposeRecordInput;
+}
+
 /**
  * Fills in the source's id and checks each record with the contract's ComposeRecord schema, so
  * a bad batch is refused whole (exit 7, naming the line and fields) and nothing is sent.
  */
-export function checkRecords(records: readonly RecordInput[], trafficSourceId: string): RecordInput[] {
+export function checkRecords(records: readonly RecordInput[], trafficSourceId: string): CheckedRecord[] {
   const bad: string[] = [];
-  const checked = records.map(({ where, body }) => {
+  const checked = records.flatMap(({ where, body }) => {
     const filled = { ...body, trafficSourceId: body.trafficSourceId ?? trafficSourceId };
     const issues: string[] = [];
     if (filled.trafficSourceId !== trafficSourceId) issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
+    if (isComposeInput(filled) && !issues.length) return [{ where, body: filled }];
     const result = ComposeRecord.safeParse(filled);
     if (!result.success) issues.push(...result.error.issues.map((issue) => describeIssue(filled, issue)));
-    if (issues.length) bad.push(`${where}: ${issues.join('; ')}`);
-    return { where, body: filled };
+    bad.push(`${where}: ${issues.join('; ')}`);
+    return [];
   });
   // Every issue of every invalid record, one record a line, as a compiler lists its errors: the
   // producer of a batch fixes them all in one go.
@@ -90,7 +100,7 @@ export async function readRecordInput(ctx: CliContext, file: string | undefined)
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw usage(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw usage(`cannot read ${file} (${errorCode(error) ?? String(error)})`);
     }
   }
   if (ctx.io.stdin.isTTY) throw usage('give the record with --file, or pipe JSON or NDJSON into tapline record');
@@ -104,7 +114,7 @@ export async function composeRecords(ctx: CliContext, source: string, records: r
   const answers: Answer<HttpTrafficRecord>[] = [];
   try {
     for (const record of checked) {
-      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body as ComposeRecordInput });
+      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body });
       answers.push(answer);
       onComposed?.(answer);
     }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeBody, startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 /** A target that records each request it gets and answers 201 with JSON. */
 interface Seen {

@@ -21,6 +21,7 @@ export interface TrafficListOptions extends PagingOptions, FilterFlags {
 
 /** `15m` means 15 minutes before `now`; anything else must be an ISO 8601 date or date-time. */
 export function timeBound(text: string, now: number): string {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- ms reads any text (its types list only the forms it knows); what it cannot read is NaN or undefined, refused below
   const span = /^\d/.test(text) && !/^\d{4}-/.test(text) ? ms(text as ms.StringValue) : undefined;
   if (typeof span === 'number' && Number.isFinite(span)) return new Date(now - span).toISOString();
   const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : new Date(Number.NaN);

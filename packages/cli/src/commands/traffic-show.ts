@@ -24,7 +24,7 @@ export function section(title: string, lines: readonly string[], c: CliContext['
 }
 
 export const pairs = (values: Values, c: CliContext['colors']) =>
-  Object.entries(values).flatMap(([name, v]) => (Array.isArray(v) ? v : [v as string]).map((value) => `${c.cyan(name)}: ${value}`));
+  Object.entries(values).flatMap(([name, v]) => (typeof v === 'string' ? [v] : v).map((value) => `${c.cyan(name)}: ${value}`));
 
 export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
   const c = ctx.colors;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeBody, startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 let h: Harness;
 let ana: TestUser;

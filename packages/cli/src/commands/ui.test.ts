@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 
 describe('tapline ui', () => {
   it('an invalid --where is a usage error with a caret, as tail gives, before anything is fetched or drawn', async () => {

@@ -5,7 +5,7 @@ import { createUser } from '../../../daemon/src/auth/users.js';
 import { startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { readCredentials } from '../credentials.js';
 import { EXIT } from '../exit-codes.js';
-import { run } from '../testing/run.js';
+import { run } from '@tapline/testkit/cli';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 import microdiff from 'microdiff';
-import { recordUrl, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
+import { isJsonValue, recordUrl, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
 import { formatPath } from './path.js';
 
 /** One difference between exchange A and exchange B, at a path such as `response.body.items[3].price`. */
@@ -34,6 +34,9 @@ function comparable(r: HttpTrafficRecord) {
   };
 }
 
+/** microdiff types the values it found as `any`; both sides are parts of records, hence JSON. */
+const json = (value: unknown): JsonValue | undefined => (isJsonValue(value) ? value : undefined);
+
 /**
  * Every difference, bodies compared as JSON by path (not by line), with microdiff: arrays are
  * compared index by index, which is how an API's list answers are read (`items[3]`).
@@ -41,8 +44,8 @@ function comparable(r: HttpTrafficRecord) {
 export function diffRecords(a: HttpTrafficRecord, b: HttpTrafficRecord): Difference[] {
   return microdiff(comparable(a), comparable(b), { cyclesFix: false }).map((d): Difference => {
     const base = { path: formatPath(d.path), segments: d.path };
-    if (d.type === 'CREATE') return { ...base, kind: 'added', b: d.value as JsonValue };
-    if (d.type === 'REMOVE') return { ...base, kind: 'removed', a: d.oldValue as JsonValue };
-    return { ...base, kind: 'changed', a: d.oldValue as JsonValue, b: d.value as JsonValue };
+    if (d.type === 'CREATE') return { ...base, kind: 'added', b: json(d.value) };
+    if (d.type === 'REMOVE') return { ...base, kind: 'removed', a: json(d.oldValue) };
+    return { ...base, kind: 'changed', a: json(d.oldValue), b: json(d.value) };
   });
 }

@@ -15,7 +15,7 @@ function globSource(glob: string): string {
   if (!glob.startsWith('/')) throw new Error(`--exclude glob must begin with / (got "${glob}")`);
   let out = '';
   for (let i = 0; i < glob.length; i += 1) {
-    const c = glob[i] as string;
+    const c = glob.charAt(i);
     if (c === '*' && glob[i + 1] === '*') {
       // `/x/**` also matches `/x`: swallow the slash before a trailing `**` into the optional part.
       if (out.endsWith('/') && i + 2 === glob.length) out = `${out.slice(0, -1)}(?:/.*)?`;

@@ -113,6 +113,6 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
 
 const pairs = (raw: readonly string[]): [string, string][] => {
   const out: [string, string][] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i] as string, raw[i + 1] as string]);
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i] ?? '', raw[i + 1] ?? '']);
   return out;
 };

@@ -20,9 +20,9 @@ export function endToEnd(raw: readonly string[], extraDrop: ReadonlySet<string> 
   }
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
+    const name = raw[i] ?? '';
     const lower = name.toLowerCase();
-    if (!drop.has(lower) && !extraDrop.has(lower)) kept.push(name, raw[i + 1] as string);
+    if (!drop.has(lower) && !extraDrop.has(lower)) kept.push(name, raw[i + 1] ?? '');
   }
   return kept;
 }
@@ -40,8 +40,8 @@ export type HeaderRecord = Record<string, string | string[]>;
 export function toHeaderRecord(raw: readonly string[]): HeaderRecord {
   const out: HeaderRecord = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    const value = raw[i + 1] as string;
+    const name = (raw[i] ?? '').toLowerCase();
+    const value = raw[i + 1] ?? '';
     const seen = out[name];
     out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }

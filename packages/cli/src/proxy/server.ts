@@ -97,7 +97,10 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
-          resolve(server.address() as AddressInfo);
+          const address = server.address();
+          // A server listening on a port has an address object; only a pipe's is a string.
+          if (address !== null && typeof address === 'object') resolve(address);
+          else reject(new Error(`the proxy listens on ${String(address)}, not on a port`));
         });
       }),
     close: (graceMs = 2000) =>

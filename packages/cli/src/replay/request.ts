@@ -30,7 +30,7 @@ const split = (pair: string, sep: string, flag: string, shape: string): [string,
 };
 
 const each = (values: Readonly<Record<string, string | readonly string[]>>) =>
-  Object.entries(values).flatMap(([name, v]) => valuesOf(v).map((value) => [name, value] as [string, string]));
+  Object.entries(values).flatMap(([name, v]) => valuesOf(v).map((value): [string, string] => [name, value]));
 
 /**
  * The recorded request as it will be sent again. A value the daemon redacted is never sent as

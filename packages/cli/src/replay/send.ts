@@ -1,5 +1,5 @@
-import type { JsonValue } from '@tapline/shared';
-import { CliError, EXIT } from '../exit-codes.js';
+import { type JsonValue, parseJson } from '@tapline/shared';
+import { CliError, errorCode, EXIT } from '../exit-codes.js';
 import type { ReplayRequest } from './request.js';
 
 /** What the target answered to a replayed request. */
@@ -34,7 +34,7 @@ export async function sendReplay(request: ReplayRequest, signal: AbortSignal, no
   } catch (error) {
     if (signal.aborted) throw new CliError(EXIT.OK, 'interrupted');
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const reason = (cause as NodeJS.ErrnoException).code ?? (cause instanceof Error ? cause.message : String(cause));
+    const reason = errorCode(cause) ?? (cause instanceof Error ? cause.message : String(cause));
     throw new CliError(EXIT.UNEXPECTED, `cannot replay to ${new URL(request.url).origin} (${reason})`, 'is the target running? --to sends the request elsewhere, such as --to http://localhost:3000');
   }
   const text = await response.text();
@@ -51,7 +51,7 @@ export async function sendReplay(request: ReplayRequest, signal: AbortSignal, no
 function parseBody(text: string): JsonValue {
   if (!text) return null;
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJson(text);
   } catch {
     return text;
   }

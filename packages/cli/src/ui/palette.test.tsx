@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TrafficTable } from './components/TrafficTable.js';
 import { PaletteContext } from './palette.js';
 import { colorLevel, withStyling } from './terminal.js';
-import { makeEntry } from './testing/fake-api.js';
+import { makeEntry } from '@tapline/testkit/cli';
 
 const INVERSE = '\u001B[7m';
 // Any foreground colour: 30-37, 90-97, 38;5;n or 38;2;r;g;b.

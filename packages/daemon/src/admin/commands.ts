@@ -33,6 +33,7 @@ export async function addUser(db: Db, clock: Clock, input: { email: string; name
 /** `30d`, `12h`, `90m` or `never`. */
 export function parseExpiry(text: string, clock: Clock): Date | null {
   if (text === 'never') return null;
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- ms reads any text (its types list only the forms it knows); what it cannot read is refused below
   const duration = ms(text as ms.StringValue);
   if (typeof duration !== 'number' || !Number.isFinite(duration) || duration <= 0) {
     throw new AdminError(`--expires takes a duration such as 30d, 12h or 90m, or "never" (got "${text}")`, 2);

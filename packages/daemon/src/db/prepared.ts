@@ -21,9 +21,9 @@ export function preparedLookup<R>(db: Db, build: (db: Db, parameter: string) => 
     }
     const parameters = [...prepared.query.parameters];
     parameters[prepared.position] = value;
-    const result = await db.executeQuery(CompiledQuery.raw(prepared.query.sql, parameters));
     // The raw query is the compiled one with one parameter swapped: its rows are still R.
-    return result.rows[0] as R | undefined;
+    const result = await db.executeQuery<R>(CompiledQuery.raw(prepared.query.sql, parameters));
+    return result.rows[0];
   };
 }
 
@@ -43,7 +43,9 @@ export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyAr
     if (!template) {
       const sentinel = (row: number, column: number) => `\u0000${row}:${column}`;
       const sample = rows.map((_, row) => Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])));
-      // Sentinel strings stand in for every column's value; only the template's shape is used.
+      // Sentinel strings stand in for every column's value; only the template's shape is used, so
+      // the compiler (which cannot resolve Insertable<DB[T]> for a generic T) is told nothing else.
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
       const compiled = db.insertInto(table).values(sample as never).compile();
       // Rows fill the parameters in row-major order below; a Kysely that compiled them in any
       // other order must fail here, not store values in the wrong columns.

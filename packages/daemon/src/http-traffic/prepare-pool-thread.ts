@@ -7,6 +7,7 @@ export interface PrepareWorkerData {
   readonly redact: RedactOptions;
 }
 
+// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- node types workerData as `any`; prepare-pool.ts passes a PrepareWorkerData (checked there with `satisfies`)
 const redactor = createRedactor((workerData as PrepareWorkerData).redact);
 
 /**

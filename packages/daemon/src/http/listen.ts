@@ -26,8 +26,10 @@ function clientErrorBody(error: NodeJS.ErrnoException): ErrorBody {
  */
 function answerClientError(logger: Logger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
-    const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    // node:http's own (undocumented) link from a socket to the response being written on it.
+    const pending = '_httpMessage' in socket ? socket._httpMessage : null;
+    const answering = typeof pending === 'object' && pending !== null && 'headersSent' in pending && pending.headersSent === true;
+    if (error.code === 'ECONNRESET' || !socket.writable || answering) {
       socket.destroy();
       return;
     }

@@ -46,6 +46,7 @@ function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[
 
 // The principal is set on every endpoint with scopes (authenticate runs first there), which is
 // what RequestContext's conditional type says; the compiler cannot follow it through Express.
+// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
 const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals.principal ?? null }) as RequestContext<E>;
 
 const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
@@ -77,6 +78,7 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
  * parses give, but the compiler cannot follow the optional schemas through E.
  */
 function parseInput<E extends Endpoint>(endpoint: E, req: Request, body: unknown): ParsedInput<E> {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
   return {
     params: parsePart(endpoint.params, req.params, 'path'),
     // req.query is parsed when read; endpoints without a query schema never read it.

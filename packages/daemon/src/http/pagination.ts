@@ -23,9 +23,13 @@ export async function paginate<T>(
 
 /** `select count(*)` of a query's rows, as a number in every dialect. */
 export async function countRows<D, TB extends keyof D>(qb: SelectQueryBuilder<D, TB, object>): Promise<number> {
-  const row = await qb.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  // Kysely cannot see the alias through the generic builder; the one column is `n`.
-  return Number((row as unknown as { n: number | bigint | string }).n);
+  // Kysely cannot see the alias through the generic builder; the one column is `n`, typed as
+  // drivers give a count (SQLite a number, PostgreSQL a bigint's text).
+  const row = await qb
+    .select((eb) => eb.fn.countAll().as('n'))
+    .$castTo<{ n: number | bigint | string }>()
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /**

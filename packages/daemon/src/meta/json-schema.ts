@@ -21,7 +21,7 @@ function override({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonS
 }
 
 /** z.json()'s recursive definition, to give it a readable name once hoisted. */
-const JSON_VALUE_DEF = Object.values((z.toJSONSchema(z.object({ v: z.json() })) as { $defs?: Record<string, JsonSchema> }).$defs ?? {})[0];
+const JSON_VALUE_DEF = Object.values(z.toJSONSchema(z.object({ v: z.json() })).$defs ?? {})[0];
 
 /** A definition with its references to itself (at `ref`) made neutral, so two emissions compare equal. */
 const canonical = (def: unknown, ref: string) => JSON.stringify(def).split(JSON.stringify(ref)).join('"#self"');
@@ -30,8 +30,12 @@ const JSON_VALUE = JSON_VALUE_DEF ? canonical(JSON_VALUE_DEF, '#/$defs/__schema0
 function rewriteRefs(value: unknown, names: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, names));
   if (!value || typeof value !== 'object') return value;
+  return rewriteMembers(value, names);
+}
+
+function rewriteMembers(schema: object, names: ReadonlyMap<string, string>): JsonSchema {
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => {
+    Object.entries(schema).map(([k, v]) => {
       const local = k === '$ref' && typeof v === 'string' ? /^#\/\$defs\/(.+)$/.exec(v)?.[1] : undefined;
       return [k, local !== undefined ? `#/components/schemas/${names.get(local) ?? local}` : rewriteRefs(v, names)];
     }),
@@ -43,8 +47,8 @@ function rewriteRefs(value: unknown, names: ReadonlyMap<string, string>): unknow
  * schema, which an OpenAPI document cannot point into. They move to `components.schemas`, one
  * entry per distinct definition, and every reference follows them.
  */
-function hoist(json: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
-  const { $defs, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema> };
+function hoist(json: z.core.JSONSchema.JSONSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const { $defs, ...rest } = json;
   if (!$defs) return rest;
   const names = new Map<string, string>();
   for (const [key, def] of Object.entries($defs)) {
@@ -52,12 +56,12 @@ function hoist(json: JsonSchema, components: Record<string, JsonSchema>): JsonSc
     const known = Object.keys(components).find((name) => canonical(components[name], `#/components/schemas/${name}`) === form);
     names.set(key, known ?? (form === JSON_VALUE ? 'JsonValue' : `Schema${Object.keys(components).length}`));
   }
-  for (const [key, def] of Object.entries($defs)) components[names.get(key) ?? key] ??= rewriteRefs(def, names) as JsonSchema;
-  return rewriteRefs(rest, names) as JsonSchema;
+  for (const [key, def] of Object.entries($defs)) components[names.get(key) ?? key] ??= rewriteMembers(def, names);
+  return rewriteMembers(rest, names);
 }
 
 /** `schema` as OpenAPI 3.1 (JSON Schema 2020-12), its shared definitions added to `components`. */
 export function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override }) as JsonSchema;
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override });
   return hoist(json, components);
 }

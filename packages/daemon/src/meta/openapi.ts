@@ -1,4 +1,4 @@
-import { contract, ErrorBody, type Endpoint } from '@tapline/shared';
+import { contract, ErrorBody, type Endpoint, isRecord } from '@tapline/shared';
 import { type JsonSchema, schemaOf } from './json-schema.js';
 
 const ERROR_TEXT: Record<number, string> = {
@@ -17,12 +17,13 @@ type Components = Record<string, JsonSchema>;
 
 function parameters(schema: Endpoint['query'], where: 'path' | 'query', components: Components, neutralNames = false) {
   if (!schema) return [];
-  const json = schemaOf(schema, 'input', components) as { properties?: Record<string, JsonSchema>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+  const json = schemaOf(schema, 'input', components);
+  const required: unknown[] = Array.isArray(json.required) ? json.required : [];
+  return Object.entries(isRecord(json.properties) ? json.properties : {}).map(([name, property]) => ({
     name: neutralNames ? 'id' : name,
     ...(neutralNames ? { description: `the ${name}` } : {}),
     in: where,
-    required: where === 'path' || (json.required ?? []).includes(name),
+    required: where === 'path' || required.includes(name),
     schema: property,
   }));
 }

@@ -1,16 +1,21 @@
-import type { HttpTraffic, Level, Webhook } from '@tapline/shared';
+import { type HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import { z } from 'zod';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
 
 /** What the outbox stores for a storm summary: how many entries were folded, and where. */
-export interface SummaryPayload {
-  readonly level: Level;
-  readonly count: number;
+export const SummaryPayload = z.object({
+  level: z.enum(LEVELS),
+  count: z.number(),
   /** Folded entries per pathname; at most MAX_SUMMARY_PATHS names, the rest under `null`. */
-  readonly pathnames: Readonly<Record<string, number>>;
-  readonly others: number;
-  readonly windowStart: string;
-  readonly windowEnd: string;
-}
+  pathnames: z.record(z.string(), z.number()),
+  others: z.number(),
+  windowStart: z.string(),
+  windowEnd: z.string(),
+});
+export type SummaryPayload = Readonly<z.infer<typeof SummaryPayload>>;
+
+/** A webhook's level (`fatal`) as the traffic level it names (`FATAL`). */
+const TRAFFIC_LEVEL: Readonly<Record<WebhookLevel, Level>> = { fatal: 'FATAL', warning: 'WARNING', info: 'INFO' };
 
 export type Message =
   | { readonly kind: 'traffic'; readonly entry: HttpTraffic }
@@ -87,9 +92,9 @@ function card(target: Target, message: Message): Card {
       };
     case 'test':
       return {
-        level: target.level.toUpperCase() as Level,
+        level: TRAFFIC_LEVEL[target.level],
         title: rich`Tapline test message`,
-        description: rich`This webhook works: Tapline will post here for every new ${target.level.toUpperCase()} entry of its traffic source.`,
+        description: rich`This webhook works: Tapline will post here for every new ${TRAFFIC_LEVEL[target.level]} entry of its traffic source.`,
         fields: [{ name: 'Time', value: rich`${message.sentAt}` }],
         time: message.sentAt,
       };

@@ -1,7 +1,7 @@
 import { newId } from '../clock.js';
 import type { Executor } from '../db/open.js';
 import type { StoredEntry } from '../http-traffic/bus.js';
-import { MAX_SUMMARY_PATHS, type SummaryPayload } from './format.js';
+import { MAX_SUMMARY_PATHS, SummaryPayload } from './format.js';
 import { insertDelivery, loadWindowStates, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';
 
@@ -93,7 +93,7 @@ async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<W
     // entries start a new summary, due at once. Its payload was written from a SummaryPayload.
     const summary =
       r.summary_id && r.summary_payload && r.summary_status === 'pending'
-        ? { id: r.summary_id, payload: JSON.parse(r.summary_payload) as SummaryPayload, isNew: false, changed: false }
+        ? { id: r.summary_id, payload: SummaryPayload.parse(JSON.parse(r.summary_payload)), isNew: false, changed: false }
         : null;
     return { id: r.id, level: r.level, sourceId: r.traffic_source_id, stored: window !== null, window, windowChanged: false, summary };
   });

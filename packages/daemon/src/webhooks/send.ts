@@ -42,7 +42,7 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
       const first = addresses[0];
       if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
       // node:net asks for every address when it races IPv4 and IPv6; answer in the form asked.
-      if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (options.all) callback(null, addresses);
       else callback(null, first.address, first.family);
     });
   };
@@ -90,7 +90,7 @@ export function send(request: SendRequest): Promise<SendResult> {
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof AddressNotAllowed || error.cause instanceof AddressNotAllowed) {
-        return resolve({ ok: false, error: (error.cause as Error | undefined)?.message ?? error.message, retryable: false });
+        return resolve({ ok: false, error: error.cause instanceof Error ? error.cause.message : error.message, retryable: false });
       }
       if (request.signal.aborted) return resolve({ ok: false, error: 'cancelled', retryable: false });
       if (timeout.aborted) return resolve({ ok: false, error: `no answer within ${(request.timeoutMs ?? SEND_TIMEOUT_MS) / 1000} s`, retryable: true });

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { DaemonConfig } from '../deps.js';
 import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
 import { claim, createTestDelivery, dueDeliveries, findWebhook, nextDueAt, pruneFinished, recordAttempt } from './repo.js';
-import { type Message, renderBody, type SummaryPayload, type Target } from './format.js';
+import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
 import { send } from './send.js';
@@ -51,8 +51,7 @@ const TestPayload = z.object({ sentAt: z.string() });
 function messageOf(row: DeliveryRow): Message {
   const payload: unknown = JSON.parse(row.payload);
   if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
-  // Written by outbox.ts from a SummaryPayload, which has no schema of its own.
-  if (row.kind === 'summary') return { kind: 'summary', summary: payload as SummaryPayload };
+  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
   return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
 }
 

@@ -1,6 +1,7 @@
 import type { Transform } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, type Zlib } from 'node:zlib';
+import { parseJson as parseJsonText } from '../json.js';
 import type { JsonValue } from '../schemas/http-traffic.js';
 
 /** Text bodies are kept up to this many bytes by default (`--max-body` of the proxy). */
@@ -118,7 +119,7 @@ export async function captureBody(input: BodyInput): Promise<JsonValue> {
 
 function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) as JsonValue };
+    return { ok: true, value: parseJsonText(text) };
   } catch {
     return { ok: false };
   }

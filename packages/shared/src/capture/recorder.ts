@@ -1,5 +1,6 @@
 import type { TaplineClient } from '../client.js';
 import { type ApiError, apiErrorOf } from '../errors.js';
+import { isRecord } from '../json.js';
 import { buildPath, CAPTURE_PATHS } from '../paths.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
@@ -177,8 +178,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
     });
     const text = await response.text();
     if (response.status === 201) {
-      const ids = (JSON.parse(text) as { ids: string[] }).ids;
-      take(n).forEach((item, i) => item.onStored && safely(() => item.onStored?.(ids[i] ?? null)));
+      const answer: unknown = JSON.parse(text);
+      // The daemon's 201 lists the new ids in the order of the batch.
+      const ids: unknown[] = isRecord(answer) && Array.isArray(answer.ids) ? answer.ids : [];
+      take(n).forEach((item, i) => {
+        const id = ids[i];
+        if (item.onStored) safely(() => item.onStored?.(typeof id === 'string' ? id : null));
+      });
       counts.sent += n;
       serverErrors = 0;
       cap = batchSize;
@@ -296,7 +302,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
           counts.skipped++;
           return false;
         }
-        const { trafficSourceId: _ignored, ...rest } = body as RecordBody & { trafficSourceId?: unknown };
+        // A JavaScript caller may still pass the source's id; the recorder's own is the one sent.
+        const { trafficSourceId: _ignored, ...rest }: RecordBody & { trafficSourceId?: unknown } = body;
         return enqueue({ json: JSON.stringify(rest), onStored });
       } catch {
         dropped('rejected', [{ json: '', onStored }]);

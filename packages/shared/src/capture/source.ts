@@ -1,5 +1,6 @@
 import type { TaplineClient } from '../client.js';
 import { apiErrorOf } from '../errors.js';
+import { isRecord } from '../json.js';
 import { CAPTURE_PATHS } from '../paths.js';
 import type { PaginationMeta } from '../schemas/common.js';
 import type { TrafficSource } from '../schemas/traffic-source.js';
@@ -35,9 +36,23 @@ export async function resolveSourceId(client: TaplineClient, nameOrId: string): 
  * the middleware's start-up path, which carries no zod); a malformed one fails as a TypeError and
  * is retried like an unreachable daemon.
  */
-async function listPage(client: TaplineClient, page: number): Promise<{ data: TrafficSource[]; meta: PaginationMeta }> {
+async function listPage(client: TaplineClient, page: number): Promise<SourcePage> {
   const response = await client.raw(`${CAPTURE_PATHS.listTrafficSources}?page=${page}&limit=1000`);
   const text = await response.text();
   if (!response.ok) throw apiErrorOf(response.status, text);
-  return JSON.parse(text) as { data: TrafficSource[]; meta: PaginationMeta };
+  const answer: unknown = JSON.parse(text);
+  if (!isSourcePage(answer)) throw new TypeError('the daemon answered the source list with an unexpected body');
+  return answer;
 }
+
+/** What resolving a name reads of a list answer. */
+interface SourcePage {
+  readonly data: readonly Pick<TrafficSource, 'id' | 'name'>[];
+  readonly meta: Pick<PaginationMeta, 'limit' | 'total'>;
+}
+
+const isSource = (s: unknown) => isRecord(s) && typeof s.id === 'string' && typeof s.name === 'string';
+
+const isSourcePage = (answer: unknown): answer is SourcePage =>
+  isRecord(answer) && Array.isArray(answer.data) && answer.data.every(isSource) &&
+  isRecord(answer.meta) && typeof answer.meta.limit === 'number' && typeof answer.meta.total === 'number';

@@ -6,7 +6,8 @@ export type RecordBody = Omit<ComposeRecordInput, 'trafficSourceId'>;
 
 /** Only the spec's five methods are recorded; others (HEAD, OPTIONS, ...) pass unrecorded and are counted. */
 export function isRecordedMethod(method: string | undefined): method is HttpMethod {
-  return (HTTP_METHODS as readonly string[]).includes((method ?? '').toUpperCase());
+  const upper = (method ?? '').toUpperCase();
+  return HTTP_METHODS.some((m) => m === upper);
 }
 
 /** node:http headers (`IncomingHttpHeaders`, `OutgoingHttpHeaders`) as a record's header map. */

@@ -11,7 +11,8 @@ export const bodyText = (body: unknown): string => (body === null || body === un
 
 function headerValues(record: HttpTrafficRecord, name: string): string[] {
   const values: string[] = [];
-  for (const headers of [record.request.headers, record.response.headers] as HeaderSource[]) {
+  const sources: readonly HeaderSource[] = [record.request.headers, record.response.headers];
+  for (const headers of sources) {
     for (const [key, value] of Object.entries(headers)) {
       if (asciiLower(key) === name) values.push(...(typeof value === 'string' ? [value] : value));
     }

@@ -1,7 +1,6 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeApi, makeEntry, makeLog, SOURCE } from '../testing/fake-api.js';
-import { frameWith, KEYS, press } from '../testing/wait.js';
+import { FakeApi, frameWith, KEYS, makeEntry, makeLog, press, SOURCE } from '@tapline/testkit/cli';
 import { Session } from './Session.js';
 
 let cleanup: (() => void) | undefined;

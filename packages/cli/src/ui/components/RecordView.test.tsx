@@ -1,7 +1,6 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeApi, makeEntry, SOURCE } from '../testing/fake-api.js';
-import { frameWith, KEYS, press, until } from '../testing/wait.js';
+import { FakeApi, frameWith, KEYS, makeEntry, press, SOURCE, until } from '@tapline/testkit/cli';
 import { RecordView } from './RecordView.js';
 
 let cleanup: (() => void) | undefined;

@@ -1,8 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usage } from '../../exit-codes.js';
-import { FakeApi, makeEntry, SOURCE } from '../testing/fake-api.js';
-import { frameWith, KEYS, press } from '../testing/wait.js';
+import { FakeApi, frameWith, KEYS, makeEntry, press, SOURCE } from '@tapline/testkit/cli';
 import { RecordView } from './RecordView.js';
 import { Session } from './Session.js';
 

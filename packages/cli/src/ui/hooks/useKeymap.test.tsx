@@ -2,7 +2,7 @@ import { Text } from 'ink';
 import { render } from 'ink-testing-library';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { frameWith } from '../testing/wait.js';
+import { frameWith } from '@tapline/testkit/cli';
 import { useKeymap } from './useKeymap.js';
 
 function Counter() {

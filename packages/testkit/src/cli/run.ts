@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Io } from '../io.js';
-import { runCli } from '../program.js';
+import { runCli, type Io } from '@tapline/cli';
 
 export interface RunResult {
   readonly code: number;

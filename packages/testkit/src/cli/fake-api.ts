@@ -1,8 +1,5 @@
 import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
-import type { FollowOptions, StreamStatus, UiApi } from '../api.js';
-import type { ReplayResponse } from '../../replay/send.js';
-import type { CopiedTo } from '../clipboard.js';
-import { newestFirst } from '../table-state.js';
+import { type CopiedTo, type FollowOptions, newestFirst, type ReplayResponse, type StreamStatus, type UiApi } from '@tapline/cli';
 
 export const SOURCE: TrafficSource = {
   id: '0190a000-0000-7000-8000-000000000001',

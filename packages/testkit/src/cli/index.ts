@@ -1,0 +1,3 @@
+export * from './run.js';
+export * from './fake-api.js';
+export * from './wait.js';
