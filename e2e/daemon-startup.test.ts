@@ -55,7 +55,7 @@ async function spawnDaemon(args: readonly string[], env: Record<string, string> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   const line = stdout.split('\n')[0] ?? '';
-  return { child, line, url: /^taplined listening on (http:\/\/\S+)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
+  return { child, line, url: /^taplined listening on (http:\/\/\S+) \(database: .+\)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
 }
 
 /** A port that was free a moment ago, found by binding port 0 on loopback. */
@@ -70,7 +70,7 @@ async function freePort(): Promise<number> {
 describe('taplined start-up and shutdown', () => {
   it('prints exactly one stdout line, serves /healthz without a token and exits 0 on SIGTERM', async () => {
     const daemon = await spawnDaemon(['--port', '0', '--home', home()]);
-    expect(daemon.line).toMatch(/^taplined listening on http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(daemon.line).toMatch(/^taplined listening on http:\/\/127\.0\.0\.1:[1-9]\d* \(database: sqlite .+\/tapline\.db\)$/);
     const health = await createClient({ baseUrl: daemon.url }).call(contract.health);
     expect(health.status).toBe('ok');
     daemon.child.kill('SIGTERM');
@@ -90,7 +90,7 @@ describe('taplined start-up and shutdown', () => {
     const dataHome = join(dir, 'data');
     const port = await freePort();
     const daemon = await spawnDaemon([], { TAPLINE_PORT: String(port), TAPLINE_HOME: dataHome, TAPLINE_DB: join(dir, 'custom.db'), TAPLINE_HOST: '127.0.0.1' });
-    expect(daemon.line).toBe(`taplined listening on http://127.0.0.1:${port}`);
+    expect(daemon.line).toBe(`taplined listening on http://127.0.0.1:${port} (database: sqlite ${join(dir, 'custom.db')})`);
     expect(statSync(join(dataHome, 'token')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(dir, 'custom.db'))).toBe(true);
     expect(existsSync(join(dataHome, 'tapline.db'))).toBe(false);

@@ -41,8 +41,8 @@ export function programs(root) {
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },
-      // An optional speed-up Piscina tries to load and does without.
-      external: ['@napi-rs/nice'],
+      // Optional speed-ups Piscina and pg try to load and do without.
+      external: ['@napi-rs/nice', 'pg-native'],
       // better-sqlite3 finds it by db/native-addon.ts.
       extraFiles: { 'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node') },
     },

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
+import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig, Deps } from './deps.js';
@@ -22,6 +23,7 @@ import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './w
 
 export interface AppOptions {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly config: DaemonConfig;
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -50,6 +52,7 @@ export function createApp(options: AppOptions): App {
     shutdown: shutdown.signal,
     inflight: createInflight(),
     db: options.db,
+    dialect: options.dialect,
     clock,
     config: options.config,
     logger: options.logger,

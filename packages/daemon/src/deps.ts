@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
@@ -53,6 +54,8 @@ export const defaultConfig = (version: string): DaemonConfig => ({
 /** Everything a route or service needs, passed in: no module keeps state of its own. */
 export interface Deps {
   readonly db: Db;
+  /** How this database's engine spells what SQLite and PostgreSQL spell differently. */
+  readonly dialect: SqlDialect;
   readonly clock: Clock;
   readonly config: DaemonConfig;
   readonly logger: Logger;

@@ -41,10 +41,15 @@ function parseDuration(flag: string, text: string): number {
   return millis;
 }
 
-function parseCount(flag: string, text: string): number {
+export function parseCount(flag: string, text: string): number {
   const count = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`${flag} takes a whole number of at least 1 (got "${text}")`);
   return count;
+}
+
+/** `--db-pool`: absent leaves the default of db/pool-size.ts. */
+export function parsePoolSize(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseCount('--db-pool', text);
 }
 
 export function parseTimeouts(flags: ServerFlags): ServerTimeouts {

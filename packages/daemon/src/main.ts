@@ -5,10 +5,14 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
 import { ensureHome } from './bootstrap.js';
+import { runCopy } from './copy/command.js';
+import { CopyError } from './copy/copy.js';
+import { DatabaseLocatorError } from './db/locator.js';
 import { openDatabase } from './db/open.js';
+import { defaultPoolSize } from './db/pool-size.js';
 import { systemClock } from './clock.js';
 import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
-import { parseBytes, parseLimits, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
+import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
@@ -17,6 +21,7 @@ interface GlobalOptions extends ServerFlags {
   port?: string;
   home?: string;
   db?: string;
+  dbPool?: string;
   redactKeys?: string;
   redact: boolean;
   allowPrivateWebhooks: boolean;
@@ -28,14 +33,18 @@ const env = process.env;
 
 function locations(opts: GlobalOptions) {
   const home = resolveHome(opts.home, env);
-  return { home, dbFile: opts.db || env.TAPLINE_DB || join(home, 'tapline.db') };
+  return { home, database: opts.db || env.TAPLINE_DB || join(home, 'tapline.db'), dbPool: parsePoolSize(opts.dbPool) };
 }
 
-/** Admin commands open the database file directly; this is safe while the daemon runs (WAL). */
+/**
+ * Admin commands open the same database as the daemon, by the same `--db`; this is safe while
+ * daemons run (SQLite's WAL, PostgreSQL's transactions), and what they change every daemon sees
+ * on its next request: nothing of users or tokens is cached in a daemon.
+ */
 async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
-  const { home, dbFile } = locations(opts);
+  const { home, database, dbPool } = locations(opts);
   ensureHome(home);
-  const opened = openDatabase(dbFile);
+  const opened = openDatabase(database, { pool: dbPool ?? 2 });
   try {
     await opened.migrate();
     return await run(opened.db);
@@ -49,7 +58,7 @@ function readStdin(): string {
 }
 
 async function startDaemon(opts: GlobalOptions): Promise<void> {
-  const { home, dbFile } = locations(opts);
+  const { home, database, dbPool } = locations(opts);
   const timeouts = parseTimeouts(opts);
   const logger = createLogger(opts.logLevel);
   const config = {
@@ -64,7 +73,8 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
     port: parsePort(opts.port || env.TAPLINE_PORT || String(DEFAULT_PORT)),
     home,
-    dbFile,
+    database,
+    ...(dbPool === undefined ? {} : { dbPool }),
     config,
     logger,
     timeouts,
@@ -86,12 +96,13 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
 
 function program(): Command {
   const cmd = new Command('taplined')
-    .description('Tapline daemon: stores HTTP traffic in SQLite and serves the REST API.')
+    .description('Tapline daemon: stores HTTP traffic in SQLite or PostgreSQL and serves the REST API.')
     .version(pkg.version)
     .option('--host <host>', `address to listen on (env TAPLINE_HOST, default ${DEFAULT_HOST})`)
     .option('--port <port>', `port to listen on, 0 for any free port (env TAPLINE_PORT, default ${DEFAULT_PORT})`)
     .option('--home <dir>', 'data folder (env TAPLINE_HOME, default $XDG_DATA_HOME/tapline or ~/.local/share/tapline)')
-    .option('--db <file>', 'SQLite database file (env TAPLINE_DB, default <home>/tapline.db)')
+    .option('--db <file|url>', 'SQLite database file, or a postgres://user:password@host:5432/database URL (env TAPLINE_DB, default <home>/tapline.db)')
+    .option('--db-pool <n>', `most connections to PostgreSQL at once (default ${defaultPoolSize()}: two per CPU core, 4 to 20)`)
     .option('--max-body <size>', 'largest JSON request body', '1mb')
     .option('--redact-keys <names>', 'more header, query and body key names to redact, comma-separated')
     .option('--no-redact', 'store secrets as sent (turns redaction off)')
@@ -148,7 +159,18 @@ function program(): Command {
       process.stderr.write(`revoked ${tokenId}\n`);
     });
 
-  for (const c of [cmd, user, token, ...user.commands, ...token.commands]) c.exitOverride();
+  const copy = cmd
+    .command('copy')
+    .description("copy a whole database to another, ids and timestamps unchanged (SQLite file or postgres:// URL); resumes if interrupted")
+    .requiredOption('--from <db>', 'the database to read')
+    .requiredOption('--to <db>', 'the database to write: empty, or left by an interrupted copy of the same source')
+    .option('--batch-size <rows>', 'rows read and written at once', '250')
+    .addHelpText('after', '\nExample:\n  $ taplined copy --from ~/.local/share/tapline/tapline.db --to postgres://tapline@db.internal/tapline')
+    .action(async (opts: { from: string; to: string; batchSize: string }) => {
+      process.stdout.write(await runCopy(opts, process.stderr));
+    });
+
+  for (const c of [cmd, user, token, copy, ...user.commands, ...token.commands]) c.exitOverride();
   return cmd;
 }
 
@@ -157,10 +179,10 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
-  } else if (error instanceof UsageError || (error instanceof AdminError && error.exitCode === 2)) {
+  } else if (error instanceof UsageError || error instanceof DatabaseLocatorError || (error instanceof AdminError && error.exitCode === 2)) {
     process.stderr.write(`taplined: ${error.message}\n`);
     process.exitCode = 2;
-  } else if (error instanceof AdminError || error instanceof StartError) {
+  } else if (error instanceof AdminError || error instanceof StartError || error instanceof CopyError) {
     process.stderr.write(`taplined: ${error.message}\n`);
     process.exitCode = 1;
   } else {

@@ -14,7 +14,10 @@ export interface ServeOptions {
   readonly host: string;
   readonly port: number;
   readonly home: string;
-  readonly dbFile: string;
+  /** `--db`: a SQLite file, or a `postgres://` URL (db/open.ts). */
+  readonly database: string;
+  /** `--db-pool`: most connections to PostgreSQL at once. */
+  readonly dbPool?: number;
   readonly config: DaemonConfig;
   readonly logger: Logger;
   /** Where the one `listening on` line goes. */
@@ -66,9 +69,14 @@ function bundledBatchWorker(): BatchWorker | null {
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const { logger } = options;
   ensureHome(options.home);
-  const opened = openDatabase(options.dbFile);
-  await opened.migrate();
-  const { app, deps, stop: stopApp } = createApp({ db: opened.db, config: options.config, logger, batchWorker: bundledBatchWorker() });
+  const opened = openDatabase(options.database, options.dbPool === undefined ? {} : { pool: options.dbPool });
+  try {
+    await opened.migrate();
+  } catch (error) {
+    await opened.close();
+    throw new StartError(error instanceof Error ? error.message : String(error));
+  }
+  const { app, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
   const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
@@ -90,8 +98,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const endpoint = endpointFile(options.home);
   const mine = `${JSON.stringify({ url, pid: process.pid })}\n`;
   writePrivateFile(endpoint, mine);
-  options.announce(`taplined listening on ${url}`);
-  logger.info({ url, db: options.dbFile }, 'ready');
+  const { backend, location } = opened.description;
+  options.announce(`taplined listening on ${url} (database: ${backend} ${location})`);
+  logger.info({ url, database: backend, location }, 'ready');
 
   let stopping: Promise<void> | undefined;
   return {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { contract, createClient, type Endpoint } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness, testBackend } from '@tapline/testkit/daemon';
 import { LOGIN_TOKEN_LIFETIME_MS } from './routes.js';
 import { revokeToken } from './tokens.js';
 
@@ -302,7 +302,7 @@ describe('authentication', () => {
     it('GET /healthz and GET /openapi.json need no token', async () => {
       const health = await raw(h, 'GET', '/healthz');
       expect(health.status).toBe(200);
-      expect(health.json).toEqual({ status: 'ok', version: '0.0.0-test' });
+      expect(health.json).toEqual({ status: 'ok', version: '0.0.0-test', database: testBackend() });
       const openapi = await raw(h, 'GET', '/openapi.json');
       expect(openapi.status).toBe(200);
       expect(openapi.json).toMatchObject({ openapi: '3.1.0' });

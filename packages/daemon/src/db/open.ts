@@ -1,74 +1,17 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Transaction } from 'kysely';
-import { migrationProvider } from './migrations/index.js';
-import { nativeBinding } from './native-addon.js';
-import type { DB } from './schema.js';
+import { describeLocator, parseLocator } from './locator.js';
+import { openPostgres } from './postgres.js';
+import { openSqlite } from './sqlite.js';
+import type { OpenedDatabase, OpenOptions } from './types.js';
 
-export type Db = Kysely<DB>;
-/** What a repository function runs on: the database, or a transaction of it. */
-export type Executor = Db | Transaction<DB>;
-
-export interface OpenedDatabase {
-  readonly db: Db;
-  /** Runs migrations that have not run yet; a database of an older version upgrades in place. */
-  migrate(): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Db, Executor, OpenedDatabase, OpenOptions, Store } from './types.js';
 
 /**
- * The database holds the token signing key and password hashes: owner-only, whatever the umask
- * or the folder's mode. SQLite gives its -wal and -shm files the database file's mode.
+ * `--db`: a `postgres://` or `postgresql://` URL opens a pool on that server, anything else the
+ * SQLite file (`:memory:` gives a private in-memory database). Nothing connects yet: the first
+ * query (`migrate`) does, and says why it cannot.
  */
-function restrictToOwner(file: string): void {
-  closeSync(openSync(file, 'a', 0o600));
-  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
-}
-
-/** `:memory:` gives a private in-memory database, as the in-process tests use. */
-export function openDatabase(file: string): OpenedDatabase {
-  if (file !== ':memory:') restrictToOwner(file);
-  const sqlite = new Database(file, { nativeBinding: nativeBinding() });
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  // Ingest writes tens of MB of WAL a second under load: checkpoint (and fsync) every ~40 MB rather
-  // than every 4 MB, and keep the hot index pages of a big database in memory (64 MiB).
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma('cache_size = -65536');
-  // Gathers planner statistics where they are missing or stale (cheap, bounded work), so the
-  // filtered list picks its index well on a database that was never ANALYZEd.
-  sqlite.pragma('optimize = 0x10002');
-
-  // Kysely prepares every query anew; better-sqlite3 statements are reusable, and preparing
-  // costs more than running a short query, so keep them by SQL text (bounded: the set of
-  // query shapes is small, but the filter language can make many).
-  const statements = new Map<string, Database.Statement>();
-  const database = {
-    close: () => sqlite.close(),
-    prepare(sqlText: string) {
-      let statement = statements.get(sqlText);
-      if (!statement) {
-        if (statements.size >= 1000) statements.clear();
-        statement = sqlite.prepare(sqlText);
-        statements.set(sqlText, statement);
-      }
-      return statement;
-    },
-  };
-
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
-  return {
-    db,
-    async migrate() {
-      const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
-      const failed = results?.find((r) => r.status === 'Error');
-      if (error) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
-    },
-    close: async () => {
-      if (sqlite.open) sqlite.pragma('optimize');
-      await db.destroy();
-    },
-  };
+export function openDatabase(value: string, options: OpenOptions = {}): OpenedDatabase {
+  const locator = parseLocator(value);
+  const description = describeLocator(locator);
+  return locator.backend === 'postgres' ? { description, ...openPostgres(locator, options) } : { description, ...openSqlite(locator.file) };
 }

@@ -4,7 +4,8 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../db/schema.js';
 import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
-import { compileFilter, postgresFilterDialect } from './filter-sql.js';
+import { postgresDialect } from '../db/dialect.js';
+import { compileFilter } from './filter-sql.js';
 import { getTrafficRecord, listTraffic } from './repo.js';
 
 /** Records chosen so every field and operator has both matches and misses, edge texts included. */
@@ -48,12 +49,12 @@ describe('compileFilter means what compilePredicate means', () => {
     sourceId = (await createSource(client)).id;
     const { ids } = await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: RECORDS.map((r) => composeBody(sourceId, r)) });
     for (const id of ids) records.push((await getTrafficRecord(h.deps.db, sourceId, id))!);
-    entries = (await listTraffic(h.deps.db, sourceId, {}, { page: 1, limit: 1000 })).data;
+    entries = (await listTraffic(h.deps, sourceId, {}, { page: 1, limit: 1000 })).data;
   });
   afterAll(() => h.close());
 
   async function bothWays(expr: FilterExpr) {
-    const page = await listTraffic(h.deps.db, sourceId, { q: expr }, { page: 1, limit: 1000 });
+    const page = await listTraffic(h.deps, sourceId, { q: expr }, { page: 1, limit: 1000 });
     const predicate = compilePredicate(expr);
     const fromSql = page.data.map((e) => e.id).sort();
     const inMemory = entries.filter((e) => predicate(e, records.find((r) => r.id === e.id))).map((e) => e.id).sort();
@@ -95,7 +96,7 @@ describe('compileFilter means what compilePredicate means', () => {
     const query = pg
       .selectFrom('http_traffic as t')
       .select('t.id')
-      .where((eb) => compileFilter(eb, expr, { sourceId: 's', dialect: postgresFilterDialect }))
+      .where((eb) => compileFilter(eb, expr, { sourceId: 's', dialect: postgresDialect }))
       .compile();
     expect(query.sql).not.toContain('drop table');
     expect(query.sql).not.toContain("o'k");

@@ -1,42 +1,25 @@
 import { asciiLower, type FilterComparison, type FilterExpr, LEVEL_RANK, LEVELS } from '@tapline/shared';
 import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { SqlDialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import type { HttpTrafficTable } from './table.js';
 
+/**
+ * The filter language compiled to SQL that SQLite and PostgreSQL read alike (`substr`, `length`,
+ * `LIKE … ESCAPE`, `coalesce`), but for what the dialect spells (db/dialect.ts): header lookups
+ * in stored JSON, and ASCII lower-casing.
+ */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 type Condition = Expression<SqlBool>;
 type Text = Expression<string> | RawBuilder<string>;
-
-/**
- * What differs between SQL dialects: walking a JSON object of headers whose values are a string or
- * an array of strings. Everything else the filter compiles to is plain SQL that SQLite and
- * PostgreSQL read alike (`substr`, `length`, `lower`, `LIKE ... ESCAPE`, `coalesce`).
- */
-export interface FilterDialect {
-  /** True when a header named `name` (lower case) of the row `table.id = rowId` has a value meeting `test`. */
-  headerMatches(table: 'requests' | 'responses', rowId: RawBuilder<string>, name: string, test: (value: Text) => Condition): Condition;
-}
-
-export const sqliteFilterDialect: FilterDialect = {
-  headerMatches: (table, rowId, name, test) => sql<SqlBool>`exists (select 1 from ${sql.table(table)} as fr, json_each(fr.headers) as fh,
-    json_each(case when fh.type = 'array' then fh.value else json_array(fh.value) end) as fv
-    where fr.id = ${rowId} and lower(fh.key) = ${name} and ${test(sql<string>`fv.value`)})`,
-};
-
-export const postgresFilterDialect: FilterDialect = {
-  headerMatches: (table, rowId, name, test) => sql<SqlBool>`exists (select 1 from ${sql.table(table)} as fr
-    cross join lateral jsonb_each(fr.headers::jsonb) as fh(key, value)
-    cross join lateral jsonb_array_elements_text(case when jsonb_typeof(fh.value) = 'array' then fh.value else jsonb_build_array(fh.value) end) as fv(value)
-    where fr.id = ${rowId} and lower(fh.key) = ${name} and ${test(sql<string>`fv.value`)})`,
-};
 
 /** `%`, `_` and the escape character itself are literal in a `~` search. */
 const likeContains = (needle: string) => `%${asciiLower(needle).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** One text against `= ^= ~` (`!=` is `not =`, composed by the caller). Values are bound, always. */
-function textTest(op: FilterComparison['op'], value: string): (text: Text) => Condition {
+function textTest(dialect: SqlDialect, op: FilterComparison['op'], value: string): (text: Text) => Condition {
   if (op === '^=') return (text) => sql<SqlBool>`substr(${text}, 1, length(${value})) = ${value}`;
-  if (op === '~') return (text) => sql<SqlBool>`lower(${text}) like ${likeContains(value)} escape '\\'`;
+  if (op === '~') return (text) => sql<SqlBool>`${dialect.asciiLower(text)} like ${likeContains(value)} escape '\\'`;
   return (text) => sql<SqlBool>`${text} = ${value}`;
 }
 
@@ -78,11 +61,12 @@ const never = sql<SqlBool>`1 = 0`;
 export interface CompileOptions {
   /** The source whose rows are filtered: path and domain look-ups stay within its own names. */
   readonly sourceId: string;
-  readonly dialect?: FilterDialect;
+  /** How the engine walks stored JSON headers and lower-cases text. */
+  readonly dialect: SqlDialect;
 }
 
 function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions): Condition {
-  const dialect = options.dialect ?? sqliteFilterDialect;
+  const { dialect } = options;
   const value = String(c.value);
   switch (c.field) {
     case 'status':
@@ -103,29 +87,29 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
       return eb(sql<string>`${eb.ref('t.protocol')}`, ORDER_OP[orderOp(c.op)], value);
     case 'user':
       // Absent reads as empty text, as in the predicate: `user=""` is anonymous traffic.
-      return negatable(eb, c.op, (op) => textTest(op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`));
+      return negatable(eb, c.op, (op) => textTest(dialect, op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`));
     case 'path':
       // Names live in their own small tables; look the ids up once rather than join every row.
       return negatable(eb, c.op, (op) =>
-        eb('t.pathname_id', 'in', eb.selectFrom('pathnames as fp').select('fp.id').where('fp.traffic_source_id', '=', options.sourceId).where(textTest(op, value)(sql.ref('fp.value')))),
+        eb('t.pathname_id', 'in', eb.selectFrom('pathnames as fp').select('fp.id').where('fp.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fp.value')))),
       );
     case 'domain':
       return negatable(eb, c.op, (op) =>
-        eb('t.domain_id', 'in', eb.selectFrom('domains as fd').select('fd.id').where('fd.traffic_source_id', '=', options.sourceId).where(textTest(op, value)(sql.ref('fd.value')))),
+        eb('t.domain_id', 'in', eb.selectFrom('domains as fd').select('fd.id').where('fd.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fd.value')))),
       );
     case 'header':
       return negatable(eb, c.op, (op) =>
         eb.or([
-          dialect.headerMatches('requests', sql.ref('t.request_id'), c.header ?? '', textTest(op, value)),
-          dialect.headerMatches('responses', sql.ref('t.response_id'), c.header ?? '', textTest(op, value)),
+          dialect.headerMatches('requests', sql.ref('t.request_id'), c.header ?? '', textTest(dialect, op, value)),
+          dialect.headerMatches('responses', sql.ref('t.response_id'), c.header ?? '', textTest(dialect, op, value)),
         ]),
       );
     case 'body':
       // The explicit slow scan: the stored JSON text of both bodies, no body being empty text.
       return negatable(eb, c.op, (op) =>
         eb.or([
-          textTest(op, value)(sql<string>`coalesce((select fr.body from requests as fr where fr.id = ${sql.ref('t.request_id')}), '')`),
-          textTest(op, value)(sql<string>`coalesce((select fr.body from responses as fr where fr.id = ${sql.ref('t.response_id')}), '')`),
+          textTest(dialect, op, value)(sql<string>`coalesce((select fr.body from requests as fr where fr.id = ${sql.ref('t.request_id')}), '')`),
+          textTest(dialect, op, value)(sql<string>`coalesce((select fr.body from responses as fr where fr.id = ${sql.ref('t.response_id')}), '')`),
         ]),
       );
   }

@@ -1,8 +1,9 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
 import { composeBody } from '@tapline/testkit';
+import { openTestDatabase } from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../auth/users.js';
-import { openDatabase, type OpenedDatabase } from '../db/open.js';
+import type { OpenedDatabase } from '../db/open.js';
 import { systemClock } from '../clock.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { createTrafficBus, type StoredEntry } from './bus.js';
@@ -18,8 +19,7 @@ describe('group commit', () => {
   const published: StoredEntry[][] = [];
 
   beforeEach(async () => {
-    opened = openDatabase(':memory:');
-    await opened.migrate();
+    opened = await openTestDatabase();
     const bus = createTrafficBus();
     bus.subscribe((entries) => published.push([...entries]));
     transactions = 0;

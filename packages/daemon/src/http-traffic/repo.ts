@@ -1,6 +1,7 @@
 import type { HttpTraffic, HttpTrafficRecord, JsonValue, PageQuery, TrafficFilters } from '@tapline/shared';
 import { type ExpressionBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../db/open.js';
+import type { SqlDialect } from '../db/dialect.js';
+import type { Db, Executor, Store } from '../db/open.js';
 import { preparedInsert } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
@@ -16,7 +17,7 @@ import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
 /** The documented filters, combined with AND; dates inclusive. Values are always bound. */
-export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficFilters) {
+export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: string, filters: TrafficFilters) {
   // With an id prefix the primary-key range is the narrowest index; `|| ''` (valid SQL in SQLite and
   // PostgreSQL alike) keeps the planner off the per-source indexes, which would walk every entry.
   const conditions = [filters.idPrefix ? eb(sql<string>`${eb.ref('t.traffic_source_id')} || ''`, '=', sourceId) : eb('t.traffic_source_id', '=', sourceId)];
@@ -35,7 +36,7 @@ export function trafficFilter(eb: TrafficEb, sourceId: string, filters: TrafficF
           eb.and([eb(sql<number>`+${eb.ref('t.status')}`, '>=', filters.status.min), eb(sql<number>`+${eb.ref('t.status')}`, '<=', filters.status.max)]),
     );
   }
-  if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId }));
+  if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId, dialect }));
   // A primary-key range, so resolving a short id reads only the ids that begin with it.
   if (filters.idPrefix) conditions.push(eb('t.id', '>=', filters.idPrefix.min), eb('t.id', '<=', filters.idPrefix.max));
   return eb.and(conditions);
@@ -85,14 +86,14 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
 const entries = (db: Executor) =>
   db.selectFrom('http_traffic as t').innerJoin('domains as d', 'd.id', 't.domain_id').innerJoin('pathnames as p', 'p.id', 't.pathname_id').select(ENTRY_COLUMNS);
 
-export function listTraffic(db: Db, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
-  const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, sourceId, filters));
+export function listTraffic({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
+  const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, dialect, sourceId, filters));
   return paginate(
     page,
     () => (rollupAnswers(filters) ? countFromRollup(db, sourceId, filters) : countRows(base)),
     async (limit, offset) => {
       const rows = await entries(db)
-        .where((eb) => trafficFilter(eb, sourceId, filters))
+        .where((eb) => trafficFilter(eb, dialect, sourceId, filters))
         .orderBy('t.created_at', 'desc')
         .orderBy('t.id', 'desc')
         .limit(limit)
@@ -195,7 +196,9 @@ export function createTrafficWriter(): TrafficWriter {
 /**
  * Keeps `traffic_counts` in step with `http_traffic` inside the same transaction, so the two
  * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
- * increment (never read-modify-write), so concurrent writers keep it exact.
+ * increment (never read-modify-write), so concurrent writers keep it exact. Keys go in sorted
+ * order: on PostgreSQL two transactions that lock the same count rows then lock them in the same
+ * order, and so wait for each other instead of deadlocking.
  */
 async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
   const keyed = new Map<string, CountRow>();
@@ -208,7 +211,8 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
       keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
     }
   }
-  for (const part of chunks([...keyed.values()])) {
+  const sorted = [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (const part of chunks(sorted)) {
     await trx
       .insertInto('traffic_counts')
       .values(part)
@@ -240,20 +244,20 @@ export async function newestTrafficId(db: Db, sourceId: string): Promise<string 
   return row?.id;
 }
 
-export async function trafficAfter(db: Db, sourceId: string, filters: TrafficFilters, cursor: string, limit: number): Promise<HttpTraffic[]> {
+export async function trafficAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, cursor: string, limit: number): Promise<HttpTraffic[]> {
   const rows = await entries(db)
-    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.id', '>', cursor)]))
+    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.id', '>', cursor)]))
     .orderBy('t.id', 'asc')
     .limit(limit)
     .execute();
   return rows.map(toEntry);
 }
 
-export async function matchingTrafficIds(db: Db, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
+export async function matchingTrafficIds({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
   const rows = await db
     .selectFrom('http_traffic as t')
     .select('t.id')
-    .where((eb) => eb.and([trafficFilter(eb, sourceId, filters), eb('t.id', 'in', ids)]))
+    .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.id', 'in', ids)]))
     .execute();
   return new Set(rows.map((r) => r.id));
 }

@@ -59,7 +59,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
   mount(router, deps, contract.listTraffic, async ({ params, query }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     const { page, limit, ...filters } = query;
-    return listTraffic(db, source.id, filters, { page, limit });
+    return listTraffic(deps, source.id, filters, { page, limit });
   });
 
   // Before getTraffic, whose `:id` would otherwise take the word `stream`.

@@ -64,7 +64,7 @@ describe('StreamSession', () => {
 
   it('writes heartbeat comments on its interval', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
+    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
     const running = session.run();
     await waitFor(() => sink.heartbeats() >= 3, 'three heartbeats');
     session.close();
@@ -75,7 +75,7 @@ describe('StreamSession', () => {
 
   it('tells a live client that falls behind so, names its cursor, and hangs up', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
+    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
     const running = session.run();
     await waitFor(() => sink.events.length === 1, 'ready');
     sink.hold = true;
@@ -92,7 +92,7 @@ describe('StreamSession', () => {
     const [cursor, ...stored] = await batch(10);
     const sink = recordingSink();
     sink.hold = true;
-    const session = new StreamSession(h.deps.db, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
+    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
     const running = session.run();
     await waitFor(() => sink.events.length === 1, 'ready');
     sink.step();

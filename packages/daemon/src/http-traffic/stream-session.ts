@@ -1,5 +1,5 @@
 import { type HttpTraffic, STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
-import type { Db } from '../db/open.js';
+import type { Store } from '../db/open.js';
 import type { StoredEntry } from './bus.js';
 import { matchingTrafficIds, newestTrafficId, trafficAfter } from './repo.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
@@ -53,7 +53,7 @@ export class StreamSession {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly hub: StreamHub,
     private readonly sourceId: string,
     private readonly filters: TrafficFilters,
@@ -166,15 +166,15 @@ export class StreamSession {
   }
 
   private newestId(): Promise<string | undefined> {
-    return newestTrafficId(this.db, this.sourceId);
+    return newestTrafficId(this.store.db, this.sourceId);
   }
 
   private storedAfter(cursor: string): Promise<HttpTraffic[]> {
-    return trafficAfter(this.db, this.sourceId, this.filters, cursor, this.options.replayPage);
+    return trafficAfter(this.store, this.sourceId, this.filters, cursor, this.options.replayPage);
   }
 
   /** Header and body conditions for live entries: one query per batch, off the ingest path. */
   private matchingIds(ids: readonly string[]): Promise<Set<string>> {
-    return matchingTrafficIds(this.db, this.sourceId, this.filters, ids);
+    return matchingTrafficIds(this.store, this.sourceId, this.filters, ids);
   }
 }

@@ -111,7 +111,7 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
     });
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    const session = new StreamSession(deps.db, hub, source.id, filters, responseSink(res, options.maxBytes), options, after);
+    const session = new StreamSession(deps, hub, source.id, filters, responseSink(res, options.maxBytes), options, after);
     sessions.add(session);
     res.on('close', () => session.close());
     try {

@@ -3,10 +3,9 @@ import { contract } from '@tapline/shared';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
-import { openDatabase } from '../db/open.js';
 import { defaultConfig } from '../deps.js';
 import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
-import { composeBody, startHarness } from '@tapline/testkit/daemon';
+import { composeBody, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 import { createInflight } from './inflight.js';
 
 describe('in-flight handlers', () => {
@@ -46,9 +45,8 @@ describe('in-flight handlers', () => {
 
 describe('stopping the daemon', () => {
   it('answers requests that arrive once it is stopping with 503 and Connection: close', async () => {
-    const opened = openDatabase(':memory:');
-    await opened.migrate();
-    const { app, stop } = createApp({ db: opened.db, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
+    const opened = await openTestDatabase();
+    const { app, stop } = createApp({ db: opened.db, dialect: opened.dialect, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
     const server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

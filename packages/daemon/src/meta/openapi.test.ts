@@ -2,9 +2,9 @@ import { contract, type Endpoint } from '@tapline/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
-import { openDatabase, type OpenedDatabase } from '../db/open.js';
+import type { OpenedDatabase } from '../db/open.js';
 import { defaultConfig } from '../deps.js';
-import { raw, type Harness, startHarness } from '@tapline/testkit/daemon';
+import { raw, type Harness, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 
 interface Layer {
   route?: { path: string | string[]; methods: Record<string, boolean> };
@@ -46,9 +46,8 @@ describe('GET /openapi.json', () => {
   let doc: Document;
 
   beforeAll(async () => {
-    opened = openDatabase(':memory:');
-    await opened.migrate();
-    const { app, stop } = createApp({ db: opened.db, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
+    opened = await openTestDatabase();
+    const { app, stop } = createApp({ db: opened.db, dialect: opened.dialect, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
     served = mountedRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack);
     await stop();
     h = await startHarness();

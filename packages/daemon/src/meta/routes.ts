@@ -15,7 +15,7 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  mount(router, deps, contract.health, () => Promise.resolve({ status: 'ok' as const, version: deps.config.version }));
+  mount(router, deps, contract.health, () => Promise.resolve({ status: 'ok' as const, version: deps.config.version, database: deps.dialect.backend }));
   let document: ReturnType<typeof openApiDocument> | undefined;
   mountRaw(router, deps, contract.openapi, (_input, _ctx, req, res) => {
     document ??= openApiDocument(deps.config.version);

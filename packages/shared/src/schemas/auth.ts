@@ -17,4 +17,5 @@ export const Me = z.object({
 });
 export type Me = z.infer<typeof Me>;
 
-export const Health = z.object({ status: z.literal('ok'), version: z.string() });
+/** `database`: the engine the daemon stores into; where it is stays private. */
+export const Health = z.object({ status: z.literal('ok'), version: z.string(), database: z.enum(['sqlite', 'postgres']) });

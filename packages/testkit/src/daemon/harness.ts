@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
 import { type App, type AppOptions, type Clock, createApp, createUser, type DaemonConfig, defaultConfig, listen, openDatabase, systemClock } from '@tapline/daemon';
+import { openTestDatabase } from './database.js';
 
 export interface TestUser {
   readonly id: string;
@@ -25,18 +26,35 @@ export interface Harness {
 
 let counter = 0;
 
+/** Its own database, or (migrated, as a daemon would at start) the one another harness uses. */
+async function openHarnessDatabase(locator: string | undefined) {
+  if (locator === undefined) return openTestDatabase();
+  const opened = openDatabase(locator, { pool: 4 });
+  await opened.migrate();
+  return opened;
+}
+
 /**
- * The app factory on a private in-memory database, listening on a free loopback port, so tests
+ * The app factory on a private database of the test backend (database.ts: SQLite in memory, or
+ * a PostgreSQL database of its own), listening on a free loopback port, so tests
  * speak real HTTP through the same typed client the CLI uses.
  */
 export async function startHarness(
-  options: { config?: Partial<DaemonConfig>; clock?: Clock } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  options: {
+    config?: Partial<DaemonConfig>;
+    clock?: Clock;
+    /**
+     * Another daemon's database (a `freshDatabase` locator), to run several apps on one store as
+     * several daemons do; it is left in place at close. Without it the harness has its own.
+     */
+    database?: string;
+  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const opened = openDatabase(':memory:');
-  await opened.migrate();
+  const opened = await openHarnessDatabase(options.database);
   const { app, deps, batches, stop } = createApp({
     db: opened.db,
+    dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
     logger,
     clock: options.clock ?? systemClock,

@@ -2,8 +2,9 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type Clock, createApp, createUser, defaultConfig, listen, openDatabase, type WebhookWorker } from '@tapline/daemon';
+import { type Clock, createApp, createUser, type Db, defaultConfig, listen, type WebhookWorker } from '@tapline/daemon';
 import { composeBody } from '../compose.js';
+import { openTestDatabase } from './database.js';
 
 export interface ReceivedRequest {
   readonly method: string;
@@ -85,7 +86,7 @@ export interface WebhookApp {
   readonly url: string;
   readonly worker: WebhookWorker;
   readonly client: TaplineClient;
-  readonly db: ReturnType<typeof openDatabase>['db'];
+  readonly db: Db;
   /** A second user, for 403 checks. */
   stranger(): Promise<TaplineClient>;
   /** Creates a traffic source of the user; returns its id. */
@@ -99,10 +100,10 @@ export interface WebhookApp {
  * `worker.runDue()` to deliver, so retries and windows are checked without sleeping.
  */
 export async function startWebhookApp(options: { clock: Clock; random?: () => number; timeoutMs?: number }): Promise<WebhookApp> {
-  const opened = openDatabase(':memory:');
-  await opened.migrate();
+  const opened = await openTestDatabase();
   const { app, deps, webhooks, stop } = createApp({
     db: opened.db,
+    dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), allowPrivateWebhooks: true },
     logger: pino({ level: 'silent' }),
     clock: options.clock,

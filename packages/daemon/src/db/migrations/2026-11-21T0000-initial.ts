@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../dialect.js';
 
 // Frozen: a migration that has shipped is never edited; add a new one instead.
 // `any` is Kysely's documented type for migrations, which must not depend on today's schema.
+// The dialect came with the PostgreSQL backend, before any PostgreSQL database existed; what it
+// gives SQLite (`real`) is what this migration always wrote there.
 type AnyDB = Kysely<unknown>;
 
 const cascade = 'cascade' as const;
 
-export async function up(db: AnyDB): Promise<void> {
+export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -91,7 +94,7 @@ export async function up(db: AnyDB): Promise<void> {
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('level', 'text', (c) => c.notNull())
     .addColumn('protocol', 'text', (c) => c.notNull())
-    .addColumn('elapsed_time', 'real', (c) => c.notNull())
+    .addColumn('elapsed_time', dialect.doubleType, (c) => c.notNull())
     .addColumn('traffic_user_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { SqlDialect } from '../dialect.js';
 
 // Frozen: a migration that has shipped is never edited; add a new one instead.
 // `any` is Kysely's documented type for migrations, which must not depend on today's schema.
@@ -16,14 +17,35 @@ const cascade = 'cascade' as const;
  * SQLite cannot drop a foreign key in place (PostgreSQL would drop the constraints with ALTER
  * TABLE): the table is rebuilt by the procedure of SQLite's ALTER TABLE documentation (section
  * 7), with foreign keys off so that dropping the old table does not cascade to `core_logs`, all in
- * one transaction, and checked before it commits.
+ * one transaction, and checked before it commits. PostgreSQL drops and adds the constraints in
+ * place (added with the PostgreSQL backend, before any PostgreSQL database existed).
  */
-export async function up(db: AnyDB): Promise<void> {
-  await rebuild(db, false);
+export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
+  if (dialect.dropsConstraints) await alterKeys(db, false);
+  else await rebuild(db, false);
 }
 
-export async function down(db: AnyDB): Promise<void> {
-  await rebuild(db, true);
+export async function down(db: AnyDB, dialect: SqlDialect): Promise<void> {
+  if (dialect.dropsConstraints) await alterKeys(db, true);
+  else await rebuild(db, true);
+}
+
+/** The keys as 2026-11-21T0000-initial named them: PostgreSQL's `<table>_<column>_fkey`. */
+const EXCHANGE_KEYS = [
+  { constraint: 'http_traffic_request_id_fkey', index: 'http_traffic_request', column: 'request_id', parent: 'requests' },
+  { constraint: 'http_traffic_response_id_fkey', index: 'http_traffic_response', column: 'response_id', parent: 'responses' },
+];
+
+async function alterKeys(db: AnyDB, exchangeKeys: boolean): Promise<void> {
+  for (const key of EXCHANGE_KEYS) {
+    if (exchangeKeys) {
+      await db.schema.alterTable('http_traffic').addForeignKeyConstraint(key.constraint, [key.column], key.parent, ['id'], (c) => c.onDelete(cascade)).execute();
+      await db.schema.createIndex(key.index).on('http_traffic').column(key.column).execute();
+    } else {
+      await db.schema.dropIndex(key.index).execute();
+      await db.schema.alterTable('http_traffic').dropConstraint(key.constraint).execute();
+    }
+  }
 }
 
 const COLUMNS = [

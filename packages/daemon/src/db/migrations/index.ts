@@ -1,4 +1,5 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { SqlDialect } from '../dialect.js';
 import * as initial from './2026-11-21T0000-initial.js';
 import * as trafficCounts from './2026-11-21T0600-traffic-counts.js';
 import * as webhookOutbox from './2026-11-22T0600-webhook-outbox.js';
@@ -6,10 +7,19 @@ import * as trafficIndexes from './2026-11-22T0700-traffic-indexes.js';
 import * as trafficExchangeKeys from './2026-11-23T0600-traffic-exchange-keys.js';
 
 /**
+ * Kysely's Migration, given the dialect as well: the one place a migration learns how its
+ * engine spells what SQLite and PostgreSQL spell differently (db/dialect.ts).
+ */
+export interface TaplineMigration {
+  readonly up: (db: Kysely<unknown>, dialect: SqlDialect) => Promise<void>;
+  readonly down?: (db: Kysely<unknown>, dialect: SqlDialect) => Promise<void>;
+}
+
+/**
  * Registered in code, not read from a folder: the daemon ships as one bundled file.
  * Names sort by time; append new migrations at the end and never edit a shipped one.
  */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, TaplineMigration> = {
   '2026-11-21T0000-initial': initial,
   '2026-11-21T0600-traffic-counts': trafficCounts,
   '2026-11-22T0600-webhook-outbox': webhookOutbox,
@@ -17,6 +27,11 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0600-traffic-exchange-keys': trafficExchangeKeys,
 };
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(migrations),
-};
+/** One history for both engines: the same names, run in the same order, each told its dialect. */
+export function migrationProvider(dialect: SqlDialect): MigrationProvider {
+  const bound = (m: TaplineMigration): Migration => {
+    const { down } = m;
+    return { up: (db) => m.up(db, dialect), ...(down ? { down: (db: Kysely<unknown>) => down(db, dialect) } : {}) };
+  };
+  return { getMigrations: () => Promise.resolve(Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, bound(m)]))) };
+}

@@ -1,0 +1,98 @@
+import { contract } from '@tapline/shared';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dumpTables as dump, manualClock, openTestDatabase, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import type { OpenedDatabase } from '../db/open.js';
+import { CopyError, type CopyReporter, copyDatabase } from './copy.js';
+import { COPIED_TABLES, unknownTables } from './tables.js';
+
+describe('copying a database', () => {
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+  let source: WebhookApp;
+  let receiver: Receiver;
+  let target: OpenedDatabase;
+
+  beforeEach(async () => {
+    source = await startWebhookApp({ clock });
+    receiver = await startReceiver();
+    target = await openTestDatabase();
+    // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt.
+    const sourceId = await source.source();
+    await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    for (let i = 0; i < 30; i++) {
+      clock.advance(10);
+      await source.compose(sourceId, { status: i % 10 === 0 ? 500 : 200, pathnameUrl: `/items/${i % 4}` });
+    }
+    await source.client.call(contract.createCoreLog, { params: { trafficSourceId: sourceId }, body: { title: 'TypeError', description: 'x is undefined', source: 'api', layer: 'service', stack: 'at f (a.js:1)' } });
+    await source.worker.runDue();
+  });
+  afterEach(async () => {
+    await source.close();
+    await receiver.close();
+    await target.close();
+  });
+
+  it('copies every row of every table unchanged, and each table is populated by the fixture', async () => {
+    const copied = await copyDatabase(source.db, target.db, { batchSize: 7 });
+    const original = await dump(source.db);
+    for (const table of COPIED_TABLES) expect(original[table.name]?.length, table.name).toBeGreaterThan(0);
+    expect(await dump(target.db)).toEqual(original);
+    expect(copied.find((c) => c.table === 'http_traffic')).toEqual({ table: 'http_traffic', rows: 30, alreadyThere: 0 });
+  });
+
+  it('resumes an interrupted copy without duplicating or losing a row', async () => {
+    const interrupt = new AbortController();
+    let advanced = 0;
+    const report: CopyReporter = {
+      start: () => undefined,
+      advance: (table) => {
+        if (table === 'requests' && ++advanced === 2) interrupt.abort(new Error('interrupted'));
+      },
+      finish: () => undefined,
+    };
+    await expect(copyDatabase(source.db, target.db, { batchSize: 5, report, signal: interrupt.signal })).rejects.toThrow('interrupted');
+    const partial = await dump(target.db);
+    expect(partial.requests).toHaveLength(10);
+    expect(partial.http_traffic).toHaveLength(0);
+
+    const resumed = await copyDatabase(source.db, target.db, { batchSize: 5 });
+    expect(await dump(target.db)).toEqual(await dump(source.db));
+    expect(resumed.find((c) => c.table === 'requests')).toMatchObject({ rows: 30, alreadyThere: 10 });
+    expect(resumed.find((c) => c.table === 'users')?.alreadyThere).toBeGreaterThan(0);
+  });
+
+  it('refuses a destination that holds another Tapline database, and writes nothing to it', async () => {
+    const other = await startWebhookApp({ clock });
+    try {
+      await other.source('theirs');
+      const before = await dump(other.db);
+      await expect(copyDatabase(source.db, other.db, { batchSize: 50 })).rejects.toThrow(CopyError);
+      await expect(copyDatabase(source.db, other.db, { batchSize: 50 })).rejects.toThrow('the destination already holds another Tapline database');
+      expect(await dump(other.db)).toEqual(before);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reports the rows it copies, adding up to the total it announced', async () => {
+    const seen = { total: 0, rows: 0, finished: false };
+    await copyDatabase(source.db, target.db, {
+      batchSize: 4,
+      report: { start: (total) => (seen.total = total), advance: (_table, rows) => (seen.rows += rows), finish: () => (seen.finished = true) },
+    });
+    expect(seen.rows).toBe(seen.total);
+    expect(seen.finished).toBe(true);
+  });
+});
+
+describe('the tables a copy knows', () => {
+  it('names every table the migrations create', async () => {
+    const db = await openTestDatabase();
+    try {
+      const tables = (await db.db.introspection.getTables()).map((t) => t.name);
+      expect(unknownTables(tables)).toEqual([]);
+      expect(COPIED_TABLES.map((t) => t.name).filter((name) => !tables.includes(name))).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Executor } from '../db/open.js';
+import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
+
+/** A copy that cannot start or go on: the message is for the person at the shell. */
+export class CopyError extends Error {}
+
+/** What the progress display is told. */
+export interface CopyReporter {
+  start(totalRows: number): void;
+  /** `rows` more rows of `table` were copied (or found already copied by an earlier run). */
+  advance(table: string, rows: number): void;
+  finish(): void;
+}
+
+export interface CopiedCount {
+  readonly table: string;
+  readonly rows: number;
+  /** Rows that an interrupted earlier copy had already written. */
+  readonly alreadyThere: number;
+}
+
+/** Rows are moved by table name, whatever the table, through raw SQL: plain records. */
+type Row = Record<string, unknown>;
+
+const list = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
+
+async function count(db: Executor, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function settings(db: Executor): Promise<Map<string, unknown>> {
+  const { rows } = await sql<{ key: string; value: unknown }>`select ${sql.ref('key')}, ${sql.ref('value')} from settings`.execute(db);
+  return new Map(rows.map((r) => [r.key, r.value]));
+}
+
+/**
+ * The destination must be empty, or hold what an interrupted copy of this same source left: its
+ * settings (the token signing key among them, copied first) equal the source's.
+ */
+async function checkDestination(from: Executor, to: Executor): Promise<void> {
+  const counts = await Promise.all(COPIED_TABLES.map((t) => count(to, t.name)));
+  if (counts.every((n) => n === 0)) return;
+  const [mine, theirs] = await Promise.all([settings(from), settings(to)]);
+  const same = mine.size > 0 && mine.size === theirs.size && [...mine].every(([key, value]) => theirs.get(key) === value);
+  if (!same) throw new CopyError('the destination already holds another Tapline database; copy into an empty one (a new SQLite file or an empty PostgreSQL database)');
+}
+
+async function tablesOf(db: Db): Promise<Map<string, string[]>> {
+  const tables = await db.introspection.getTables();
+  return new Map(tables.map((t) => [t.name, t.columns.map((c) => c.name).sort()]));
+}
+
+/** One page of `table` in key order, after `after` (the key of the last row copied). */
+function page(table: CopiedTable, after: Row | undefined, size: number): RawBuilder<Row> {
+  const keys = list(table.key);
+  const from = sql`select * from ${sql.table(table.name)}`;
+  const order = sql`order by ${keys} limit ${size}`;
+  if (!after) return sql<Row>`${from} ${order}`;
+  return sql<Row>`${from} where (${keys}) > (${sql.join(table.key.map((k) => after[k]))}) ${order}`;
+}
+
+function insert(table: string, columns: readonly string[], rows: readonly Row[]): RawBuilder<unknown> {
+  const values = sql.join(rows.map((row) => sql`(${sql.join(columns.map((c) => row[c] ?? null))})`));
+  // An interrupted copy may have written some of these rows already: keep those, add the rest.
+  return sql`insert into ${sql.table(table)} (${list(columns)}) values ${values} on conflict do nothing`;
+}
+
+async function copyTable(source: Executor, to: Executor, table: CopiedTable, columns: readonly string[], options: CopyOptions): Promise<CopiedCount> {
+  const total = await count(source, table.name);
+  const before = await count(to, table.name);
+  // Done by an earlier run: the destination only ever receives this source's rows.
+  if (before === total) {
+    options.report?.advance(table.name, total);
+    return { table: table.name, rows: total, alreadyThere: before };
+  }
+  let after: Row | undefined;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const { rows } = await page(table, after, options.batchSize).execute(source);
+    if (rows.length === 0) break;
+    await insert(table.name, columns, rows).execute(to);
+    options.report?.advance(table.name, rows.length);
+    after = rows[rows.length - 1];
+  }
+  return { table: table.name, rows: total, alreadyThere: before };
+}
+
+export interface CopyOptions {
+  /** Rows read and written at once (bodies can be up to the daemon's --max-body each). */
+  readonly batchSize: number;
+  readonly report?: CopyReporter;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Copies every row of every table from one database to another of either dialect, ids and
+ * timestamps unchanged. Both are migrated to the same version by the caller. The source is read
+ * in one snapshot (a repeatable-read transaction; SQLite's read transaction is one already), so a
+ * daemon may keep running on it; what it stores after the copy starts is not copied. Interrupted,
+ * it resumes: finished tables are skipped, the one in progress is read again and only its
+ * missing rows written.
+ */
+export async function copyDatabase(from: Db, to: Db, options: CopyOptions): Promise<CopiedCount[]> {
+  const [sourceTables, destinationTables] = await Promise.all([tablesOf(from), tablesOf(to)]);
+  const unknown = unknownTables([...sourceTables.keys()]);
+  if (unknown.length > 0) throw new CopyError(`the source has tables this version of taplined does not know (${unknown.join(', ')}); copy with the taplined that wrote it`);
+  for (const { name } of COPIED_TABLES) {
+    const mine = sourceTables.get(name)?.join(',');
+    if (mine === undefined || mine !== destinationTables.get(name)?.join(',')) throw new CopyError(`the two databases differ in table ${name}; both must be at this version of taplined`);
+  }
+  await checkDestination(from, to);
+
+  return from.transaction().setIsolationLevel('repeatable read').execute(async (source) => {
+    const totals = await Promise.all(COPIED_TABLES.map((t) => count(source, t.name)));
+    options.report?.start(totals.reduce((a, b) => a + b, 0));
+    const copied: CopiedCount[] = [];
+    for (const table of COPIED_TABLES) copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], options));
+    options.report?.finish();
+    return copied;
+  });
+}

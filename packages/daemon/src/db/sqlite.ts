@@ -1,0 +1,65 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { sqliteDialect } from './dialect.js';
+import { migrateToLatest } from './migrate.js';
+import { nativeBinding } from './native-addon.js';
+import type { OpenedDatabase } from './types.js';
+import type { DB } from './schema.js';
+
+/**
+ * The database holds the token signing key and password hashes: owner-only, whatever the umask
+ * or the folder's mode. SQLite gives its -wal and -shm files the database file's mode.
+ */
+function restrictToOwner(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/**
+ * The embedded engine: one connection, WAL, and the pragmas and statement cache that make it fast.
+ * `:memory:` gives a private in-memory database.
+ */
+export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
+  if (file !== ':memory:') restrictToOwner(file);
+  const sqlite = new Database(file, { nativeBinding: nativeBinding() });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  // Ingest writes tens of MB of WAL a second under load: checkpoint (and fsync) every ~40 MB rather
+  // than every 4 MB, and keep the hot index pages of a big database in memory (64 MiB).
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  sqlite.pragma('cache_size = -65536');
+  // Gathers planner statistics where they are missing or stale (cheap, bounded work), so the
+  // filtered list picks its index well on a database that was never ANALYZEd.
+  sqlite.pragma('optimize = 0x10002');
+
+  // Kysely prepares every query anew; better-sqlite3 statements are reusable, and preparing
+  // costs more than running a short query, so keep them by SQL text (bounded: the set of
+  // query shapes is small, but the filter language can make many).
+  const statements = new Map<string, Database.Statement>();
+  const database = {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        if (statements.size >= 1000) statements.clear();
+        statement = sqlite.prepare(sqlText);
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    dialect: sqliteDialect,
+    migrate: () => migrateToLatest(db, sqliteDialect),
+    close: async () => {
+      if (sqlite.open) sqlite.pragma('optimize');
+      await db.destroy();
+    },
+  };
+}
