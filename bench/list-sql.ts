@@ -26,7 +26,7 @@ export async function listStatements(dbFile: string, sourceId: string, search: s
   });
   try {
     const { page, limit, ...filters } = TrafficListQuery.parse(Object.fromEntries(new URLSearchParams(search)));
-    await listTraffic(db, sourceId, filters, { page, limit });
+    await listTraffic({ db, dialect: opened.dialect }, sourceId, filters, { page, limit });
     return statements;
   } finally {
     await opened.close();
