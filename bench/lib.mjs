@@ -1,9 +1,9 @@
-// Shared by the scenarios: spawn the built daemon on a free loopback port in a temporary home.
-import { spawn } from 'node:child_process';
+// Shared by the scenarios: spawn the built daemon (or any server) on a free loopback port in a
+// temporary home, drive autocannon in its own process, read a process's CPU and memory.
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sample from '../packages/testkit/sample-record.json' with { type: 'json' };
 
 export function tempHome() {
   const path = mkdtempSync(join(tmpdir(), 'tapline-bench-'));
@@ -24,12 +24,7 @@ export async function startDaemon(root, home, args = []) {
     child.once('exit', (code) => reject(new Error(`taplined exited with ${code}`)));
   });
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  const stop = () =>
-    new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-  return { url, token, child, stop };
+  return { url, token, child, stop: () => stopChild(child) };
 }
 
 export async function api(url, token, method, path, body) {
@@ -47,7 +42,6 @@ export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math
 
 /** Runs autocannon in its own process (so load generation does not share the daemon's event loop). */
 export async function autocannon(root, args) {
-  const { execFile } = await import('node:child_process');
   const bin = join(root, 'node_modules', 'autocannon', 'autocannon.js');
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [bin, '--json', ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -57,20 +51,58 @@ export async function autocannon(root, args) {
   });
 }
 
+/** Requests/s answered with 2xx, and latency, of one autocannon run; throws on any failure. */
+export function throughput(result, what, perRequest = 1) {
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0) throw new Error(`${what}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} time-outs`);
+  return { perSecond: (result['2xx'] * perRequest) / result.duration, p50: result.latency.p50, p99: result.latency.p99, count: result['2xx'] };
+}
+
 export async function createSource(url, token, name) {
   return api(url, token, 'POST', '/traffic-source', { name, trafficDomain: 'shop.example.com' });
 }
 
-/** The test kit's sample record (packages/testkit/sample-record.json), with a body and secrets to redact. */
-export function composeBody(sourceId, overrides = {}) {
-  return {
-    ...sample,
-    trafficSourceId: sourceId,
-    method: 'POST',
-    requestHeaders: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer x' },
-    requestBody: { sku: 'A-1', quantity: 2, password: 'p' },
-    queryParams: { page: '1' },
-    responseBody: { id: 42, status: 'created' },
-    ...overrides,
-  };
+/**
+ * The record single composes post: the first realistic record (packages/testkit) that is a POST of
+ * 1.6 KB or more, near the top of the realistic range, so a compose is never measured light.
+ */
+export function composeRecord(realisticRecord, sourceId) {
+  for (let seed = 0; ; seed++) {
+    const record = realisticRecord(seed, sourceId);
+    if (record.method === 'POST' && Buffer.byteLength(JSON.stringify(record)) >= 1600) return record;
+  }
+}
+
+/** Spawns `node args` and resolves `ready` with the first capture of `pattern` on its stdout. */
+export function spawnNode(args, pattern) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c) => (err += c));
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      const match = pattern.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('close', (code) => reject(new Error(`${args[0]} exited with ${code}: ${err}`)));
+  });
+  return { child, ready, stop: () => stopChild(child, 'SIGINT') };
+}
+
+/** Signals `child` (unless it has exited) and resolves once it has. */
+export function stopChild(child, signal = 'SIGTERM') {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill(signal))));
+}
+
+/** `/proc/<pid>/stat` fields after the command name (Linux only; the bench targets Linux). */
+const stat = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+
+/** User plus system CPU a process has used, in ms (utime and stime are in USER_HZ, 100). */
+export const cpuMs = (pid) => ((Number(stat(pid)[11]) + Number(stat(pid)[12])) * 1000) / 100;
+
+/** Resident set size in MiB. */
+export function rssMiB(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(/\d+/.exec(line ?? '')?.[0] ?? Number.NaN) / 1024;
 }

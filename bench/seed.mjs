@@ -1,6 +1,8 @@
 // Fills a Tapline database with `count` realistic traffic rows straight through SQLite, for the
 // list benchmark (composing a million records over HTTP would take minutes). The schema comes
-// from the daemon itself: the caller starts and stops it once on the file first.
+// from the daemon itself: the caller starts and stops it once on the file first. Requests and
+// responses carry realistic records' headers and bodies (`payloads`, used in turn), so the
+// database has a real one's size and the page cache a real one's pressure.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ function uuidv7(ms) {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${rand.slice(13, 16)}-${((parseInt(rand[16], 16) & 3) | 8).toString(16)}${rand.slice(17, 20)}-${rand.slice(20, 32)}`;
 }
 
-export function seed(root, dbFile, sourceId, count, log) {
+export function seed(root, dbFile, sourceId, count, payloads, log) {
   const require = createRequire(join(root, 'packages', 'daemon', 'package.json'));
   const Database = require('better-sqlite3');
   const db = new Database(dbFile);
@@ -57,8 +59,9 @@ export function seed(root, dbFile, sourceId, count, log) {
         const path = pathnames[Math.floor(Math.random() * pathnames.length)];
         const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
         const ids = [uuidv7(ms), uuidv7(ms), uuidv7(ms)];
-        insertReq.run(ids[1], sourceId, '{"accept":"application/json"}', method === 'GET' ? null : '{"sku":"A-1","quantity":2}', '{}');
-        insertRes.run(ids[2], sourceId, '{"content-type":"application/json"}', `{"id":${i}}`);
+        const p = payloads[i % payloads.length];
+        insertReq.run(ids[1], sourceId, p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams);
+        insertRes.run(ids[2], sourceId, p.responseHeaders, p.responseBody);
         insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms));
       }
     })();

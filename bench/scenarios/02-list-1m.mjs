@@ -1,55 +1,92 @@
-// Issue 2: latency of a filtered first page on a database of 1,000,000 records (target < 10 ms).
+// The first page of a filtered list on 1,000,000 realistic records, against its floor in the same
+// run: the statements the daemon's own repository runs for that query (bench/list-sql.ts), run
+// directly in better-sqlite3 in this process. Each round times, per query, a run of SQL floors
+// then a run of HTTP requests (node:http, one keep-alive connection); the figure is each run's
+// p50. Target (issue 17): at most 0.5 ms above the repository's own SQL at p50.
+import { createRequire } from 'node:module';
+import { Agent, get } from 'node:http';
 import { join } from 'node:path';
-import { api, createSource, percentile, startDaemon, tempHome } from '../lib.mjs';
+import { createSource, startDaemon } from '../lib.mjs';
+import { figure, interleave, median, versus } from '../figures.mjs';
 import { seed } from '../seed.mjs';
+import { importTs, loadRealisticRecord } from '../ts.mjs';
 
-const COUNT = Number(process.env.BENCH_LIST_RECORDS ?? 1_000_000);
-const ROUNDS = 200;
+const QUERIES = {
+  'level=FATAL': () => 'level=FATAL',
+  'status=503': () => 'status=503',
+  'status=5xx': () => 'status=5xx',
+  'method=DELETE&level=WARNING': () => 'method=DELETE&level=WARNING',
+  'pathnameId': ({ pathnames }) => `pathnameId=${pathnames[7].id}`,
+  'one day': ({ now }) => `startDate=${new Date(now - 3 * 86_400_000).toISOString()}&endDate=${new Date(now - 2 * 86_400_000).toISOString()}`,
+};
+export const figures = Object.keys(QUERIES).flatMap((q) => [`first page ${q} p50 ms`, `first page ${q} above SQL ms`, `SQL floor ${q} p50 ms`]).concat('records');
 
-async function measure(url, token, path) {
-  for (let i = 0; i < 20; i++) await api(url, token, 'GET', path); // warm the page cache
-  const times = [];
-  let total = 0;
-  for (let i = 0; i < ROUNDS; i++) {
-    const started = process.hrtime.bigint();
-    const answer = await api(url, token, 'GET', path);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    total = answer.meta.total;
-  }
-  times.sort((a, b) => a - b);
-  return `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms (total ${total.toLocaleString('en')})`;
+const elapsedMs = (started) => Number(process.hrtime.bigint() - started) / 1e6;
+
+function httpGet(agent, url, token) {
+  return new Promise((resolve, reject) => {
+    get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${url} answered ${res.statusCode}`))));
+    }).on('error', reject);
+  });
 }
 
-export default async function run({ root, log }) {
-  const home = tempHome();
+async function p50Of(samples, once) {
+  const times = [];
+  for (let i = 0; i < samples; i++) {
+    const started = process.hrtime.bigint();
+    await once();
+    times.push(elapsedMs(started));
+  }
+  return median(times);
+}
+
+export default async function run({ root, log, quick, tmp }) {
+  const [count, rounds, samples] = quick ? [20_000, 1, 10] : [1_000_000, 5, 100];
+  const home = tmp();
   const dbFile = join(home.path, 'tapline.db');
   let daemon = await startDaemon(root, home.path);
   const source = await createSource(daemon.url, daemon.token, 'bench');
   await daemon.stop();
-  log(`seeding ${COUNT.toLocaleString('en')} records`);
-  const { pathnames, now } = seed(root, dbFile, source.id, COUNT, log);
+  const realisticRecord = await loadRealisticRecord(root);
+  const payloads = Array.from({ length: 1000 }, (_, s) => {
+    const r = realisticRecord(s, source.id);
+    return { requestHeaders: JSON.stringify(r.requestHeaders), requestBody: JSON.stringify(r.requestBody), queryParams: JSON.stringify(r.queryParams), responseHeaders: JSON.stringify(r.responseHeaders), responseBody: JSON.stringify(r.responseBody) };
+  });
+  log(`seeding ${count.toLocaleString('en')} records`);
+  const seeded = seed(root, dbFile, source.id, count, payloads, log);
+  const { listStatements } = await importTs(root, 'bench/list-sql.ts');
+  const Database = createRequire(join(root, 'packages', 'daemon', 'package.json'))('better-sqlite3');
+  const sqlite = new Database(dbFile, { readonly: true });
+  sqlite.pragma('cache_size = -65536');
   daemon = await startDaemon(root, home.path);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const base = `/http-traffic/${source.id}`;
-    const day = (n) => new Date(now - n * 24 * 3600 * 1000).toISOString();
-    const queries = {
-      'level=FATAL': `${base}?level=FATAL`,
-      'status=503': `${base}?status=503`,
-      'status=5xx': `${base}?status=5xx`,
-      'method=DELETE&level=WARNING': `${base}?method=DELETE&level=WARNING`,
-      'pathnameId=<one of 100>': `${base}?pathnameId=${pathnames[7].id}`,
-      'one day (startDate..endDate)': `${base}?startDate=${day(3)}&endDate=${day(2)}`,
-      'status=404&startDate (last 7 days)': `${base}?status=404&startDate=${day(7)}`,
-      'no filter (count of all 1M)': base,
-      'page 100, level=FATAL': `${base}?level=FATAL&page=100`,
-    };
-    const figures = { records: COUNT.toLocaleString('en') };
-    for (const [name, path] of Object.entries(queries)) {
-      figures[`first page ${name}`] = await measure(daemon.url, daemon.token, path);
-      log(`${name}: ${figures[`first page ${name}`]}`);
+    const steps = [];
+    for (const [name, query] of Object.entries(QUERIES)) {
+      const search = query(seeded);
+      const statements = (await listStatements(dbFile, source.id, search)).map(({ sql, parameters }) => ({ statement: sqlite.prepare(sql), parameters }));
+      // A count and a page: fewer would mean the floor skipped part of the daemon's work.
+      if (statements.length < 2) throw new Error(`the repository ran ${statements.length} statement(s) for ${search}`);
+      const url = `${daemon.url}/http-traffic/${source.id}?${search}`;
+      const runSql = () => statements.forEach(({ statement, parameters }) => statement.all(...parameters));
+      for (let i = 0; i < 20; i++) runSql(), await httpGet(agent, url, daemon.token); // warm the page cache and both paths
+      steps.push([`sql ${name}`, () => p50Of(samples, async () => runSql())], [name, () => p50Of(samples, () => httpGet(agent, url, daemon.token))]);
     }
-    return figures;
+    const values = await interleave(rounds, steps, log);
+    const result = { records: figure('records', [count]) };
+    for (const name of Object.keys(QUERIES)) {
+      const http = values[name];
+      const sql = values[`sql ${name}`];
+      result[`first page ${name} p50 ms`] = versus('ms', http, { 'repository SQL in better-sqlite3': sql });
+      result[`first page ${name} above SQL ms`] = figure('ms', http.map((ms, i) => ms - sql[i]));
+      result[`SQL floor ${name} p50 ms`] = figure('ms', sql);
+    }
+    return { figures: result };
   } finally {
+    agent.destroy();
+    sqlite.close();
     await daemon.stop();
     home.remove();
   }

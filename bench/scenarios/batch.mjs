@@ -1,68 +1,89 @@
-// Issue 5: batch ingest must store at least 5x the records/s of single composes, measured in the
-// same run against the same daemon. Single composes get 50 connections (as in 01-compose); batches
-// need few, since each request carries its records: 4, so that one batch is stored while the next
-// is parsed in the daemon's worker thread (with 2, the event loop waited on the thread).
-//
-// This machine's speed drifts by up to ±25% over a minute, which moved a ratio of two windows
-// measured one after the other between 4.1x and 6.4x. So the kinds are interleaved: each round
-// measures single, batch of 100 and batch of 1,000 back to back, the ratio (batches of 1,000 to
-// single composes) is taken within the round, and the median round is the figure; every round's
-// ratio is shown.
+// Batch ingest against its floors, interleaved by round: better-sqlite3 alone inserting the same
+// rows, and parsing + redacting + inserting them (bench/floors/sqlite-batch.mjs, each in its own
+// process on a database of the daemon's schema), then Tapline storing batches of 1,000 over HTTP
+// (4 connections, so one batch is stored while the next is prepared in the worker thread), single
+// composes (50 connections) and batches of 100. Target (issue 17): batches of 1,000 >= 0.8x the
+// parse-and-insert floor. Issue 5's figure stays: batches of 1,000 over single composes (>= 5x).
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, composeBody, createSource, startDaemon, tempHome } from '../lib.mjs';
+import { autocannon, composeRecord, createSource, startDaemon, throughput } from '../lib.mjs';
+import { figure, interleave, pluck, versus } from '../figures.mjs';
+import { loadRealisticRecord } from '../ts.mjs';
 
-const SECONDS = Number(process.env.BENCH_BATCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 5);
+export const figures = [
+  'batches of 1,000 records/s', 'batch of 1,000 request p99 ms', 'batches of 100 records/s', 'single compose records/s', 'batches of 1,000 / single composes',
+  'floor: better-sqlite3 insert records/s', 'floor: parse + redact + insert records/s', 'batch body bytes per record',
+];
 
-function loader(root, home, daemon) {
-  return async function recordsPerSecond({ path, body, connections, perRequest }, seconds) {
-    // A batch of 1,000 is too long for a command line: autocannon reads the body from a file.
-    const file = join(home, `body-${perRequest}.json`);
-    writeFileSync(file, body);
-    const args = ['-c', String(connections), '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`, '-i', file];
-    const result = await autocannon(root, [...args, '-d', String(seconds), `${daemon.url}${path}`]);
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return { perSecond: Math.round((result['2xx'] * perRequest) / result.duration), p99: result.latency.p99 };
-  };
+function floor(root, mode, dbFile, sourceId, bodyFile, seconds) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(root, 'bench', 'floors', 'sqlite-batch.mjs'), mode, dbFile, sourceId, bodyFile, String(seconds)], (error, stdout, stderr) =>
+      error ? reject(new Error(`sqlite floor (${mode}) failed: ${stderr || error.message}`)) : resolve(JSON.parse(stdout).perSecond),
+    );
+  });
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** A database of the daemon's schema with one source, for the floors: the daemon made it, then stopped. */
+async function floorDatabase(root, home) {
+  const daemon = await startDaemon(root, home);
+  try {
+    return { dbFile: join(home, 'tapline.db'), sourceId: (await createSource(daemon.url, daemon.token, 'floor')).id };
+  } finally {
+    await daemon.stop();
+  }
+}
 
-export default async function run({ root, log }) {
-  const home = tempHome();
+export default async function run({ root, log, quick, tmp }) {
+  const [rounds, seconds] = quick ? [1, 1] : [5, 5];
+  const home = tmp();
+  const floorHome = tmp();
+  const realisticRecord = await loadRealisticRecord(root);
+  const floorDb = await floorDatabase(root, floorHome.path);
   const daemon = await startDaemon(root, home.path);
   try {
     const source = await createSource(daemon.url, daemon.token, 'bench');
-    const single = `/http-traffic-record/${source.id}`;
-    const items = (n) => JSON.stringify(Array.from({ length: n }, (_, i) => composeBody(source.id, { pathnameUrl: `/api/orders/${i % 50}` })));
-    const kinds = {
-      single: { path: single, body: JSON.stringify(composeBody(source.id)), connections: 50, perRequest: 1 },
-      hundred: { path: `${single}/batch`, body: items(100), connections: 4, perRequest: 100 },
-      thousand: { path: `${single}/batch`, body: items(1000), connections: 4, perRequest: 1000 },
-    };
-    const recordsPerSecond = loader(root, home.path, daemon);
-    for (const kind of Object.values(kinds)) await recordsPerSecond(kind, 2); // warm-up
-
-    const rounds = [];
-    for (let i = 1; i <= ROUNDS; i++) {
-      const round = {};
-      for (const [name, kind] of Object.entries(kinds)) round[name] = await recordsPerSecond(kind, SECONDS);
-      round.ratio = round.thousand.perSecond / round.single.perSecond;
-      rounds.push(round);
-      log(`round ${i}: single ${round.single.perSecond}, batch of 100 ${round.hundred.perSecond}, of 1,000 ${round.thousand.perSecond} records/s: ${round.ratio.toFixed(1)}x`);
-    }
-    const figure = (name) => median(rounds.map((r) => r[name].perSecond));
-    const p99 = (name) => median(rounds.map((r) => r[name].p99));
+    const batch = (n, sourceId) => JSON.stringify(Array.from({ length: n }, (_, seed) => realisticRecord(seed, sourceId)));
+    const file = (name, text) => (writeFileSync(join(home.path, name), text), join(home.path, name));
+    const thousand = file('thousand.json', batch(1000, source.id));
+    const floorBody = file('floor.json', batch(1000, floorDb.sourceId));
+    const hundred = file('hundred.json', batch(100, source.id));
+    const single = JSON.stringify(composeRecord(realisticRecord, source.id));
+    const path = `/http-traffic-record/${source.id}`;
+    const args = ['-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`];
+    // A batch of 1,000 is too long for a command line: autocannon reads those bodies from a file.
+    // Quick mode sends a fixed number of requests rather than for a time: on a busy machine a
+    // batch of 1,000 may take longer than a quick round's second, which would count nothing.
+    const post = (what, connections, body, url, perRequest, d = seconds) =>
+      autocannon(root, [...args, '-c', String(connections), ...(quick ? ['-a', String(Math.max(8, 400 / perRequest))] : ['-d', String(d)]), ...body, `${daemon.url}${url}`]).then((r) =>
+        throughput(r, what, perRequest),
+      );
+    const steps = [
+      ['insert floor', () => floor(root, 'insert', floorDb.dbFile, floorDb.sourceId, floorBody, seconds)],
+      ['parse floor', () => floor(root, 'parse', floorDb.dbFile, floorDb.sourceId, floorBody, seconds)],
+      ['batch 1000', (_, d) => post('batch of 1,000', 4, ['-i', thousand], `${path}/batch`, 1000, d)],
+      ['single', (_, d) => post('single compose', 50, ['-b', single], path, 1, d)],
+      ['batch 100', (_, d) => post('batch of 100', 4, ['-i', hundred], `${path}/batch`, 100, d)],
+    ];
+    if (!quick) for (const [, step] of steps.slice(2)) await step(0, 2); // warm-up
+    const values = await interleave(rounds, steps, log);
+    const perSecond = (name) => pluck(values[name], 'perSecond');
+    const floors = { 'better-sqlite3 insert': values['insert floor'], 'parse + redact + insert': values['parse floor'] };
     return {
-      'single compose records/s (50 connections)': figure('single'),
-      'batch of 100 records/s (4 connections)': `${figure('hundred')} (request p99 ${p99('hundred')} ms)`,
-      'batch of 1,000 records/s (4 connections)': `${figure('thousand')} (request p99 ${p99('thousand')} ms)`,
-      'batches of 1,000 / single, median round (target >= 5x)': `${median(rounds.map((r) => r.ratio)).toFixed(1)}x`,
-      'batches of 1,000 / single, every round': rounds.map((r) => `${r.ratio.toFixed(1)}x`).join(', '),
+      figures: {
+        'batches of 1,000 records/s': versus('records/s', perSecond('batch 1000'), floors),
+        'batch of 1,000 request p99 ms': figure('ms', pluck(values['batch 1000'], 'p99')),
+        'batches of 100 records/s': versus('records/s', perSecond('batch 100'), floors),
+        'single compose records/s': figure('records/s', perSecond('single')),
+        'batches of 1,000 / single composes': figure('x', perSecond('batch 1000').map((b, i) => b / perSecond('single')[i])),
+        'floor: better-sqlite3 insert records/s': figure('records/s', values['insert floor']),
+        'floor: parse + redact + insert records/s': figure('records/s', values['parse floor']),
+        'batch body bytes per record': figure('bytes', [Buffer.byteLength(batch(1000, source.id)) / 1000]),
+      },
     };
   } finally {
     await daemon.stop();
     home.remove();
+    floorHome.remove();
   }
 }

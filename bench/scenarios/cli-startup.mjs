@@ -3,10 +3,12 @@
 // the first byte on stdout: node start, module load, source-name lookup and the list request.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { api, percentile, startDaemon, tempHome } from '../lib.mjs';
+import { api, startDaemon } from '../lib.mjs';
+import { figure, interleave, median, versus } from '../figures.mjs';
 
-const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 40);
-const WARM_UP = 3;
+export const figures = ['traffic list <name> to first byte ms', 'traffic list <name> --json to first byte ms', 'tapline --version ms', 'node printing one byte ms'];
+
+const WARM_UP = 3; // spawns per case before measuring (one in quick mode)
 
 function firstByte(cli, args, env) {
   return new Promise((resolve, reject) => {
@@ -27,16 +29,16 @@ function firstByte(cli, args, env) {
   });
 }
 
-async function sample(cli, args, env) {
-  for (let i = 0; i < WARM_UP; i++) await firstByte(cli, args, env);
+/** The p50 of `runs` spawns. */
+async function sample(cli, args, env, runs) {
   const times = [];
-  for (let i = 0; i < RUNS; i++) times.push(await firstByte(cli, args, env));
-  times.sort((a, b) => a - b);
-  return `p50 ${percentile(times, 50).toFixed(0)} ms, p95 ${percentile(times, 95).toFixed(0)} ms (${RUNS} runs)`;
+  for (let i = 0; i < runs; i++) times.push(await firstByte(cli, args, env));
+  return median(times);
 }
 
-export default async function run({ root, log }) {
-  const home = tempHome();
+export default async function run({ root, log, quick, tmp }) {
+  const [rounds, runs] = quick ? [1, 2] : [5, 8];
+  const home = tmp();
   const daemon = await startDaemon(root, home.path);
   try {
     const source = await api(daemon.url, daemon.token, 'POST', '/traffic-source', { name: 'bench', trafficDomain: 'shop.example.com' });
@@ -48,12 +50,23 @@ export default async function run({ root, log }) {
     }
     const cli = join(root, 'packages/cli/dist/tapline.js');
     const env = { PATH: process.env.PATH ?? '', HOME: home.path, TAPLINE_HOME: home.path, TAPLINE_URL: daemon.url };
-    log(`spawning tapline ${RUNS} times per case`);
+    const cases = {
+      node: ['-e', ["process.stdout.write('x')"]],
+      list: [cli, ['traffic', 'list', 'bench']],
+      json: [cli, ['traffic', 'list', 'bench', '--json']],
+      version: [cli, ['--version']],
+    };
+    for (const [file, args] of Object.values(cases)) for (let i = 0; i < (quick ? 1 : WARM_UP); i++) await firstByte(file, args, env);
+    log(`${rounds} rounds of ${runs} spawns per case, node's own start first`);
+    const values = await interleave(rounds, Object.entries(cases).map(([name, [file, args]]) => [name, () => sample(file, args, env, runs)]), log);
+    const floor = { 'node printing one byte': values.node };
     return {
-      'traffic list <name> to first byte': await sample(cli, ['traffic', 'list', 'bench'], env),
-      'traffic list <name> --json to first byte': await sample(cli, ['traffic', 'list', 'bench', '--json'], env),
-      'tapline --version (no daemon call)': await sample(cli, ['--version'], env),
-      'node printing one byte (the floor)': await sample('-e', ["process.stdout.write('x')"], env),
+      figures: {
+        'traffic list <name> to first byte ms': versus('ms', values.list, floor),
+        'traffic list <name> --json to first byte ms': versus('ms', values.json, floor),
+        'tapline --version ms': versus('ms', values.version, floor),
+        'node printing one byte ms': figure('ms', values.node),
+      },
     };
   } finally {
     await daemon.stop();

@@ -1,0 +1,103 @@
+// The batch floors: better-sqlite3 alone storing batches of records into a Tapline database (the
+// daemon's schema and pragmas), for `seconds`, in this process. Prints `{"perSecond": n}`.
+//   node sqlite-batch.mjs insert <db> <sourceId> <batch.json> <seconds>
+//     the rows the daemon would write (request, response, entry, count rollup), already parsed,
+//     redacted and serialized: only the inserts and the commit per batch are timed.
+//   node sqlite-batch.mjs parse <db> <sourceId> <batch.json> <seconds>
+//     the same, plus JSON.parse of the body, redaction and serialization per batch: what any
+//     ingest must do, with no framework, validation or worker thread.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [mode, dbFile, sourceId, bodyFile, seconds] = process.argv.slice(2);
+const daemonRequire = createRequire(join(fileURLToPath(import.meta.url), '../../../packages/daemon/package.json'));
+const Database = daemonRequire('better-sqlite3');
+// The daemon's ids: time-ordered UUIDv7, which append to the primary-key index (random v4 ids would
+// split pages all over it and make the floor slower than the daemon).
+const { v7: newId } = daemonRequire('uuid');
+const db = new Database(dbFile);
+for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'wal_autocheckpoint = 10000', 'cache_size = -65536']) db.pragma(pragma);
+
+// The daemon's redaction rules (packages/daemon/src/http-traffic/redact.ts), written plainly.
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+const SECRET_KEY = /password|passwd|secret|token|api[-_]?key|authorization|session/i;
+const REDACTED = '[REDACTED]';
+function headers(map) {
+  const out = {};
+  for (const name in map) out[name] = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY.test(name) ? REDACTED : map[name];
+  return out;
+}
+function deep(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(deep);
+  const out = {};
+  for (const key in value) out[key] = SECRET_KEY.test(key) ? REDACTED : deep(value[key]);
+  return out;
+}
+const json = (v) => (v === null || v === undefined ? null : JSON.stringify(v));
+const level = (status) => (status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO');
+const hosts = new Map();
+
+function prepare(records) {
+  return records.map((r) => {
+    let host = hosts.get(r.domainUrl);
+    if (host === undefined) hosts.set(r.domainUrl, (host = new URL(r.domainUrl).host.toLowerCase()));
+    return {
+      host, pathname: r.pathnameUrl, status: r.status, method: r.method.toUpperCase(), protocol: r.protocol.toUpperCase(), elapsed: r.elapsedTime, user: r.trafficUserId ?? null,
+      requestHeaders: JSON.stringify(headers(r.requestHeaders)), requestBody: json(deep(r.requestBody)), query: JSON.stringify(headers(r.queryParams)),
+      responseHeaders: JSON.stringify(headers(r.responseHeaders)), responseBody: json(deep(r.responseBody)),
+    };
+  });
+}
+
+const insert = {
+  domain: db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)'),
+  pathname: db.prepare('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)'),
+  request: db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)'),
+  response: db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)'),
+  traffic: db.prepare(
+    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ),
+  count: db.prepare(
+    'insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count) values (?, ?, ?, ?, ?, ?, ?) on conflict (traffic_source_id, pathname_id, method, status) do update set count = count + excluded.count',
+  ),
+};
+// Names a previous run of this floor filed, known up front as the daemon's id cache knows them.
+const domainIds = new Map(db.prepare('select value, id from domains where traffic_source_id = ?').raw().all(sourceId));
+const pathnameIds = new Map(db.prepare("select domain_id || ' ' || value, id from pathnames where traffic_source_id = ?").raw().all(sourceId));
+
+const store = db.transaction((rows) => {
+  const now = new Date().toISOString();
+  const counts = new Map();
+  for (const row of rows) {
+    let domainId = domainIds.get(row.host);
+    if (!domainId) insert.domain.run((domainId = newId()), sourceId, row.host, now), domainIds.set(row.host, domainId);
+    const pathKey = `${domainId} ${row.pathname}`;
+    let pathnameId = pathnameIds.get(pathKey);
+    if (!pathnameId) insert.pathname.run((pathnameId = newId()), sourceId, domainId, row.pathname, now), pathnameIds.set(pathKey, pathnameId);
+    const [id, requestId, responseId] = [newId(), newId(), newId()];
+    insert.request.run(requestId, sourceId, row.requestHeaders, row.requestBody, row.query);
+    insert.response.run(responseId, sourceId, row.responseHeaders, row.responseBody);
+    const lvl = level(row.status);
+    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now);
+    const key = `${pathnameId} ${row.method} ${row.status}`;
+    const found = counts.get(key);
+    if (found) found[6] += 1;
+    else counts.set(key, [sourceId, pathnameId, domainId, row.method, row.status, lvl, 1]);
+  }
+  for (const count of counts.values()) insert.count.run(...count);
+});
+
+const text = readFileSync(bodyFile, 'utf8');
+const ready = prepare(JSON.parse(text));
+const until = performance.now() + Number(seconds) * 1000;
+const started = performance.now();
+let stored = 0;
+while (performance.now() < until) {
+  store(mode === 'parse' ? prepare(JSON.parse(text)) : ready);
+  stored += ready.length;
+}
+db.close();
+process.stdout.write(JSON.stringify({ perSecond: stored / ((performance.now() - started) / 1000) }));

@@ -1,0 +1,100 @@
+// `node bench/table.mjs [results.json]`: the README's Performance table, from a results file:
+// Tapline's median, the floors' medians from the same run, the median of the per-round ratios,
+// and issue 17's target with whether the run met it.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const file = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'results.json');
+const { machine, mode, scenarios } = JSON.parse(readFileSync(file, 'utf8'));
+const fig = (scenario, name) => scenarios[scenario]?.figures?.[name];
+const n = (value, digits = 0) => (value === undefined ? 'n/a' : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ratio = (f, floor) => (f?.ratio?.[floor] ? `${n(f.ratio[floor].median, 2)}×` : 'n/a');
+const met = (ok) => (ok === undefined ? '' : ok ? 'met' : '**not met**');
+
+const rows = [];
+const row = (what, tapline, floors, ratios, target, ok) => rows.push(`| ${what} | ${tapline} | ${floors} | ${ratios} | ${target} | ${met(ok)} |`);
+
+const compose = fig('01-compose', 'compose records/s');
+const p99 = fig('01-compose', 'compose p99 ms');
+row(
+  `single compose, 50 connections, ${n(fig('01-compose', 'record bytes as posted')?.median)}-byte record`,
+  `${n(compose?.median)} records/s, p99 ${n(p99?.median)} ms`,
+  `bare Express 5: ${n(fig('01-compose', 'bare Express 5 requests/s')?.median)}/s; bare node:http: ${n(fig('01-compose', 'bare node:http requests/s')?.median)}/s`,
+  `${ratio(compose, 'bare Express 5')} Express, ${ratio(compose, 'bare node:http')} node:http`,
+  '≥ 0.8× Express, p99 ≤ 30 ms',
+  compose && p99 ? compose.ratio['bare Express 5'].median >= 0.8 && p99.median <= 30 : undefined,
+);
+const batch = fig('batch', 'batches of 1,000 records/s');
+row(
+  'batches of 1,000 over HTTP (4 connections)',
+  `${n(batch?.median)} records/s`,
+  `better-sqlite3 insert: ${n(fig('batch', 'floor: better-sqlite3 insert records/s')?.median)}/s; with parse + redaction: ${n(fig('batch', 'floor: parse + redact + insert records/s')?.median)}/s`,
+  `${ratio(batch, 'better-sqlite3 insert')} insert, ${ratio(batch, 'parse + redact + insert')} parse+insert`,
+  '≥ 0.8× parse+insert',
+  batch ? batch.ratio['parse + redact + insert'].median >= 0.8 : undefined,
+);
+const proxyMax = fig('proxy', 'proxy max requests/s');
+row(
+  'recording proxy, max throughput, 20 connections',
+  `${n(proxyMax?.median)} req/s`,
+  `nginx \`proxy_pass\`: ${n(fig('proxy', 'nginx max requests/s')?.median)}; mitmproxy (reverse): ${n(fig('proxy', 'mitmproxy max requests/s')?.median)}`,
+  `${ratio(proxyMax, 'nginx')} nginx, ${ratio(proxyMax, 'mitmproxy')} mitmproxy`,
+  '≥ 0.3× nginx',
+  proxyMax?.ratio?.nginx ? proxyMax.ratio.nginx.median >= 0.3 : undefined,
+);
+const signed = (value) => (value === undefined ? 'n/a' : `${value >= 0 ? '+' : '−'}${n(Math.abs(value), 2)}`);
+const added = (who) => `${signed(fig('proxy', `${who} added p50 ms`)?.median)} / ${signed(fig('proxy', `${who} added p99 ms`)?.median)} ms`;
+const unrecorded = fig('proxy', 'requests answered but not recorded')?.median;
+row(
+  'recording proxy at 200 req/s, added latency p50 / p99',
+  `${added('proxy')}; ${n(unrecorded)} unrecorded`,
+  `nginx ${added('nginx')}; mitmproxy ${added('mitmproxy')}`,
+  '',
+  'p99 ≤ +2 ms, nothing unrecorded',
+  fig('proxy', 'proxy added p99 ms') ? fig('proxy', 'proxy added p99 ms').median <= 2 && unrecorded === 0 : undefined,
+);
+const list = scenarios['02-list-1m']?.figures ?? {};
+const queries = Object.keys(list).filter((k) => k.endsWith(' above SQL ms')).map((k) => k.slice('first page '.length, -' above SQL ms'.length));
+const range = (suffix, digits) => {
+  const values = queries.map((q) => list[`${suffix[0]}${q}${suffix[1]}`]?.median).filter((v) => v !== undefined);
+  return values.length ? `${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}` : 'n/a';
+};
+const worstAbove = Math.max(...queries.map((q) => list[`first page ${q} above SQL ms`].median));
+row(
+  `list, first filtered page, ${n(list.records?.median)} records (${queries.length} filters)`,
+  `p50 ${range(['first page ', ' p50 ms'], 2)} ms`,
+  `the repository's SQL in better-sqlite3: ${range(['SQL floor ', ' p50 ms'], 2)} ms`,
+  `${range(['first page ', ' above SQL ms'], 2)} ms above SQL`,
+  '≤ 0.5 ms above SQL at p50',
+  queries.length ? worstAbove <= 0.5 : undefined,
+);
+const cold = fig('cold-start', 'daemon start to first 200 ms');
+row(
+  'daemon cold start to first 200 (existing home; empty home)',
+  `${n(cold?.median)} ms; ${n(fig('cold-start', 'daemon first start (empty home) to first 200 ms')?.median)} ms`,
+  `bare node:http: ${n(fig('cold-start', 'bare node:http start to first 200 ms')?.median)} ms`,
+  ratio(cold, 'bare node:http'),
+  '≤ 2× bare node',
+  cold ? cold.ratio['bare node:http'].median <= 2 : undefined,
+);
+const rss = fig('rss', 'daemon peak RSS MiB under compose');
+const growth = fig('rss', 'daemon RSS growth first to last round MiB')?.median;
+row(
+  'daemon RSS under sustained compose (peak; growth first to last round)',
+  `${n(rss?.median)} MiB; ${signed(growth)} MiB`,
+  `bare node:http under the same load: ${n(fig('rss', 'bare node:http peak RSS MiB under the same load')?.median)} MiB`,
+  ratio(rss, 'bare node:http'),
+  '≤ 150 MiB, flat',
+  rss ? rss.median <= 150 : undefined,
+);
+const tail = (name) => n(fig('tail-latency', name)?.median, 1);
+row('compose answered → line printed by `tapline traffic tail`, 200 records/s', `p50 ${tail('tail latency p50 ms')} ms, p99 ${tail('tail latency p99 ms')} ms`, '', '', 'p99 < 50 ms (issue 4)', fig('tail-latency', 'tail latency p99 ms') ? fig('tail-latency', 'tail latency p99 ms').median < 50 : undefined);
+const outbox = fig('outbox', 'daemon CPU ms per record, active fatal webhook');
+row('webhook outbox: daemon CPU per record with an active `fatal` webhook', `${n(outbox?.median, 3)} ms`, `no webhook: ${n(fig('outbox', 'daemon CPU ms per record, no webhook')?.median, 3)} ms`, ratio(outbox, 'no webhook'), '< 1.1× (issue 6)', outbox ? outbox.ratio['no webhook'].median < 1.1 : undefined);
+const cli = fig('cli-startup', 'traffic list <name> to first byte ms');
+row('`tapline traffic list` start to first byte', `${n(cli?.median)} ms`, `node printing one byte: ${n(fig('cli-startup', 'node printing one byte ms')?.median)} ms`, ratio(cli, 'node printing one byte'), '< 300 ms (issue 3)', cli ? cli.median < 300 : undefined);
+
+process.stdout.write(`Measured ${machine.startedAt.slice(0, 16).replace('T', ' ')} UTC (${mode} mode) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; load average at start ${machine.loadAverageAtStart.join(' / ')}.\n\n`);
+process.stdout.write('| what | Tapline | floor or peer, same run | ratio (median of per-round ratios) | target | |\n|---|---|---|---|---|---|\n');
+process.stdout.write(`${rows.join('\n')}\n`);

@@ -1,0 +1,38 @@
+// The bench is plain JavaScript run by Node 20, which cannot import TypeScript: modules it shares
+// with the workspace (the test kit's realistic record, the daemon's own list SQL) are bundled with
+// esbuild into a temporary file first. better-sqlite3 stays outside the bundle (a native addon),
+// resolved from the daemon's package so the bundle can live anywhere.
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+export async function importTs(root, entry) {
+  const daemonRequire = createRequire(join(root, 'packages', 'daemon', 'package.json'));
+  const native = {
+    name: 'native-from-daemon',
+    setup(b) {
+      b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: daemonRequire.resolve('better-sqlite3'), external: true }));
+    },
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'tapline-bench-ts-'));
+  const outfile = join(dir, `${basename(entry, '.ts')}.mjs`);
+  try {
+    await build({
+      entryPoints: [join(root, entry)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error', plugins: [native],
+      // Bundled CommonJS dependencies call require(); an ES module has none of its own.
+      banner: { js: "import { createRequire as __bench_cr } from 'node:module'; const require = __bench_cr(import.meta.url);" },
+    });
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The test kit's realisticRecord(seed, sourceId) (packages/testkit/src/realistic/record.ts). */
+export async function loadRealisticRecord(root) {
+  const { realisticRecord } = await importTs(root, 'packages/testkit/src/realistic/record.ts');
+  return realisticRecord;
+}
