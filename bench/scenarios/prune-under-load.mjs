@@ -5,11 +5,14 @@
 // (the in-process pruner only interleaves its transactions with ingest on the event loop).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { autocannon, composeBody, createSource, startDaemon, tempHome } from '../lib.mjs';
+import { figure } from '../figures.mjs';
+import { autocannon, createSource, startDaemon, tempHome } from '../lib.mjs';
 import { realisticRecord } from '../realistic.mjs';
 
-const FILL = Number(process.env.BENCH_PRUNE_RECORDS ?? 200_000);
-const SECONDS = Number(process.env.BENCH_PRUNE_SECONDS ?? 10);
+const FULL_FILL = Number(process.env.BENCH_PRUNE_RECORDS ?? 200_000);
+const FULL_SECONDS = Number(process.env.BENCH_PRUNE_SECONDS ?? 10);
+
+export const figures = ['compose p99 ms without a prune', 'compose p99 ms with a prune running', 'compose records/s without a prune', 'compose records/s with a prune running', 'prune ms', 'failed requests'];
 
 function prune(root, home, before) {
   return new Promise((resolve, reject) => {
@@ -21,7 +24,8 @@ function prune(root, home, before) {
   });
 }
 
-export default async function run({ root, log }) {
+export default async function run({ root, log, quick }) {
+  const [FILL, SECONDS] = quick ? [2_000, 1] : [FULL_FILL, FULL_SECONDS];
   const home = tempHome();
   const daemon = await startDaemon(root, home.path, ['--retention', 'off', '--max-db-size', 'off']);
   try {
@@ -35,7 +39,7 @@ export default async function run({ root, log }) {
     log(`filled ${FILL.toLocaleString('en')} records`);
     const before = new Date().toISOString();
     const target = `${daemon.url}/http-traffic-record/${source.id}`;
-    const args = ['-c', '50', '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`, '-b', JSON.stringify(composeBody(source.id)), '-d', String(SECONDS), target];
+    const args = ['-c', '50', '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`, '-b', JSON.stringify(realisticRecord(source.id, FILL + 1)), '-d', String(SECONDS), target];
     await autocannon(root, [...args.slice(0, -3), '-d', '2', target]); // warm-up
     const quiet = await autocannon(root, args);
     log(`without a prune: p99 ${quiet.latency.p99} ms`);
@@ -45,10 +49,14 @@ export default async function run({ root, log }) {
     log(`with a prune: p99 ${busy.latency.p99} ms; ${pruned.report} in ${pruned.ms} ms`);
     const bad = (r) => r.non2xx + r.errors + r.timeouts;
     return {
-      'compose p99 ms without / with a prune running (50 connections)': `${quiet.latency.p99} / ${busy.latency.p99} (${(busy.latency.p99 / quiet.latency.p99).toFixed(2)} x)`,
-      'compose records/s without / with': `${Math.round(quiet['2xx'] / quiet.duration)} / ${Math.round(busy['2xx'] / busy.duration)}`,
-      'the prune': `${pruned.report} (${(pruned.ms / 1000).toFixed(1)} s${pruned.ms > SECONDS * 1000 ? ', longer than the measured window' : ''})`,
-      'non-2xx, errors and time-outs': bad(quiet) + bad(busy),
+      figures: {
+        'compose p99 ms without a prune': figure('ms', [quiet.latency.p99]),
+        'compose p99 ms with a prune running': figure('ms', [busy.latency.p99]),
+        'compose records/s without a prune': figure('records/s', [quiet['2xx'] / quiet.duration]),
+        'compose records/s with a prune running': figure('records/s', [busy['2xx'] / busy.duration]),
+        'prune ms': figure('ms', [pruned.ms]),
+        'failed requests': figure('requests', [bad(quiet) + bad(busy)]),
+      },
     };
   } finally {
     await daemon.stop();

@@ -5,13 +5,17 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { figure } from '../figures.mjs';
 import { createSource, startDaemon, tempHome } from '../lib.mjs';
 import { realisticRecord } from '../realistic.mjs';
 
-const RECORDS = Number(process.env.BENCH_STORAGE_RECORDS ?? 100_000);
+const FULL_RECORDS = Number(process.env.BENCH_STORAGE_RECORDS ?? 100_000);
+
+export const figures = ['JSON posted per record', 'on disk per record', 'on disk per record / JSON posted', 'gzip NDJSON floor per record', 'indexes per record'];
 const BATCH = 500;
 
-export default async function run({ root, log }) {
+export default async function run({ root, log, quick }) {
+  const RECORDS = quick ? 2_000 : FULL_RECORDS;
   const home = tempHome();
   const daemon = await startDaemon(root, home.path, ['--retention', 'off', '--max-db-size', 'off']);
   let posted = 0;
@@ -46,13 +50,15 @@ export default async function run({ root, log }) {
     const json = posted / RECORDS;
     const gz = gzipSync(ndjson.join('\n')).length;
     const indexes = parts.filter((p) => !['http_traffic', 'requests', 'responses', 'traffic_counts', 'domains', 'pathnames'].includes(p.name) && p.name.includes('_'));
+    log(`largest parts per record (dbstat): ${parts.slice(0, 8).map((p) => `${p.name} ${perRecord(p.bytes)}`).join(', ')}`);
     return {
-      records: RECORDS.toLocaleString('en'),
-      'JSON posted per record (bytes)': Math.round(json),
-      'on disk per record (bytes, file + WAL)': `${perRecord(onDisk)} (${(onDisk / RECORDS / json).toFixed(2)} x the JSON)`,
-      'gzip NDJSON floor per record (bytes)': `${perRecord(gz)} (${(gz / RECORDS / json).toFixed(2)} x)`,
-      'indexes per record (bytes, dbstat)': perRecord(indexes.reduce((s, p) => s + p.bytes, 0)),
-      'largest parts per record (dbstat)': parts.slice(0, 8).map((p) => `${p.name} ${perRecord(p.bytes)}`).join(', '),
+      figures: {
+        'JSON posted per record': figure('bytes', [Math.round(json)]),
+        'on disk per record': figure('bytes', [perRecord(onDisk)]),
+        'on disk per record / JSON posted': figure('x', [onDisk / RECORDS / json]),
+        'gzip NDJSON floor per record': figure('bytes', [perRecord(gz)]),
+        'indexes per record': figure('bytes', [perRecord(indexes.reduce((sum, p) => sum + p.bytes, 0))]),
+      },
     };
   } finally {
     home.remove();
