@@ -42,7 +42,7 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   const insertReq = db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)');
   const insertRes = db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)');
   const insertTraffic = db.prepare(
-    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   db.transaction(() => {
     for (const d of domains) insertDomain.run(d.id, sourceId, d.value, iso(now - span));
@@ -62,11 +62,12 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const p = payloads[i % payloads.length];
         insertReq.run(ids[1], sourceId, p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams);
         insertRes.run(ids[2], sourceId, p.responseHeaders, p.responseBody);
-        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms));
+        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), i + 1);
       }
     })();
     log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);
   }
+  db.prepare("update stream_sequence set value = ? where name = 'traffic'").run(count);
   // The daemon keeps this rollup in its ingest transaction; rows written here bypass it.
   db.exec(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
     select traffic_source_id, pathname_id, domain_id, method, status, level, count(*) from http_traffic

@@ -58,8 +58,10 @@ const insert = {
   request: db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)'),
   response: db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)'),
   traffic: db.prepare(
-    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ),
+  // Stream numbers come from the counter row, bumped once per transaction, as the daemon does.
+  sequence: db.prepare("update stream_sequence set value = value + ? where name = 'traffic' returning value"),
   count: db.prepare(
     'insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count) values (?, ?, ?, ?, ?, ?, ?) on conflict (traffic_source_id, pathname_id, method, status) do update set count = count + excluded.count',
   ),
@@ -71,6 +73,7 @@ const pathnameIds = new Map(db.prepare("select domain_id || ' ' || value, id fro
 const store = db.transaction((rows) => {
   const now = new Date().toISOString();
   const counts = new Map();
+  let seq = insert.sequence.get(rows.length).value - rows.length;
   for (const row of rows) {
     let domainId = domainIds.get(row.host);
     if (!domainId) insert.domain.run((domainId = newId()), sourceId, row.host, now), domainIds.set(row.host, domainId);
@@ -81,7 +84,7 @@ const store = db.transaction((rows) => {
     insert.request.run(requestId, sourceId, row.requestHeaders, row.requestBody, row.query);
     insert.response.run(responseId, sourceId, row.responseHeaders, row.responseBody);
     const lvl = level(row.status);
-    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now);
+    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq);
     const key = `${pathnameId} ${row.method} ${row.status}`;
     const found = counts.get(key);
     if (found) found[6] += 1;
