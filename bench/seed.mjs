@@ -44,6 +44,8 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   const insertTraffic = db.prepare(
     'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  // Stream numbers continue the database's counter (docs/decisions.md §9.7), which is moved past them at the end.
+  const firstSeq = Number(db.prepare("select coalesce(max(value), 0) as n from stream_sequence").get().n) + 1;
   db.transaction(() => {
     for (const d of domains) insertDomain.run(d.id, sourceId, d.value, iso(now - span));
     for (const p of pathnames) insertPath.run(p.id, sourceId, p.domainId, p.value, iso(now - span));
@@ -62,12 +64,12 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const p = payloads[i % payloads.length];
         insertReq.run(ids[1], sourceId, p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams);
         insertRes.run(ids[2], sourceId, p.responseHeaders, p.responseBody);
-        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), i + 1);
+        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i);
       }
     })();
     log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);
   }
-  db.prepare("update stream_sequence set value = ? where name = 'traffic'").run(count);
+  db.prepare("insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = excluded.value").run(firstSeq + count - 1);
   // The daemon keeps this rollup in its ingest transaction; rows written here bypass it.
   db.exec(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
     select traffic_source_id, pathname_id, domain_id, method, status, level, count(*) from http_traffic

@@ -60,8 +60,8 @@ const insert = {
   traffic: db.prepare(
     'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ),
-  // Stream numbers come from the counter row, bumped once per transaction, as the daemon does.
-  sequence: db.prepare("update stream_sequence set value = value + ? where name = 'traffic' returning value"),
+  // As the daemon numbers a transaction's entries for the stream: one counter update per transaction.
+  seq: db.prepare("insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = value + excluded.value returning value"),
   count: db.prepare(
     'insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count) values (?, ?, ?, ?, ?, ?, ?) on conflict (traffic_source_id, pathname_id, method, status) do update set count = count + excluded.count',
   ),
@@ -73,7 +73,7 @@ const pathnameIds = new Map(db.prepare("select domain_id || ' ' || value, id fro
 const store = db.transaction((rows) => {
   const now = new Date().toISOString();
   const counts = new Map();
-  let seq = insert.sequence.get(rows.length).value - rows.length;
+  let seq = Number(insert.seq.get(rows.length).value) - rows.length;
   for (const row of rows) {
     let domainId = domainIds.get(row.host);
     if (!domainId) insert.domain.run((domainId = newId()), sourceId, row.host, now), domainIds.set(row.host, domainId);

@@ -50,7 +50,7 @@ describe('taplined --db postgres://', () => {
       expect(output).toContain('"database":"postgres"');
       const health = await fetch(`${daemon.url}/healthz`);
       const text = await health.text();
-      expect(JSON.parse(text)).toEqual({ status: 'ok', version: '0.0.0-test', database: 'postgres' });
+      expect(JSON.parse(text)).toMatchObject({ status: 'ok', version: '0.0.0-test', database: 'postgres', storage: { retentionMs: 30 * 86_400_000 } });
       expect(text + output).not.toContain(password());
     } finally {
       await daemon.stop();

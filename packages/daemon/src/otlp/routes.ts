@@ -20,8 +20,8 @@ const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 408
 /**
  * `POST /v1/traces` (OTLP/HTTP, docs/opentelemetry.md): any OpenTelemetry SDK's trace exporter
  * reports here. Answers follow the OTLP specification: 200 with an ExportTraceServiceResponse
- * (`partialSuccess` naming rejected spans), errors as google.rpc.Status in the request's encoding
- * (for JSON with Tapline's `statusCode` and `error` beside it); 503 (stopping, too many large bodies) carries Retry-After.
+ * (`partialSuccess` naming rejected spans), errors as google.rpc.Status for protobuf
+ * and Tapline's error body for JSON; 503 (stopping, too many large bodies) carries Retry-After.
  */
 export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
   const redactor = createRedactor(deps.config.redact);
@@ -56,15 +56,9 @@ function otlpErrors(logger: Logger): ErrorRequestHandler {
     const answer = known ?? INTERNAL;
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (answer.status === 503 && !res.get('retry-after')) res.set('retry-after', '1');
-    // OTLP/HTTP answers a failure with google.rpc.Status in the request's encoding. For JSON the
-    // Status carries Tapline's fields beside it (statusCode, error, and its machine-readable code
-    // as an ErrorInfo reason: Status's own `code` is the gRPC number).
-    const grpc = GRPC_CODE[answer.status] ?? 2;
-    if (encoding === 'json') {
-      const { code: reason, ...rest } = answer.body;
-      const details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'tapline' }];
-      return void res.status(answer.status).json({ code: grpc, message: answer.message, details, ...rest });
-    }
-    res.status(answer.status).type(CONTENT_TYPE.protobuf).send(encodeStatus(grpc, answer.message));
+    // JSON clients get Tapline's error body, as on every endpoint (docs/decisions.md §2.1); protobuf
+    // clients cannot read JSON, so they get OTLP's google.rpc.Status.
+    if (encoding === 'json') return void res.status(answer.status).json(answer.body);
+    res.status(answer.status).type(CONTENT_TYPE.protobuf).send(encodeStatus(GRPC_CODE[answer.status] ?? 2, answer.message));
   };
 }
