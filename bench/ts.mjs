@@ -1,7 +1,8 @@
 // The bench is plain JavaScript run by Node 20, which cannot import TypeScript: modules it shares
 // with the workspace (the test kit's realistic record, the daemon's own list SQL) are bundled with
-// esbuild into a temporary file first. better-sqlite3 stays outside the bundle (a native addon),
-// resolved from the daemon's package so the bundle can live anywhere.
+// esbuild into a temporary file first. better-sqlite3 (a native addon) and pg (whose optional
+// pg-native a bundler cannot resolve) stay outside the bundle, resolved from the daemon's package
+// so the bundle can live anywhere.
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ export async function importTs(root, entry) {
   const native = {
     name: 'native-from-daemon',
     setup(b) {
-      b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: daemonRequire.resolve('better-sqlite3'), external: true }));
+      b.onResolve({ filter: /^(better-sqlite3|pg)$/ }, ({ path }) => ({ path: daemonRequire.resolve(path), external: true }));
     },
   };
   const dir = mkdtempSync(join(tmpdir(), 'tapline-bench-ts-'));

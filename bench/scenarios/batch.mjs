@@ -4,16 +4,20 @@
 // (4 connections, so one batch is stored while the next is prepared in the worker thread), single
 // composes (50 connections) and batches of 100. Target (issue 17): batches of 1,000 >= 0.8x the
 // parse-and-insert floor. Issue 5's figure stays: batches of 1,000 over single composes (>= 5x).
+// Last in each round, batches of 1,000 to Tapline on PostgreSQL (bench/postgres.mjs), the same
+// 4 connections. Target (issue 13): >= 15,000 records/s.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeRecord, createSource, startDaemon, throughput } from '../lib.mjs';
 import { figure, interleave, pluck, versus } from '../figures.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
+import { PG, startPostgresDaemon } from '../postgres.mjs';
 
 export const figures = [
   'batches of 1,000 records/s', 'batch of 1,000 request p99 ms', 'batches of 100 records/s', 'single compose records/s', 'batches of 1,000 / single composes',
   'floor: better-sqlite3 insert records/s', 'floor: parse + redact + insert records/s', 'batch body bytes per record',
+  `batches of 1,000 records/s ${PG}`, `batch of 1,000 request p99 ms ${PG}`,
 ];
 
 function floor(root, mode, dbFile, sourceId, bodyFile, seconds) {
@@ -41,6 +45,7 @@ export default async function run({ root, log, quick, tmp }) {
   const realisticRecord = await loadRealisticRecord(root);
   const floorDb = await floorDatabase(root, floorHome.path);
   const daemon = await startDaemon(root, home.path);
+  const pg = await startPostgresDaemon(root, log);
   try {
     const source = await createSource(daemon.url, daemon.token, 'bench');
     const batch = (n, sourceId) => JSON.stringify(Array.from({ length: n }, (_, seed) => realisticRecord(seed, sourceId)));
@@ -54,8 +59,8 @@ export default async function run({ root, log, quick, tmp }) {
     // A batch of 1,000 is too long for a command line: autocannon reads those bodies from a file.
     // Quick mode sends a fixed number of requests rather than for a time: on a busy machine a
     // batch of 1,000 may take longer than a quick round's second, which would count nothing.
-    const post = (what, connections, body, url, perRequest, d = seconds) =>
-      autocannon(root, [...args, '-c', String(connections), ...(quick ? ['-a', String(Math.max(8, 400 / perRequest))] : ['-d', String(d)]), ...body, `${daemon.url}${url}`]).then((r) =>
+    const post = (what, connections, body, url, perRequest, d = seconds, to = { args, url: daemon.url }) =>
+      autocannon(root, [...to.args, '-c', String(connections), ...(quick ? ['-a', String(Math.max(8, 400 / perRequest))] : ['-d', String(d)]), ...body, `${to.url}${url}`]).then((r) =>
         throughput(r, what, perRequest),
       );
     const steps = [
@@ -65,12 +70,23 @@ export default async function run({ root, log, quick, tmp }) {
       ['single', (_, d) => post('single compose', 50, ['-b', single], path, 1, d)],
       ['batch 100', (_, d) => post('batch of 100', 4, ['-i', hundred], `${path}/batch`, 100, d)],
     ];
+    if (pg.daemon) {
+      const pgSource = await createSource(pg.daemon.url, pg.daemon.token, 'bench');
+      const pgThousand = file('pg-thousand.json', batch(1000, pgSource.id));
+      const to = { args: [...args.slice(0, 4), '-H', `authorization=Bearer ${pg.daemon.token}`], url: pg.daemon.url };
+      steps.push(['postgres 1000', (_, d) => post('batch of 1,000 on PostgreSQL', 4, ['-i', pgThousand], `/http-traffic-record/${pgSource.id}/batch`, 1000, d, to)]);
+    }
     if (!quick) for (const [, step] of steps.slice(2)) await step(0, 2); // warm-up
     const values = await interleave(rounds, steps, log);
     const perSecond = (name) => pluck(values[name], 'perSecond');
     const floors = { 'better-sqlite3 insert': values['insert floor'], 'parse + redact + insert': values['parse floor'] };
     return {
+      ...(pg.daemon ? {} : { skipped: { [PG]: pg.unavailable } }),
       figures: {
+        ...(pg.daemon && {
+          [`batches of 1,000 records/s ${PG}`]: figure('records/s', perSecond('postgres 1000')),
+          [`batch of 1,000 request p99 ms ${PG}`]: figure('ms', pluck(values['postgres 1000'], 'p99')),
+        }),
         'batches of 1,000 records/s': versus('records/s', perSecond('batch 1000'), floors),
         'batch of 1,000 request p99 ms': figure('ms', pluck(values['batch 1000'], 'p99')),
         'batches of 100 records/s': versus('records/s', perSecond('batch 100'), floors),
@@ -83,6 +99,7 @@ export default async function run({ root, log, quick, tmp }) {
     };
   } finally {
     await daemon.stop();
+    await pg.stop?.();
     home.remove();
     floorHome.remove();
   }

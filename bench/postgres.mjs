@@ -1,0 +1,31 @@
+// Tapline on PostgreSQL beside SQLite in the same bench run: a throwaway cluster (the test kit's,
+// on loopback on this machine, as the targets of issue 13 assume) per scenario, and a daemon
+// started on it with `--db`. When no cluster can start here, the scenario reports its PostgreSQL
+// figures as skipped (`skipped: { '(postgres)': why }`), never as a silent gap.
+import { startDaemon, tempHome } from './lib.mjs';
+import { importTs } from './ts.mjs';
+
+export const PG = '(postgres)';
+
+/** Starts a cluster and a daemon on it: { daemon, stop() }, or { unavailable: why }. */
+export async function startPostgresDaemon(root, log) {
+  let cluster;
+  try {
+    const { clusterUnavailable, startCluster } = await importTs(root, 'packages/testkit/src/postgres/cluster.ts');
+    const why = clusterUnavailable();
+    if (why) return { unavailable: why };
+    cluster = await startCluster();
+  } catch (error) {
+    return { unavailable: `PostgreSQL could not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
+  const home = tempHome();
+  try {
+    const daemon = await startDaemon(root, home.path, ['--db', cluster.url]);
+    log('Tapline on a throwaway PostgreSQL cluster on this machine');
+    return { daemon, url: cluster.url, stop: async () => (await daemon.stop(), await cluster.stop(), home.remove()) };
+  } catch (error) {
+    await cluster.stop();
+    home.remove();
+    throw error;
+  }
+}
