@@ -1,6 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Response, Router } from 'express';
 import type { Deps } from '../deps.js';
+import { drained } from '../http/drained.js';
 import { mountRaw } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import { harEntry } from './entry.js';
@@ -13,16 +14,7 @@ const PAGE = 200;
 async function write(res: Response, text: string): Promise<boolean> {
   if (res.destroyed) return false;
   if (res.write(text)) return true;
-  // Both listeners go once either fires: a long export waits many times on one socket.
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+  await drained(res);
   return !res.destroyed;
 }
 

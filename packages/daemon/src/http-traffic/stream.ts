@@ -1,3 +1,4 @@
+import { drained } from '../http/drained.js';
 import { contract, type TrafficStreamQuery } from '@tapline/shared';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
@@ -34,13 +35,7 @@ function responseSink(res: Response, maxBytes: number, reclaim: Reclaimer): Stre
           return resolve();
         }
         if (res.write(text)) return resolve();
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
+        void drained(res).then(resolve);
       }),
     end: () => {
       if (res.writableEnded) return;

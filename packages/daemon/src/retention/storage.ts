@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Backend, SqlDialect } from '../db/dialect.js';
+import type { Executor } from '../db/types.js';
 
 /**
  * The storage operations that differ by dialect, in one place, so the pruner, `check`, `status`
@@ -24,9 +25,8 @@ export interface StorageOps {
   integrityProblems(): Promise<string[]>;
 }
 
-// Kysely<any> is how Kysely itself types "a database of unknown schema"; these run on any Tapline database.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDb = Kysely<any>;
+/** The database, or a transaction of it: these run raw SQL that any schema version answers. */
+type AnyDb = Executor;
 
 export function storageOps(db: AnyDb, dialect: SqlDialect): StorageOps {
   return dialect.backend === 'sqlite' ? sqliteOps(db) : postgresOps(db);
