@@ -1,11 +1,12 @@
 // Fills a Tapline database with `count` realistic traffic rows straight through SQLite, for the
 // list benchmark (composing a million records over HTTP would take minutes). The schema comes
-// from the daemon itself: the caller starts and stops it once on the file first. Requests and
-// responses carry realistic records' headers and bodies (`payloads`, used in turn), so the
+// from the daemon itself: the caller starts and stops it once on the file first. Entries carry
+// realistic records' headers and bodies (`payloads`, used in turn, compressed), so the
 // database has a real one's size and the page cache a real one's pressure.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { encodePayload, trainDictionary } from './payload-format.mjs';
 
 const STATUSES = [[200, 0.78], [201, 0.08], [204, 0.02], [400, 0.03], [404, 0.04], [500, 0.02], [503, 0.03]];
 const METHODS = [['GET', 0.6], ['POST', 0.25], ['PUT', 0.07], ['DELETE', 0.05], ['PATCH', 0.03]];
@@ -39,11 +40,14 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
 
   const insertDomain = db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)');
   const insertPath = db.prepare('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)');
-  const insertReq = db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)');
-  const insertRes = db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)');
   const insertTraffic = db.prepare(
-    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq,
+      request_headers, request_body, query_params, response_headers, response_body) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Stored as the daemon stores them (compressed with the source's dictionary), so the table has a real one's size.
+  const dictionary = { id: 1 + Number(db.prepare('select coalesce(max(id), 0) as n from payload_dictionaries').get().n), data: trainDictionary(payloads.slice(0, 20).flatMap((p) => [p.requestHeaders, p.requestBody, p.queryParams, p.responseHeaders, p.responseBody])) };
+  db.prepare('insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (?, ?, ?, ?)').run(dictionary.id, sourceId, dictionary.data, iso(now));
+  const stored = payloads.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, encodePayload(v, dictionary)])));
   // Stream numbers continue the database's counter (docs/decisions.md §9.7), which is moved past them at the end.
   const firstSeq = Number(db.prepare("select coalesce(max(value), 0) as n from stream_sequence").get().n) + 1;
   db.transaction(() => {
@@ -61,10 +65,9 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const path = pathnames[Math.floor(Math.random() * pathnames.length)];
         const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
         const ids = [uuidv7(ms), uuidv7(ms), uuidv7(ms)];
-        const p = payloads[i % payloads.length];
-        insertReq.run(ids[1], sourceId, p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams);
-        insertRes.run(ids[2], sourceId, p.responseHeaders, p.responseBody);
-        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i);
+        const p = stored[i % stored.length];
+        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
+          p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams, p.responseHeaders, p.responseBody);
       }
     })();
     log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);

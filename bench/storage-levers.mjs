@@ -51,6 +51,22 @@ const LEVERS = {
     // Level, status and method filters would walk the newest-first index (it carries the three columns).
     for (const name of ['http_traffic_source_level', 'http_traffic_source_status', 'http_traffic_source_method']) db.exec(`drop index ${name}`);
   },
+  fold(db, dict) {
+    // The request and response rows folded into the entry: their payload columns move into
+    // http_traffic (compressed when `dict` is given), their tables and indexes go.
+    const pack = (text) => (dict === undefined || text === null || text.length < 64 ? text : deflateRawSync(Buffer.from(text), { dictionary: dict, level: 6 }));
+    const columns = ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'];
+    for (const c of columns) db.exec(`alter table http_traffic add column ${c} text`);
+    const rows = db.prepare('select t.rowid as k, r.headers as a, r.body as b, r.query_params as c, s.headers as d, s.body as e from http_traffic t join requests r on r.id = t.request_id join responses s on s.id = t.response_id').all();
+    const update = db.prepare(`update http_traffic set ${columns.map((c) => `${c} = ?`).join(', ')} where rowid = ?`);
+    db.transaction(() => rows.forEach((r) => update.run(pack(r.a), pack(r.b), pack(r.c), pack(r.d), pack(r.e), r.k)))();
+    db.pragma('foreign_keys = off');
+    db.exec('drop table requests; drop table responses');
+  },
+  dropFoldedIndexes(db) {
+    // What a folded schema can do without: the per-column filter indexes (the newest-first index carries the columns).
+    for (const name of ['http_traffic_source_level', 'http_traffic_source_status', 'http_traffic_source_method']) db.exec(`drop index if exists ${name}`);
+  },
   binaryIds(db) {
     const blob = (c) => `unhex(replace(${c}, '-', ''))`;
     db.pragma('foreign_keys = off');
@@ -82,5 +98,18 @@ measure('all three (dictionary)', (db, dict) => {
   LEVERS.compress(db, dict);
   LEVERS.dropFilterIndexes(db);
   LEVERS.binaryIds(db);
+});
+measure('folded (text)', (db) => LEVERS.fold(db, undefined));
+measure('folded, deflate + dictionary', (db, dict) => LEVERS.fold(db, dict));
+measure('folded, dictionary, 3 indexes dropped', (db, dict) => {
+  LEVERS.fold(db, dict);
+  LEVERS.dropFilterIndexes(db);
+});
+const show = (db) => process.stdout.write(db.prepare("select name, sum(pgsize) as b from dbstat group by name order by b desc limit 12").all().map((p) => `  ${p.name} ${Math.round(p.b / RECORDS)}`).join('\n') + '\n');
+measure('folded+dict+3 dropped (parts)', (db, dict) => {
+  LEVERS.fold(db, dict);
+  LEVERS.dropFilterIndexes(db);
+  db.exec('vacuum');
+  show(db);
 });
 home.remove();

@@ -1,8 +1,8 @@
 // The batch floors: better-sqlite3 alone storing batches of records into a Tapline database (the
 // daemon's schema and pragmas), for `seconds`, in this process. Prints `{"perSecond": n}`.
 //   node sqlite-batch.mjs insert <db> <sourceId> <batch.json> <seconds>
-//     the rows the daemon would write (request, response, entry, count rollup), already parsed,
-//     redacted and serialized: only the inserts and the commit per batch are timed.
+//     the rows the daemon would write (entry with its compressed exchange, count rollup), already
+//     parsed, redacted and serialized: only compression, the inserts and the commit per batch are timed.
 //   node sqlite-batch.mjs parse <db> <sourceId> <batch.json> <seconds>
 //     the same, plus JSON.parse of the body, redaction and serialization per batch: what any
 //     ingest must do, with no framework, validation or worker thread.
@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { encodePayload, trainDictionary } from '../payload-format.mjs';
 
 const [mode, dbFile, sourceId, bodyFile, seconds] = process.argv.slice(2);
 const daemonRequire = createRequire(join(fileURLToPath(import.meta.url), '../../../packages/daemon/package.json'));
@@ -55,10 +56,9 @@ function prepare(records) {
 const insert = {
   domain: db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)'),
   pathname: db.prepare('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)'),
-  request: db.prepare('insert into requests (id, traffic_source_id, headers, body, query_params) values (?, ?, ?, ?, ?)'),
-  response: db.prepare('insert into responses (id, traffic_source_id, headers, body) values (?, ?, ?, ?)'),
   traffic: db.prepare(
-    'insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq,
+      request_headers, request_body, query_params, response_headers, response_body) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
   // As the daemon numbers a transaction's entries for the stream: one counter update per transaction.
   seq: db.prepare("insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = value + excluded.value returning value"),
@@ -81,10 +81,11 @@ const store = db.transaction((rows) => {
     let pathnameId = pathnameIds.get(pathKey);
     if (!pathnameId) insert.pathname.run((pathnameId = newId()), sourceId, domainId, row.pathname, now), pathnameIds.set(pathKey, pathnameId);
     const [id, requestId, responseId] = [newId(), newId(), newId()];
-    insert.request.run(requestId, sourceId, row.requestHeaders, row.requestBody, row.query);
-    insert.response.run(responseId, sourceId, row.responseHeaders, row.responseBody);
     const lvl = level(row.status);
-    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq);
+    // Compressed as the daemon stores them (compact storage): the floor does the same work.
+    const pack = (text) => encodePayload(text, dictionary);
+    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq,
+      pack(row.requestHeaders), pack(row.requestBody), pack(row.query), pack(row.responseHeaders), pack(row.responseBody));
     const key = `${pathnameId} ${row.method} ${row.status}`;
     const found = counts.get(key);
     if (found) found[6] += 1;
@@ -95,6 +96,8 @@ const store = db.transaction((rows) => {
 
 const text = readFileSync(bodyFile, 'utf8');
 const ready = prepare(JSON.parse(text));
+// The source's dictionary, trained once as the daemon trains it on a source's first records.
+const dictionary = { id: 1, data: trainDictionary(ready.slice(0, 20).flatMap((r) => [r.requestHeaders, r.requestBody, r.query, r.responseHeaders, r.responseBody].filter(Boolean))) };
 const until = performance.now() + Number(seconds) * 1000;
 const started = performance.now();
 let stored = 0;

@@ -49,7 +49,7 @@ export default async function run({ root, log, quick }) {
     const perRecord = (bytes) => Math.round(bytes / RECORDS);
     const json = posted / RECORDS;
     const gz = gzipSync(ndjson.join('\n')).length;
-    const indexes = parts.filter((p) => !['http_traffic', 'requests', 'responses', 'traffic_counts', 'domains', 'pathnames'].includes(p.name) && p.name.includes('_'));
+    const indexes = parts.filter((p) => !['http_traffic', 'payload_dictionaries', 'traffic_counts', 'domains', 'pathnames'].includes(p.name) && p.name.includes('_'));
     log(`largest parts per record (dbstat): ${parts.slice(0, 8).map((p) => `${p.name} ${perRecord(p.bytes)}`).join(', ')}`);
     return {
       figures: {

@@ -19,7 +19,7 @@ export async function runCopy(opts: { from: string; to: string; batchSize: strin
     try {
       await from.migrate();
       await to.migrate();
-      return summary(await copyDatabase(from.db, to.db, { batchSize, report: progressReporter(progress) }));
+      return summary(await copyDatabase(from, to, { batchSize, report: progressReporter(progress) }));
     } finally {
       await to.close();
     }

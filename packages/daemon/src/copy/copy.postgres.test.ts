@@ -1,9 +1,15 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dumpTables, freshDatabase, type FreshDatabase, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import { bulkyRecord, dumpTables, freshDatabase, type FreshDatabase, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { copyDatabase } from './copy.js';
 import { COPIED_TABLES } from './tables.js';
+import { createTrafficBus } from '../http-traffic/bus.js';
+import { createIngest } from '../http-traffic/ingest.js';
+import { prepareRecord } from '../http-traffic/prepare.js';
+import { createRedactor } from '../http-traffic/redact.js';
+import { getTrafficRecord } from '../http-traffic/repo.js';
+import { createSourceFinder } from '../traffic-sources/repo.js';
 
 /**
  * A laptop's history moved to a team's PostgreSQL and back: SQLite → PostgreSQL → SQLite, with
@@ -46,15 +52,26 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
 
   it('gives back every row of every table unchanged', async () => {
     const laptop = await open(':memory:');
-    await copyDatabase(app.db, laptop.db, { batchSize: 6 });
+    await copyDatabase(app.store, laptop, { batchSize: 6 });
+    // The laptop's own traffic, stored compressed with a trained dictionary (compact storage): it
+    // reaches PostgreSQL as JSON text, and the way back gives the same records.
+    const source = await createSourceFinder(laptop.db)((await laptop.db.selectFrom('traffic_sources').select('id').executeTakeFirstOrThrow()).id);
+    if (!source) throw new Error('the copied source is missing');
+    const ingest = createIngest({ db: laptop.db, dialect: laptop.dialect, clock, bus: createTrafficBus(), hooks: [] });
+    const redactor = createRedactor({ enabled: true, extraKeys: [] });
+    const records = contract.composeBatch.body.parse(Array.from({ length: 40 }, (_, i) => bulkyRecord(source.id, i, { requestHeaders: { 'x-note': 'café ☕' } })));
+    await ingest.store(source, records.map((r) => prepareRecord(r, redactor).record));
+    expect(laptop.dialect.payloads.compresses).toBe(true);
     const team = await open(fresh.locator);
-    await copyDatabase(laptop.db, team.db, { batchSize: 6 });
+    await copyDatabase(laptop, team, { batchSize: 6 });
     const back = await open(':memory:');
-    await copyDatabase(team.db, back.db, { batchSize: 6 });
+    await copyDatabase(team, back, { batchSize: 6 });
 
-    const original = await dumpTables(laptop.db);
+    const original = await dumpTables(laptop);
     for (const table of COPIED_TABLES) expect(original[table.name]?.length, table.name).toBeGreaterThan(0);
-    expect(await dumpTables(back.db)).toEqual(original);
-    expect(await dumpTables(team.db)).toEqual(original);
+    expect(await dumpTables(back)).toEqual(original);
+    const someId = (await laptop.db.selectFrom('http_traffic').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow()).id;
+    expect(await getTrafficRecord(team, source.id, someId)).toEqual(await getTrafficRecord(laptop, source.id, someId));
+    expect(await dumpTables(team)).toEqual(original);
   });
 });

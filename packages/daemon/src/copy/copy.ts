@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../db/open.js';
+import type { SqlDialect } from '../db/dialect.js';
+import type { Db, Executor, Store } from '../db/open.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
 import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
@@ -64,10 +65,14 @@ async function tablesOf(db: Db): Promise<Map<string, string[]>> {
   return new Map(tables.map((t) => [t.name, t.columns.map((c) => c.name).sort()]));
 }
 
-/** One page of `table` in key order, after `after` (the key of the last row copied). */
-function page(table: CopiedTable, after: Row | undefined, size: number): RawBuilder<Row> {
+/**
+ * One page of `table` in key order, after `after` (the key of the last row copied). Payload
+ * columns are read as JSON text when `decode` is given (a destination that does not compress).
+ */
+function page(table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, after: Row | undefined, size: number): RawBuilder<Row> {
   const keys = list(table.key);
-  const from = sql`select * from ${sql.table(table.name)}`;
+  const selected = columns.map((c) => (decode && table.payloads?.includes(c) ? sql`${decode.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c)));
+  const from = sql`select ${sql.join(selected)} from ${sql.table(table.name)}`;
   const order = sql`order by ${keys} limit ${size}`;
   if (!after) return sql<Row>`${from} ${order}`;
   return sql<Row>`${from} where (${keys}) > (${sql.join(table.key.map((k) => after[k]))}) ${order}`;
@@ -82,7 +87,7 @@ function insert(table: string, columns: readonly string[], rows: readonly Row[])
   return sql`insert into ${sql.table(table)} (${list(columns)}) values ${values} on conflict do nothing`;
 }
 
-async function copyTable(source: Executor, to: Executor, table: CopiedTable, columns: readonly string[], options: CopyOptions): Promise<CopiedCount> {
+async function copyTable(source: Executor, to: Executor, table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, options: CopyOptions): Promise<CopiedCount> {
   const total = await count(source, table.name);
   const before = await count(to, table.name);
   // Done by an earlier run: the destination only ever receives this source's rows.
@@ -93,7 +98,7 @@ async function copyTable(source: Executor, to: Executor, table: CopiedTable, col
   let after: Row | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
-    const { rows } = await page(table, after, options.batchSize).execute(source);
+    const { rows } = await page(table, columns, decode, after, options.batchSize).execute(source);
     if (rows.length === 0) break;
     const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
     for (let i = 0; i < rows.length; i += perStatement) await insert(table.name, columns, rows.slice(i, i + perStatement)).execute(to);
@@ -118,7 +123,11 @@ export interface CopyOptions {
  * it resumes if the source has not changed since (marker.ts): finished tables are skipped, the
  * one in progress is read again and only its missing rows written.
  */
-export async function copyDatabase(from: Db, to: Db, options: CopyOptions): Promise<CopiedCount[]> {
+export async function copyDatabase(fromStore: Store, toStore: Store, options: CopyOptions): Promise<CopiedCount[]> {
+  const [from, to] = [fromStore.db, toStore.db];
+  // Compressed values go as they are to a destination that compresses (with their dictionaries);
+  // to any other, as the JSON text they stand for (docs/storage.md, "Compact storage").
+  const decode = toStore.dialect.payloads.compresses ? null : fromStore.dialect;
   const [sourceTables, destinationTables] = await Promise.all([tablesOf(from), tablesOf(to)]);
   if (sourceTables.has(MARKER_TABLE)) throw new CopyError('the source is itself an unfinished copy; finish that copy first');
   const unknown = unknownTables([...sourceTables.keys()]);
@@ -133,7 +142,11 @@ export async function copyDatabase(from: Db, to: Db, options: CopyOptions): Prom
     const totals = await Promise.all(COPIED_TABLES.map((t) => count(source, t.name)));
     options.report?.start(totals.reduce((a, b) => a + b, 0));
     const copied: CopiedCount[] = [];
-    for (const table of COPIED_TABLES) copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], options));
+    for (const table of COPIED_TABLES) {
+      copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], decode, options));
+      // Dictionaries arrive by SQL: the destination's codec reads them before any value needs one.
+      if (table.name === 'payload_dictionaries') await toStore.dialect.payloads.load(to);
+    }
     // The stream numbers were copied with their entries; new ones continue after the source's last.
     await setLastStreamSeq(to, await lastStreamSeq(source));
     await dropMarker(to);

@@ -7,6 +7,11 @@
 export interface CopiedTable {
   readonly name: string;
   readonly key: readonly string[];
+  /**
+   * Columns read as JSON text through the source's payload codec (compact storage): a compressed
+   * SQLite value means nothing to PostgreSQL, and text is valid stored form on either side.
+   */
+  readonly payloads?: readonly string[];
 }
 
 export const COPIED_TABLES: readonly CopiedTable[] = [
@@ -16,9 +21,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'tokens', key: ['id'] },
   { name: 'domains', key: ['id'] },
   { name: 'pathnames', key: ['id'] },
-  { name: 'requests', key: ['id'] },
-  { name: 'responses', key: ['id'] },
-  { name: 'http_traffic', key: ['id'] },
+  { name: 'payload_dictionaries', key: ['id'] },
+  { name: 'http_traffic', key: ['id'], payloads: ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] },
   { name: 'traffic_counts', key: ['traffic_source_id', 'pathname_id', 'method', 'status'] },
   { name: 'core_logs', key: ['id'] },
   { name: 'webhooks', key: ['id'] },

@@ -1,4 +1,5 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type PayloadCodec, plainPayloads } from '../http-traffic/payload-codec.js';
 
 /** The database engines taplined runs on: an embedded SQLite file, or a PostgreSQL server. */
 export type Backend = 'sqlite' | 'postgres';
@@ -31,10 +32,14 @@ export interface SqlDialect {
    */
   asciiLower(text: Text): RawBuilder<string>;
   /**
-   * True when a header named `name` (lower case) of the row `table.id = rowId` has a value meeting
-   * `test`. Headers are stored as JSON text mapping a name to a string or an array of strings.
+   * True when a header named `name` (lower case) of the header set `headers` (JSON text, as
+   * payloadText reads it) has a value meeting `test`: it maps a name to a string or an array of strings.
    */
-  headerMatches(table: 'requests' | 'responses', rowId: RawBuilder<string>, name: string, test: (value: Text) => Expression<SqlBool>): Expression<SqlBool>;
+  headerMatches(headers: Text, name: string, test: (value: Text) => Expression<SqlBool>): Expression<SqlBool>;
+  /** How this database stores header sets and bodies (http-traffic/payload-codec.ts), one per opened database. */
+  readonly payloads: PayloadCodec;
+  /** A stored payload column as its JSON text, in SQL (SQLite: the codec's function `tapline_text`). */
+  payloadText(stored: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;
   /**
    * Whether transactions commit concurrently (a pool of connections, other daemons): then only
    * the database knows the commit order, and the live stream reads new entries from the table in
@@ -49,27 +54,34 @@ export interface SqlDialect {
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, mode: 'wait' | 'skip'): SelectQueryBuilder<DB, TB, O>;
 }
 
-export const sqliteDialect: SqlDialect = {
+/** The SQL function sqlite.ts registers on each connection: its codec's decoder. */
+export const PAYLOAD_TEXT_FUNCTION = 'tapline_text';
+
+/** SQLite's dialect with the codec of one connection (which registers PAYLOAD_TEXT_FUNCTION). */
+export const sqliteDialect = (payloads: PayloadCodec): SqlDialect => ({
   backend: 'sqlite',
+  payloads,
+  payloadText: (stored) => sql<string>`${sql.raw(PAYLOAD_TEXT_FUNCTION)}(${stored})`,
   concurrentWriters: false,
   lockRows: (query) => query,
   doubleType: 'real',
   dropsConstraints: false,
   asciiLower: (text) => sql<string>`lower(${text})`,
-  headerMatches: (table, rowId, name, test) => sql<SqlBool>`exists (select 1 from ${sql.table(table)} as fr, json_each(fr.headers) as fh,
+  headerMatches: (headers, name, test) => sql<SqlBool>`exists (select 1 from json_each(${headers}) as fh,
     json_each(case when fh.type = 'array' then fh.value else json_array(fh.value) end) as fv
-    where fr.id = ${rowId} and lower(fh.key) = ${name} and ${test(sql<string>`fv.value`)})`,
-};
+    where lower(fh.key) = ${name} and ${test(sql<string>`fv.value`)})`,
+});
 
 export const postgresDialect: SqlDialect = {
   backend: 'postgres',
+  payloads: plainPayloads,
+  payloadText: (stored) => sql<string>`${stored}`,
   concurrentWriters: true,
   lockRows: (query, mode) => (mode === 'skip' ? query.forUpdate().skipLocked() : query.forUpdate()),
   doubleType: 'double precision',
   dropsConstraints: true,
   asciiLower: (text) => sql<string>`lower(${text} collate "C")`,
-  headerMatches: (table, rowId, name, test) => sql<SqlBool>`exists (select 1 from ${sql.table(table)} as fr
-    cross join lateral jsonb_each(fr.headers::jsonb) as fh(key, value)
+  headerMatches: (headers, name, test) => sql<SqlBool>`exists (select 1 from jsonb_each(${headers}::jsonb) as fh(key, value)
     cross join lateral jsonb_array_elements_text(case when jsonb_typeof(fh.value) = 'array' then fh.value else jsonb_build_array(fh.value) end) as fv(value)
-    where fr.id = ${rowId} and lower(fh.key collate "C") = ${name} and ${test(sql<string>`fv.value`)})`,
+    where lower(fh.key collate "C") = ${name} and ${test(sql<string>`fv.value`)})`,
 };

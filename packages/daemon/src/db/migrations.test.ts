@@ -10,8 +10,15 @@ import type { Backend } from './dialect.js';
 const BEFORE_REBUILD = '2026-11-22T0700-traffic-indexes';
 const REBUILD = '2026-11-23T0600-traffic-exchange-keys';
 const ROUTE = '2026-11-24T0300-traffic-route';
+const RETENTION = '2026-11-24T0400-retention';
+type PayloadColumn = 'request_headers' | 'request_body' | 'query_params' | 'response_headers' | 'response_body';
+/** The tables of the exchange until 2026-11-25T0100-compact-storage folded them into the entry. */
+interface ExchangeTables {
+  requests: { id: string; traffic_source_id: string; headers: string; body: string | null; query_params: string };
+  responses: { id: string; traffic_source_id: string; headers: string; body: string | null };
+}
 /** The schema these tests seed: entries had no stream number before 2026-11-24T0200. */
-type BeforeStreamSeq = Omit<DB, 'http_traffic'> & { http_traffic: Omit<HttpTrafficTable, 'stream_seq'> };
+type BeforeStreamSeq = Omit<DB, 'http_traffic'> & ExchangeTables & { http_traffic: Omit<HttpTrafficTable, 'stream_seq' | PayloadColumn> };
 
 const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
 
@@ -125,7 +132,8 @@ describe('migrations of a database that holds data', () => {
       .execute();
   }
 
-  const trafficRows = () => opened.db.selectFrom('http_traffic').selectAll().orderBy('id').execute();
+  const old = () => opened.db as unknown as Kysely<BeforeStreamSeq>;
+  const trafficRows = () => old().selectFrom('http_traffic').selectAll().orderBy('id').execute();
   const indexNames = () => catalog.indexNames(opened.db);
   const parentsOfTraffic = () => catalog.parentsOfTraffic(opened.db);
 
@@ -149,7 +157,7 @@ describe('migrations of a database that holds data', () => {
     await catalog.keysChecked(opened.db);
     await opened.db.deleteFrom('traffic_sources').where('id', '=', 's1').execute();
     for (const table of ['http_traffic', 'requests', 'responses', 'core_logs', 'pathnames', 'domains'] as const) {
-      expect(await opened.db.selectFrom(table).select('id').execute()).toEqual([]);
+      expect(await old().selectFrom(table).select('id').execute()).toEqual([]);
     }
   });
 
@@ -181,10 +189,10 @@ describe('migrations of a database that holds data', () => {
   it('adds the nullable route column, keeping every row, and drops it again going down', async () => {
     await seedAtOldSchema();
     const before = await trafficRows();
-    await opened.migrate();
+    expect((await migrator().migrateTo(RETENTION)).error).toBeUndefined();
     // Later migrations add columns of their own (stream_seq, numbered in id order).
     expect(await trafficRows()).toEqual(before.map((row, i) => ({ ...row, route: null, stream_seq: i + 1 })));
-    await opened.db.updateTable('http_traffic').set({ route: '/orders/:id' }).where('id', '=', TRAFFIC_IDS[0] ?? '').execute();
+    await old().updateTable('http_traffic').set({ route: '/orders/:id' }).where('id', '=', TRAFFIC_IDS[0] ?? '').execute();
     // Down to the rebuild: later migrations (if any) are undone first, then the route's.
     const down = await migrator().migrateTo(REBUILD);
     expect(down.error).toBeUndefined();

@@ -1,7 +1,8 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { sqliteDialect } from './dialect.js';
+import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
+import { compressingPayloads } from '../http-traffic/payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
 import { nativeBinding } from './native-addon.js';
@@ -54,11 +55,32 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     },
   };
 
+  // A dictionary this connection has not seen is read through a second, short-lived connection:
+  // the decoder runs inside a statement of this one, which cannot run another meanwhile.
+  const payloads = compressingPayloads((id) => {
+    if (file === ':memory:') return undefined; // a private database: this connection wrote them all
+    const reader = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
+    try {
+      const row: unknown = reader.prepare('select data from payload_dictionaries where id = ?').get(id);
+      return row && typeof row === 'object' && 'data' in row && row.data instanceof Uint8Array ? row.data : undefined;
+    } finally {
+      reader.close();
+    }
+  });
+  sqlite.function(PAYLOAD_TEXT_FUNCTION, { deterministic: true }, (value: unknown) => {
+    if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value === null ? null : payloads.decode(value);
+    throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
+  });
+  const dialect = sqliteDialect(payloads);
+
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
-    dialect: sqliteDialect,
-    migrate: () => migrateToLatest(db, sqliteDialect),
+    dialect,
+    migrate: async () => {
+      await migrateToLatest(db, dialect);
+      await payloads.load(db);
+    },
     signals: () => localSignals(),
     close: async () => {
       if (sqlite.open) sqlite.pragma('optimize');

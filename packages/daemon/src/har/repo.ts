@@ -13,7 +13,7 @@ export interface HarCursor {
  * page costs the same however deep the export is, and entries stored meanwhile never shift it.
  */
 export async function recordsAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, cursor: HarCursor | null, limit: number): Promise<HttpTrafficRecord[]> {
-  const rows = await recordRows(db)
+  const rows = await recordRows({ db, dialect })
     .where((eb) => {
       const matching = trafficFilter(eb, dialect, sourceId, filters);
       if (!cursor) return matching;

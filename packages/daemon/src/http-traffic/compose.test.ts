@@ -1,6 +1,7 @@
 import { ApiError, contract, type HttpTrafficRecord } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import { recordRows } from './repo.js';
 
 describe('POST /http-traffic-record/:trafficSourceId', () => {
   let h: Harness;
@@ -290,8 +291,8 @@ describe('compose: secret redaction before storage', () => {
     const record = answer.json as HttpTrafficRecord;
     const stored = (await rawJson(h, 'GET', `/http-traffic/${source.id}/${record.id}`, user.token)).json as HttpTrafficRecord;
     const rows = [
-      ...(await h.deps.db.selectFrom('requests').selectAll().execute()).map((r) => JSON.stringify(r)),
-      ...(await h.deps.db.selectFrom('responses').selectAll().execute()).map((r) => JSON.stringify(r)),
+      // The stored exchange as the database reads it back (compressed on SQLite: a secret must not hide in the blob).
+      ...(await recordRows(h.deps).execute()).map((r) => JSON.stringify(r)),
     ].join('\n');
     return { record, stored, rows };
   }

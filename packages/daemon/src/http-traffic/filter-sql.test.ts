@@ -1,6 +1,7 @@
 import { compilePredicate, contract, type FilterExpr, type HttpTraffic, type HttpTrafficRecord, parseFilter, printFilter } from '@tapline/shared';
 import fc from 'fast-check';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { realisticRecord } from '@tapline/testkit';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../db/schema.js';
 import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
@@ -38,28 +39,31 @@ const expression: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
   ),
 })).e;
 
-describe('compileFilter means what compilePredicate means', () => {
-  let h: Harness;
-  let sourceId: string;
-  const records: HttpTrafficRecord[] = [];
-  let entries: HttpTraffic[] = [];
+/** A source holding `inputs`, and a filter's answer both in SQL and in memory over them. */
+function filterWorld(inputs: (sourceId: string) => Record<string, unknown>[]) {
+  const world = { h: undefined as Harness | undefined, sourceId: '', records: [] as HttpTrafficRecord[], entries: [] as HttpTraffic[] };
   beforeAll(async () => {
-    h = await startHarness();
+    const h = (world.h = await startHarness());
     const { client } = await h.user();
-    sourceId = (await createSource(client)).id;
-    const { ids } = await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: RECORDS.map((r) => composeBody(sourceId, r)) });
-    for (const id of ids) records.push((await getTrafficRecord(h.deps.db, sourceId, id))!);
-    entries = (await listTraffic(h.deps, sourceId, {}, { page: 1, limit: 1000 })).data;
+    world.sourceId = (await createSource(client)).id;
+    const { ids } = await client.call(contract.composeBatch, { params: { trafficSourceId: world.sourceId }, body: inputs(world.sourceId).map((r) => composeBody(world.sourceId, r)) });
+    for (const id of ids) world.records.push((await getTrafficRecord(h.deps, world.sourceId, id))!);
+    world.entries = (await listTraffic(h.deps, world.sourceId, {}, { page: 1, limit: 1000 })).data;
   });
-  afterAll(() => h.close());
-
+  afterAll(() => world.h?.close());
   async function bothWays(expr: FilterExpr) {
-    const page = await listTraffic(h.deps, sourceId, { q: expr }, { page: 1, limit: 1000 });
+    const h = world.h!;
+    const page = await listTraffic(h.deps, world.sourceId, { q: expr }, { page: 1, limit: 1000 });
     const predicate = compilePredicate(expr);
     const fromSql = page.data.map((e) => e.id).sort();
-    const inMemory = entries.filter((e) => predicate(e, records.find((r) => r.id === e.id))).map((e) => e.id).sort();
+    const inMemory = world.entries.filter((e) => predicate(e, world.records.find((r) => r.id === e.id))).map((e) => e.id).sort();
     return { fromSql, inMemory, total: page.meta.total };
   }
+  return { world, bothWays };
+}
+
+describe('compileFilter means what compilePredicate means', () => {
+  const { bothWays } = filterWorld(() => RECORDS);
 
   it.each([
     ['status=4xx', 1],
@@ -102,5 +106,57 @@ describe('compileFilter means what compilePredicate means', () => {
     expect(query.sql).not.toContain("o'k");
     expect(query.sql).toContain('jsonb_each');
     expect(query.parameters).toEqual(expect.arrayContaining(["'; drop table x; --", 'x-a', '%o\'k%', '%50\\%%']));
+  });
+});
+
+/**
+ * The same over compressed values (compact storage, docs/storage.md): realistic records enough to
+ * train the source's dictionary, non-ASCII text above and below the raw threshold (64 bytes),
+ * tiny values stored as they are, and bodies that are not objects.
+ */
+describe('body~ and header. over stored payloads, compressed or not', () => {
+  const long = 'naïve café ☕ 日本語 '.repeat(6);
+  const { world, bothWays } = filterWorld((sourceId) => [
+    ...Array.from({ length: 14 }, (_, i) => realisticRecord(i + 1, sourceId)),
+    { requestHeaders: { 'x-note': `Café ☕ ${long}` }, responseBody: { text: long } },
+    { requestHeaders: { 'x-note': 'é' }, requestBody: { t: '日本' }, responseBody: 'ok' },
+    { requestHeaders: {}, responseHeaders: {}, requestBody: null, responseBody: null },
+    { responseBody: ['timeout', long, 1] },
+  ]);
+  const words = fc.constantFrom('', 'é', 'café', 'CAFÉ', '☕', '日本', 'naïve', 'timeout', 'json', 'application/json', 'gzip', 'mozilla', 'items', 'ok', '"', '{');
+  const payloadComparison = fc
+    .tuple(fc.constantFrom('body', 'header.x-note', 'header.content-type', 'header.accept', 'header.user-agent', 'header.missing'), fc.constantFrom('=', '!=', '^=', '~'), words)
+    .map(([f, op, v]) => `${f}${op}"${v.replace(/"/g, '\\"')}"`);
+
+  it('stores long values compressed where the backend compresses, and short ones as they are', async () => {
+    const h = world.h!;
+    expect(h.deps.dialect.payloads.compresses).toBe(h.deps.dialect.backend === 'sqlite');
+    if (h.deps.dialect.backend !== 'sqlite') return;
+    const kinds = await sql<{ kind: string; n: number }>`select typeof(response_body) as kind, count(*) as n from http_traffic group by kind order by kind`.execute(h.deps.db);
+    expect(kinds.rows.map((r) => r.kind)).toEqual(['blob', 'null', 'text']);
+    expect(await h.deps.db.selectFrom('payload_dictionaries').select('traffic_source_id').execute()).toEqual([{ traffic_source_id: world.sourceId }]);
+  });
+
+  it.each([
+    ['header.x-note~"café ☕"', 1],
+    ['header.x-note="é"', 1],
+    ['body~"日本"', 3],
+    ['body~"NAÏVE"', 0],
+    ['body~"naïve café"', 2],
+  ])('%s matches %i', async (q, count) => {
+    const { fromSql, inMemory } = await bothWays(parseFilter(q));
+    expect(fromSql).toEqual(inMemory);
+    expect(fromSql).toHaveLength(count);
+  });
+
+  it('agrees on generated expressions', async () => {
+    await fc.assert(
+      fc.asyncProperty(payloadComparison, fc.constantFrom('and', 'or'), payloadComparison, async (a, op, b) => {
+        const q = `(${a}) ${op} not (${b})`;
+        const { fromSql, inMemory } = await bothWays(parseFilter(q));
+        expect(fromSql, q).toEqual(inMemory);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

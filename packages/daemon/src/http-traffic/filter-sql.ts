@@ -99,18 +99,16 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
       );
     case 'header':
       return negatable(eb, c.op, (op) =>
-        eb.or([
-          dialect.headerMatches('requests', sql.ref('t.request_id'), c.header ?? '', textTest(dialect, op, value)),
-          dialect.headerMatches('responses', sql.ref('t.response_id'), c.header ?? '', textTest(dialect, op, value)),
-        ]),
+        eb.or(
+          (['t.request_headers', 't.response_headers'] as const).map((headers) =>
+            dialect.headerMatches(dialect.payloadText(sql.ref(headers)), c.header ?? '', textTest(dialect, op, value)),
+          ),
+        ),
       );
     case 'body':
-      // The explicit slow scan: the stored JSON text of both bodies, no body being empty text.
+      // The explicit slow scan: the JSON text of both bodies, decoded row by row, no body being empty text.
       return negatable(eb, c.op, (op) =>
-        eb.or([
-          textTest(dialect, op, value)(sql<string>`coalesce((select fr.body from requests as fr where fr.id = ${sql.ref('t.request_id')}), '')`),
-          textTest(dialect, op, value)(sql<string>`coalesce((select fr.body from responses as fr where fr.id = ${sql.ref('t.response_id')}), '')`),
-        ]),
+        eb.or((['t.request_body', 't.response_body'] as const).map((body) => textTest(dialect, op, value)(sql<string>`coalesce(${dialect.payloadText(sql.ref(body))}, '')`))),
       );
   }
 }

@@ -27,7 +27,7 @@ describe('group commit', () => {
     const countTransactions = async () => {
       transactions += 1;
     };
-    queue = createIngest({ db: opened.db, clock: systemClock, bus, hooks: [countTransactions] });
+    queue = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus, hooks: [countTransactions] });
     const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
     source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
     published.length = 0;

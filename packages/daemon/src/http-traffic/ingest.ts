@@ -4,14 +4,14 @@ import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
 import type { PreparedRecord } from './prepare.js';
 import { createTrafficWriter, findOrCreateDomain, findOrCreatePathname } from './repo.js';
-import type { NewTrafficRow, RequestRow, ResponseRow } from './table.js';
+import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */
   store(source: TrafficSource, records: readonly PreparedRecord[]): Promise<StoredEntry[]>;
 }
 
-export interface IngestDeps extends Pick<Deps, 'db' | 'clock' | 'bus'> {
+export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
   /** Run inside every ingest transaction (the webhook outbox writes its rows there). */
   readonly hooks: readonly IngestHook[];
 }
@@ -45,7 +45,7 @@ const MAX_CACHED_IDS = 20_000;
  * their stream numbers.
  */
 export function createIngest(deps: IngestDeps): Ingest {
-  const writer = createTrafficWriter();
+  const writer = createTrafficWriter(deps.dialect.payloads);
   const cache: IdCache = { domains: new Map(), pathnames: new Map() };
   let waiting: Waiting[] = [];
 
@@ -55,8 +55,6 @@ export function createIngest(deps: IngestDeps): Ingest {
     const learned: IdCache = { domains: new Map(), pathnames: new Map() };
     const results: StoredEntry[][] = [];
     const all: StoredEntry[] = [];
-    const requests: RequestRow[] = [];
-    const responses: ResponseRow[] = [];
     const traffic: NewTrafficRow[] = [];
     let firstSeq = 0;
 
@@ -77,12 +75,13 @@ export function createIngest(deps: IngestDeps): Ingest {
           const id = newId();
           const requestId = newId();
           const responseId = newId();
-          requests.push({ id: requestId, traffic_source_id: source.id, headers: record.requestHeaders, body: record.requestBody, query_params: record.queryParams });
-          responses.push({ id: responseId, traffic_source_id: source.id, headers: record.responseHeaders, body: record.responseBody });
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
             method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
             stream_seq: 0, // numbered by insertTraffic, last in the transaction
+            // JSON text; insertExchanges puts it in its stored form (compact storage, docs/storage.md).
+            request_headers: record.requestHeaders, request_body: record.requestBody, query_params: record.queryParams,
+            response_headers: record.responseHeaders, response_body: record.responseBody,
           });
           // A literal, not spreads of shared parts: spreading a conditional part built slow
           // dictionary-mode objects, once a sixth of a batch's time.
@@ -94,7 +93,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         }
         results.push(stored);
       }
-      await writer.insertExchanges(trx, { requests, responses, traffic });
+      await writer.insertExchanges(trx, traffic);
       for (const hook of deps.hooks) await hook(trx, all);
       // Last: numbering the entries locks the stream counter until the commit (§9.7).
       firstSeq = await writer.insertTraffic(trx, traffic);

@@ -7,7 +7,9 @@ import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
 import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
-import type { CountRow, HttpTrafficTable, NewTrafficRow, RequestRow, ResponseRow, TrafficRow } from './table.js';
+import type { PayloadCodec } from './payload-codec.js';
+import type { StoredPayload } from './payload.js';
+import type { CountRow, HttpTrafficTable, NewTrafficRow, TrafficRow } from './table.js';
 
 /**
  * Every SQL statement of recorded traffic: the list and its filters, one record, the names a
@@ -42,12 +44,16 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
   return eb.and(conditions);
 }
 
+/** The exchange's columns, stored by the database's payload codec (payload-codec.ts). */
+const PAYLOAD_COLUMNS = ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] as const;
+type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
+
 const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
   't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname',
 ] as const;
 
-type EntryRow = Omit<TrafficRow, 'stream_seq'> & { domain: string; pathname: string };
+type EntryRow = Omit<TrafficRow, 'stream_seq' | PayloadColumn> & { domain: string; pathname: string };
 
 /** The one row-to-wire mapper of an entry; `trafficUserId` is absent, never null, when there is none. */
 export function toEntry(row: EntryRow): HttpTraffic {
@@ -111,12 +117,15 @@ export function listTraffic({ db, dialect }: Store, sourceId: string, filters: T
    the compiler sees only a string column. */
 const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
-/** Entries with their request and response rows: one whole record per row (see recordOf). */
-export const recordRows = (db: Executor) =>
-  entries(db)
-    .innerJoin('requests as rq', 'rq.id', 't.request_id')
-    .innerJoin('responses as rs', 'rs.id', 't.response_id')
-    .select(['rq.headers as request_headers', 'rq.body as request_body', 'rq.query_params', 'rs.headers as response_headers', 'rs.body as response_body']);
+/** Entries with their exchange as JSON text, decoded by the database (see recordOf). */
+export const recordRows = ({ db, dialect }: { db: Executor; dialect: SqlDialect }) =>
+  entries(db).select([
+    dialect.payloadText(sql.ref('t.request_headers')).as('request_headers'),
+    sql<string | null>`${dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
+    dialect.payloadText(sql.ref('t.query_params')).as('query_params'),
+    dialect.payloadText(sql.ref('t.response_headers')).as('response_headers'),
+    sql<string | null>`${dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
+  ]);
 
 type RecordRow = EntryRow & { request_headers: string; request_body: string | null; query_params: string; response_headers: string; response_body: string | null };
 
@@ -128,8 +137,8 @@ export function recordOf(row: RecordRow): HttpTrafficRecord {
   });
 }
 
-export async function getTrafficRecord(db: Db, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
-  const row = await recordRows(db).where('t.id', '=', id).where('t.traffic_source_id', '=', sourceId).executeTakeFirst();
+export async function getTrafficRecord(store: Store, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
+  const row = await recordRows(store).where('t.id', '=', id).where('t.traffic_source_id', '=', sourceId).executeTakeFirst();
   return row && recordOf(row);
 }
 
@@ -163,22 +172,19 @@ export async function findOrCreatePathname(trx: Executor, sourceId: string, doma
   return (await find().executeTakeFirstOrThrow()).id;
 }
 
-/** Rows per multi-row INSERT: 13 columns each stays far below SQLite's bound-variable limit. */
+/** Rows per multi-row INSERT: 20 columns each stays far below SQLite's bound-variable limit. */
 const ROWS_PER_INSERT = 500;
 
 function* chunks<T>(rows: readonly T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
 }
 
-export interface TrafficRows {
-  readonly requests: readonly RequestRow[];
-  readonly responses: readonly ResponseRow[];
-  readonly traffic: readonly NewTrafficRow[];
-}
-
 export interface TrafficWriter {
-  /** The rows of one group commit, and the count rollup kept in step with them, in `trx`. */
-  insertExchanges(trx: Executor, rows: TrafficRows): Promise<void>;
+  /**
+   * Readies the rows of one group commit, in `trx`: their exchange (JSON text as ingest gives it)
+   * in its stored form (the codec may write a source's new dictionary), and the count rollup.
+   */
+  insertExchanges(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void>;
   /**
    * The entries themselves, numbered for the stream: this must be the transaction's last write,
    * so that the counter's row lock, held until commit, orders commits as it orders numbers
@@ -191,18 +197,15 @@ export interface TrafficWriter {
  * One writer per database: its multi-row INSERTs are compiled once per row count for that
  * database's dialect (see db/prepared.ts), and the cache lives and dies with the writer.
  */
-export function createTrafficWriter(): TrafficWriter {
-  const insertRequests = preparedInsert('requests', ['id', 'traffic_source_id', 'headers', 'body', 'query_params']);
-  const insertResponses = preparedInsert('responses', ['id', 'traffic_source_id', 'headers', 'body']);
+export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
   const insertTraffic = preparedInsert('http_traffic', [
     'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'stream_seq',
+    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'stream_seq', ...PAYLOAD_COLUMNS,
   ]);
   return {
-    async insertExchanges(trx, rows) {
-      for (const part of chunks(rows.requests)) await insertRequests(trx, part);
-      for (const part of chunks(rows.responses)) await insertResponses(trx, part);
-      await addCounts(trx, rows.traffic);
+    async insertExchanges(trx, traffic) {
+      await encodeExchanges(trx, payloads, traffic);
+      await addCounts(trx, traffic);
     },
     async insertTraffic(trx, traffic) {
       const first = (await takeStreamNumbers(trx, traffic.length)) - traffic.length + 1;
@@ -211,6 +214,31 @@ export function createTrafficWriter(): TrafficWriter {
       return first;
     },
   };
+}
+
+
+/** Each row's exchange in its stored form, in place, with one encoder per source (see payload-codec.ts). */
+async function encodeExchanges(trx: Executor, payloads: PayloadCodec, traffic: readonly NewTrafficRow[]): Promise<void> {
+  if (!payloads.compresses) return;
+  const bySource = new Map<string, NewTrafficRow[]>();
+  for (const row of traffic) {
+    const rows = bySource.get(row.traffic_source_id);
+    if (rows) rows.push(row);
+    else bySource.set(row.traffic_source_id, [row]);
+  }
+  for (const [sourceId, rows] of bySource) {
+    const texts = rows.flatMap((row) => PAYLOAD_COLUMNS.map((c) => row[c]).filter((v): v is string => typeof v === 'string'));
+    const encode = await payloads.encoder(trx, sourceId, texts);
+    const pack = (value: StoredPayload) => (typeof value === 'string' ? encode(value) : value);
+    const packNullable = (value: StoredPayload | null | undefined) => (value === null || value === undefined ? null : pack(value));
+    for (const row of rows) {
+      row.request_headers = pack(row.request_headers);
+      row.request_body = packNullable(row.request_body);
+      row.query_params = pack(row.query_params);
+      row.response_headers = pack(row.response_headers);
+      row.response_body = packNullable(row.response_body);
+    }
+  }
 }
 
 /**

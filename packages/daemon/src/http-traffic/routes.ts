@@ -61,7 +61,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
 
   mount(router, deps, contract.getTraffic, async ({ params }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    const record = await getTrafficRecord(db, source.id, params.id);
+    const record = await getTrafficRecord(deps, source.id, params.id);
     if (!record) throw notFound('entry_not_found');
     return record;
   });

@@ -45,8 +45,8 @@ describe('the stream across daemons that commit out of id order', () => {
     const hold = holdPoint();
     const [first, second, reader] = opened.map((o) => o.db) as [OpenedDatabase['db'], OpenedDatabase['db'], OpenedDatabase['db']];
     const dialect = opened[2]!.dialect;
-    const slow = createIngest({ db: first, clock: systemClock, bus: createTrafficBus(), hooks: [() => hold.wait()] });
-    const fast = createIngest({ db: second, clock: systemClock, bus: createTrafficBus(), hooks: [] });
+    const slow = createIngest({ db: first, dialect, clock: systemClock, bus: createTrafficBus(), hooks: [() => hold.wait()] });
+    const fast = createIngest({ db: second, dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] });
 
     // The domain exists before the race: a new one would make the second writer wait for the first.
     await fast.store(source, [record('/warm')]);

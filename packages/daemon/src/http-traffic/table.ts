@@ -1,10 +1,12 @@
 import type { HttpMethod, Level, Protocol } from '@tapline/shared';
 import type { ColumnType, Insertable, Selectable } from 'kysely';
+import type { StoredPayload } from './payload.js';
 
 /**
  * The tables of recorded traffic. Columns carry the contract's unions, so rows need no casts on
  * their way to the wire. Timestamps are ISO 8601 UTC text with milliseconds: they sort as text
- * in every dialect. Headers, query and bodies are JSON text; a null body is SQL NULL.
+ * in every dialect. Headers, query and bodies are JSON text as stored by the database's payload
+ * codec (payload.ts: compressed on SQLite); a null body is SQL NULL.
  */
 export interface DomainsTable {
   id: string;
@@ -19,21 +21,6 @@ export interface PathnamesTable {
   domain_id: string;
   value: string;
   created_at: string;
-}
-
-export interface RequestsTable {
-  id: string;
-  traffic_source_id: string;
-  headers: string;
-  body: string | null;
-  query_params: string;
-}
-
-export interface ResponsesTable {
-  id: string;
-  traffic_source_id: string;
-  headers: string;
-  body: string | null;
 }
 
 export interface HttpTrafficTable {
@@ -57,6 +44,20 @@ export interface HttpTrafficTable {
    * bigint: PostgreSQL's driver reads it as text, so readers convert it with `Number`.
    */
   stream_seq: StreamSeq;
+  /** The exchange (migration 2026-11-25T0100-compact-storage folded the requests and responses rows in). */
+  request_headers: StoredPayload;
+  request_body: StoredPayload | null;
+  query_params: StoredPayload;
+  response_headers: StoredPayload;
+  response_body: StoredPayload | null;
+}
+
+/** Preset dictionaries of compressed payloads (payload-codec.ts), per source; ids are referenced from each value. */
+export interface PayloadDictionariesTable {
+  id: number;
+  traffic_source_id: string;
+  data: Uint8Array;
+  created_at: string;
 }
 
 export type StreamSeq = ColumnType<number | string, number, number>;
@@ -78,8 +79,6 @@ export interface TrafficCountsTable {
   count: number;
 }
 
-export type RequestRow = Insertable<RequestsTable>;
-export type ResponseRow = Insertable<ResponsesTable>;
 export type TrafficRow = Selectable<HttpTrafficTable>;
 export type NewTrafficRow = Insertable<HttpTrafficTable>;
 export type CountRow = Insertable<TrafficCountsTable>;
@@ -87,8 +86,7 @@ export type CountRow = Insertable<TrafficCountsTable>;
 export interface HttpTrafficTables {
   domains: DomainsTable;
   pathnames: PathnamesTable;
-  requests: RequestsTable;
-  responses: ResponsesTable;
+  payload_dictionaries: PayloadDictionariesTable;
   http_traffic: HttpTrafficTable;
   traffic_counts: TrafficCountsTable;
   stream_sequence: StreamSequenceTable;

@@ -26,7 +26,7 @@ describe('authorization matrix', () => {
     const { db } = h.deps;
     const source = await db.selectFrom('traffic_sources').selectAll().where('id', '=', world.sourceId).executeTakeFirst();
     const counts: Record<string, number> = {};
-    for (const table of ['http_traffic', 'requests', 'responses', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const) {
+    for (const table of ['http_traffic', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const) {
       counts[table] = (await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', world.sourceId).execute()).length;
     }
     const webhooks = await db.selectFrom('webhooks').selectAll().where('traffic_source_id', '=', world.sourceId).execute();

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { ExpressionBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { AdminError } from '../admin/commands.js';
 import type { SqlDialect } from '../db/dialect.js';
 import { parseLocator, withoutSecret } from '../db/locator.js';
@@ -10,8 +10,8 @@ import { storageOps } from './storage.js';
 /**
  * Everything `taplined check` looks at, one line per problem; empty when the database is sound.
  * The dialect's own checks (SQLite: integrity_check, foreign_key_check), then ours, which hold on
- * both dialects: the count rollup equals a count of the entries, key by key, and every entry has
- * its request and response rows. These read every entry once: a check, not a health probe.
+ * both dialects: the count rollup equals a count of the entries, key by key, and every entry's
+ * stored exchange reads back. These read every entry once: a check, not a health probe.
  */
 export async function checkDatabase(db: Db, dialect: SqlDialect): Promise<string[]> {
   const problems = await storageOps(db, dialect).integrityProblems();
@@ -29,13 +29,39 @@ export async function checkDatabase(db: Db, dialect: SqlDialect): Promise<string
     expected.delete(key(r));
   }
   for (const [k, n] of expected) problems.push(`rollup has no row for ${k}, which has ${n} entries`);
-  const count = (eb: ExpressionBuilder<DB, 'http_traffic'>) => eb.fn.countAll<number | string>().as('n');
-  const missing = {
-    requests: await db.selectFrom('http_traffic').leftJoin('requests', 'requests.id', 'http_traffic.request_id').where('requests.id', 'is', null).select(count).executeTakeFirstOrThrow(),
-    responses: await db.selectFrom('http_traffic').leftJoin('responses', 'responses.id', 'http_traffic.response_id').where('responses.id', 'is', null).select(count).executeTakeFirstOrThrow(),
-  };
-  for (const [side, row] of Object.entries(missing)) if (Number(row.n) > 0) problems.push(`${row.n} entries have no row in ${side}`);
+  problems.push(...(await unreadableExchanges(db, dialect)));
   return problems;
+}
+
+/** Every stored exchange must read back as JSON: a compressed one needs the dictionary it names. */
+async function unreadableExchanges(db: Db, dialect: SqlDialect): Promise<string[]> {
+  let unreadable = 0;
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let after = ''; ; ) {
+    let rows: { id: string; request: string; response: string }[];
+    try {
+      rows = await db
+        .selectFrom('http_traffic as t')
+        .select(['t.id', dialect.payloadText(sql.ref('t.request_headers')).as('request'), dialect.payloadText(sql.ref('t.response_headers')).as('response')])
+        .where('t.id', '>', after)
+        .orderBy('t.id')
+        .limit(1000)
+        .execute();
+    } catch (error) {
+      return [`entries after ${after || 'the first'} cannot be read: ${error instanceof Error ? error.message : String(error)}`];
+    }
+    if (rows.length === 0) break;
+    unreadable += rows.filter((r) => !parses(r.request) || !parses(r.response)).length;
+    after = rows[rows.length - 1]?.id ?? after;
+  }
+  return unreadable > 0 ? [`${unreadable} entries have header sets that do not read back as JSON`] : [];
 }
 
 /**

@@ -54,13 +54,10 @@ export async function pruneBatch(db: Db, sourceId: string, before: string, limit
     const gone = await trx
       .deleteFrom('http_traffic')
       .where('id', 'in', ids)
-      .returning(['id', 'request_id', 'response_id', 'traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status'])
+      .returning(['id', 'traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status'])
       .execute();
-    if (gone.length > 0) {
-      await trx.deleteFrom('requests').where('id', 'in', gone.map((g) => g.request_id)).execute();
-      await trx.deleteFrom('responses').where('id', 'in', gone.map((g) => g.response_id)).execute();
-      await subtractCounts(trx, gone);
-    }
+    // The exchange is in the entry's own row (compact storage): nothing else to delete.
+    if (gone.length > 0) await subtractCounts(trx, gone);
     const names = await dropUnusedNames(trx, gone);
     return { entries: gone.length, coreLogs: Number(coreLogs.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), ...names };
   });

@@ -128,7 +128,7 @@ describe('traffic sources', () => {
     await user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: doomed.sourceId } });
 
     const { db } = h.deps;
-    const tables = ['http_traffic', 'requests', 'responses', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const;
+    const tables = ['http_traffic', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const;
     for (const table of tables) {
       const left = await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', doomed.sourceId).execute();
       expect(left, table).toEqual([]);

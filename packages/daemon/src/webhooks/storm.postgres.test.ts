@@ -42,6 +42,7 @@ describe('storm control across daemons', () => {
     const [first, second] = daemons.map(({ db, dialect }, d) =>
       createIngest({
         db,
+        dialect,
         clock: systemClock,
         bus: createTrafficBus(),
         hooks: [

@@ -1,4 +1,5 @@
 /** For tests of how much is stored and removed: records big enough for sizes to move, and the rollup's exactness. */
+import { createHash } from 'node:crypto';
 import { contract, type TaplineClient } from '@tapline/shared';
 import type { Db } from '@tapline/daemon';
 import { expect } from 'vitest';
@@ -6,17 +7,20 @@ import { composeBody } from '../compose.js';
 
 export const DAY = 24 * 3600 * 1000;
 
-/** A record with bodies large enough for sizes to move: about 1.5 KB of JSON. */
-const bulky = (sourceId: string, i: number, overrides: Record<string, unknown> = {}) =>
+/**
+ * A record with bodies large enough for sizes to move: about 2.3 KB of JSON, with a digest per
+ * item standing in for the ids and tokens of real bodies, so that it stays large compressed too.
+ */
+export const bulkyRecord = (sourceId: string, i: number, overrides: Record<string, unknown> = {}) =>
   composeBody(sourceId, {
     pathnameUrl: `/api/orders/${i % 7}`,
     status: [200, 201, 404, 500][i % 4],
-    responseBody: { id: i, items: Array.from({ length: 12 }, (_, n) => ({ sku: `SKU-${i}-${n}`, name: `item number ${n} of order ${i}`, price: n * 3.5 })) },
+    responseBody: { id: i, items: Array.from({ length: 12 }, (_, n) => ({ sku: `SKU-${i}-${n}`, name: `item number ${n} of order ${i}`, price: n * 3.5, digest: createHash('sha256').update(`${i}:${n}`).digest('hex') })) },
     ...overrides,
   });
 
 export async function postRecords(client: TaplineClient, sourceId: string, count: number, from = 0, overrides: Record<string, unknown> = {}): Promise<string[]> {
-  const body = Array.from({ length: count }, (_, i) => bulky(sourceId, from + i, overrides));
+  const body = Array.from({ length: count }, (_, i) => bulkyRecord(sourceId, from + i, overrides));
   return (await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body })).ids;
 }
 
