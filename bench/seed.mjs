@@ -64,9 +64,9 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const method = pick(METHODS, Math.random());
         const path = pathnames[Math.floor(Math.random() * pathnames.length)];
         const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
-        const ids = [uuidv7(ms), uuidv7(ms), uuidv7(ms)];
+        const ids = [uuidv7(ms)];
         const p = stored[i % stored.length];
-        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, ids[1], ids[2], status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
+        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, null, null, status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
           p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams, p.responseHeaders, p.responseBody);
       }
     })();

@@ -80,11 +80,11 @@ const store = db.transaction((rows) => {
     const pathKey = `${domainId} ${row.pathname}`;
     let pathnameId = pathnameIds.get(pathKey);
     if (!pathnameId) insert.pathname.run((pathnameId = newId()), sourceId, domainId, row.pathname, now), pathnameIds.set(pathKey, pathnameId);
-    const [id, requestId, responseId] = [newId(), newId(), newId()];
+    const id = newId(); // request and response ids are derived from it (compact storage)
     const lvl = level(row.status);
     // Compressed as the daemon stores them (compact storage): the floor does the same work.
     const pack = (text) => encodePayload(text, dictionary);
-    insert.traffic.run(id, sourceId, domainId, pathnameId, requestId, responseId, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq,
+    insert.traffic.run(id, sourceId, domainId, pathnameId, null, null, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq,
       pack(row.requestHeaders), pack(row.requestBody), pack(row.query), pack(row.responseHeaders), pack(row.responseBody));
     const key = `${pathnameId} ${row.method} ${row.status}`;
     const found = counts.get(key);

@@ -162,11 +162,15 @@ describe('compose: every rule of the table', () => {
     expect(domains.meta.total).toBe(3);
   });
 
-  it('creates a request row and a response row for every record', async () => {
+  it('gives every record a request id and a response id of its own, the same at every read', async () => {
     const one = await accepted({});
     const two = await accepted({});
-    const rows = await h.deps.db.selectFrom('http_traffic').select(['request_id', 'response_id']).where('id', 'in', [one.id, two.id]).execute();
-    expect(new Set(rows.flatMap((r) => [r.request_id, r.response_id])).size).toBe(4);
+    type Listed = { data: Array<{ id: string; requestId: string; responseId: string }> };
+    const list = async () => ((await rawJson(h, 'GET', `/http-traffic/${sourceId}?limit=100`, token)).json as Listed).data.filter((e) => e.id === one.id || e.id === two.id);
+    const listed = await list();
+    expect(listed).toHaveLength(2);
+    expect(new Set(listed.flatMap((e) => [e.id, e.requestId, e.responseId])).size).toBe(6);
+    expect(await list()).toEqual(listed);
   });
 
   it('pathnameUrl must be a string that begins with /', async () => {

@@ -2,6 +2,7 @@ import type { TrafficSource } from '@tapline/shared';
 import { isoNow, newId } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
+import { exchangeIdOf } from './payload.js';
 import type { PreparedRecord } from './prepare.js';
 import { createTrafficWriter, findOrCreateDomain, findOrCreatePathname } from './repo.js';
 import type { NewTrafficRow } from './table.js';
@@ -73,10 +74,11 @@ export function createIngest(deps: IngestDeps): Ingest {
           if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, receivedAt)));
 
           const id = newId();
-          const requestId = newId();
-          const responseId = newId();
+          // Derived, not stored (compact storage); toEntry derives them again at every read.
+          const requestId = exchangeIdOf(id, 'request');
+          const responseId = exchangeIdOf(id, 'response');
           traffic.push({
-            id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: requestId, response_id: responseId, status,
+            id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: null, response_id: null, status,
             method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
             stream_seq: 0, // numbered by insertTraffic, last in the transaction
             // JSON text; insertExchanges puts it in its stored form (compact storage, docs/storage.md).

@@ -8,7 +8,7 @@ import { newId } from '../clock.js';
 import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
 import type { PayloadCodec } from './payload-codec.js';
-import type { StoredPayload } from './payload.js';
+import { exchangeIdOf, type StoredPayload } from './payload.js';
 import type { CountRow, HttpTrafficTable, NewTrafficRow, TrafficRow } from './table.js';
 
 /**
@@ -66,8 +66,8 @@ export function toEntry(row: EntryRow): HttpTraffic {
     trafficSourceId: row.traffic_source_id,
     domainId: row.domain_id,
     pathnameId: row.pathname_id,
-    requestId: row.request_id,
-    responseId: row.response_id,
+    requestId: row.request_id ?? exchangeIdOf(row.id, 'request'),
+    responseId: row.response_id ?? exchangeIdOf(row.id, 'response'),
     createdAt: row.created_at,
     domain: row.domain,
     pathname: row.pathname,

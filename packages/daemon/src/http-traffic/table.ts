@@ -28,8 +28,9 @@ export interface HttpTrafficTable {
   traffic_source_id: string;
   domain_id: string;
   pathname_id: string;
-  request_id: string;
-  response_id: string;
+  /** Null since compact storage: the wire's requestId and responseId are derived from `id` (payload.ts exchangeIdOf). */
+  request_id: string | null;
+  response_id: string | null;
   status: number;
   method: HttpMethod;
   level: Level;

@@ -14,7 +14,8 @@ const FILTER_INDEXES = ['http_traffic_source_level', 'http_traffic_source_status
  * Compact storage (issue 14, docs/storage.md). The request and response rows are folded into
  * their entry (each carried its own text id, the source id and two indexes), the header sets
  * and bodies are compressed on SQLite (http-traffic/payload.ts, one trained dictionary per
- * source in `payload_dictionaries`), and the level, status and method indexes go.
+ * source in `payload_dictionaries`), the level, status and method indexes go, and new entries
+ * store no request and response ids (derived from the entry's id; the old ones keep theirs).
  *
  * SQLite: the entries are copied into a new table in batches of 1,000, each its own transaction,
  * keeping their rowids; an interrupted upgrade starts again after the last rowid copied (Kysely
@@ -48,6 +49,7 @@ async function upPostgres(db: AnyDB): Promise<void> {
   for (const column of ['request_headers', 'query_params', 'response_headers']) {
     await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.setNotNull()).execute();
   }
+  for (const column of ['request_id', 'response_id']) await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.dropNotNull()).execute();
   for (const table of ['requests', 'responses']) await db.schema.dropTable(table).execute();
   for (const name of FILTER_INDEXES) await db.schema.dropIndex(name).execute();
 }
@@ -90,8 +92,9 @@ async function createCompactTable(db: AnyDB): Promise<void> {
     .addColumn('traffic_source_id', 'text', (c) => c.notNull().references('traffic_sources.id').onDelete(cascade))
     .addColumn('domain_id', 'text', (c) => c.notNull().references('domains.id').onDelete(cascade))
     .addColumn('pathname_id', 'text', (c) => c.notNull().references('pathnames.id').onDelete(cascade))
-    .addColumn('request_id', 'text', (c) => c.notNull())
-    .addColumn('response_id', 'text', (c) => c.notNull())
+    // Kept for the entries stored before; null for new ones, whose ids are derived (payload.ts exchangeIdOf).
+    .addColumn('request_id', 'text')
+    .addColumn('response_id', 'text')
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('level', 'text', (c) => c.notNull())
