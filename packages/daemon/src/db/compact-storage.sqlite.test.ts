@@ -1,10 +1,10 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { getTrafficRecord } from '../http-traffic/repo.js';
 import { MigrationError } from './migrate.js';
 import { type OpenedDatabase, openDatabase } from './open.js';
-import { id, oldRecords, type OldTables, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 // SQLite only: its upgrade moves the entries in batches of 1,000, each committed; PostgreSQL's
 // runs in the migration's one transaction, which an interruption rolls back whole.
@@ -26,7 +26,7 @@ it('resumes an interrupted upgrade after the last batch it committed, and stores
   await sql`pragma foreign_keys = off`.execute(opened.db);
   await sql`update http_traffic set domain_id = 'gone' where id = ${id(1_500, 0)}`.execute(opened.db);
   await sql`pragma foreign_keys = on`.execute(opened.db);
-  const before = await oldRecords(opened.db as unknown as Kysely<OldTables>);
+  const before = await oldRecords(opened.db);
   expect(before).toHaveLength(2_499); // the broken entry has no domain to join
 
   await expect(opened.migrate()).rejects.toThrow(MigrationError);

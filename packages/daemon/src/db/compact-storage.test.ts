@@ -1,10 +1,9 @@
 import { type HttpTraffic, parseFilter } from '@tapline/shared';
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
 import { type OpenedDatabase, openDatabase } from './open.js';
-import { id, oldRecords, type OldTables, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 /**
  * A database of the three-table format upgrades in place (issue 14, compact storage): every field
@@ -22,13 +21,12 @@ describe('the compact storage migration', () => {
     await opened.close();
     await fresh.drop();
   });
-  const old = () => opened.db as unknown as Kysely<OldTables>;
 
   const allEntries = async (): Promise<HttpTraffic[]> => (await listTraffic(opened, SOURCE, {}, { page: 1, limit: 1000 })).data;
 
   it('keeps every field of every record and entry, and the filters over payloads find them', async () => {
     await seedThreeTables(opened, 160);
-    const before = await oldRecords(old());
+    const before = await oldRecords(opened.db);
     const entriesBefore = await allEntries();
     expect(before).toHaveLength(160);
     expect(entriesBefore).toHaveLength(160);

@@ -4,7 +4,6 @@ import { AdminError } from '../admin/commands.js';
 import type { SqlDialect } from '../db/dialect.js';
 import { parseLocator, withoutSecret } from '../db/locator.js';
 import { type Db, openDatabase } from '../db/open.js';
-import type { DB } from '../db/schema.js';
 import { storageOps } from './storage.js';
 
 /**
