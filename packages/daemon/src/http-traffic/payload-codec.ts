@@ -1,6 +1,9 @@
-import { sql } from 'kysely';
-import type { Executor } from '../db/types.js';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
 import { decodePayload, DICTIONARY_BYTES, encodePayload, type PayloadDictionary, RAW_BELOW, type StoredPayload, trainDictionary } from './payload.js';
+
+/** db/types.ts's Executor, spelled here: that module needs the dialect, which holds a codec. */
+type Executor = Kysely<DB> | Transaction<DB>;
 
 /**
  * How one database stores payload values (header sets, bodies, the query): compressed with a
