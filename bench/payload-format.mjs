@@ -3,14 +3,16 @@
 // as it is, anything else a blob of the dictionary id (LEB128; < 128 here) and a raw deflate stream.
 import { deflateRawSync } from 'node:zlib';
 
-/** A dictionary as the daemon trains one: distinct texts, the most recent last, at most 32 KiB. */
+const DEFLATE = { level: 6, windowBits: 13, memLevel: 5 };
+
+/** A dictionary as the daemon trains one: distinct texts, the most recent last, at most 8 KiB (the window). */
 export function trainDictionary(texts) {
   const data = Buffer.from([...new Set(texts)].join(''));
-  return data.subarray(Math.max(0, data.length - 32 * 1024));
+  return data.subarray(Math.max(0, data.length - 8 * 1024));
 }
 
 export function encodePayload(text, dictionary) {
   if (text === null || text.length < 64) return text;
-  const body = deflateRawSync(text, dictionary ? { level: 6, dictionary: dictionary.data } : { level: 6 });
+  const body = deflateRawSync(text, dictionary ? { ...DEFLATE, dictionary: dictionary.data } : DEFLATE);
   return body.length + 1 < Buffer.byteLength(text) ? Buffer.concat([Buffer.from([dictionary?.id ?? 0]), body]) : text;
 }

@@ -35,7 +35,7 @@ export const plainPayloads: PayloadCodec = {
 };
 
 /** Texts gathered before a source's first dictionary is trained (~6 realistic records): early records gain at once. */
-const FIRST_TRAINING_BYTES = 8 * 1024;
+const FIRST_TRAINING_BYTES = DICTIONARY_BYTES;
 /**
  * A dictionary is trained again after this many values, so it follows the app's traffic as it
  * changes; one that did not fill the window (a first one) after far fewer, from a full sample.

@@ -12,10 +12,14 @@ export type StoredPayload = string | Uint8Array;
 
 /** Shorter JSON texts gain little (deflate's own overhead is ~10 bytes) and are read most (`{}`, `null`). */
 export const RAW_BELOW = 64;
-/** zlib's window: a preset dictionary longer than this is never referenced. */
-export const DICTIONARY_BYTES = 32 * 1024;
-/** Level 6 (zlib's default): with a dictionary, 9 saved under 1% and cost a third more CPU. */
-const LEVEL = 6;
+/**
+ * Deflate's cost is mostly setting up a stream and loading its dictionary, per value: with zlib's
+ * defaults (32 KiB window and dictionary, memLevel 8) that was ~4x the CPU of an 8 KiB window and
+ * dictionary with memLevel 5, for 5% more bytes (docs/storage.md). A dictionary fills the window.
+ */
+const WINDOW_BITS = 13;
+export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;
+const DEFLATE = { level: 6, windowBits: WINDOW_BITS, memLevel: 5 } as const;
 
 export interface PayloadDictionary {
   readonly id: number;
@@ -48,7 +52,7 @@ function readLeb128(value: Uint8Array): { id: number; offset: number } {
 export function encodePayload(text: string, dictionary: PayloadDictionary | undefined): StoredPayload {
   if (text.length < RAW_BELOW) return text;
   const head = leb128(dictionary?.id ?? 0);
-  const body = deflateRawSync(text, dictionary ? { level: LEVEL, dictionary: dictionary.data } : { level: LEVEL });
+  const body = deflateRawSync(text, dictionary ? { ...DEFLATE, dictionary: dictionary.data } : DEFLATE);
   return head.length + body.length < Buffer.byteLength(text) ? Buffer.concat([head, body]) : text;
 }
 
@@ -60,7 +64,7 @@ export function decodePayload(value: StoredPayload, dictionary: (id: number) => 
   if (typeof value === 'string') return value;
   const { id, offset } = readLeb128(value);
   const body = value.subarray(offset);
-  return inflateRawSync(body, id === 0 ? {} : { dictionary: dictionary(id) }).toString('utf8');
+  return inflateRawSync(body, id === 0 ? { windowBits: WINDOW_BITS } : { windowBits: WINDOW_BITS, dictionary: dictionary(id) }).toString('utf8');
 }
 
 /**
