@@ -14,7 +14,7 @@ describe('the size budget', () => {
   it('prunes the oldest entries as soon as ingest crosses --max-db-size; the newest survive, totals stay exact', async () => {
     const clock = manualClock('2026-01-01T00:00:00.000Z');
     // 2,400 records take more than this even compressed (compact storage).
-    const budget = 2 * 2 ** 20;
+    const budget = 3 * 2 ** 20;
     h = await startHarness({ clock, config: { retention: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } } });
     const { client } = await h.user();
     const source = await createSource(client);
