@@ -100,7 +100,7 @@ describe('the lean ingest path', () => {
   });
 
   it('leaves to Express what it does not read: no or a refused token, compressed, chunked or UTF-16 bodies, other paths', async () => {
-    const bodies = [
+    const bodies: Sent[] = [
       { path: single(), body: compose(), token: null },
       { path: single(), body: compose(), token: 'not-a-token' },
       { path: single(), body: gzipSync(compose()), headers: { 'content-encoding': 'gzip' } },
