@@ -128,8 +128,8 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, { route, params }: Matched, principal: Principal, bytes: number): Promise<void> {
-    const release = bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
-    if (release === null) return;
+    const admitted = bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
+    if (admitted === null) return;
     const body = decode(await readBody(req), route.mode);
     const result = await route.work({ params, query: {}, body }, principal);
     sendJson(res, route.endpoint.status, result);
