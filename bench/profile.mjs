@@ -13,8 +13,9 @@ const root = join(import.meta.dirname, '..');
 const seconds = Number(process.argv[2] ?? 20);
 const home = tempHome();
 const profiles = join(home.path, 'profiles');
-const bundle = join(root, 'packages/daemon/dist/taplined.js');
-const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles, bundle, '--port', '0', '--home', home.path, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+// dist/taplined.js runs the bundle taplined.cjs (packages/daemon/src/launch.ts); frames are in the latter.
+const bundle = join(root, 'packages/daemon/dist/taplined.cjs');
+const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles, join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', home.path, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'profile');
@@ -35,7 +36,7 @@ function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
   if (functionName === '(idle)' || functionName === '(program)') return functionName;
   const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(frameUrl);
   if (pkg) return pkg[1];
-  if (frameUrl.endsWith('taplined.js')) {
+  if (frameUrl.endsWith('taplined.cjs')) {
     const original = lookup(lineNumber, columnNumber) ?? 'daemon (unmapped)';
     const inPkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(original);
     return inPkg ? inPkg[1] : original.replace(/^(\.\.\/)+/, '');

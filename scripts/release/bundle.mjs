@@ -3,23 +3,13 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
+import { commonJsShim } from './commonjs-shim.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
  * dependency inlined, since the executable has no node_modules), written to `outDir` with the
  * manifest that launcher.cjs unpacks them by.
  */
-
-// Bundled CommonJS packages (commander, piscina, better-sqlite3) use require, __dirname and
-// __filename, which an ES module lacks; each output file gets its own.
-const banner = [
-  "import { createRequire as __taplineCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __taplineFileURLToPath } from 'node:url';",
-  "import { dirname as __taplineDirname } from 'node:path';",
-  'const require = __taplineCreateRequire(import.meta.url);',
-  'const __filename = __taplineFileURLToPath(import.meta.url);',
-  'const __dirname = __taplineDirname(__filename);',
-].join('\n');
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -70,7 +60,7 @@ export async function bundle(root, program, outDir) {
     platform: 'node',
     target: 'node20',
     external: program.external,
-    banner: { js: banner },
+    banner: { js: commonJsShim },
     // Less to read and parse at every start; names stay, for stack traces and React.
     minify: true,
     keepNames: true,
