@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
@@ -6,20 +6,24 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * dist/taplined.js: runs the daemon's bundle (taplined.cjs, built from main.ts) through V8's code
- * cache, kept beside it in taplined.cjs.cache. Compiling the 2 MB bundle was a third of the CPU a
+ * cache, kept beside it in taplined.cjs.<size>-<mtime>.cache. Compiling the 2 MB bundle was a third of the CPU a
  * start spent before its first 200; with the cache V8 reuses the compiled functions instead
  * (docs/performance-proxy-start.md). Node 20 has no code cache for ES modules (Node 22's
  * module.enableCompileCache is the built-in way), hence a CommonJS bundle run through vm.Script.
  * A cache from another Node version, other V8 flags or another bundle is rejected by V8 and the
  * bundle compiles as without one; the cache is then written again, once the start has compiled
- * what it needs, if the folder can be written (a read-only install simply goes without).
+ * what it needs (or at exit, for a daemon stopped sooner), if the folder can be written (a
+ * read-only install simply goes without). V8 checks a cache against the source's length only, so
+ * the file is named after the bundle's size and modification time: a rebuilt bundle never meets
+ * the cache of the one before.
  */
 
 /** Long enough for a start to reach its first answer, so that the cache holds what a start compiles. */
 const WRITE_AFTER_MS = 1_500;
 
 const bundle = fileURLToPath(new URL('./taplined.cjs', import.meta.url));
-const cacheFile = `${bundle}.cache`;
+const stat = statSync(bundle);
+const cacheFile = `${bundle}.${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`;
 
 function readCache(): Buffer | undefined {
   try {
@@ -46,7 +50,15 @@ function writeCache(data: Buffer): void {
 setFlagsFromString('--expose-gc');
 const cachedData = readCache();
 const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
-if (!cachedData || script.cachedDataRejected === true) setTimeout(() => writeCache(script.createCachedData()), WRITE_AFTER_MS).unref();
+if (!cachedData || script.cachedDataRejected === true) {
+  let written = false;
+  const write = () => {
+    if (!written) writeCache(script.createCachedData());
+    written = true;
+  };
+  setTimeout(write, WRITE_AFTER_MS).unref();
+  process.once('exit', write);
+}
 const run: unknown = script.runInThisContext();
 if (typeof run !== 'function') throw new TypeError(`${bundle} did not compile to a CommonJS module`);
 const module = { exports: {} };
