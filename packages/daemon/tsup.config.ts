@@ -1,6 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 // The worker is an ES module that bundles CommonJS packages: it needs require and __dirname.
 import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
+import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 
 
 const common: Options = {
@@ -20,6 +21,7 @@ const common: Options = {
   // Less to read and compile at every start; names stay, for stack traces and logs.
   minify: true,
   keepNames: true,
+  esbuildPlugins: [nodeOnlyPg],
 };
 
 export default defineConfig([

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { commonJsShim } from './commonjs-shim.mjs';
+import { nodeOnlyPg } from './node-only-pg.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
@@ -65,6 +66,7 @@ export async function bundle(root, program, outDir) {
     keepNames: true,
     legalComments: 'none',
     logLevel: 'error',
+    plugins: [nodeOnlyPg],
   };
   await build({ ...shared, entryPoints: program.entryPoints, outdir: outDir, splitting: true, format: 'esm', banner: { js: commonJsShim } });
   if (program.commonJs) {
