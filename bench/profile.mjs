@@ -48,8 +48,9 @@ function mergedProfiles() {
   return merged;
 }
 const profile = mergedProfiles();
-// The daemon's bundle and its worker thread's, each read back through its own source map.
-const lookups = new Map(['taplined.js', 'prepare-worker.js'].map((name) => [name, sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8')))]));
+// The daemon's bundle (taplined.cjs, which dist/taplined.js runs: packages/daemon/src/launch.ts)
+// and its worker thread's, each read back through its own source map.
+const lookups = new Map(['taplined.cjs', 'prepare-worker.js'].map((name) => [name, sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8')))]));
 
 /** The area a frame's self time is charged to. */
 function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
