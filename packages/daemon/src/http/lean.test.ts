@@ -1,5 +1,5 @@
 import type { RequestListener, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { composeBody, MISSING_ID, openTestDatabase } from '@tapline/testkit/daemon';
 import type { Scope } from '@tapline/shared';
@@ -38,6 +38,7 @@ async function threeServers() {
   };
   const owner = await user('owner@example.com');
   return {
+    deps,
     daemon: await urlOf(handler),
     express: await urlOf(app),
     lean: await urlOf((req, res) => lean(req, res, () => res.writeHead(NOT_LEAN).end())),
@@ -147,6 +148,33 @@ describe('the lean ingest path', () => {
       const [viaDaemon, viaExpress] = [await send(s.daemon, s, sent), await send(s.express, s, sent)];
       expect(viaDaemon.status, name).toBeGreaterThanOrEqual(400);
       expect(viaDaemon, name).toEqual(viaExpress);
+    }
+  });
+});
+
+describe('a client that leaves early', () => {
+  it('is let go: a stop does not wait for a request whose client left while its token was checked', async () => {
+    const s = await threeServers();
+    try {
+      // Token checks wait until the client has gone, as they may on a busy PostgreSQL pool.
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const verify = s.deps.tokens.verify.bind(s.deps.tokens);
+      s.deps.tokens.verify = async (token) => (await gate, verify(token));
+      const { port } = new URL(s.lean);
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const head = `POST /http-traffic-record/${s.source.id} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ${s.owner.token}\r\ncontent-length: 100\r\n\r\n`;
+      socket.write(`${head}{"domainUrl":`);
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.destroy();
+      await closed;
+      // The server hears of the close on its next turns; the request is then over for it.
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      release();
+      expect(await s.deps.inflight.drain(5_000)).toBe(true);
+    } finally {
+      await s.close();
     }
   });
 });

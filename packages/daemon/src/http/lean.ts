@@ -54,6 +54,9 @@ function plainJson(req: IncomingMessage, limit: number): number | undefined {
 /** The whole body; rejects as body-parser does when the client goes away before sending it. */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // The client may have gone while the token was checked: its close and error events are past,
+    // and waiting for them would hold the request (and a stop) for ever.
+    if (req.destroyed) return reject(new HttpError(400, 'bad_request', 'Request aborted'));
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks)));
