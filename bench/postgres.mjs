@@ -1,6 +1,8 @@
 // Tapline on PostgreSQL beside SQLite in the same bench run: a throwaway cluster (the test kit's,
 // on loopback on this machine, as the targets of issue 13 assume) per scenario, and a daemon
-// started on it with `--db`. When no cluster can start here, the scenario reports its PostgreSQL
+// started on it with `--db`. The cluster keeps PostgreSQL's durable defaults (fsync and
+// synchronous commit on, as a team's server runs), not the tests' fast settings: every
+// acknowledged record is on disk when the figures count it. When no cluster can start here, the scenario reports its PostgreSQL
 // figures as skipped (`skipped: { '(postgres)': why }`), never as a silent gap.
 import { startDaemon, tempHome } from './lib.mjs';
 import { importTs } from './ts.mjs';
@@ -14,7 +16,7 @@ export async function startPostgresDaemon(root, log) {
     const { clusterUnavailable, startCluster } = await importTs(root, 'packages/testkit/src/postgres/cluster.ts');
     const why = clusterUnavailable();
     if (why) return { unavailable: why };
-    cluster = await startCluster();
+    cluster = await startCluster({ durable: true });
   } catch (error) {
     return { unavailable: `PostgreSQL could not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
   }

@@ -3,31 +3,54 @@
 // process), stops it, and prints the daemon's CPU time by area (SQLite, Express, zod, GC, the
 // daemon's own files through the bundle's source map...) and its heaviest functions. Not a
 // scenario: a profile slows what it measures, so its figures are shares, never rates.
-import { readdirSync, readFileSync } from 'node:fs';
+// `--postgres`: the daemon on a throwaway PostgreSQL cluster (bench/postgres.mjs's) instead of SQLite.
+// `--batch`: batches of 1,000 realistic records on 4 connections instead of single composes; the
+// worker thread's profile is added to the main thread's (shares are of the whole process).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeRecord, createSource, spawnNode, tempHome } from './lib.mjs';
-import { loadRealisticRecord } from './ts.mjs';
+import { importTs, loadRealisticRecord } from './ts.mjs';
 import { sourceOf } from './source-map.mjs';
 
 const root = join(import.meta.dirname, '..');
-const seconds = Number(process.argv[2] ?? 20);
+const argv = process.argv.slice(2);
+const seconds = Number(argv.find((a) => !a.startsWith('--')) ?? 20);
+const cluster = argv.includes('--postgres') ? await (await importTs(root, 'packages/testkit/src/postgres/cluster.ts')).startCluster({ durable: true }) : null;
 const home = tempHome();
 const profiles = join(home.path, 'profiles');
 const bundle = join(root, 'packages/daemon/dist/taplined.js');
-const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles, bundle, '--port', '0', '--home', home.path, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles, bundle, '--port', '0', '--home', home.path, '--log-level', 'warn', ...(cluster ? ['--db', cluster.url] : [])], /listening on (http:\/\/\S+)/);
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'profile');
-const body = JSON.stringify(composeRecord(await loadRealisticRecord(root), source.id));
-const args = ['-c', '50', '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${token}`, '-b', body];
-await autocannon(root, [...args, '-d', '3', `${url}/http-traffic-record/${source.id}`]); // warm-up, inside the profile too
-const result = await autocannon(root, [...args, '-d', String(seconds), `${url}/http-traffic-record/${source.id}`]);
+const realisticRecord = await loadRealisticRecord(root);
+const batch = argv.includes('--batch');
+const batchFile = join(home.path, 'batch.json');
+if (batch) writeFileSync(batchFile, JSON.stringify(Array.from({ length: 1000 }, (_, seed) => realisticRecord(seed, source.id))));
+const load = batch ? ['-c', '4', '-i', batchFile] : ['-c', '50', '-b', JSON.stringify(composeRecord(realisticRecord, source.id))];
+const target = `${url}/http-traffic-record/${source.id}${batch ? '/batch' : ''}`;
+const args = [...load, '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${token}`];
+await autocannon(root, [...args, '-d', '3', target]); // warm-up, inside the profile too
+const result = await autocannon(root, [...args, '-d', String(seconds), target]);
 await daemon.stop();
+await cluster?.stop();
 
-const file = readdirSync(profiles).find((f) => f.endsWith('.cpuprofile'));
-const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8'));
-const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8'));
-const lookup = sourceOf(map);
+/** Every thread's profile as one: node ids are made unique per file, samples and deltas concatenated. */
+function mergedProfiles() {
+  const merged = { nodes: [], samples: [], timeDeltas: [] };
+  for (const [i, file] of readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile')).entries()) {
+    const p = JSON.parse(readFileSync(join(profiles, file), 'utf8'));
+    const id = (n) => i * 10_000_000 + n;
+    merged.nodes.push(...p.nodes.map((node) => ({ ...node, id: id(node.id), children: node.children?.map(id) })));
+    merged.samples.push(...p.samples.map(id));
+    merged.timeDeltas.push(...p.timeDeltas);
+  }
+  return merged;
+}
+const profile = mergedProfiles();
+// The daemon's bundle (taplined.cjs, which dist/taplined.js runs: packages/daemon/src/launch.ts)
+// and its worker thread's, each read back through its own source map.
+const lookups = new Map(['taplined.cjs', 'prepare-worker.js'].map((name) => [name, sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8')))]));
 
 /** The area a frame's self time is charged to. */
 function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
@@ -35,7 +58,8 @@ function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
   if (functionName === '(idle)' || functionName === '(program)') return functionName;
   const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(frameUrl);
   if (pkg) return pkg[1];
-  if (frameUrl.endsWith('taplined.js')) {
+  const lookup = lookups.get(frameUrl.split('/').at(-1) ?? '');
+  if (lookup) {
     const original = lookup(lineNumber, columnNumber) ?? 'daemon (unmapped)';
     const inPkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(original);
     return inPkg ? inPkg[1] : original.replace(/^(\.\.\/)+/, '');
@@ -66,7 +90,7 @@ for (let i = 0; i < profile.samples.length; i++) {
 }
 /** Areas grouped the way the issue's profile reads them. */
 const BUCKETS = [
-  ['SQLite (better-sqlite3 calls, through kysely)', (k) => k === 'kysely' || k === 'better-sqlite3' || k.startsWith('src/db/')],
+  ['the database (better-sqlite3 or pg, through kysely)', (k) => k === 'kysely' || k === 'better-sqlite3' || /^pg(-|$)/.test(k) || k.startsWith('src/db/')],
   ['Express, router, body-parser and their helpers', (k) => /^(express|router|body-parser|raw-body|iconv-lite|content-type|parseurl|type-is|on-finished|finalhandler|send|etag|fresh|qs|media-typer|mime-types|depd|http-errors|statuses|express-rate-limit|accepts|negotiator|vary|cookie|encodeurl|escape-html|range-parser|proxy-addr|forwarded|merge-descriptors)$/.test(k)],
   ['zod (validation)', (k) => k === 'zod'],
   ['garbage collection', (k) => k === 'GC'],
@@ -83,7 +107,7 @@ for (const [key, us] of selfUs) {
 
 const busy = [...selfUs].filter(([k]) => k !== '(idle)').reduce((sum, [, us]) => sum + us, 0);
 const top = (m, count) => [...m].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, count);
-process.stdout.write(`${Math.round(result['2xx'] / result.duration)} composes/s while profiled; daemon busy ${(busy / 1e6).toFixed(1)} s of CPU\n\nself time by area:\n`);
+process.stdout.write(`${Math.round((result['2xx'] * (batch ? 1000 : 1)) / result.duration)} records/s while profiled; daemon busy ${(busy / 1e6).toFixed(1)} s of CPU\n\nself time by area:\n`);
 for (const [key, us] of top(selfUs, 30)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 process.stdout.write('\nby kind of work:\n');
 for (const [key, us] of [...buckets].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);

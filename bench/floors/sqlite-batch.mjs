@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodePayload, trainDictionary } from '../payload-format.mjs';
+import { level, prepare } from './rows.mjs';
 
 const [mode, dbFile, sourceId, bodyFile, seconds] = process.argv.slice(2);
 const daemonRequire = createRequire(join(fileURLToPath(import.meta.url), '../../../packages/daemon/package.json'));
@@ -20,38 +21,6 @@ const Database = daemonRequire('better-sqlite3');
 const { v7: newId } = daemonRequire('uuid');
 const db = new Database(dbFile);
 for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'wal_autocheckpoint = 10000', 'cache_size = -65536']) db.pragma(pragma);
-
-// The daemon's redaction rules (packages/daemon/src/http-traffic/redact.ts), written plainly.
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-const SECRET_KEY = /password|passwd|secret|token|api[-_]?key|authorization|session/i;
-const REDACTED = '[REDACTED]';
-function headers(map) {
-  const out = {};
-  for (const name in map) out[name] = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY.test(name) ? REDACTED : map[name];
-  return out;
-}
-function deep(value) {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(deep);
-  const out = {};
-  for (const key in value) out[key] = SECRET_KEY.test(key) ? REDACTED : deep(value[key]);
-  return out;
-}
-const json = (v) => (v === null || v === undefined ? null : JSON.stringify(v));
-const level = (status) => (status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO');
-const hosts = new Map();
-
-function prepare(records) {
-  return records.map((r) => {
-    let host = hosts.get(r.domainUrl);
-    if (host === undefined) hosts.set(r.domainUrl, (host = new URL(r.domainUrl).host.toLowerCase()));
-    return {
-      host, pathname: r.pathnameUrl, status: r.status, method: r.method.toUpperCase(), protocol: r.protocol.toUpperCase(), elapsed: r.elapsedTime, user: r.trafficUserId ?? null,
-      requestHeaders: JSON.stringify(headers(r.requestHeaders)), requestBody: json(deep(r.requestBody)), query: JSON.stringify(headers(r.queryParams)),
-      responseHeaders: JSON.stringify(headers(r.responseHeaders)), responseBody: json(deep(r.responseBody)),
-    };
-  });
-}
 
 const insert = {
   domain: db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)'),

@@ -5,7 +5,8 @@
 // composes (50 connections) and batches of 100. Target (issue 17): batches of 1,000 >= 0.8x the
 // parse-and-insert floor. Issue 5's figure stays: batches of 1,000 over single composes (>= 5x).
 // Last in each round, batches of 1,000 to Tapline on PostgreSQL (bench/postgres.mjs), the same
-// 4 connections. Target (issue 13): >= 15,000 records/s.
+// 4 connections, beside its floor: `pg` alone storing the same rows with COPY (bench/floors/
+// postgres-copy.mjs) into the same database. Target (issue 13): >= 15,000 records/s.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,16 +18,18 @@ import { PG, startPostgresDaemon } from '../postgres.mjs';
 export const figures = [
   'batches of 1,000 records/s', 'batch of 1,000 request p99 ms', 'batches of 100 records/s', 'single compose records/s', 'batches of 1,000 / single composes',
   'floor: better-sqlite3 insert records/s', 'floor: parse + redact + insert records/s', 'batch body bytes per record',
-  `batches of 1,000 records/s ${PG}`, `batch of 1,000 request p99 ms ${PG}`,
+  `batches of 1,000 records/s ${PG}`, `batch of 1,000 request p99 ms ${PG}`, `floor: PostgreSQL COPY records/s ${PG}`,
 ];
 
-function floor(root, mode, dbFile, sourceId, bodyFile, seconds) {
+/** A floor script of bench/floors, in its own process: its records per second. */
+function floorProcess(root, script, args) {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(root, 'bench', 'floors', 'sqlite-batch.mjs'), mode, dbFile, sourceId, bodyFile, String(seconds)], (error, stdout, stderr) =>
-      error ? reject(new Error(`sqlite floor (${mode}) failed: ${stderr || error.message}`)) : resolve(JSON.parse(stdout).perSecond),
+    execFile(process.execPath, [join(root, 'bench', 'floors', script), ...args.map(String)], (error, stdout, stderr) =>
+      error ? reject(new Error(`${script} ${args[0]} failed: ${stderr || error.message}`)) : resolve(JSON.parse(stdout).perSecond),
     );
   });
 }
+const floor = (root, mode, dbFile, sourceId, bodyFile, seconds) => floorProcess(root, 'sqlite-batch.mjs', [mode, dbFile, sourceId, bodyFile, seconds]);
 
 /** A database of the daemon's schema with one source, for the floors: the daemon made it, then stopped. */
 async function floorDatabase(root, home) {
@@ -74,9 +77,12 @@ export default async function run({ root, log, quick, tmp }) {
       const pgSource = await createSource(pg.daemon.url, pg.daemon.token, 'bench');
       const pgThousand = file('pg-thousand.json', batch(1000, pgSource.id));
       const to = { args: [...args.slice(0, 4), '-H', `authorization=Bearer ${pg.daemon.token}`], url: pg.daemon.url };
+      const copySource = await createSource(pg.daemon.url, pg.daemon.token, 'floor');
+      const copyBody = file('pg-floor.json', batch(1000, copySource.id));
+      steps.push(['postgres copy', () => floorProcess(root, 'postgres-copy.mjs', [pg.url, copySource.id, copyBody, seconds])]);
       steps.push(['postgres 1000', (_, d) => post('batch of 1,000 on PostgreSQL', 4, ['-i', pgThousand], `/http-traffic-record/${pgSource.id}/batch`, 1000, d, to)]);
     }
-    if (!quick) for (const [, step] of steps.slice(2)) await step(0, 2); // warm-up
+    if (!quick) for (const [name, step] of steps.slice(2)) if (name !== 'postgres copy') await step(0, 2); // warm-up
     const values = await interleave(rounds, steps, log);
     const perSecond = (name) => pluck(values[name], 'perSecond');
     const floors = { 'better-sqlite3 insert': values['insert floor'], 'parse + redact + insert': values['parse floor'] };
@@ -84,7 +90,8 @@ export default async function run({ root, log, quick, tmp }) {
       ...(pg.daemon ? {} : { skipped: { [PG]: pg.unavailable } }),
       figures: {
         ...(pg.daemon && {
-          [`batches of 1,000 records/s ${PG}`]: figure('records/s', perSecond('postgres 1000')),
+          [`batches of 1,000 records/s ${PG}`]: versus('records/s', perSecond('postgres 1000'), { 'PostgreSQL COPY': values['postgres copy'] }),
+          [`floor: PostgreSQL COPY records/s ${PG}`]: figure('records/s', values['postgres copy']),
           [`batch of 1,000 request p99 ms ${PG}`]: figure('ms', pluck(values['postgres 1000'], 'p99')),
         }),
         'batches of 1,000 records/s': versus('records/s', perSecond('batch 1000'), floors),

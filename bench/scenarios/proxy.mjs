@@ -22,7 +22,7 @@ const RATE = 200;
 const QUICK_RATE = 50;
 
 /** The app's answer: the first realistic GET that succeeded, as the proxied endpoint's response. */
-function appAnswer(realisticRecord) {
+export function appAnswer(realisticRecord) {
   for (let seed = 0; ; seed++) {
     const r = realisticRecord(seed);
     if (r.method === 'GET' && r.status === 200) return { headers: r.responseHeaders, body: r.responseBody };

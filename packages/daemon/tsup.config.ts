@@ -1,16 +1,33 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+// The worker is an ES module that bundles CommonJS packages: it needs require and __dirname.
+import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
+import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 
-export default defineConfig({
-  // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
-  entry: { taplined: 'src/main.ts', 'prepare-worker': 'src/http-traffic/prepare-pool-thread.ts' },
-  format: ['esm'],
+
+const common: Options = {
   platform: 'node',
   target: 'node20',
   outDir: 'dist',
-  clean: true,
+  // The build script empties dist/ once: three builds run side by side and must not clean each other away.
+  clean: false,
   splitting: false,
   sourcemap: true,
-  // Workspace packages are bundled in; better-sqlite3 is native and stays a dependency.
-  noExternal: [/^@tapline\//],
-  banner: { js: '#!/usr/bin/env node' },
-});
+  // Every dependency is bundled in: a start spent 60% of its time resolving, reading and lexing
+  // some 400 files of node_modules one ES-module import at a time (docs/performance-proxy-start.md).
+  // Kept out: better-sqlite3 (a native addon found by `bindings`), Piscina (loads its own thread
+  // script by file) and the optional native helpers pg and Piscina try to load. tsup's noExternal
+  // wins over external, hence the look-ahead.
+  noExternal: [/^(?!(better-sqlite3|piscina|pg-native|@napi-rs\/nice)(\/|$))/],
+  // Less to read and compile at every start; names stay, for stack traces and logs.
+  minify: true,
+  keepNames: true,
+  esbuildPlugins: [nodeOnlyPg],
+};
+
+export default defineConfig([
+  // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
+  { ...common, entry: { taplined: 'src/main.ts' }, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
+  { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
+  // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
+  { ...common, entry: { 'prepare-worker': 'src/http-traffic/prepare-pool-thread.ts' }, format: ['esm'], banner: { js: commonJsShim } },
+]);

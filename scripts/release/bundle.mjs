@@ -3,23 +3,14 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
+import { commonJsShim } from './commonjs-shim.mjs';
+import { nodeOnlyPg } from './node-only-pg.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
  * dependency inlined, since the executable has no node_modules), written to `outDir` with the
  * manifest that launcher.cjs unpacks them by.
  */
-
-// Bundled CommonJS packages (commander, piscina, better-sqlite3) use require, __dirname and
-// __filename, which an ES module lacks; each output file gets its own.
-const banner = [
-  "import { createRequire as __taplineCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __taplineFileURLToPath } from 'node:url';",
-  "import { dirname as __taplineDirname } from 'node:path';",
-  'const require = __taplineCreateRequire(import.meta.url);',
-  'const __filename = __taplineFileURLToPath(import.meta.url);',
-  'const __dirname = __taplineDirname(__filename);',
-].join('\n');
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -34,13 +25,17 @@ export function programs(root) {
       name: 'taplined',
       pkg: 'daemon',
       entryPoints: {
-        taplined: join(root, 'packages/daemon/src/main.ts'),
+        // As in the daemon's own build (its tsup.config.ts): taplined.js runs the daemon's
+        // CommonJS bundle through V8's code cache, kept beside it in the unpacked folder...
+        taplined: join(root, 'packages/daemon/src/launch.ts'),
         // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
         // daemon's tsup.config.ts)...
         'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-pool-thread.ts'),
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },
+      // ...the daemon itself, as taplined.cjs.
+      commonJs: { taplined: join(root, 'packages/daemon/src/main.ts') },
       // Optional speed-ups Piscina and pg try to load and do without.
       external: ['@napi-rs/nice', 'pg-native'],
       // better-sqlite3 finds it by db/native-addon.ts.
@@ -61,22 +56,31 @@ export function programs(root) {
 export async function bundle(root, program, outDir) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  await build({
-    entryPoints: program.entryPoints,
-    outdir: outDir,
+  const shared = {
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     external: program.external,
-    banner: { js: banner },
     // Less to read and parse at every start; names stay, for stack traces and React.
     minify: true,
     keepNames: true,
     legalComments: 'none',
     logLevel: 'error',
-  });
+    plugins: [nodeOnlyPg],
+  };
+  await build({ ...shared, entryPoints: program.entryPoints, outdir: outDir, splitting: true, format: 'esm', banner: { js: commonJsShim } });
+  if (program.commonJs) {
+    await build({
+      ...shared,
+      entryPoints: program.commonJs,
+      outdir: outDir,
+      outExtension: { '.js': '.cjs' },
+      format: 'cjs',
+      // import.meta.url (the batch worker and the native addon are found beside the bundle) as a CommonJS module knows it.
+      define: { 'import.meta.url': '__taplineImportMetaUrl' },
+      banner: { js: "const __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    });
+  }
   // Without it, Node would read the bundle's .js files as CommonJS.
   writeFileSync(join(outDir, 'package.json'), '{"type":"module"}\n');
   for (const [name, from] of Object.entries(program.extraFiles)) copyFileSync(from, join(outDir, name));

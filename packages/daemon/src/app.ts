@@ -1,4 +1,5 @@
 import { contract } from '@tapline/shared';
+import type { RequestListener } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
 import { authRoutes } from './auth/routes.js';
@@ -17,6 +18,7 @@ import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './htt
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
+import { createLeanDispatcher, type LeanDispatcher } from './http/lean.js';
 import { createReclaimer } from './http/reclaim.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
@@ -49,7 +51,12 @@ export interface AppOptions {
 }
 
 export interface App {
+  /** Every route. */
   readonly app: express.Express;
+  /** What the daemon listens with: the lean ingest path first, the Express app for the rest. */
+  readonly handler: RequestListener;
+  /** The lean ingest path alone (http/lean.ts); `fallback` gets what it does not serve. */
+  readonly lean: LeanDispatcher;
   readonly deps: Deps;
   readonly webhooks: WebhookWorker;
   readonly batches: BatchPreparer;
@@ -100,8 +107,7 @@ export function createApp(options: AppOptions): App {
   const compose = createComposer(deps, ingest);
   // Before httpTrafficRoutes, whose one-record route would take `export.har` as an id.
   harRoutes(router, deps);
-  httpTrafficRoutes(router, deps, ingest, preparer, compose);
-  ingestLogRoutes(router, deps, compose);
+  const ingestRoutes = [...httpTrafficRoutes(router, deps, ingest, preparer, compose), ingestLogRoutes(router, deps, compose)];
   otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
@@ -109,11 +115,17 @@ export function createApp(options: AppOptions): App {
   app.use(router);
   app.use(unknownRoute);
   app.use(errorHandler(options.logger));
+  const lean = createLeanDispatcher(deps, ingestRoutes);
   if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
   if (options.pruner?.start !== false) pruner.start();
   return {
     app,
+    handler: (req, res) =>
+      lean(req, res, () => {
+        app(req, res);
+      }),
+    lean,
     deps,
     webhooks,
     batches: preparer,

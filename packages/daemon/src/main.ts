@@ -190,9 +190,8 @@ function program(): Command {
   return cmd;
 }
 
-try {
-  await program().parseAsync(process.argv);
-} catch (error) {
+/** The exit code and message for what a command threw. */
+function reportFailure(error: unknown): void {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
   } else if (error instanceof UsageError || error instanceof DatabaseLocatorError || (error instanceof AdminError && error.exitCode === 2)) {
@@ -206,3 +205,6 @@ try {
     process.exitCode = 1;
   }
 }
+
+// No top-level await: the bundle is CommonJS, so that V8's code cache can be used (docs/performance-proxy-start.md).
+program().parseAsync(process.argv).catch(reportFailure);

@@ -77,9 +77,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     throw new StartError(error instanceof Error ? error.message : String(error));
   }
   const signals = opened.signals(logger);
-  const { app, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
+  const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
 
-  const server = await listen(app, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(handler, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
     await signals.close();
     await opened.close();

@@ -4,6 +4,7 @@ import { CreateCoreLog, CoreLog } from './schemas/core-log.js';
 import { Health, Me, TokenRequest, TokenResponse } from './schemas/auth.js';
 import { PageQuery, paginated, type Scope } from './schemas/common.js';
 import {
+  BATCH_LIMIT,
   ComposeRecord,
   HttpTraffic,
   HttpTrafficRecord,
@@ -167,7 +168,7 @@ export const contract = {
     body: z
       .array(ComposeRecord, { message: 'the body must be a JSON array of compose bodies' })
       .min(1, 'a batch holds at least 1 record')
-      .max(1000, 'a batch holds at most 1000 records'),
+      .max(BATCH_LIMIT, `a batch holds at most ${BATCH_LIMIT} records`),
     status: 201, response: z.object({ ids: z.array(z.uuid()) }), errors: [403, 404, 413],
     maxBody: 16 * 1024 * 1024,
     description:

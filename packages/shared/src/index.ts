@@ -4,6 +4,7 @@ export * from './schemas/webhook.js';
 export * from './schemas/core-log.js';
 export * from './schemas/auth.js';
 export * from './schemas/http-traffic.js';
+export * from './schemas/compose-fast.js';
 export * from './schemas/ingest-log.js';
 export * from './schemas/formats.js';
 export * from './contract.js';

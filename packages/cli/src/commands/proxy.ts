@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, resolveSourceId, SourceNotFoundError, UnreachableError, type Recorder } from '@tapline/shared';
+import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, resolveSourceId, SourceNotFoundError, UnreachableError, type Recorder, type RecordBody } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { notFound, usage } from '../exit-codes.js';
 import { example } from '../help.js';
@@ -50,7 +50,7 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
     onDrop: (event) => notices.dropped(event),
     onError: (error) => notices.failed(error),
   });
-  const server = createProxyServer({ target, maxBody: opts.maxBody, isExcluded: exclusion.path, onExchange: (exchange) => void recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters) });
+  const server = createProxyServer({ target, maxBody: opts.maxBody, isExcluded: exclusion.path, onExchange: (exchange) => recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters) });
   const address = await server.listen(listen.host, listen.port).catch((error: NodeJS.ErrnoException) => {
     throw usage(`cannot listen on ${opts.listen} (${error.code ?? error.message})`, error.code === 'EADDRINUSE' ? 'another program uses that port: pick one with --listen 127.0.0.1:<port>' : undefined);
   });
@@ -71,15 +71,25 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
   return { url, ...counters, stored: stats.sent, dropped: stats.dropped + stats.rejected + stats.queued };
 }
 
-async function recordExchange(recorder: Recorder, exclusion: Exclusion, build: () => ReturnType<typeof toRecord>, counters: ProxyCounters): Promise<void> {
-  const body = await build().catch(() => null);
-  if (!body) return;
-  if (exclusion.record?.(body)) {
-    counters.recorded -= 1;
-    counters.excluded += 1;
+/** Records an exchange unless a filter excludes it; a record that cannot be built is left out, never thrown into the proxy. */
+function recordExchange(recorder: Recorder, exclusion: Exclusion, build: () => ReturnType<typeof toRecord>, counters: ProxyCounters): void {
+  const record = (body: RecordBody | null) => {
+    if (!body) return;
+    if (exclusion.record?.(body)) {
+      counters.recorded -= 1;
+      counters.excluded += 1;
+      return;
+    }
+    recorder.record(body);
+  };
+  let built: ReturnType<typeof toRecord>;
+  try {
+    built = build();
+  } catch {
     return;
   }
-  recorder.record(body);
+  if (built instanceof Promise) built.then(record, () => undefined);
+  else record(built);
 }
 
 /** The source's id, looked up now so a wrong name fails at once; a daemon that is down is looked up again later. */

@@ -15,7 +15,7 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
 export function requestHeadersFor(req: IncomingMessage, target: Target): string[] {
   const headers = endToEnd(req.rawHeaders, FORWARDING);
   const clientHost = req.headers.host ?? '';
-  const host = LOOPBACK.test(target.hostname) && clientHost ? clientHost : new URL(target.origin).host;
+  const host = LOOPBACK.test(target.hostname) && clientHost ? clientHost : target.host;
   const peer = req.socket.remoteAddress ?? '';
   const earlier = req.headers['x-forwarded-for'];
   headers.unshift('Host', host);

@@ -5,24 +5,27 @@ import type { IncomingHttpHeaders } from 'node:http';
  * must not forward them: each side has its own connection, and node:http frames each side itself
  * (it re-chunks a body that arrived chunked and keeps a Content-Length that arrived with one).
  */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'transfer-encoding', 'upgrade']);
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
  * Filters a raw header list (`[name, value, name, value, ...]`, as node:http gives and takes it)
  * down to the end-to-end headers, keeping the original case, order and repeats so the other side
  * sees the message as it was sent.
  */
-export function endToEnd(raw: readonly string[], extraDrop: ReadonlySet<string> = new Set()): string[] {
-  const drop = new Set(HOP_BY_HOP);
+export function endToEnd(raw: readonly string[], extraDrop: ReadonlySet<string> = NO_NAMES): string[] {
+  // Runs twice per proxied request: no set is built unless Connection names headers of its own.
+  let named: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i]?.toLowerCase() !== 'connection') continue;
-    for (const token of (raw[i + 1] ?? '').split(',')) drop.add(token.trim().toLowerCase());
+    for (const token of (raw[i + 1] ?? '').split(',')) (named ??= new Set()).add(token.trim().toLowerCase());
   }
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] ?? '';
     const lower = name.toLowerCase();
-    if (!drop.has(lower) && !extraDrop.has(lower)) kept.push(name, raw[i + 1] ?? '');
+    if (!HOP_BY_HOP.has(lower) && !extraDrop.has(lower) && !named?.has(lower)) kept.push(name, raw[i + 1] ?? '');
   }
   return kept;
 }

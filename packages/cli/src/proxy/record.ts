@@ -1,6 +1,6 @@
-import { captureBody, toRecordBody, type RecordBody } from '@tapline/shared';
+import { captureBody, captureBodyNow, toRecordBody, type BodyCollector, type BodyInput, type JsonValue, type RecordBody } from '@tapline/shared';
 import type { Exchange } from './exchange.js';
-import { toHeaderRecord } from './headers.js';
+import { type HeaderRecord, toHeaderRecord } from './headers.js';
 import type { Target } from './target.js';
 
 /**
@@ -8,27 +8,41 @@ import type { Target } from './target.js';
  * Host the client used to reach the proxy: `localhost:8080` and `127.0.0.1:8080` are the same app,
  * and a remote target keeps its own name. Request headers are the client's as sent; response
  * headers are the app's, Content-Encoding included, while the body is decoded for the record.
+ *
+ * Built at once, without a promise, unless a body must be decoded (gzip, br...): this runs for
+ * every proxied request, and a promise per exchange was a visible share of the proxy's CPU.
  */
-export async function toRecord(exchange: Exchange, target: Target, maxBody: number): Promise<RecordBody | null> {
+export function toRecord(exchange: Exchange, target: Target, maxBody: number): RecordBody | null | Promise<RecordBody | null> {
   const requestHeaders = toHeaderRecord(exchange.requestHeaders);
   const responseHeaders = toHeaderRecord(exchange.responseHeaders);
-  const [requestBody, responseBody] = await Promise.all([
-    captureBody({ body: exchange.requestBody.bytes(), totalBytes: exchange.requestBody.size, contentType: one(requestHeaders['content-type']), contentEncoding: one(requestHeaders['content-encoding']), maxBytes: maxBody }),
-    captureBody({ body: exchange.responseBody.bytes(), totalBytes: exchange.responseBody.size, contentType: one(responseHeaders['content-type']), contentEncoding: one(responseHeaders['content-encoding']), maxBytes: maxBody }),
-  ]);
-  return toRecordBody({
-    method: exchange.method,
-    url: exchange.url,
-    host: new URL(target.origin).host,
-    protocol: target.protocol,
-    status: exchange.status,
-    elapsedTime: exchange.elapsedMs,
-    startedAt: exchange.startedAt,
-    requestHeaders,
-    responseHeaders,
-    requestBody,
-    responseBody,
-  });
+  const request = bodyInput(exchange.requestBody, requestHeaders, maxBody);
+  const response = bodyInput(exchange.responseBody, responseHeaders, maxBody);
+  const build = (requestBody: JsonValue, responseBody: JsonValue) =>
+    toRecordBody({
+      method: exchange.method,
+      url: exchange.url,
+      host: target.host,
+      protocol: target.protocol,
+      status: exchange.status,
+      elapsedTime: exchange.elapsedMs,
+      startedAt: exchange.startedAt,
+      requestHeaders,
+      responseHeaders,
+      requestBody,
+      responseBody,
+    });
+  const requestBody = captureBodyNow(request);
+  const responseBody = captureBodyNow(response);
+  if (requestBody !== undefined && responseBody !== undefined) return build(requestBody, responseBody);
+  return Promise.all([requestBody ?? captureBody(request), responseBody ?? captureBody(response)]).then(([a, b]) => build(a, b));
 }
+
+const bodyInput = (body: BodyCollector, headers: HeaderRecord, maxBytes: number): BodyInput => ({
+  body: body.bytes(),
+  totalBytes: body.size,
+  contentType: one(headers['content-type']),
+  contentEncoding: one(headers['content-encoding']),
+  maxBytes,
+});
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);

@@ -5,6 +5,8 @@ import https from 'node:https';
 export interface Target {
   /** `http://localhost:3000`, no path. */
   readonly origin: string;
+  /** `localhost:3000`: the origin's host and port, as a Host header names it. */
+  readonly host: string;
   readonly protocol: 'HTTP' | 'HTTPS';
   readonly hostname: string;
   readonly port: number;
@@ -29,6 +31,7 @@ export function parseTarget(text: string): Target {
   const options = { keepAlive: true, noDelay: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256, scheduling: 'lifo' as const };
   return {
     origin: url.origin,
+    host: url.host,
     protocol: secure ? 'HTTPS' : 'HTTP',
     // URL keeps brackets around IPv6 literals; node:http wants the bare address.
     hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),

@@ -67,4 +67,52 @@ describe('group commit', () => {
     await queue.store(source, [record('/b')]);
     expect(transactions).toBe(2);
   });
+
+  it('queues what arrives while a transaction is in flight, and stores it together in the next one', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const bus = createTrafficBus();
+    // The first transaction waits inside its hook until released; the arrivals meanwhile queue.
+    const slow = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus, hooks: [async () => void (calls++ === 0 && (await held))] });
+    const first = slow.store(source, [record('/first')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later: Promise<StoredEntry[]>[] = [];
+    for (const path of ['/x', '/y', '/z']) {
+      later.push(slow.store(source, [record(path)]));
+      await new Promise((resolve) => setImmediate(resolve)); // separate turns of the event loop
+    }
+    release();
+    const answers = await Promise.all([first, ...later]);
+    expect(answers.map((a) => a.map((e) => e.pathname))).toEqual([['/first'], ['/x'], ['/y'], ['/z']]);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('two writers creating the same names at once', () => {
+  let opened: OpenedDatabase;
+  let source: TrafficSource;
+
+  beforeEach(async () => {
+    opened = await openTestDatabase();
+    const user = await createUser(opened.db, systemClock, { email: 'b@example.com' });
+    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
+  });
+  afterEach(() => opened.close());
+
+  it('stores everything, in any order of names, without a deadlock (two daemons on one PostgreSQL database)', async () => {
+    const redactor = createRedactor({ enabled: true, extraKeys: [] });
+    const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+    // Each ingest is what one daemon runs; they share only the database.
+    const [a, b] = [0, 1].map(() => createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }));
+    const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
+    for (let round = 0; round < 3; round++) {
+      const mine = paths.map((p) => `${p}/${round}`);
+      await Promise.all([a?.store(source, mine.map(record)), b?.store(source, [...mine].reverse().map(record))]);
+    }
+    const stored = await opened.db.selectFrom('http_traffic').select('id').execute();
+    expect(stored).toHaveLength(2 * 3 * paths.length);
+    const names = await opened.db.selectFrom('pathnames').select('value').execute();
+    expect(names).toHaveLength(3 * paths.length);
+  });
 });

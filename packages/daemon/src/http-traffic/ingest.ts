@@ -1,10 +1,12 @@
 import type { TrafficSource } from '@tapline/shared';
 import { isoNow, newId } from '../clock.js';
+import { isConflict } from '../db/conflict.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
 import { exchangeIdOf } from './payload.js';
 import type { PreparedRecord } from './prepare.js';
-import { createTrafficWriter, findOrCreateDomain, findOrCreatePathname } from './repo.js';
+import { type IdCache, resolveNames } from './names.js';
+import { createTrafficWriter } from './repo.js';
 import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
@@ -25,14 +27,12 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-/**
- * Ids of domains and pathnames known to exist, by `source host` and `domainId path`. Only ids
- * from committed transactions enter it; it is forgotten when a transaction fails.
- */
-interface IdCache {
-  readonly domains: Map<string, string>;
-  readonly pathnames: Map<string, string>;
-}
+
+/** A group stops taking requests at this many records (a few batches of 1,000); the rest go next. */
+const MAX_GROUP_RECORDS = 5_000;
+
+/** Deadlocks in a row before a group's requests are failed one by one. */
+const MAX_CONFLICT_RETRIES = 3;
 
 /** Bounds the id cache; a busy source has a few hundred paths. */
 const MAX_CACHED_IDS = 20_000;
@@ -49,6 +49,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   const writer = createTrafficWriter(deps.dialect.payloads);
   const cache: IdCache = { domains: new Map(), pathnames: new Map() };
   let waiting: Waiting[] = [];
+  let inFlight = false;
 
   /** One transaction for the whole group; returns each item's entries in input order. */
   async function storeGroup(group: readonly Waiting[]): Promise<StoredEntry[][]> {
@@ -60,18 +61,15 @@ export function createIngest(deps: IngestDeps): Ingest {
     let firstSeq = 0;
 
     await deps.db.transaction().execute(async (trx) => {
+      const known = await resolveNames(trx, group, receivedAt, { cache, learned });
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {
           const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
           // docs/decisions.md §16.1: the client's start time when it sent one; ids stay arrival order.
           const createdAt = record.startedAt ?? receivedAt;
-          const domainKey = `${source.id} ${domain}`;
-          let domainId = cache.domains.get(domainKey) ?? learned.domains.get(domainKey);
-          if (!domainId) learned.domains.set(domainKey, (domainId = await findOrCreateDomain(trx, source.id, domain, receivedAt)));
-          const pathKey = `${domainId} ${pathname}`;
-          let pathnameId = cache.pathnames.get(pathKey) ?? learned.pathnames.get(pathKey);
-          if (!pathnameId) learned.pathnames.set(pathKey, (pathnameId = await findOrCreatePathname(trx, source.id, domainId, pathname, receivedAt)));
+          const domainId = known.domain(source.id, domain);
+          const pathnameId = known.pathname(domainId, pathname);
 
           const id = newId();
           // Derived, not stored (compact storage); toEntry derives them again at every read.
@@ -112,13 +110,16 @@ export function createIngest(deps: IngestDeps): Ingest {
     cache.pathnames.clear();
   }
 
-  async function run(group: Waiting[]): Promise<void> {
+  async function run(group: Waiting[], conflicts = 0): Promise<void> {
     if (cache.domains.size + cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
     const cached = cache.domains.size + cache.pathnames.size > 0;
     try {
       const results = await storeGroup(group);
       group.forEach((item, i) => item.resolve(results[i] ?? []));
     } catch (error) {
+      // PostgreSQL chose this transaction as a deadlock's victim (with a prune, say): nothing of
+      // it was written, and the same group succeeds once the other transaction is through.
+      if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return run(group, conflicts + 1);
       // A cached id may name a row deleted since (with its source by another daemon, or as unused
       // by a prune): forget them all, and try once more before blaming any one request.
       forgetIds();
@@ -128,16 +129,30 @@ export function createIngest(deps: IngestDeps): Ingest {
     }
   }
 
+  /**
+   * One group in flight at a time: what arrives meanwhile waits and goes, together, into the next
+   * transaction. Concurrent groups gained nothing (they queue on the count rows and the stream
+   * counter, which every ingest transaction locks until it commits) and made the groups tiny;
+   * under load a group is now every request that arrived during the previous commit.
+   */
   function flush(): void {
-    const group = waiting;
-    waiting = [];
-    void run(group);
+    if (inFlight || waiting.length === 0) return;
+    let records = 0;
+    let taken = 0;
+    while (taken < waiting.length && (taken === 0 || records < MAX_GROUP_RECORDS)) records += waiting[taken++]?.records.length ?? 0;
+    const group = waiting.slice(0, taken);
+    waiting = waiting.slice(taken);
+    inFlight = true;
+    void run(group).finally(() => {
+      inFlight = false;
+      flush();
+    });
   }
 
   return {
     store(source, records) {
       return new Promise((resolve, reject) => {
-        if (waiting.length === 0) setImmediate(flush);
+        if (waiting.length === 0 && !inFlight) setImmediate(flush);
         waiting.push({ source, records, resolve, reject });
       });
     },

@@ -2,7 +2,7 @@ import { contract, type ErrorBody } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
-import { mount, mountPrepared } from '../http/mount.js';
+import { type MountedRoute, mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import type { Composer } from './compose.js';
 import type { Ingest } from './ingest.js';
@@ -12,8 +12,11 @@ import { streamTrafficRoute } from './stream.js';
 
 const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
 
-/** The HTTP side of recorded traffic: every route checks, prepares or reads, and answers; nothing more. */
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): void {
+/**
+ * The HTTP side of recorded traffic: every route checks, prepares or reads, and answers; nothing
+ * more. Gives back the two ingest routes, which the lean path (http/lean.ts) serves as well.
+ */
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): MountedRoute[] {
   const { db } = deps;
 
   /**
@@ -22,7 +25,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
    * are prepared in a worker thread (prepare-pool.ts). All or nothing: one invalid item rejects the
    * batch with a 400 whose issues name it by index (`3.method`), before anything is written.
    */
-  mountPrepared(
+  const batch = mountPrepared(
     router,
     deps,
     contract.composeBatch,
@@ -43,7 +46,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     },
   );
 
-  mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
+  const single = mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
       throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
     }
@@ -75,4 +78,6 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     return listPathnames(db, source.id, query.domainId, query);
   });
+
+  return [single, batch];
 }

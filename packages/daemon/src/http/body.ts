@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { HttpError } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 
-const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+export const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 function carriesBody(headers: Record<string, string | string[] | undefined>): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
@@ -17,10 +17,10 @@ function carriesBody(headers: Record<string, string | string[] | undefined>): bo
  */
 export type BodyMode = 'parse' | 'raw' | 'none';
 
-const CHARSET = /;\s*charset\s*=/i;
-const UTF8 = /;\s*charset\s*=\s*"?utf-?8"?\s*(?:;|$)/i;
+export const CHARSET = /;\s*charset\s*=/i;
+export const UTF8 = /;\s*charset\s*=\s*"?utf-?8"?\s*(?:;|$)/i;
 
-const NOT_UTF8 = 'Request body is not valid UTF-8';
+export const NOT_UTF8 = 'Request body is not valid UTF-8';
 
 /**
  * The decoders replace bytes that are not UTF-8 with U+FFFD, so a record would be stored other

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Endpoint, ParsedInput, ResponseOf } from '@tapline/shared';
+import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, TokenService } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
@@ -15,12 +15,14 @@ export interface RequestContext<E extends Endpoint = Endpoint> {
 
 export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestContext<E>) => Promise<ResponseOf<E>>;
 
+/** The token of an `Authorization: Bearer …` header; undefined when there is none. */
+export const bearerToken = (header: string) => /^Bearer[ ]+(.*)$/i.exec(header.trim())?.[1]?.trim();
+
 /** 400 when there is no token at all, 401 when there is one that does not verify; each one audited. */
 function authenticate(tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization ?? '';
-    const match = /^Bearer[ ]+(.*)$/i.exec(header.trim());
-    const token = match?.[1]?.trim();
+    const token = bearerToken(header);
     if (!token) {
       const audit = { reason: header.trim() ? 'malformed' : 'missing', tokenId: null } as const;
       return next(new HttpError(400, 'token_missing', 'Authentication token missing', undefined, audit));
@@ -32,8 +34,13 @@ function authenticate(tokens: TokenService): RequestHandler {
   };
 }
 
+/** Quicker checks that give what their schema gives for ordinary input, and undefined otherwise. */
+const QUICK_CHECKS: ReadonlyMap<z.ZodType, (value: unknown) => unknown> = new Map([[ComposeRecord, parseComposeFast]]);
+
 function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) return undefined;
+  const quick = QUICK_CHECKS.get(schema)?.(value);
+  if (quick !== undefined) return quick;
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(result.error, where);
   return result.data;
@@ -44,10 +51,11 @@ function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[
   return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
 }
 
-// The principal is set on every endpoint with scopes (authenticate runs first there), which is
+// The principal is set on every endpoint with scopes (authentication runs first there), which is
 // what RequestContext's conditional type says; the compiler cannot follow it through Express.
 // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => ({ endpoint, principal: res.locals.principal ?? null }) as RequestContext<E>;
+export const contextFor = <E extends Endpoint>(endpoint: E, principal: Principal | null) => ({ endpoint, principal }) as RequestContext<E>;
+const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => contextFor(endpoint, res.locals.principal ?? null);
 
 const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
 
@@ -63,13 +71,35 @@ function answer(res: Response, endpoint: Endpoint, result: unknown): void {
 }
 
 /**
+ * An endpoint's work once authentication and the body reader passed, whichever server path read
+ * the request: Express passes its `req`; the lean ingest path (lean.ts) the same three parts.
+ */
+export type RouteWork = (req: Pick<Request, 'params' | 'query' | 'body'>, principal: Principal | null) => Promise<unknown>;
+
+/** What `mount` and `mountPrepared` give back, so that lean.ts can serve the same endpoint. */
+export interface MountedRoute {
+  readonly endpoint: Endpoint;
+  readonly mode: 'parse' | 'raw';
+  readonly work: RouteWork;
+}
+
+function registerJson(router: Router, deps: Deps, route: MountedRoute): MountedRoute {
+  const { endpoint, work } = route;
+  register(router, deps, endpoint, endpoint.body === undefined && route.mode === 'parse' ? 'none' : route.mode, async (req, res) =>
+    answer(res, endpoint, await work(req, res.locals.principal ?? null)),
+  );
+  return route;
+}
+
+/**
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
  * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
  */
-export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): void {
-  register(router, deps, endpoint, endpoint.body !== undefined ? 'parse' : 'none', async (req, res) => {
-    const input = parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body);
-    answer(res, endpoint, await handler(input, contextOf(endpoint, res)));
+export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): MountedRoute {
+  return registerJson(router, deps, {
+    endpoint,
+    mode: 'parse',
+    work: async (req, principal) => handler(parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body), contextFor(endpoint, principal)),
   });
 }
 
@@ -77,7 +107,7 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
  * The path, query and body through the endpoint's schemas. ParsedInput<E> is exactly what these
  * parses give, but the compiler cannot follow the optional schemas through E.
  */
-function parseInput<E extends Endpoint>(endpoint: E, req: Request, body: unknown): ParsedInput<E> {
+function parseInput<E extends Endpoint>(endpoint: E, req: Pick<Request, 'params' | 'query'>, body: unknown): ParsedInput<E> {
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
   return {
     params: parsePart(endpoint.params, req.params, 'path'),
@@ -100,11 +130,15 @@ export function mountPrepared<E extends Endpoint, B>(
   endpoint: E,
   prepare: (body: Buffer | null, path: Request['params']) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
-): void {
-  register(router, deps, endpoint, 'raw', async (req, res) => {
-    const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
-    const { params } = parseInput({ ...endpoint, body: undefined }, req, undefined);
-    answer(res, endpoint, await handler({ params, body: content() }, contextOf(endpoint, res)));
+): MountedRoute {
+  return registerJson(router, deps, {
+    endpoint,
+    mode: 'raw',
+    work: async (req, principal) => {
+      const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
+      const { params } = parseInput({ ...endpoint, body: undefined }, req, undefined);
+      return handler({ params, body: content() }, contextFor(endpoint, principal));
+    },
   });
 }
 

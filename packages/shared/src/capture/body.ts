@@ -90,20 +90,44 @@ export const describeBinary = (contentType: string | undefined, bytes: number, n
  * for the record only. Empty bodies are `null`. Never throws.
  */
 export async function captureBody(input: BodyInput): Promise<JsonValue> {
+  const settled = withoutText(input);
+  if (settled) return settled.value;
   const maxBytes = input.maxBytes ?? DEFAULT_MAX_BODY;
-  const wireBytes = Math.max(input.totalBytes ?? input.body.length, input.body.length);
-  if (wireBytes === 0) return null;
-  const kind = kindOf(mimeOf(input.contentType));
-  if (kind === 'binary') return describeBinary(input.contentType, wireBytes);
+  return fromDecoded(input, await decode(bufferOf(input.body), input.contentEncoding, maxBytes, isWhole(input)));
+}
 
-  const complete = wireBytes === input.body.length;
-  const decoded = await decode(Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength), input.contentEncoding, maxBytes, complete);
-  if (!decoded.ok) return describeBinary(input.contentType, wireBytes, decoded.note);
+/**
+ * `captureBody` without a promise, for a body with no content coding to undo (the usual case,
+ * which a proxy meets on every request); `undefined` for one that must be decoded first.
+ */
+export function captureBodyNow(input: BodyInput): JsonValue | undefined {
+  const settled = withoutText(input);
+  if (settled) return settled.value;
+  if (codingsOf(input.contentEncoding).length > 0) return undefined;
+  return fromDecoded(input, { ok: true, data: bufferOf(input.body), complete: isWhole(input) });
+}
+
+const wireBytesOf = (input: BodyInput) => Math.max(input.totalBytes ?? input.body.length, input.body.length);
+const isWhole = (input: BodyInput) => wireBytesOf(input) === input.body.length;
+const bufferOf = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+
+/** The record of an empty or binary body, which needs no decoding; `undefined` for text. */
+function withoutText(input: BodyInput): { value: JsonValue } | undefined {
+  const wireBytes = wireBytesOf(input);
+  if (wireBytes === 0) return { value: null };
+  if (kindOf(mimeOf(input.contentType)) === 'binary') return { value: describeBinary(input.contentType, wireBytes) };
+  return undefined;
+}
+
+function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
+  const maxBytes = input.maxBytes ?? DEFAULT_MAX_BODY;
+  const kind = kindOf(mimeOf(input.contentType));
+  if (!decoded.ok) return describeBinary(input.contentType, wireBytesOf(input), decoded.note);
   const { data } = decoded;
   // The decoded size is only known when everything was kept and decoded.
   const wholeSize = decoded.complete ? data.length : undefined;
 
-  if (kind === 'unknown' && !looksLikeText(data)) return describeBinary(input.contentType, wireBytes);
+  if (kind === 'unknown' && !looksLikeText(data)) return describeBinary(input.contentType, wireBytesOf(input));
   if (wholeSize !== undefined && wholeSize <= maxBytes) {
     const text = textOf(data, charsetOf(input.contentType));
     if (kind === 'json' || kind === 'unknown') {
@@ -134,8 +158,12 @@ function parseForm(text: string): Record<string, string | string[]> {
   return out;
 }
 
+const UTF8 = new TextDecoder('utf-8');
+
 /** `cut` marks a prefix: a character split by the cut is left out rather than shown as U+FFFD. */
 function textOf(data: Buffer, charset: string, cut = false): string {
+  // A whole UTF-8 body, the usual case, needs no decoder of its own: a decode without `stream` keeps no state.
+  if (!cut && (charset === 'utf-8' || charset === 'utf8')) return UTF8.decode(data);
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(charset);
@@ -164,13 +192,17 @@ const DECODERS: Record<string, (() => Decoder)[]> = {
   deflate: [createInflate, createInflateRaw],
 };
 
-/** Undoes the content codings, last applied first, producing at most `limit + 1` bytes. */
-async function decode(raw: Buffer, contentEncoding: string | undefined, limit: number, complete: boolean): Promise<Decoded> {
-  const codings = (contentEncoding ?? '')
+/** The content codings to undo, last applied first. */
+const codingsOf = (contentEncoding: string | undefined) =>
+  (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity')
     .reverse();
+
+/** Undoes the content codings, last applied first, producing at most `limit + 1` bytes. */
+async function decode(raw: Buffer, contentEncoding: string | undefined, limit: number, complete: boolean): Promise<Decoded> {
+  const codings = codingsOf(contentEncoding);
   let data = raw;
   let whole = complete;
   for (const coding of codings) {

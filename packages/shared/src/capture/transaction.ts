@@ -57,6 +57,15 @@ export interface ObservedTransaction {
   readonly trafficUserId?: string | null | undefined;
 }
 
+/** The request target resolved against the domain; one parse (canParse then parse was two per record). */
+function urlOf(target: string, domainUrl: string): URL {
+  try {
+    return new URL(target, domainUrl);
+  } catch {
+    return new URL(domainUrl);
+  }
+}
+
 /**
  * The compose body of an observed transaction: the pathname alone in `pathnameUrl` (the query
  * goes to `queryParams`, per docs/decisions.md §5.8), `domainUrl` from the protocol and Host.
@@ -67,7 +76,7 @@ export function toRecordBody(t: ObservedTransaction): RecordBody | null {
   const scheme = t.protocol === 'HTTPS' ? 'https' : 'http';
   const addressed = `${scheme}://${t.host || 'localhost'}`;
   const domainUrl = URL.canParse(addressed) ? addressed : `${scheme}://localhost`;
-  const url = URL.canParse(t.url, domainUrl) ? new URL(t.url, domainUrl) : new URL(domainUrl);
+  const url = urlOf(t.url, domainUrl);
   return {
     domainUrl,
     pathnameUrl: (url.pathname || '/').slice(0, MAX_PATHNAME),

@@ -88,6 +88,8 @@ export const ComposeRecord = z.object({
     .optional(),
 });
 export type ComposeRecordInput = z.input<typeof ComposeRecord>;
+/** The most compose bodies one batch may hold. */
+export const BATCH_LIMIT = 1000;
 export type ComposeRecord = z.output<typeof ComposeRecord>;
 
 export const HttpTraffic = z.object({

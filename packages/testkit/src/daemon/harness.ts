@@ -53,7 +53,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { app, deps, batches, pruner, stop } = createApp({
+  const { handler, deps, batches, pruner, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -64,7 +64,7 @@ export async function startHarness(
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
     ...(options.pruner ? { pruner: options.pruner } : {}),
   });
-  const server = await listen(app, 0, '127.0.0.1', logger);
+  const server = await listen(handler, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function token(userId: string, opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {}) {

@@ -70,12 +70,21 @@ async function waitUntilReady(url: string, server: ChildProcess, log: () => stri
   }
 }
 
+export interface ClusterOptions {
+  /**
+   * PostgreSQL's durable defaults (fsync, synchronous commit, full-page writes), as a team's server
+   * runs: the benchmark's setting. Without it the cluster is tuned for tests (no fsync: a crash
+   * loses nothing a test needs).
+   */
+  readonly durable?: boolean;
+}
+
 /**
- * A throwaway PostgreSQL cluster in a temporary folder, on a free loopback port, tuned for tests
- * (no fsync: a crash loses nothing a test needs). Local socket connections are trusted; TCP ones
- * need the password, so tests hold a URL with a secret in it, as users do.
+ * A throwaway PostgreSQL cluster in a temporary folder, on a free loopback port. Local socket
+ * connections are trusted; TCP ones need the password, so tests hold a URL with a secret in it,
+ * as users do.
  */
-export async function startCluster(): Promise<Cluster> {
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBinaries();
   if (!bin) throw new Error(clusterUnavailable() ?? 'no PostgreSQL');
   const owner = runAs();
@@ -91,7 +100,8 @@ export async function startCluster(): Promise<Cluster> {
   const initArgs = ['-D', data, '-U', 'postgres', `--pwfile=${join(dir, 'password')}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'];
   execFileSync(join(bin, 'initdb'), initArgs, { stdio: 'pipe', ...identity });
   const port = await freePort();
-  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300', 'shared_buffers=64MB'];
+  const fast = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+  const settings = ['listen_addresses=127.0.0.1', ...fast, 'max_connections=300', options.durable ? 'shared_buffers=256MB' : 'shared_buffers=64MB'];
   const args = ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((s) => ['-c', s])];
   const server = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...identity });
   let log = '';

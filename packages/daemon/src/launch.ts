@@ -1,0 +1,65 @@
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * dist/taplined.js: runs the daemon's bundle (taplined.cjs, built from main.ts) through V8's code
+ * cache, kept beside it in taplined.cjs.<size>-<mtime>.cache. Compiling the 2 MB bundle was a third of the CPU a
+ * start spent before its first 200; with the cache V8 reuses the compiled functions instead
+ * (docs/performance-proxy-start.md). Node 20 has no code cache for ES modules (Node 22's
+ * module.enableCompileCache is the built-in way), hence a CommonJS bundle run through vm.Script.
+ * A cache from another Node version, other V8 flags or another bundle is rejected by V8 and the
+ * bundle compiles as without one; the cache is then written again, once the start has compiled
+ * what it needs (or at exit, for a daemon stopped sooner), if the folder can be written (a
+ * read-only install simply goes without). V8 checks a cache against the source's length only, so
+ * the file is named after the bundle's size and modification time: a rebuilt bundle never meets
+ * the cache of the one before.
+ */
+
+/** Long enough for a start to reach its first answer, so that the cache holds what a start compiles. */
+const WRITE_AFTER_MS = 1_500;
+
+const bundle = fileURLToPath(new URL('./taplined.cjs', import.meta.url));
+const stat = statSync(bundle);
+const cacheFile = `${bundle}.${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`;
+
+function readCache(): Buffer | undefined {
+  try {
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written under a temporary name and renamed: two daemons starting together never leave half a file. */
+function writeCache(data: Buffer): void {
+  const temporary = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data);
+    renameSync(temporary, cacheFile);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
+}
+
+// V8 accepts a cache only under the flags it was made with. Every start sets --expose-gc
+// (http/reclaim.ts), after this compile and before the cache is written: set it first, so both
+// happen under the same flags. It changes nothing else: `gc` reaches only contexts made later.
+setFlagsFromString('--expose-gc');
+const cachedData = readCache();
+const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
+if (!cachedData || script.cachedDataRejected === true) {
+  let written = false;
+  const write = () => {
+    if (!written) writeCache(script.createCachedData());
+    written = true;
+  };
+  setTimeout(write, WRITE_AFTER_MS).unref();
+  process.once('exit', write);
+}
+const run: unknown = script.runInThisContext();
+if (typeof run !== 'function') throw new TypeError(`${bundle} did not compile to a CommonJS module`);
+const module = { exports: {} };
+run.call(module.exports, module.exports, createRequire(bundle), module, bundle, fileURLToPath(new URL('.', import.meta.url)));

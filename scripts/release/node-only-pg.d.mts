@@ -1,0 +1,2 @@
+/** esbuild plugin: node-postgres without its Cloudflare Worker probe (node-only-pg.mjs). */
+export declare const nodeOnlyPg: import('esbuild').Plugin;
