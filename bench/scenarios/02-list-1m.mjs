@@ -23,12 +23,18 @@ export const figures = Object.keys(QUERIES).flatMap((q) => [`first page ${q} p50
 
 const elapsedMs = (started) => Number(process.hrtime.bigint() - started) / 1e6;
 
+/**
+ * One GET on the kept-alive socket. A socket idle past the daemon's keep-alive timeout (5 s; the
+ * SQL steps between two HTTP steps can take that long) may be closed just as it is reused: that
+ * GET is sent again on a new socket, as Node's documentation advises for idempotent requests.
+ */
 function httpGet(agent, url, token) {
   return new Promise((resolve, reject) => {
-    get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const req = get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${url} answered ${res.statusCode}`))));
-    }).on('error', reject);
+    });
+    req.on('error', (error) => (req.reusedSocket && error.code === 'ECONNRESET' ? httpGet(agent, url, token).then(resolve, reject) : reject(error)));
   });
 }
 
