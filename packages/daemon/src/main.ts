@@ -206,5 +206,5 @@ function reportFailure(error: unknown): void {
   }
 }
 
-// No top-level await: the bundle is CommonJS, so that V8's code cache can be used (docs/performance-proxy-start.md).
+// No top-level await: the bundle is CommonJS, so that V8's code cache can be used (docs/performance.md).
 program().parseAsync(process.argv).catch(reportFailure);
