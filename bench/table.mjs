@@ -95,6 +95,59 @@ row('webhook outbox: daemon CPU per record with an active `fatal` webhook', `${n
 const cli = fig('cli-startup', 'traffic list <name> to first byte ms');
 row('`tapline traffic list` start to first byte', `${n(cli?.median)} ms`, `node printing one byte: ${n(fig('cli-startup', 'node printing one byte ms')?.median)} ms`, ratio(cli, 'node printing one byte'), '< 300 ms (issue 3)', cli ? cli.median < 300 : undefined);
 
+// Issue 13: the same scenarios' PostgreSQL steps, run in the same rounds (bench/postgres.mjs).
+const PG = '(postgres)';
+const pgCompose = fig('01-compose', `compose records/s ${PG}`);
+row(
+  'PostgreSQL: single compose, 50 connections',
+  `${n(pgCompose?.median)} records/s, p99 ${n(fig('01-compose', `compose p99 ms ${PG}`)?.median)} ms`,
+  `SQLite, same rounds: ${n(compose?.median)} records/s`,
+  '',
+  '≥ 2,500 records/s (issue 13)',
+  pgCompose ? pgCompose.median >= 2500 : undefined,
+);
+const pgBatch = fig('batch', `batches of 1,000 records/s ${PG}`);
+row(
+  'PostgreSQL: batches of 1,000 over HTTP (4 connections)',
+  `${n(pgBatch?.median)} records/s`,
+  `\`pg\` alone with COPY: ${n(fig('batch', `floor: PostgreSQL COPY records/s ${PG}`)?.median)}/s; SQLite, same rounds: ${n(batch?.median)}/s`,
+  `${ratio(pgBatch, 'PostgreSQL COPY')} COPY`,
+  '≥ 15,000 records/s (issue 13)',
+  pgBatch ? pgBatch.median >= 15000 : undefined,
+);
+const pgList = scenarios['03-list-1m-postgres']?.figures ?? {};
+const pgP99 = Object.entries(pgList).filter(([k]) => k.endsWith(` p99 ms ${PG}`)).map(([, f]) => f.median);
+const pgP50 = Object.entries(pgList).filter(([k]) => k.endsWith(` p50 ms ${PG}`)).map(([, f]) => f.median);
+const span = (values, digits) => (values.length ? `${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}` : 'n/a');
+row(
+  `PostgreSQL: list, first filtered page, ${n(pgList[`records ${PG}`]?.median)} records (${pgP99.length} filters), \`meta.total\` checked against \`count(*)\``,
+  `p50 ${span(pgP50, 2)} ms, p99 ${span(pgP99, 2)} ms`,
+  '',
+  '',
+  'p99 ≤ 20 ms, exact totals (issue 13)',
+  pgP99.length ? Math.max(...pgP99) <= 20 : undefined,
+);
+// Issue 14: bytes on disk per realistic record, and compose beside a prune.
+const stored = fig('storage', 'on disk per record');
+row(
+  'storage: bytes on disk per realistic record (file and WAL), through the batch endpoint',
+  `${n(stored?.median)} B (${n(fig('storage', 'on disk per record / JSON posted')?.median, 2)}× the ${n(fig('storage', 'JSON posted per record')?.median)} B of JSON posted); indexes ${n(fig('storage', 'indexes per record')?.median)} B`,
+  `gzip'd NDJSON: ${n(fig('storage', 'gzip NDJSON floor per record')?.median)} B`,
+  '',
+  '≤ 0.6× the JSON (issue 14)',
+  stored ? fig('storage', 'on disk per record / JSON posted').median <= 0.6 : undefined,
+);
+const withPrune = fig('prune-under-load', 'compose p99 ms with a prune running');
+const withoutPrune = fig('prune-under-load', 'compose p99 ms without a prune');
+row(
+  'compose p99 while `taplined prune` removes old traffic',
+  `${n(withPrune?.median)} ms with a prune (${n(fig('prune-under-load', 'prune ms')?.median)} ms long), ${n(fig('prune-under-load', 'failed requests')?.median)} failed`,
+  `without a prune: ${n(withoutPrune?.median)} ms`,
+  withPrune && withoutPrune ? `${n(withPrune.median / withoutPrune.median, 2)}×` : 'n/a',
+  '≤ 2× without (issue 14)',
+  withPrune && withoutPrune ? withPrune.median <= 2 * withoutPrune.median : undefined,
+);
+
 process.stdout.write(`Measured ${machine.startedAt.slice(0, 16).replace('T', ' ')} UTC (${mode} mode) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; load average at start ${machine.loadAverageAtStart.join(' / ')}.\n\n`);
 process.stdout.write('| what | Tapline | floor or peer, same run | ratio (median of per-round ratios) | target | |\n|---|---|---|---|---|---|\n');
 process.stdout.write(`${rows.join('\n')}\n`);
