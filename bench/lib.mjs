@@ -10,6 +10,9 @@ export function tempHome() {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** Flags for a daemon whose data a scenario measures: no retention and no size budget prune it meanwhile. */
+export const KEEP_EVERYTHING = ['--retention', 'off', '--max-db-size', 'off'];
+
 export async function startDaemon(root, home, args = []) {
   const child = spawn(process.execPath, [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],

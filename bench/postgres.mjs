@@ -9,8 +9,8 @@ import { importTs } from './ts.mjs';
 
 export const PG = '(postgres)';
 
-/** Starts a cluster and a daemon on it: { daemon, stop() }, or { unavailable: why }. */
-export async function startPostgresDaemon(root, log) {
+/** Starts a cluster and a daemon on it (`args`: more flags): { daemon, stop() }, or { unavailable: why }. */
+export async function startPostgresDaemon(root, log, args = []) {
   let cluster;
   try {
     const { clusterUnavailable, startCluster } = await importTs(root, 'packages/testkit/src/postgres/cluster.ts');
@@ -22,7 +22,7 @@ export async function startPostgresDaemon(root, log) {
   }
   const home = tempHome();
   try {
-    const daemon = await startDaemon(root, home.path, ['--db', cluster.url]);
+    const daemon = await startDaemon(root, home.path, ['--db', cluster.url, ...args]);
     log('Tapline on a throwaway PostgreSQL cluster on this machine');
     return { daemon, url: cluster.url, stop: async () => (await daemon.stop(), await cluster.stop(), home.remove()) };
   } catch (error) {

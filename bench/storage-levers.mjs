@@ -8,7 +8,7 @@ import { copyFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSource, startDaemon, tempHome } from './lib.mjs';
+import { createSource, KEEP_EVERYTHING, startDaemon, tempHome } from './lib.mjs';
 import { realisticRecord } from './realistic.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,7 +17,7 @@ const Database = createRequire(join(root, 'packages', 'daemon', 'package.json'))
 const home = tempHome();
 const file = join(home.path, 'tapline.db');
 let json = 0;
-const daemon = await startDaemon(root, home.path, ['--retention', 'off', '--max-db-size', 'off']);
+const daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
 try {
   const source = await createSource(daemon.url, daemon.token, 'levers');
   for (let done = 0; done < RECORDS; done += 500) {

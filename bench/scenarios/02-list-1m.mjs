@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
-import { createSource, startDaemon } from '../lib.mjs';
+import { createSource, KEEP_EVERYTHING, startDaemon } from '../lib.mjs';
 import { figure, interleave, median, versus } from '../figures.mjs';
 import { seed } from '../seed.mjs';
 import { importTs, loadRealisticRecord } from '../ts.mjs';
@@ -52,7 +52,7 @@ export default async function run({ root, log, quick, tmp }) {
   const [count, rounds, samples] = quick ? [20_000, 1, 10] : [1_000_000, 5, 100];
   const home = tmp();
   const dbFile = join(home.path, 'tapline.db');
-  let daemon = await startDaemon(root, home.path);
+  let daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   const source = await createSource(daemon.url, daemon.token, 'bench');
   await daemon.stop();
   const realisticRecord = await loadRealisticRecord(root);
@@ -66,7 +66,7 @@ export default async function run({ root, log, quick, tmp }) {
   const Database = createRequire(join(root, 'packages', 'daemon', 'package.json'))('better-sqlite3');
   const sqlite = new Database(dbFile, { readonly: true });
   sqlite.pragma('cache_size = -65536');
-  daemon = await startDaemon(root, home.path);
+  daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const steps = [];

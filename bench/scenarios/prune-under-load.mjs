@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { figure } from '../figures.mjs';
-import { autocannon, createSource, startDaemon, tempHome } from '../lib.mjs';
+import { autocannon, createSource, KEEP_EVERYTHING, startDaemon, tempHome } from '../lib.mjs';
 import { realisticRecord } from '../realistic.mjs';
 
 const FULL_FILL = Number(process.env.BENCH_PRUNE_RECORDS ?? 200_000);
@@ -27,7 +27,7 @@ function prune(root, home, before) {
 export default async function run({ root, log, quick }) {
   const [FILL, SECONDS] = quick ? [2_000, 1] : [FULL_FILL, FULL_SECONDS];
   const home = tempHome();
-  const daemon = await startDaemon(root, home.path, ['--retention', 'off', '--max-db-size', 'off']);
+  const daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   try {
     const source = await createSource(daemon.url, daemon.token, 'bench');
     for (let done = 0; done < FILL; done += 1000) {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { figure } from '../figures.mjs';
-import { createSource, startDaemon, tempHome } from '../lib.mjs';
+import { createSource, KEEP_EVERYTHING, startDaemon, tempHome } from '../lib.mjs';
 import { realisticRecord } from '../realistic.mjs';
 
 const FULL_RECORDS = Number(process.env.BENCH_STORAGE_RECORDS ?? 100_000);
@@ -17,7 +17,7 @@ const BATCH = 500;
 export default async function run({ root, log, quick }) {
   const RECORDS = quick ? 2_000 : FULL_RECORDS;
   const home = tempHome();
-  const daemon = await startDaemon(root, home.path, ['--retention', 'off', '--max-db-size', 'off']);
+  const daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   let posted = 0;
   const ndjson = [];
   try {

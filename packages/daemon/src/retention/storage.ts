@@ -39,6 +39,8 @@ async function pragmaNumber(db: AnyDb, name: 'page_count' | 'page_size' | 'freel
 
 /** Pages given back per turn of the event loop (4 MiB of 4 KiB pages). */
 const VACUUM_SLICE = 1024;
+/** How long the truncating checkpoint may hold other connections' writes back. */
+const CHECKPOINT_WAIT_MS = 100;
 
 function sqliteOps(db: AnyDb): StorageOps {
   let walFile: string | null | undefined;
@@ -69,8 +71,20 @@ function sqliteOps(db: AnyDb): StorageOps {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       // The log holds the deletes until a checkpoint; TRUNCATE writes them back and empties the
-      // file, so the space shows on disk and in the budget at once.
-      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+      // file, so the space shows on disk and in the budget at once. It waits for every reader
+      // to reach the newest snapshot and holds back writers meanwhile: run by `taplined prune`
+      // beside a busy daemon, it held the daemon's writes past their 5 s and failed composes.
+      // So a passive checkpoint (which holds no one back) first copies what it can, and the
+      // truncating one, left with little to copy, waits a moment at most; when it cannot finish,
+      // the log empties at a later one.
+      await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
+      const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db);
+      await sql`pragma busy_timeout = ${sql.lit(CHECKPOINT_WAIT_MS)}`.execute(db);
+      try {
+        await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+      } finally {
+        await sql`pragma busy_timeout = ${sql.lit(rows[0]?.timeout ?? 0)}`.execute(db);
+      }
     },
     async integrityProblems() {
       const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db);
