@@ -117,8 +117,9 @@ export function createIngest(deps: IngestDeps): Ingest {
       const results = await storeGroup(group);
       group.forEach((item, i) => item.resolve(results[i] ?? []));
     } catch (error) {
-      // PostgreSQL chose this transaction as a deadlock's victim (with a prune, say): nothing of
-      // it was written, and the same group succeeds once the other transaction is through.
+      // The transaction lost a race and was rolled back whole (db/conflict.ts: a PostgreSQL
+      // deadlock's victim, SQLite busy past its timeout beside `taplined prune`): nothing of it
+      // was written, and the same group succeeds once the other transaction is through.
       if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return run(group, conflicts + 1);
       // A cached id may name a row deleted since (with its source by another daemon, or as unused
       // by a prune): forget them all, and try once more before blaming any one request.

@@ -63,11 +63,15 @@ function sqliteOps(db: AnyDb): StorageOps {
     sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
     usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
     async reclaim() {
-      // One step of `pragma incremental_vacuum` gives back one page (its program returns a row
-      // per page, and a driver's run() takes one step), so it is stepped page by page, in
-      // slices with a turn of the event loop between them: ingest is never held up for long.
-      for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; free = await pragmaNumber(db, 'freelist_count')) {
-        for (let i = 0; i < Math.min(free, VACUUM_SLICE); i++) await sql`pragma incremental_vacuum`.execute(db);
+      // `incremental_vacuum(N)` gives back at most N pages in one short write transaction. Without
+      // N the driver reads all its rows, so it gave back every free page in one transaction:
+      // after a large prune that held the write lock past another process's 5 s busy timeout.
+      // Slices, with a turn of the event loop between them: ingest is never held up for long.
+      for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; ) {
+        await sql`pragma incremental_vacuum(${sql.lit(VACUUM_SLICE)})`.execute(db);
+        const left = await pragmaNumber(db, 'freelist_count');
+        if (left >= free) break; // nothing more it can give back
+        free = left;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       // The log holds the deletes until a checkpoint; TRUNCATE writes them back and empties the
