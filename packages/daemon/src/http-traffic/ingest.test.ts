@@ -89,6 +89,33 @@ describe('group commit', () => {
   });
 });
 
+describe('a transaction that lost a race', () => {
+  let opened: OpenedDatabase;
+  let source: TrafficSource;
+
+  beforeEach(async () => {
+    opened = await openTestDatabase();
+    const user = await createUser(opened.db, systemClock, { email: 'c@example.com' });
+    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
+  });
+  afterEach(() => opened.close());
+
+  it.each(['SQLITE_BUSY', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
+    const redactor = createRedactor({ enabled: true, extraKeys: [] });
+    const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+    let calls = 0;
+    // The first transaction fails as another process's write lock (or a deadlock) would fail it.
+    const losesOnce = async () => {
+      if (calls++ === 0) throw Object.assign(new Error('database is locked'), { code });
+    };
+    const ingest = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [losesOnce] });
+    const stored = await ingest.store(source, [record('/a'), record('/b')]);
+    expect(stored.map((e) => e.pathname)).toEqual(['/a', '/b']);
+    expect(calls).toBe(2);
+    expect(await opened.db.selectFrom('http_traffic').select('id').execute()).toHaveLength(2);
+  });
+});
+
 describe('two writers creating the same names at once', () => {
   let opened: OpenedDatabase;
   let source: TrafficSource;
