@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * dist/taplined.js: runs the daemon's bundle (taplined.cjs, built from main.ts) through V8's code
- * cache, kept beside it in taplined.cjs.<size>-<mtime>.cache. Compiling the 2 MB bundle was a third of the CPU a
+ * cache, kept beside it in taplined.cjs.<hash>.cache. Compiling the 2 MB bundle was a third of the CPU a
  * start spent before its first 200; with the cache V8 reuses the compiled functions instead
  * (docs/performance.md). Node 20 has no code cache for ES modules (Node 22's
  * module.enableCompileCache is the built-in way), hence a CommonJS bundle run through vm.Script.
@@ -14,16 +15,18 @@ import { fileURLToPath } from 'node:url';
  * bundle compiles as without one; the cache is then written again, once the start has compiled
  * what it needs (or at exit, for a daemon stopped sooner), if the folder can be written (a
  * read-only install simply goes without). V8 checks a cache against the source's length only, so
- * the file is named after the bundle's size and modification time: a rebuilt bundle never meets
- * the cache of the one before.
+ * the file is named after a hash of the bundle: a rebuilt bundle never meets the cache of the one
+ * before.
  */
 
 /** Long enough for a start to reach its first answer, so that the cache holds what a start compiles. */
 const WRITE_AFTER_MS = 1_500;
 
 const bundle = fileURLToPath(new URL('./taplined.cjs', import.meta.url));
-const stat = statSync(bundle);
-const cacheFile = `${bundle}.${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`;
+const source = readFileSync(bundle, 'utf8');
+// A hash of the bundle itself: npm gives every installed file the same modification time, so two
+// releases of one size would otherwise share a name, and V8 would take the older one's code.
+const cacheFile = `${bundle}.${createHash('sha1').update(source).digest('hex').slice(0, 16)}.cache`;
 
 function readCache(): Buffer | undefined {
   try {
@@ -49,7 +52,7 @@ function writeCache(data: Buffer): void {
 // happen under the same flags. It changes nothing else: `gc` reaches only contexts made later.
 setFlagsFromString('--expose-gc');
 const cachedData = readCache();
-const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
+const script = new Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 if (!cachedData || script.cachedDataRejected === true) {
   let written = false;
   const write = () => {

@@ -7,5 +7,8 @@
 const CONFLICT_CODES = new Set(['40P01', '40001', 'SQLITE_BUSY']);
 
 export function isConflict(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && CONFLICT_CODES.has(error.code);
+  if (typeof error !== 'object' || error === null || !('code' in error) || typeof error.code !== 'string') return false;
+  // better-sqlite3 gives SQLite's extended codes: SQLITE_BUSY_SNAPSHOT when a read-then-write
+  // transaction finds that another process wrote meanwhile (no busy timeout applies to it).
+  return CONFLICT_CODES.has(error.code) || error.code.startsWith('SQLITE_BUSY_');
 }

@@ -100,7 +100,7 @@ describe('a transaction that lost a race', () => {
   });
   afterEach(() => opened.close());
 
-  it.each(['SQLITE_BUSY', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
+  it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
     const redactor = createRedactor({ enabled: true, extraKeys: [] });
     const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
     let calls = 0;

@@ -3,6 +3,7 @@ import { isoNow, newId } from '../clock.js';
 import { isConflict } from '../db/conflict.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
+import type { Sequenced } from './stream-repo.js';
 import { exchangeIdOf } from './payload.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
@@ -52,7 +53,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   let inFlight = false;
 
   /** One transaction for the whole group; returns each item's entries in input order. */
-  async function storeGroup(group: readonly Waiting[]): Promise<StoredEntry[][]> {
+  async function storeGroup(group: readonly Waiting[]): Promise<{ results: StoredEntry[][]; committed: Sequenced[] }> {
     const receivedAt = isoNow(deps.clock);
     const learned: IdCache = { domains: new Map(), pathnames: new Map() };
     const results: StoredEntry[][] = [];
@@ -101,8 +102,7 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     for (const [key, id] of learned.domains) cache.domains.set(key, id);
     for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-    deps.bus.publish(all.map((entry, i) => ({ entry, seq: firstSeq + i })));
-    return results;
+    return { results, committed: all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
   }
 
   function forgetIds(): void {
@@ -113,21 +113,26 @@ export function createIngest(deps: IngestDeps): Ingest {
   async function run(group: Waiting[], conflicts = 0): Promise<void> {
     if (cache.domains.size + cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
     const cached = cache.domains.size + cache.pathnames.size > 0;
+    let stored: { results: StoredEntry[][]; committed: Sequenced[] };
     try {
-      const results = await storeGroup(group);
-      group.forEach((item, i) => item.resolve(results[i] ?? []));
+      stored = await storeGroup(group);
     } catch (error) {
       // The transaction lost a race and was rolled back whole (db/conflict.ts: a PostgreSQL
-      // deadlock's victim, SQLite busy past its timeout beside `taplined prune`): nothing of it
-      // was written, and the same group succeeds once the other transaction is through.
+      // deadlock's victim, SQLite busy beside `taplined prune`): nothing of it was written, and
+      // the same group succeeds once the other transaction is through. The count of such
+      // retries follows the group into every later attempt, so a busy database fails it soon.
       if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return run(group, conflicts + 1);
       // A cached id may name a row deleted since (with its source by another daemon, or as unused
       // by a prune): forget them all, and try once more before blaming any one request.
       forgetIds();
-      if (cached) return run(group);
+      if (cached) return run(group, conflicts);
       if (group.length === 1) return group[0]?.reject(error);
-      for (const item of group) await run([item]);
+      for (const item of group) await run([item], conflicts);
+      return;
     }
+    // Committed: nothing from here on may send the group to a retry, which would store it again.
+    group.forEach((item, i) => item.resolve(stored.results[i] ?? []));
+    deps.bus.publish(stored.committed);
   }
 
   /**

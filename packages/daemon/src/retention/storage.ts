@@ -81,14 +81,19 @@ function sqliteOps(db: AnyDb): StorageOps {
       // So a passive checkpoint (which holds no one back) first copies what it can, and the
       // truncating one, left with little to copy, waits a moment at most; when it cannot finish,
       // the log empties at a later one.
-      await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
-      const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db);
-      await sql`pragma busy_timeout = ${sql.lit(CHECKPOINT_WAIT_MS)}`.execute(db);
-      try {
-        await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
-      } finally {
-        await sql`pragma busy_timeout = ${sql.lit(rows[0]?.timeout ?? 0)}`.execute(db);
-      }
+      // On one connection held throughout, so that no ingest transaction runs in between with
+      // the short timeout.
+      const checkpoint = async (c: AnyDb) => {
+        await sql`pragma wal_checkpoint(PASSIVE)`.execute(c);
+        const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(c);
+        await sql`pragma busy_timeout = ${sql.lit(CHECKPOINT_WAIT_MS)}`.execute(c);
+        try {
+          await sql`pragma wal_checkpoint(TRUNCATE)`.execute(c);
+        } finally {
+          await sql`pragma busy_timeout = ${sql.lit(rows[0]?.timeout ?? 0)}`.execute(c);
+        }
+      };
+      await (db.isTransaction ? checkpoint(db) : db.connection().execute(checkpoint));
     },
     async integrityProblems() {
       const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db);
