@@ -67,7 +67,8 @@ describe('tapline webhooks', () => {
     expect(ambiguous.stderr).toMatch(/ambiguous: \d+ webhooks begin with it/);
     expect(ambiguous.stderr).toContain(a);
     expect(ambiguous.stderr).toContain(b);
-    const deleted = await as(ana, 'webhooks', 'delete', a.slice(0, Math.max(8, common + 1)), '--yes');
+    // Past its random digits, so that no webhook of the other tests (made in the same moment) shares it.
+    const deleted = await as(ana, 'webhooks', 'delete', a.slice(0, Math.max(30, common + 1)), '--yes');
     expect(deleted.code, deleted.stderr).toBe(EXIT.OK);
     expect(deleted.stderr).toBe(`deleted webhook ${a}\n`);
     expect((await as(ana, 'webhooks', 'delete', 'ffffffff', '--yes')).code).toBe(EXIT.NOT_FOUND);
