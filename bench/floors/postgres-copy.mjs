@@ -26,7 +26,7 @@ const field = (v) => (v === null || v === undefined ? '\\N' : String(v).replace(
 const lines = (rows) => rows.map((row) => `${row.map(field).join('\t')}\n`).join('');
 const copy = (table, columns, rows) => pipeline(Readable.from([lines(rows)]), client.query(copyFrom(`copy ${table} (${columns}) from stdin`)));
 
-const names = async (kind, sql, values) => (await client.query(sql, values)).rows[0].id;
+const idOf = async (sql, values) => (await client.query(sql, values)).rows[0].id;
 const domainIds = new Map();
 const pathnameIds = new Map();
 
@@ -38,13 +38,13 @@ async function store(rows) {
   for (const row of rows) {
     let domainId = domainIds.get(row.host);
     if (!domainId) {
-      domainId = await names('domain', "insert into domains (id, traffic_source_id, value, created_at) values ($1, $2, $3, $4) on conflict (traffic_source_id, value) do update set value = excluded.value returning id", [newId(), sourceId, row.host, now]);
+      domainId = await idOf("insert into domains (id, traffic_source_id, value, created_at) values ($1, $2, $3, $4) on conflict (traffic_source_id, value) do update set value = excluded.value returning id", [newId(), sourceId, row.host, now]);
       domainIds.set(row.host, domainId);
     }
     const pathKey = `${domainId} ${row.pathname}`;
     let pathnameId = pathnameIds.get(pathKey);
     if (!pathnameId) {
-      pathnameId = await names('pathname', 'insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values ($1, $2, $3, $4, $5) on conflict (domain_id, value) do update set value = excluded.value returning id', [newId(), sourceId, domainId, row.pathname, now]);
+      pathnameId = await idOf('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values ($1, $2, $3, $4, $5) on conflict (domain_id, value) do update set value = excluded.value returning id', [newId(), sourceId, domainId, row.pathname, now]);
       pathnameIds.set(pathKey, pathnameId);
     }
     const id = newId(); // request and response ids are derived from it (compact storage)

@@ -11,6 +11,10 @@ import { createIngest, type Ingest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
 
+const redactor = createRedactor({ enabled: true, extraKeys: [] });
+/** A prepared compose of `path` for the source, as the routes hand it to the ingest. */
+const recordAt = (sourceId: string, path: string) => prepareRecord(ComposeRecord.parse(composeBody(sourceId, { pathnameUrl: path })), redactor).record;
+
 describe('group commit', () => {
   let opened: OpenedDatabase;
   let queue: Ingest;
@@ -34,8 +38,7 @@ describe('group commit', () => {
   });
   afterEach(() => opened.close());
 
-  const redactor = createRedactor({ enabled: true, extraKeys: [] });
-  const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+  const record = (path: string) => recordAt(source.id, path);
 
   it('stores the composes of one event-loop turn in one transaction, each answered with its own records', async () => {
     const answers = await Promise.all([queue.store(source, [record('/a')]), queue.store(source, [record('/b'), record('/c')]), queue.store(source, [record('/d')])]);
@@ -101,8 +104,7 @@ describe('a transaction that lost a race', () => {
   afterEach(() => opened.close());
 
   it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
-    const redactor = createRedactor({ enabled: true, extraKeys: [] });
-    const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+    const record = (path: string) => recordAt(source.id, path);
     let calls = 0;
     // The first transaction fails as another process's write lock (or a deadlock) would fail it.
     const losesOnce = async () => {
@@ -128,8 +130,7 @@ describe('two writers creating the same names at once', () => {
   afterEach(() => opened.close());
 
   it('stores everything, in any order of names, without a deadlock (two daemons on one PostgreSQL database)', async () => {
-    const redactor = createRedactor({ enabled: true, extraKeys: [] });
-    const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+    const record = (path: string) => recordAt(source.id, path);
     // Each ingest is what one daemon runs; they share only the database.
     const [a, b] = [0, 1].map(() => createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }));
     const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
