@@ -88,7 +88,7 @@ function insert(table: string, columns: readonly string[], rows: readonly Row[],
   return sql`insert into ${sql.table(table)} (${list(columns)}) values ${values} on conflict do nothing`;
 }
 
-/** Rows come back from either database with ids and times as text (db/stored-values.ts); each side binds them in its stored form. */
+/** Rows come back from either database with ids as text (db/stored-values.ts); each side binds them in its stored form. */
 interface Sides {
   readonly source: Executor;
   readonly to: Executor;

@@ -1,6 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
+import { checkDatabase } from '../retention/check.js';
 import { MigrationError } from './migrate.js';
 import { migrationProvider } from './migrations/index.js';
 import { asWritten, eachFreshDatabase, id, SOURCE, seedThreeTables } from './three-tables.fixture.js';
@@ -22,6 +23,13 @@ it('stores every id as its 16 bytes, resumes an interrupted upgrade, and reads b
   const before = await Promise.all(ids.map((i) => getTrafficRecord(asWritten(opened), SOURCE, i)));
   const listBefore = (await listTraffic(asWritten(opened), SOURCE, { level: 'FATAL' }, { page: 2, limit: 50 })).data;
 
+  // `taplined check` reads a database as it is: one this version has not upgraded has text ids.
+  await sql`update http_traffic set request_headers = '{broken' where id = ${id(5_600, 0)}`.execute(opened.db.withoutPlugins());
+  expect(await checkDatabase(opened.db, opened.dialect)).toEqual(['1 entries have header sets that do not read back as JSON']);
+  await sql`update http_traffic set request_headers = '{}' where id = ${id(5_600, 0)}`.execute(opened.db.withoutPlugins());
+  const fixed = await getTrafficRecord(asWritten(opened), SOURCE, id(5_600, 0));
+  before[ids.indexOf(id(5_600, 0))] = fixed;
+
   // A crash in the second batch of entries: the first batch stays converted, the rest text.
   await sql`create trigger stop_upgrade before update on http_traffic when old.id = ${sql.lit(id(5_500, 0))} begin select raise(abort, 'interrupted'); end`.execute(opened.db);
   await expect(opened.migrate()).rejects.toThrow(MigrationError);
@@ -37,4 +45,5 @@ it('stores every id as its 16 bytes, resumes an interrupted upgrade, and reads b
   expect(await Promise.all(ids.map((i) => getTrafficRecord(opened, SOURCE, i)))).toEqual(before);
   expect((await listTraffic(opened, SOURCE, { level: 'FATAL' }, { page: 2, limit: 50 })).data).toEqual(listBefore);
   expect((await sql`pragma foreign_key_check`.execute(opened.db)).rows).toEqual([]);
+  expect(await checkDatabase(opened.db, opened.dialect)).toEqual([]);
 });

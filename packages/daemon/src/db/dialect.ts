@@ -54,7 +54,7 @@ export interface SqlDialect {
    */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, mode: 'wait' | 'skip'): SelectQueryBuilder<DB, TB, O>;
   /**
-   * How ids and times are stored (db/stored-values.ts): SQLite's are compact, and its Kysely plugin
+   * How ids are stored (db/stored-values.ts): SQLite's as 16 bytes, and its Kysely plugin
    * applies this to every builder query; raw SQL that binds an id or a time uses it by hand.
    */
   readonly stored: StoredValues;

@@ -1,9 +1,9 @@
 import { type Compilable, CompiledQuery, type Insertable } from 'kysely';
 import type { Db } from './open.js';
 import type { DB } from './schema.js';
-import { slotOf } from './stored-values.js';
+import { SENTINEL_PREFIX, slotOf } from './stored-values.js';
 
-const SENTINEL = '\u0000tapline-parameter';
+const SENTINEL = SENTINEL_PREFIX;
 
 /**
  * A one-parameter lookup compiled once, by its owner, for its database. Kysely builds and
@@ -44,7 +44,7 @@ export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyAr
   return async (db: InsertExecutor, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> => {
     let template = templates.get(rows.length);
     if (!template) {
-      const sentinel = (row: number, column: number) => `\u0000${row}:${column}`;
+      const sentinel = (row: number, column: number) => `${SENTINEL_PREFIX}:${row}:${column}`;
       const sample = rows.map((_, row) => Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])));
       // Sentinel strings stand in for every column's value; only the template's shape is used, so
       // the compiler (which cannot resolve Insertable<DB[T]> for a generic T) is told nothing else.

@@ -27,10 +27,10 @@ import {
  * codec turns a value into its stored form on the way in and back on the way out, as a driver's
  * type parsers do. Blobs are the one SQL type no column affinity converts.
  *
- * Only values of the right shape change: a lower-case hyphenated UUID in an id column. Anything
- * else (an id a test made up) is stored as it is, and compares as SQLite compares mixed types (all
- * text before all blobs): every id Tapline makes has that shape. Ordering is unchanged, since a
- * blob sorts byte by byte as its lower-case hex text does.
+ * Only values of the right shape change: a hyphenated UUID (in any case; it reads back lower
+ * case) in an id column. Anything else (an id a test made up) is stored as it is, and compares as
+ * SQLite compares mixed types (all text before all blobs): every id Tapline makes has that shape.
+ * Ordering is unchanged, since a blob sorts byte by byte as its lower-case hex text does.
  */
 export interface StoredValues {
   /** The stored form of `value` written to or compared with `column`. */
@@ -44,10 +44,14 @@ const ID_COLUMNS = new Set([
   'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'http_traffic_id', 'user_id', 'source_id', 'webhook_id', 'delivery_id',
   'summary_id', 'request_id', 'response_id',
 ]);
-/** Columns of real blobs (compressed exchanges, dictionaries): a 16-byte one is no id. */
-const BLOB_COLUMNS = new Set(['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body', 'data']);
+/**
+ * Result columns read back as ids: the id columns, and any `…_id` alias of one. Decided by name,
+ * never by a blob's size alone: a compressed payload can be 16 bytes too.
+ */
+const isIdKey = (key: string) => ID_COLUMNS.has(key) || key.endsWith('_id');
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Any case, as the contract's `z.uuid()` takes it (a `Last-Event-ID` typed by hand); stored as the same bytes. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const uuidBytes = (id: string): Buffer => Buffer.from(id.replaceAll('-', ''), 'hex');
 
@@ -59,8 +63,8 @@ export function uuidText(b: Uint8Array): string {
   return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
 }
 
-/** How db/prepared.ts's template sentinels begin. */
-export const SENTINEL_PREFIX = '\u0000';
+/** How db/prepared.ts's template sentinels begin (no input reaches SQL with a NUL: nul.test.ts). */
+export const SENTINEL_PREFIX = '\u0000tapline-parameter';
 
 /** What prepared statements bind in place of a template's sentinel: the sentinel, and how its column stores values. */
 export class StoredSlot {
@@ -86,7 +90,7 @@ export const compactValues: StoredValues = {
   },
   decodeRows(rows) {
     // The driver makes a new object per row, and nothing else holds it yet: changed in place.
-    const keys = Object.keys(rows[0] ?? {}).filter((key) => !BLOB_COLUMNS.has(key));
+    const keys = Object.keys(rows[0] ?? {}).filter(isIdKey);
     for (const row of rows) {
       for (const key of keys) {
         const value = row[key];

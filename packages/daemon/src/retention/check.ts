@@ -43,21 +43,25 @@ async function unreadableExchanges(db: Db, dialect: SqlDialect): Promise<string[
       return false;
     }
   };
-  for (let after = ''; ; ) {
-    let rows: { id: string; request: string; response: string }[];
+  // Paged by the id as stored, read without the id codec (db/stored-values.ts): a database this
+  // version has not upgraded yet holds text ids, which the codec would compare as bytes.
+  const raw = db.withoutPlugins();
+  for (let after: unknown = '', read = 0; ; ) {
+    let rows: { id: unknown; request: string; response: string }[];
     try {
-      rows = await db
+      rows = await raw
         .selectFrom('http_traffic as t')
         .select(['t.id', dialect.payloadText(sql.ref('t.request_headers')).as('request'), dialect.payloadText(sql.ref('t.response_headers')).as('response')])
-        .where('t.id', '>', after)
+        .where(sql<boolean>`t.id > ${after}`)
         .orderBy('t.id')
         .limit(1000)
         .execute();
     } catch (error) {
-      return [`entries after ${after || 'the first'} cannot be read: ${error instanceof Error ? error.message : String(error)}`];
+      return [`entries after the first ${read} cannot be read: ${error instanceof Error ? error.message : String(error)}`];
     }
     if (rows.length === 0) break;
     unreadable += rows.filter((r) => !parses(r.request) || !parses(r.response)).length;
+    read += rows.length;
     after = rows[rows.length - 1]?.id ?? after;
   }
   return unreadable > 0 ? [`${unreadable} entries have header sets that do not read back as JSON`] : [];

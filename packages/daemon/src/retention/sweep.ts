@@ -27,11 +27,10 @@ const END_OF_TIME = '9999-12-31T23:59:59.999Z';
 async function oldestSource(db: Db): Promise<{ id: string; oldest: string } | undefined> {
   const rows = await db
     .selectFrom('traffic_sources as s')
-    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest_created_at')])
+    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest')])
     .execute();
-  // The alias ends in created_at, so SQLite's compact time comes back as ISO text (db/stored-values.ts).
   let best: { id: string; oldest: string } | undefined;
-  for (const r of rows) if (r.oldest_created_at && (!best || r.oldest_created_at < best.oldest)) best = { id: r.id, oldest: r.oldest_created_at };
+  for (const r of rows) if (r.oldest && (!best || r.oldest < best.oldest)) best = { id: r.id, oldest: r.oldest };
   return best;
 }
 
