@@ -22,9 +22,10 @@ export interface StorageOps {
   usedBytes(): Promise<number>;
   /**
    * Gives freed pages back to the file system where the dialect can; cheap when there are none.
-   * In short write transactions with `pause` between two (the pruner's, pace.ts).
+   * In short write transactions with `pause` between two (the pruner's, pace.ts); stops early
+   * when `signal` aborts (the daemon stopping: the rest is given back at the next prune).
    */
-  reclaim(pause?: Pause): Promise<void>;
+  reclaim(pause?: Pause, signal?: AbortSignal): Promise<void>;
   /**
    * Copies the write-ahead log back into the database without holding anyone up (SQLite: a
    * passive checkpoint); nothing where the dialect has no such log of ours.
@@ -71,7 +72,7 @@ function sqliteOps(db: AnyDb): StorageOps {
     backend: 'sqlite',
     sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
     usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
-    async reclaim(pause = nextTurn) {
+    async reclaim(pause = nextTurn, signal) {
       // `pragma incremental_vacuum` gives back one page per step of the statement, and the driver
       // steps a statement without result columns once: each call is one page. Alone, each call
       // was its own transaction: 61,000 of them after a prune of 200,000 entries, back to back,
@@ -87,6 +88,7 @@ function sqliteOps(db: AnyDb): StorageOps {
         if (left >= free) break; // nothing more it can give back
         free = left;
         await pause(performance.now() - started);
+        if (signal?.aborted) return;
       }
       // The log holds the deletes until a checkpoint; TRUNCATE writes them back and empties the
       // file, so the space shows on disk and in the budget at once. It waits for every reader

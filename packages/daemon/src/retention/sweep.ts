@@ -54,7 +54,8 @@ async function entryCount(db: Db): Promise<number> {
  * disk does not fall as rows go (autovacuum makes the space reusable), and in SQLite the log grows
  * with the deletes, so the measure alone could empty the database.
  */
-export async function pruneToSize(db: Db, ops: StorageOps, target: number, signal?: AbortSignal): Promise<Removed> {
+export async function pruneToSize(db: Db, ops: StorageOps, target: number, options: { signal?: AbortSignal; pause?: Pause } = {}): Promise<Removed> {
+  const { signal, pause = nextTurn } = options;
   const total = noneRemoved();
   const used = await ops.usedBytes();
   if (used <= target) return total;
@@ -63,10 +64,11 @@ export async function pruneToSize(db: Db, ops: StorageOps, target: number, signa
     const source = await oldestSource(db);
     if (!source) break;
     // '9999' sorts after every ISO 8601 time: the batch is simply the source's oldest entries.
+    const started = performance.now();
     const removed = await pruneBatch(db, source.id, '9999', Math.min(PRUNE_BATCH, cap - total.entries));
     addRemoved(total, removed);
+    if (removed.entries > 0) await pause(performance.now() - started);
     if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;
-    await nextTurn(0);
   }
   return total;
 }
