@@ -3,6 +3,9 @@
 // as it is, anything else a blob of the dictionary id (LEB128; < 128 here) and a raw deflate stream.
 import { deflateRawSync } from 'node:zlib';
 
+/** A UUID as the daemon stores it on SQLite (packages/daemon/src/db/stored-values.ts): its 16 bytes. */
+export const storedId = (id) => Buffer.from(id.replaceAll('-', ''), 'hex');
+
 const DEFLATE = { level: 6, windowBits: 13, memLevel: 5 };
 
 /** A dictionary as the daemon trains one: distinct texts, the most recent last, at most 8 KiB (the window). */

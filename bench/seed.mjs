@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { encodePayload, trainDictionary } from './payload-format.mjs';
+import { encodePayload, storedId, trainDictionary } from './payload-format.mjs';
 
 const STATUSES = [[200, 0.78], [201, 0.08], [204, 0.02], [400, 0.03], [404, 0.04], [500, 0.02], [503, 0.03]];
 const METHODS = [['GET', 0.6], ['POST', 0.25], ['PUT', 0.07], ['DELETE', 0.05], ['PATCH', 0.03]];
@@ -28,6 +28,7 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   const require = createRequire(join(root, 'packages', 'daemon', 'package.json'));
   const Database = require('better-sqlite3');
   const db = new Database(dbFile);
+  const source = storedId(sourceId);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   const now = Date.now();
@@ -46,13 +47,13 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   );
   // Stored as the daemon stores them (compressed with the source's dictionary), so the table has a real one's size.
   const dictionary = { id: 1 + Number(db.prepare('select coalesce(max(id), 0) as n from payload_dictionaries').get().n), data: trainDictionary(payloads.slice(0, 20).flatMap((p) => [p.requestHeaders, p.requestBody, p.queryParams, p.responseHeaders, p.responseBody])) };
-  db.prepare('insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (?, ?, ?, ?)').run(dictionary.id, sourceId, dictionary.data, iso(now));
+  db.prepare('insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (?, ?, ?, ?)').run(dictionary.id, source, dictionary.data, iso(now));
   const stored = payloads.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, encodePayload(v, dictionary)])));
   // Stream numbers continue the database's counter (docs/decisions.md §9.7), which is moved past them at the end.
   const firstSeq = Number(db.prepare("select coalesce(max(value), 0) as n from stream_sequence").get().n) + 1;
   db.transaction(() => {
-    for (const d of domains) insertDomain.run(d.id, sourceId, d.value, iso(now - span));
-    for (const p of pathnames) insertPath.run(p.id, sourceId, p.domainId, p.value, iso(now - span));
+    for (const d of domains) insertDomain.run(storedId(d.id), source, d.value, iso(now - span));
+    for (const p of pathnames) insertPath.run(storedId(p.id), source, storedId(p.domainId), p.value, iso(now - span));
   })();
 
   const batch = 50_000;
@@ -66,7 +67,7 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
         const ids = [uuidv7(ms)];
         const p = stored[i % stored.length];
-        insertTraffic.run(ids[0], sourceId, path.domainId, path.id, null, null, status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
+        insertTraffic.run(storedId(ids[0]), source, storedId(path.domainId), storedId(path.id), null, null, status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
           p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams, p.responseHeaders, p.responseBody);
       }
     })();
@@ -74,9 +75,9 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   }
   db.prepare("insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = excluded.value").run(firstSeq + count - 1);
   // The daemon keeps this rollup in its ingest transaction; rows written here bypass it.
-  db.exec(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
+  db.prepare(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
     select traffic_source_id, pathname_id, domain_id, method, status, level, count(*) from http_traffic
-    where traffic_source_id = '${sourceId}' group by traffic_source_id, pathname_id, domain_id, method, status, level`);
+    where traffic_source_id = ? group by traffic_source_id, pathname_id, domain_id, method, status, level`).run(source);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('analyze');
   db.close();

@@ -10,15 +10,18 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodePayload, trainDictionary } from '../payload-format.mjs';
+import { encodePayload, storedId, trainDictionary } from '../payload-format.mjs';
 import { level, prepare } from './rows.mjs';
 
-const [mode, dbFile, sourceId, bodyFile, seconds] = process.argv.slice(2);
+const [mode, dbFile, sourceText, bodyFile, seconds] = process.argv.slice(2);
+// Ids as the daemon stores them on SQLite: 16 bytes.
+const sourceId = storedId(sourceText);
 const daemonRequire = createRequire(join(fileURLToPath(import.meta.url), '../../../packages/daemon/package.json'));
 const Database = daemonRequire('better-sqlite3');
 // The daemon's ids: time-ordered UUIDv7, which append to the primary-key index (random v4 ids would
 // split pages all over it and make the floor slower than the daemon).
-const { v7: newId } = daemonRequire('uuid');
+const { v7 } = daemonRequire('uuid');
+const newId = () => storedId(v7());
 const db = new Database(dbFile);
 for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'wal_autocheckpoint = 10000', 'cache_size = -65536']) db.pragma(pragma);
 
@@ -37,7 +40,7 @@ const insert = {
 };
 // Names a previous run of this floor filed, known up front as the daemon's id cache knows them.
 const domainIds = new Map(db.prepare('select value, id from domains where traffic_source_id = ?').raw().all(sourceId));
-const pathnameIds = new Map(db.prepare("select domain_id || ' ' || value, id from pathnames where traffic_source_id = ?").raw().all(sourceId));
+const pathnameIds = new Map(db.prepare("select d.value || ' ' || p.value, p.id from pathnames p join domains d on d.id = p.domain_id where p.traffic_source_id = ?").raw().all(sourceId));
 
 const store = db.transaction((rows) => {
   const now = new Date().toISOString();
@@ -46,7 +49,7 @@ const store = db.transaction((rows) => {
   for (const row of rows) {
     let domainId = domainIds.get(row.host);
     if (!domainId) insert.domain.run((domainId = newId()), sourceId, row.host, now), domainIds.set(row.host, domainId);
-    const pathKey = `${domainId} ${row.pathname}`;
+    const pathKey = `${row.host} ${row.pathname}`;
     let pathnameId = pathnameIds.get(pathKey);
     if (!pathnameId) insert.pathname.run((pathnameId = newId()), sourceId, domainId, row.pathname, now), pathnameIds.set(pathKey, pathnameId);
     const id = newId(); // request and response ids are derived from it (compact storage)
@@ -55,7 +58,7 @@ const store = db.transaction((rows) => {
     const pack = (text) => encodePayload(text, dictionary);
     insert.traffic.run(id, sourceId, domainId, pathnameId, null, null, row.status, row.method, lvl, row.protocol, row.elapsed, row.user, now, ++seq,
       pack(row.requestHeaders), pack(row.requestBody), pack(row.query), pack(row.responseHeaders), pack(row.responseBody));
-    const key = `${pathnameId} ${row.method} ${row.status}`;
+    const key = `${pathKey} ${row.method} ${row.status}`;
     const found = counts.get(key);
     if (found) found[6] += 1;
     else counts.set(key, [sourceId, pathnameId, domainId, row.method, row.status, lvl, 1]);

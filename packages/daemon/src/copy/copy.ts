@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';
+import type { StoredValues } from '../db/stored-values.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
 import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
@@ -69,25 +70,33 @@ async function tablesOf(db: Db): Promise<Map<string, string[]>> {
  * One page of `table` in key order, after `after` (the key of the last row copied). Payload
  * columns are read as JSON text when `decode` is given (a destination that does not compress).
  */
-function page(table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, after: Row | undefined, size: number): RawBuilder<Row> {
+function page(table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, after: Row | undefined, size: number, stored: StoredValues): RawBuilder<Row> {
   const keys = list(table.key);
   const selected = columns.map((c) => (decode && table.payloads?.includes(c) ? sql`${decode.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c)));
   const from = sql`select ${sql.join(selected)} from ${sql.table(table.name)}`;
   const order = sql`order by ${keys} limit ${size}`;
   if (!after) return sql<Row>`${from} ${order}`;
-  return sql<Row>`${from} where (${keys}) > (${sql.join(table.key.map((k) => after[k]))}) ${order}`;
+  return sql<Row>`${from} where (${keys}) > (${sql.join(table.key.map((k) => stored.encode(k, after[k])))}) ${order}`;
 }
 
 /** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535. */
 const MAX_PARAMETERS = 30_000;
 
-function insert(table: string, columns: readonly string[], rows: readonly Row[]): RawBuilder<unknown> {
-  const values = sql.join(rows.map((row) => sql`(${sql.join(columns.map((c) => row[c] ?? null))})`));
+function insert(table: string, columns: readonly string[], rows: readonly Row[], stored: StoredValues): RawBuilder<unknown> {
+  const values = sql.join(rows.map((row) => sql`(${sql.join(columns.map((c) => stored.encode(c, row[c] ?? null)))})`));
   // An interrupted copy may have written some of these rows already: keep those, add the rest.
   return sql`insert into ${sql.table(table)} (${list(columns)}) values ${values} on conflict do nothing`;
 }
 
-async function copyTable(source: Executor, to: Executor, table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, options: CopyOptions): Promise<CopiedCount> {
+/** Rows come back from either database with ids and times as text (db/stored-values.ts); each side binds them in its stored form. */
+interface Sides {
+  readonly source: Executor;
+  readonly to: Executor;
+  readonly from: StoredValues;
+  readonly into: StoredValues;
+}
+
+async function copyTable({ source, to, from, into }: Sides, table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, options: CopyOptions): Promise<CopiedCount> {
   const total = await count(source, table.name);
   const before = await count(to, table.name);
   // Done by an earlier run: the destination only ever receives this source's rows.
@@ -98,10 +107,10 @@ async function copyTable(source: Executor, to: Executor, table: CopiedTable, col
   let after: Row | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
-    const { rows } = await page(table, columns, decode, after, options.batchSize).execute(source);
+    const { rows } = await page(table, columns, decode, after, options.batchSize, from).execute(source);
     if (rows.length === 0) break;
     const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
-    for (let i = 0; i < rows.length; i += perStatement) await insert(table.name, columns, rows.slice(i, i + perStatement)).execute(to);
+    for (let i = 0; i < rows.length; i += perStatement) await insert(table.name, columns, rows.slice(i, i + perStatement), into).execute(to);
     options.report?.advance(table.name, rows.length);
     after = rows[rows.length - 1];
   }
@@ -143,7 +152,8 @@ export async function copyDatabase(fromStore: Store, toStore: Store, options: Co
     options.report?.start(totals.reduce((a, b) => a + b, 0));
     const copied: CopiedCount[] = [];
     for (const table of COPIED_TABLES) {
-      copied.push(await copyTable(source, to, table, sourceTables.get(table.name) ?? [], decode, options));
+      const sides = { source, to, from: fromStore.dialect.stored, into: toStore.dialect.stored };
+      copied.push(await copyTable(sides, table, sourceTables.get(table.name) ?? [], decode, options));
       // Dictionaries arrive by SQL: the destination's codec reads them before any value needs one.
       if (table.name === 'payload_dictionaries') await toStore.dialect.payloads.load(to);
     }

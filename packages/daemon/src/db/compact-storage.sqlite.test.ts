@@ -1,25 +1,15 @@
-import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { getTrafficRecord } from '../http-traffic/repo.js';
 import { MigrationError } from './migrate.js';
-import { type OpenedDatabase, openDatabase } from './open.js';
-import { id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { eachFreshDatabase, id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 // SQLite only: its upgrade moves the entries in batches of 1,000, each committed; PostgreSQL's
 // runs in the migration's one transaction, which an interruption rolls back whole.
-let fresh: FreshDatabase;
-let opened: OpenedDatabase;
-beforeEach(async () => {
-  fresh = await freshDatabase();
-  opened = openDatabase(fresh.locator);
-});
-afterEach(async () => {
-  await opened.close();
-  await fresh.drop();
-});
+const database = eachFreshDatabase();
 
 it('resumes an interrupted upgrade after the last batch it committed, and stores the payloads compressed', async () => {
+  const opened = database();
   await seedThreeTables(opened, 2_500);
   // An entry of the second batch names a domain that is gone (foreign keys were off when it went):
   // copying that batch fails, as a crash would stop it, after the first batch committed.

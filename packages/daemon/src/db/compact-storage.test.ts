@@ -1,9 +1,8 @@
 import { type HttpTraffic, parseFilter } from '@tapline/shared';
-import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
-import { type OpenedDatabase, openDatabase } from './open.js';
-import { id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import type { Store } from './open.js';
+import { asWritten, eachFreshDatabase, id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 /**
  * A database of the three-table format upgrades in place (issue 14, compact storage): every field
@@ -11,23 +10,15 @@ import { id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.
  * header sets and bodies find them.
  */
 describe('the compact storage migration', () => {
-  let fresh: FreshDatabase;
-  let opened: OpenedDatabase;
-  beforeEach(async () => {
-    fresh = await freshDatabase();
-    opened = openDatabase(fresh.locator);
-  });
-  afterEach(async () => {
-    await opened.close();
-    await fresh.drop();
-  });
+  const database = eachFreshDatabase();
 
-  const allEntries = async (): Promise<HttpTraffic[]> => (await listTraffic(opened, SOURCE, {}, { page: 1, limit: 1000 })).data;
+  const allEntries = async (store: Store = database()): Promise<HttpTraffic[]> => (await listTraffic(store, SOURCE, {}, { page: 1, limit: 1000 })).data;
 
   it('keeps every field of every record and entry, and the filters over payloads find them', async () => {
+    const opened = database();
     await seedThreeTables(opened, 160);
     const before = await oldRecords(opened.db);
-    const entriesBefore = await allEntries();
+    const entriesBefore = await allEntries(asWritten(opened));
     expect(before).toHaveLength(160);
     expect(entriesBefore).toHaveLength(160);
 
@@ -47,6 +38,7 @@ describe('the compact storage migration', () => {
   });
 
   it('finds nothing to do at the next start', async () => {
+    const opened = database();
     await seedThreeTables(opened, 20);
     await opened.migrate();
     await opened.migrate();

@@ -1,5 +1,6 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { type PayloadCodec, plainPayloads } from '../http-traffic/payload-codec.js';
+import { compactValues, plainValues, type StoredValues } from './stored-values.js';
 
 /** The database engines taplined runs on: an embedded SQLite file, or a PostgreSQL server. */
 export type Backend = 'sqlite' | 'postgres';
@@ -52,6 +53,16 @@ export interface SqlDialect {
    * has the database to itself, and it has no `FOR UPDATE`: the query stays as it is.
    */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, mode: 'wait' | 'skip'): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * How ids and times are stored (db/stored-values.ts): SQLite's are compact, and its Kysely plugin
+   * applies this to every builder query; raw SQL that binds an id or a time uses it by hand.
+   */
+  readonly stored: StoredValues;
+  /**
+   * The column's value, hidden from the planner's choice of index (to make it take another):
+   * SQLite's unary `+` keeps any type; PostgreSQL's text gets `|| ''`.
+   */
+  unindexed(column: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;
 }
 
 /** The SQL function sqlite.ts registers on each connection: its codec's decoder. */
@@ -64,6 +75,8 @@ export const sqliteDialect = (payloads: PayloadCodec): SqlDialect => ({
   payloadText: (stored) => sql<string>`${sql.raw(PAYLOAD_TEXT_FUNCTION)}(${stored})`,
   concurrentWriters: false,
   lockRows: (query) => query,
+  stored: compactValues,
+  unindexed: (column) => sql<string>`+${column}`,
   doubleType: 'real',
   dropsConstraints: false,
   asciiLower: (text) => sql<string>`lower(${text})`,
@@ -77,6 +90,8 @@ export const postgresDialect: SqlDialect = {
   payloads: plainPayloads,
   payloadText: (stored) => sql<string>`${stored}`,
   concurrentWriters: true,
+  stored: plainValues,
+  unindexed: (column) => sql<string>`${column} || ''`,
   lockRows: (query, mode) => (mode === 'skip' ? query.forUpdate().skipLocked() : query.forUpdate()),
   doubleType: 'double precision',
   dropsConstraints: true,

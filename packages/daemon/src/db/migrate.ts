@@ -17,10 +17,11 @@ export function reasonOf(error: unknown): string {
  * Brings the schema to the newest version. Kysely's Migrator holds a lock while it runs (on
  * PostgreSQL a session advisory lock, and every pending migration in one transaction), so
  * daemons that start together on one fresh database migrate it once, the others waiting.
- * `explain` turns the driver's error into the message shown (without secrets).
+ * Migrations read and write stored forms (ids as blobs on SQLite, db/stored-values.ts), so they
+ * run without the codec's plugin. `explain` turns the driver's error into the message shown (without secrets).
  */
 export async function migrateToLatest(db: Db, dialect: SqlDialect, explain: (error: unknown) => string = reasonOf): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider: migrationProvider(dialect) }).migrateToLatest();
+  const { error, results } = await new Migrator({ db: db.withoutPlugins(), provider: migrationProvider(dialect) }).migrateToLatest();
   if (error === undefined) return;
   const failed = results?.find((r) => r.status === 'Error');
   throw new MigrationError(failed ? `database migration ${failed.migrationName} failed: ${explain(error)}` : explain(error));

@@ -5,6 +5,7 @@ import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from '../http-traffic/payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
+import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
 import type { OpenedDatabase } from './types.js';
 import type { DB } from './schema.js';
@@ -96,7 +97,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
   });
   const dialect = sqliteDialect(payloads);
 
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }), plugins: [storedValuesPlugin(dialect.stored)] });
   return {
     db,
     dialect,

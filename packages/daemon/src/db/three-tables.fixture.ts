@@ -1,12 +1,35 @@
 import { type HttpTrafficRecord } from '@tapline/shared';
 import { realisticRecord } from '@tapline/testkit';
 import { Migrator, sql } from 'kysely';
-import { expect } from 'vitest';
+import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { recordOf } from '../http-traffic/repo.js';
 import { migrationProvider } from './migrations/index.js';
-import type { Db, OpenedDatabase } from './open.js';
+import { type Db, type OpenedDatabase, openDatabase, type Store } from './open.js';
+import { plainValues } from './stored-values.js';
 
 // For the tests of 2026-11-25T0100-compact-storage: a database as the daemons before it wrote one.
+
+/** A throwaway database opened (not migrated) before each test of the file, dropped after it. */
+export function eachFreshDatabase(): () => OpenedDatabase {
+  let fresh: FreshDatabase | undefined;
+  let opened: OpenedDatabase | undefined;
+  beforeEach(async () => {
+    fresh = await freshDatabase();
+    opened = openDatabase(fresh.locator);
+  });
+  afterEach(async () => {
+    await opened?.close();
+    await fresh?.drop();
+  });
+  return () => {
+    if (!opened) throw new Error('no database outside a test');
+    return opened;
+  };
+}
+
+/** The database as versions before 2026-11-26T0100-compact-ids wrote it: text ids, read without the codec. */
+export const asWritten = (opened: OpenedDatabase): Store => ({ db: opened.db.withoutPlugins(), dialect: { ...opened.dialect, stored: plainValues } });
 
 /** The last schema with separate request and response rows. */
 export const THREE_TABLES = '2026-11-24T0400-retention';

@@ -20,9 +20,11 @@ type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
 /** The documented filters, combined with AND; dates inclusive. Values are always bound. */
 export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: string, filters: TrafficFilters) {
-  // With an id prefix the primary-key range is the narrowest index; `|| ''` (valid SQL in SQLite and
-  // PostgreSQL alike) keeps the planner off the per-source indexes, which would walk every entry.
-  const conditions = [filters.idPrefix ? eb(sql<string>`${eb.ref('t.traffic_source_id')} || ''`, '=', sourceId) : eb('t.traffic_source_id', '=', sourceId)];
+  // With an id prefix the primary-key range is the narrowest index; the source's column is hidden
+  // from the planner, which would otherwise walk every entry of a per-source index.
+  const conditions = [
+    filters.idPrefix ? eb(dialect.unindexed(eb.ref('t.traffic_source_id')), '=', sql<string>`${dialect.stored.encode('traffic_source_id', sourceId)}`) : eb('t.traffic_source_id', '=', sourceId),
+  ];
   if (filters.startDate) conditions.push(eb('t.created_at', '>=', filters.startDate));
   if (filters.endDate) conditions.push(eb('t.created_at', '<=', filters.endDate));
   if (filters.domainId) conditions.push(eb('t.domain_id', '=', filters.domainId));

@@ -14,7 +14,10 @@ async function usedBytes(): Promise<number> {
   return ((await pragma('page_count')) - (await pragma('freelist_count'))) * (await pragma('page_size'));
 }
 
-it('stores a realistic record in at most 0.96 x the JSON posted (issue 14 asks 0.6: docs/storage.md says what is left), indexes included', async () => {
+// The testkit's record ends its answer with an opaque cursor of random text, which nothing
+// compresses: 0.64 x here, where the bench's storage scenario (records of the kind issue 14
+// measured) gives 0.58 x (docs/storage.md).
+it('stores a realistic record in at most 0.66 x the JSON posted, indexes included', async () => {
   h = await startHarness();
   const { client } = await h.user();
   const source = await createSource(client);
@@ -34,5 +37,5 @@ it('stores a realistic record in at most 0.96 x the JSON posted (issue 14 asks 0
   const json = await post(3_000);
   const perRecord = ((await usedBytes()) - before) / 3_000;
   expect(json / 3_000).toBeGreaterThan(1_400);
-  expect(perRecord / (json / 3_000)).toBeLessThanOrEqual(0.96);
+  expect(perRecord / (json / 3_000)).toBeLessThanOrEqual(0.66);
 });

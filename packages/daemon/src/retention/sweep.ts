@@ -26,14 +26,17 @@ export async function pruneBefore(
   return total;
 }
 
+const END_OF_TIME = '9999-12-31T23:59:59.999Z';
+
 /** The source whose oldest entry is the oldest of all, read from each source's newest-first index. */
 async function oldestSource(db: Db): Promise<{ id: string; oldest: string } | undefined> {
   const rows = await db
     .selectFrom('traffic_sources as s')
-    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest')])
+    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest_created_at')])
     .execute();
+  // The alias ends in created_at, so SQLite's compact time comes back as ISO text (db/stored-values.ts).
   let best: { id: string; oldest: string } | undefined;
-  for (const r of rows) if (r.oldest && (!best || r.oldest < best.oldest)) best = { id: r.id, oldest: r.oldest };
+  for (const r of rows) if (r.oldest_created_at && (!best || r.oldest_created_at < best.oldest)) best = { id: r.id, oldest: r.oldest_created_at };
   return best;
 }
 
@@ -63,9 +66,9 @@ export async function pruneToSize(db: Db, ops: StorageOps, target: number, optio
   while (total.entries < cap && !signal?.aborted) {
     const source = await oldestSource(db);
     if (!source) break;
-    // '9999' sorts after every ISO 8601 time: the batch is simply the source's oldest entries.
+    // The last instant ISO 8601 writes with four digits: the batch is simply the source's oldest entries.
     const started = performance.now();
-    const removed = await pruneBatch(db, source.id, '9999', Math.min(PRUNE_BATCH, cap - total.entries));
+    const removed = await pruneBatch(db, source.id, END_OF_TIME, Math.min(PRUNE_BATCH, cap - total.entries));
     addRemoved(total, removed);
     if (removed.entries > 0) await pause(performance.now() - started);
     if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;

@@ -86,8 +86,8 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
 }
 
 /** Every webhook of the sources with its window and pending summary. */
-async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<WebhookState[]> {
-  const rows = await loadWindowStates(db, sourceIds);
+async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WebhookState[]> {
+  const rows = await loadWindowStates(db, dialect, sourceIds);
   return rows.map((r) => {
     const window = r.started_at !== null && r.messages !== null ? { webhook_id: r.id, started_at: r.started_at, messages: r.messages, summary_id: r.summary_id } : null;
     // A summary already claimed by the worker is not folded into any more: the window's later
@@ -108,11 +108,11 @@ async function loadStates(db: Executor, sourceIds: readonly string[]): Promise<W
 export async function enqueueNotifications(db: Executor, dialect: SqlDialect, entries: readonly StoredEntry[]): Promise<boolean> {
   const sourceIds = [...new Set(entries.map((e) => e.trafficSourceId))];
   if (sourceIds.length === 0) return false;
-  let states = await loadStates(db, sourceIds);
+  let states = await loadStates(db, dialect, sourceIds);
   if (states.length === 0) return false;
   // Several daemons (docs/decisions.md §8.13): decide from the state as it is once it is ours.
   const summaryIds = states.flatMap((state) => (state.summary ? [state.summary.id] : []));
-  if (await lockStormState(db, dialect, states.map((state) => state.id), summaryIds)) states = await loadStates(db, sourceIds);
+  if (await lockStormState(db, dialect, states.map((state) => state.id), summaryIds)) states = await loadStates(db, dialect, sourceIds);
   let created = false;
   for (const entry of entries) {
     const level = entry.level.toLowerCase();

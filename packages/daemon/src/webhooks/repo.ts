@@ -143,15 +143,16 @@ export interface WindowStateRow {
 }
 
 /** One query per ingest batch, webhooks or not. */
-export async function loadWindowStates(db: Executor, sourceIds: readonly string[]): Promise<WindowStateRow[]> {
+export async function loadWindowStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WindowStateRow[]> {
   // Plain SQL (portable: Kysely binds the parameters per dialect) because this runs on every
-  // ingest, and building the same query through the builder costs more than running it.
+  // ingest, and building the same query through the builder costs more than running it. Raw SQL
+  // binds ids in their stored form by hand (db/stored-values.ts).
   const { rows } = await sql<WindowStateRow>`
     select w.id, w.level, w.traffic_source_id, win.started_at, win.messages, win.summary_id,
            s.payload as summary_payload, s.status as summary_status
     from webhooks w
     left join webhook_windows win on win.webhook_id = w.id
     left join webhook_deliveries s on s.id = win.summary_id
-    where w.traffic_source_id in (${sql.join(sourceIds)})`.execute(db);
+    where w.traffic_source_id in (${sql.join(sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id)))})`.execute(db);
   return rows;
 }

@@ -9,6 +9,8 @@ import * as streamSequence from './2026-11-24T0200-stream-sequence.js';
 import * as trafficRoute from './2026-11-24T0300-traffic-route.js';
 import * as retention from './2026-11-24T0400-retention.js';
 import * as compactStorage from './2026-11-25T0100-compact-storage.js';
+import * as compactIds from './2026-11-26T0100-compact-ids.js';
+import * as narrowNewestFirst from './2026-11-26T0200-narrow-newest-first.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -33,6 +35,8 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-24T0300-traffic-route': trafficRoute,
   '2026-11-24T0400-retention': retention,
   '2026-11-25T0100-compact-storage': compactStorage,
+  '2026-11-26T0100-compact-ids': compactIds,
+  '2026-11-26T0200-narrow-newest-first': narrowNewestFirst,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */
