@@ -1,10 +1,13 @@
-import type { StorageOps } from './storage.js';
-
 /**
  * What a pruner does between two of its write transactions, told how long the last one took.
  * SQLite has one writer: the pruner's pause is the only moment anyone else can write.
  */
 export type Pause = (heldMs: number) => Promise<void>;
+
+/** The storage's passive checkpoint (StorageOps.checkpoint), which a pause runs. */
+interface LogCopier {
+  checkpoint(): Promise<void>;
+}
 
 /** One turn of the event loop: every write queued on the connection meanwhile goes first. */
 export const nextTurn: Pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -19,7 +22,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * little at a time: left to the commits' autocheckpoint, 40 MB of the prune's pages were copied
  * at once, 0.6-2 s with the event loop stopped.
  */
-export function inTheDaemon(ops: Pick<StorageOps, 'checkpoint'>): Pause {
+export function inTheDaemon(ops: LogCopier): Pause {
   return async (heldMs) => {
     const started = performance.now();
     await ops.checkpoint();
@@ -42,7 +45,7 @@ const MIN_GAP_MS = 30;
  * back (a passive checkpoint, which holds no one up): left to the daemon, the next of its commits
  * past `wal_autocheckpoint` copied the prune's pages, 100-600 ms on its event loop.
  */
-export function besideAnotherProcess(ops: Pick<StorageOps, 'checkpoint'>): Pause {
+export function besideAnotherProcess(ops: LogCopier): Pause {
   return async (heldMs) => {
     const started = performance.now();
     await ops.checkpoint();

@@ -78,11 +78,11 @@ function sqliteOps(db: AnyDb): StorageOps {
       // was its own transaction: 61,000 of them after a prune of 200,000 entries, back to back,
       // which wrote 500 MB of log and kept another process's writes out. So a slice of calls in
       // one short transaction, and the pruner's pause between two.
-      const slice = async (c: AnyDb) => {
-        for (let page = 0; page < VACUUM_SLICE; page++) await sql`pragma incremental_vacuum(1)`.execute(c);
-      };
       for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; ) {
         const started = performance.now();
+        const slice = async (c: AnyDb) => {
+          for (let page = Math.min(free, VACUUM_SLICE); page > 0; page--) await sql`pragma incremental_vacuum(1)`.execute(c);
+        };
         await (db.isTransaction ? slice(db) : db.transaction().execute(slice));
         const left = await pragmaNumber(db, 'freelist_count');
         if (left >= free) break; // nothing more it can give back
