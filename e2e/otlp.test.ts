@@ -13,7 +13,10 @@ const APP = join(dirname(fileURLToPath(import.meta.url)), 'support', 'otel-app.c
  * and logs exporters are off: Tapline takes traces only (the docs say the same).
  */
 async function runApp(env: Record<string, string>): Promise<void> {
-  const app = execa('node', [APP], { env: cleanEnv({ OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', ...env }), extendEnv: false, reject: false, buffer: { stdout: false, stderr: true } });
+  // A loaded CI machine can take longer than the exporter's default 10 s (and the batch processor's
+  // 30 s) to answer; the SDK then drops the batch (twice in full runs, silently before the app set
+  // up the SDK's diagnostic logger).
+  const app = execa('node', [APP], { env: cleanEnv({ OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '60000', OTEL_BSP_EXPORT_TIMEOUT: '60000', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', ...env }), extendEnv: false, reject: false, buffer: { stdout: false, stderr: true } });
   const port = await new Promise<string>((resolve, reject) => {
     let seen = '';
     app.stdout?.on('data', (chunk: Buffer) => {

@@ -3,12 +3,15 @@
 // standard OTEL_* variables the way docs/opentelemetry.md tells users to. CommonJS, because the
 // Express instrumentation patches `require` (an ES module app needs the SDK's loader hook).
 // EXPORTER picks the OTLP/HTTP exporter package: `json` or `proto`.
+const { diag, DiagConsoleLogger, DiagLogLevel } = require('@opentelemetry/api');
 const { NodeSDK } = require('@opentelemetry/sdk-node');
 const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
 const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express');
 const { OTLPTraceExporter } =
   process.env.EXPORTER === 'proto' ? require('@opentelemetry/exporter-trace-otlp-proto') : require('@opentelemetry/exporter-trace-otlp-http');
 
+// The SDK reports a failed export only through its diagnostic logger: on stderr, the test sees why.
+diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.ERROR);
 const sdk = new NodeSDK({ traceExporter: new OTLPTraceExporter(), instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()] });
 sdk.start();
 

@@ -35,8 +35,8 @@ import {
 export interface StoredValues {
   /** The stored form of `value` written to or compared with `column`. */
   encode(column: string, value: unknown): unknown;
-  /** A row read back: ids in their wire form. */
-  decodeRow(row: UnknownRow): UnknownRow;
+  /** Rows read back by one query (all of one shape), ids turned into their wire form in place. */
+  decodeRows(rows: UnknownRow[]): void;
 }
 
 /** Columns holding UUIDs (every table's). `traffic_user_id` is the app's own text and stays as it is. */
@@ -51,9 +51,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const uuidBytes = (id: string): Buffer => Buffer.from(id.replaceAll('-', ''), 'hex');
 
-export function uuidText(bytes: Uint8Array): string {
-  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** Lower-case hyphenated text of 16 bytes; by table, as a list page decodes hundreds of them. */
+export function uuidText(b: Uint8Array): string {
+  const h = (i: number) => HEX[b[i] ?? 0] ?? '';
+  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
 }
 
 /** How db/prepared.ts's template sentinels begin. */
@@ -74,20 +77,22 @@ export function slotOf(parameter: unknown, sentinel: string): ((value: unknown) 
 }
 
 /** PostgreSQL: its text ids are stored as they are. */
-export const plainValues: StoredValues = { encode: (_column, value) => value, decodeRow: (row) => row };
+export const plainValues: StoredValues = { encode: (_column, value) => value, decodeRows: () => undefined };
 
 export const compactValues: StoredValues = {
   encode(column, value) {
     if (typeof value !== 'string') return value;
     return ID_COLUMNS.has(column) && UUID.test(value) ? uuidBytes(value) : value;
   },
-  decodeRow(row) {
-    let decoded: UnknownRow | undefined;
-    for (const key in row) {
-      const value = row[key];
-      if (value instanceof Uint8Array && value.byteLength === 16 && !BLOB_COLUMNS.has(key)) (decoded ??= { ...row })[key] = uuidText(value);
+  decodeRows(rows) {
+    // The driver makes a new object per row, and nothing else holds it yet: changed in place.
+    const keys = Object.keys(rows[0] ?? {}).filter((key) => !BLOB_COLUMNS.has(key));
+    for (const row of rows) {
+      for (const key of keys) {
+        const value = row[key];
+        if (value instanceof Uint8Array && value.byteLength === 16) row[key] = uuidText(value);
+      }
     }
-    return decoded ?? row;
   },
 };
 
@@ -158,7 +163,9 @@ export function storedValuesPlugin(values: StoredValues): KyselyPlugin {
   const transformer = new StoredValuesTransformer(values);
   return {
     transformQuery: ({ node }: PluginTransformQueryArgs): RootOperationNode => transformer.transformNode(node),
-    transformResult: ({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> =>
-      Promise.resolve(result.rows.length === 0 ? result : { ...result, rows: result.rows.map((row) => values.decodeRow(row)) }),
+    transformResult: ({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => {
+      values.decodeRows(result.rows);
+      return Promise.resolve(result);
+    },
   };
 }

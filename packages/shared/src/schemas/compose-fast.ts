@@ -62,10 +62,11 @@ export function parseComposeFast(input: unknown): ComposeRecord | undefined {
   const route = field(s.route, input.route);
   if (trafficUserId === NO || elapsedTime === NO || requestBody === NO || responseBody === NO || startedAt === NO || route === NO) return undefined;
   const record: ComposeRecord = { domainUrl, pathnameUrl, trafficSourceId, status, protocol, method, elapsedTime, requestHeaders, requestBody, queryParams, responseHeaders, responseBody };
-  // The schema leaves an optional field out when it was left out.
-  if (trafficUserId !== undefined) record.trafficUserId = trafficUserId;
-  if (startedAt !== undefined) record.startedAt = startedAt;
-  if (route !== undefined) record.route = route;
+  // The schema leaves an optional field out when it was left out, and keeps a key that was sent
+  // (with undefined: a body built in JavaScript rather than parsed from JSON).
+  if (Object.hasOwn(input, 'trafficUserId')) record.trafficUserId = trafficUserId;
+  if (Object.hasOwn(input, 'startedAt')) record.startedAt = startedAt;
+  if (Object.hasOwn(input, 'route')) record.route = route;
   return record;
 }
 
