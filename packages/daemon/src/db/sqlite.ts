@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, SqliteDialect, SqliteDriver, type SqliteDialectConfig, type TransactionSettings } from 'kysely';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from '../http-traffic/payload-codec.js';
 import { localSignals } from './signals.js';
@@ -17,6 +17,29 @@ import type { DB } from './schema.js';
 function restrictToOwner(file: string): void {
   closeSync(openSync(file, 'a', 0o600));
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/**
+ * Transactions begin IMMEDIATE: they take the write lock first, waiting for it (busy_timeout)
+ * while another process (`taplined prune`) holds it. A deferred one that read first (a name
+ * looked up, then created) got SQLITE_BUSY at once on its first write: SQLite never waits there.
+ * One that asks for read-only access or an isolation level (copy's snapshot of its source) only
+ * reads, and stays deferred so that it holds no one's writes back.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings = {}): Promise<void> {
+    const reader = settings.accessMode === 'read only' || settings.isolationLevel !== undefined;
+    await connection.executeQuery(CompiledQuery.raw(reader ? 'begin' : 'begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
 }
 
 /**
@@ -74,7 +97,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
   });
   const dialect = sqliteDialect(payloads);
 
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }), plugins: [storedValuesPlugin(dialect.stored)] });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }), plugins: [storedValuesPlugin(dialect.stored)] });
   return {
     db,
     dialect,

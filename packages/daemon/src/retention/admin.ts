@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import { parseRetentionDuration } from './parse-flags.js';
+import { besideAnotherProcess } from './pace.js';
 import type { Removed } from './prune.js';
 import { storageOps } from './storage.js';
 import { pruneBefore } from './sweep.js';
@@ -48,8 +49,11 @@ export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, op
   }
   const ops = storageOps(db, dialect);
   const sizeBefore = await ops.sizeBytes();
-  const removed = await pruneBefore(db, before, { sourceId: options.source });
-  if (removed.entries > 0) await ops.reclaim();
+  // Another process (the daemon) may be writing to this database: leave it room between two
+  // transactions (pace.ts).
+  const pause = besideAnotherProcess(ops);
+  const removed = await pruneBefore(db, before, { sourceId: options.source, pause });
+  if (removed.entries > 0) await ops.reclaim(pause);
   const sizeAfter = await ops.sizeBytes();
   return `${describeRemoved(removed)} created before ${before}; database ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}`;
 }

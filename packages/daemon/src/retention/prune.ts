@@ -85,7 +85,10 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
       .execute();
   }
   const sources = [...new Set(gone.map((g) => g.traffic_source_id))];
-  await trx.deleteFrom('traffic_counts').where('traffic_source_id', 'in', sources).where('count', '<=', 0).execute();
+  const pathnames = [...new Set(gone.map((g) => g.pathname_id))];
+  // Among the keys just decremented (the primary key's first two columns): by source alone it
+  // read every key of the source, 30 ms a batch with 50,000 pathnames, while holding the lock.
+  await trx.deleteFrom('traffic_counts').where('traffic_source_id', 'in', sources).where('pathname_id', 'in', pathnames).where('count', '<=', 0).execute();
 }
 
 /**

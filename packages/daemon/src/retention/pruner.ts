@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import type { TrafficBus } from '../http-traffic/bus.js';
 import type { RetentionPolicy } from './options.js';
+import { inTheDaemon } from './pace.js';
 import { addRemoved, noneRemoved, type Removed } from './prune.js';
 import type { StorageOps } from './storage.js';
 import { pruneBefore, pruneToSize } from './sweep.js';
@@ -34,6 +35,7 @@ const SIZE_CHECK_MS = 1_000;
 export function createPruner(deps: PrunerDeps): Pruner {
   const { policy, ops, logger } = deps;
   const stopping = new AbortController();
+  const pause = inTheDaemon(ops);
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let running: Promise<Removed> | undefined;
@@ -58,18 +60,18 @@ export function createPruner(deps: PrunerDeps): Pruner {
     const started = Date.now();
     if (policy.maxAgeMs !== null) {
       const before = new Date(deps.clock.now().getTime() - policy.maxAgeMs).toISOString();
-      addRemoved(removed, await pruneBefore(deps.db, before, { signal: stopping.signal }));
+      addRemoved(removed, await pruneBefore(deps.db, before, { signal: stopping.signal, pause }));
     }
-    if (removed.entries > 0) await ops.reclaim();
+    if (removed.entries > 0) await ops.reclaim(pause, stopping.signal);
     if (policy.maxBytes !== null && (await overBudget())) {
       // A pass removes the share of the entries that the excess is; what does not shrink with them
       // (schema, names, dictionaries, the log) can leave the file over budget, and the next pass
       // takes that, for as long as the file still shrinks (PostgreSQL's does not: one pass there).
       for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
         const before = await ops.sizeBytes();
-        const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, stopping.signal);
+        const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, { signal: stopping.signal, pause });
         addRemoved(removed, pruned);
-        await ops.reclaim();
+        await ops.reclaim(pause, stopping.signal);
         sizeAfterPrune = await ops.sizeBytes();
         if (pruned.entries === 0 || sizeAfterPrune <= policy.maxBytes || sizeAfterPrune >= before) break;
       }

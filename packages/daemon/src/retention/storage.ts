@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { Backend, SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/types.js';
+import { nextTurn, type Pause } from './pace.js';
 
 /**
  * The storage operations that differ by dialect, in one place, so the pruner, `check`, `status`
@@ -19,8 +20,17 @@ export interface StorageOps {
   sizeBytes(): Promise<number>;
   /** Bytes holding data: the size less free pages a vacuum can give back. */
   usedBytes(): Promise<number>;
-  /** Gives freed pages back to the file system where the dialect can; cheap when there are none. */
-  reclaim(): Promise<void>;
+  /**
+   * Gives freed pages back to the file system where the dialect can; cheap when there are none.
+   * In short write transactions with `pause` between two (the pruner's, pace.ts); stops early
+   * when `signal` aborts (the daemon stopping: the rest is given back at the next prune).
+   */
+  reclaim(pause?: Pause, signal?: AbortSignal): Promise<void>;
+  /**
+   * Copies the write-ahead log back into the database without holding anyone up (SQLite: a
+   * passive checkpoint); nothing where the dialect has no such log of ours.
+   */
+  checkpoint(): Promise<void>;
   /** Structural problems found by the dialect's own checks, one line each; empty when sound. */
   integrityProblems(): Promise<string[]>;
 }
@@ -37,8 +47,8 @@ async function pragmaNumber(db: AnyDb, name: 'page_count' | 'page_size' | 'freel
   return Number(rows[0]?.[name] ?? 0);
 }
 
-/** Pages given back per turn of the event loop (4 MiB of 4 KiB pages). */
-const VACUUM_SLICE = 1024;
+/** Pages given back per write transaction (1 MiB of 4 KiB pages: a few milliseconds). */
+const VACUUM_SLICE = 256;
 /** How long the truncating checkpoint may hold other connections' writes back. */
 const CHECKPOINT_WAIT_MS = 100;
 
@@ -62,17 +72,23 @@ function sqliteOps(db: AnyDb): StorageOps {
     backend: 'sqlite',
     sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
     usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
-    async reclaim() {
-      // `incremental_vacuum(N)` gives back at most N pages in one short write transaction. Without
-      // N the driver reads all its rows, so it gave back every free page in one transaction:
-      // after a large prune that held the write lock past another process's 5 s busy timeout.
-      // Slices, with a turn of the event loop between them: ingest is never held up for long.
+    async reclaim(pause = nextTurn, signal) {
+      // `pragma incremental_vacuum` gives back one page per step of the statement, and the driver
+      // steps a statement without result columns once: each call is one page. Alone, each call
+      // was its own transaction: 61,000 of them after a prune of 200,000 entries, back to back,
+      // which wrote 500 MB of log and kept another process's writes out. So a slice of calls in
+      // one short transaction, and the pruner's pause between two.
       for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; ) {
-        await sql`pragma incremental_vacuum(${sql.lit(VACUUM_SLICE)})`.execute(db);
+        const started = performance.now();
+        const slice = async (c: AnyDb) => {
+          for (let page = Math.min(free, VACUUM_SLICE); page > 0; page--) await sql`pragma incremental_vacuum(1)`.execute(c);
+        };
+        await (db.isTransaction ? slice(db) : db.transaction().execute(slice));
         const left = await pragmaNumber(db, 'freelist_count');
         if (left >= free) break; // nothing more it can give back
         free = left;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await pause(performance.now() - started);
+        if (signal?.aborted) return;
       }
       // The log holds the deletes until a checkpoint; TRUNCATE writes them back and empties the
       // file, so the space shows on disk and in the budget at once. It waits for every reader
@@ -95,6 +111,9 @@ function sqliteOps(db: AnyDb): StorageOps {
       };
       await (db.isTransaction ? checkpoint(db) : db.connection().execute(checkpoint));
     },
+    async checkpoint() {
+      await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
+    },
     async integrityProblems() {
       const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db);
       const problems = integrity.rows.map((r) => r.integrity_check).filter((line) => line !== 'ok');
@@ -116,6 +135,7 @@ function postgresOps(db: AnyDb): StorageOps {
     // Dead tuples are reused by autovacuum in place: the size on disk is what there is to budget.
     usedBytes: size,
     reclaim: () => Promise.resolve(),
+    checkpoint: () => Promise.resolve(),
     integrityProblems: () => Promise.resolve([]),
   };
 }

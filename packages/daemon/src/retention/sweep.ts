@@ -1,21 +1,26 @@
 import type { Db } from '../db/open.js';
 import { addRemoved, noneRemoved, PRUNE_BATCH, pruneBatch, type Removed } from './prune.js';
+import { nextTurn, type Pause } from './pace.js';
 import type { StorageOps } from './storage.js';
 
-/** Lets ingest (and everything else waiting on the database) run between two batches. */
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Every entry created before `before` (of one source, or all), batch by batch. */
-export async function pruneBefore(db: Db, before: string, options: { sourceId?: string | undefined; signal?: AbortSignal } = {}): Promise<Removed> {
+/** Every entry created before `before` (of one source, or all), batch by batch, with `pause` between two. */
+export async function pruneBefore(
+  db: Db,
+  before: string,
+  options: { sourceId?: string | undefined; signal?: AbortSignal; pause?: Pause } = {},
+): Promise<Removed> {
+  const pause = options.pause ?? nextTurn;
   const sources = options.sourceId ? [options.sourceId] : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
   const total = noneRemoved();
   for (const sourceId of sources) {
     for (;;) {
       if (options.signal?.aborted) return total;
+      const started = performance.now();
       const removed = await pruneBatch(db, sourceId, before);
       addRemoved(total, removed);
+      // After the last batch too: the vacuum (or the next source) would take the lock again at once.
+      if (removed.entries > 0) await pause(performance.now() - started);
       if (removed.entries < PRUNE_BATCH) break;
-      await yieldTurn();
     }
   }
   return total;
@@ -51,7 +56,8 @@ async function entryCount(db: Db): Promise<number> {
  * disk does not fall as rows go (autovacuum makes the space reusable), and in SQLite the log grows
  * with the deletes, so the measure alone could empty the database.
  */
-export async function pruneToSize(db: Db, ops: StorageOps, target: number, signal?: AbortSignal): Promise<Removed> {
+export async function pruneToSize(db: Db, ops: StorageOps, target: number, options: { signal?: AbortSignal; pause?: Pause } = {}): Promise<Removed> {
+  const { signal, pause = nextTurn } = options;
   const total = noneRemoved();
   const used = await ops.usedBytes();
   if (used <= target) return total;
@@ -60,10 +66,11 @@ export async function pruneToSize(db: Db, ops: StorageOps, target: number, signa
     const source = await oldestSource(db);
     if (!source) break;
     // The last instant ISO 8601 writes with four digits: the batch is simply the source's oldest entries.
+    const started = performance.now();
     const removed = await pruneBatch(db, source.id, END_OF_TIME, Math.min(PRUNE_BATCH, cap - total.entries));
     addRemoved(total, removed);
+    if (removed.entries > 0) await pause(performance.now() - started);
     if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;
-    await yieldTurn();
   }
   return total;
 }
