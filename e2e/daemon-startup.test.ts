@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import { contract, createClient } from '@tapline/shared';
+import { contract, createClient, DEFAULT_PORT } from '@tapline/shared';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, TAPLINED, tempHome } from './support/binaries.js';
@@ -58,15 +58,6 @@ async function spawnDaemon(args: readonly string[], env: Record<string, string> 
   return { child, line, url: /^taplined listening on (http:\/\/\S+) \(database: .+\)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
 }
 
-/** A port that was free a moment ago, found by binding port 0 on loopback. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('taplined start-up and shutdown', () => {
   it('prints exactly one stdout line, serves /healthz without a token and exits 0 on SIGTERM', async () => {
     const daemon = await spawnDaemon(['--port', '0', '--home', home()]);
@@ -88,8 +79,11 @@ describe('taplined start-up and shutdown', () => {
   it('takes its port, home and database file from TAPLINE_PORT, TAPLINE_HOME and TAPLINE_DB', async () => {
     const dir = home();
     const dataHome = join(dir, 'data');
-    const port = await freePort();
-    const daemon = await spawnDaemon([], { TAPLINE_PORT: String(port), TAPLINE_HOME: dataHome, TAPLINE_DB: join(dir, 'custom.db'), TAPLINE_HOST: '127.0.0.1' });
+    // Port 0 through the variable: the OS picks a port, never the default one. (A port found free
+    // and closed again could be taken by another test's process before the daemon binds it.)
+    const daemon = await spawnDaemon([], { TAPLINE_PORT: '0', TAPLINE_HOME: dataHome, TAPLINE_DB: join(dir, 'custom.db'), TAPLINE_HOST: '127.0.0.1' });
+    const port = Number(new URL(daemon.url).port);
+    expect(port).not.toBe(DEFAULT_PORT);
     expect(daemon.line).toBe(`taplined listening on http://127.0.0.1:${port} (database: sqlite ${join(dir, 'custom.db')})`);
     expect(statSync(join(dataHome, 'token')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(dir, 'custom.db'))).toBe(true);
