@@ -92,16 +92,26 @@ describe('group commit', () => {
   });
 });
 
+/** A test database opened before each test, with one user's source, closed after it. */
+function eachDatabaseWithSource(): () => { opened: OpenedDatabase; source: TrafficSource } {
+  let current: { opened: OpenedDatabase; source: TrafficSource } | undefined;
+  beforeEach(async () => {
+    const opened = await openTestDatabase();
+    const user = await createUser(opened.db, systemClock, { email: 'owner@example.com' });
+    current = { opened, source: await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' }) };
+  });
+  afterEach(() => current?.opened.close());
+  return () => {
+    if (!current) throw new Error('no database outside a test');
+    return current;
+  };
+}
+
 describe('a transaction that lost a race', () => {
+  const world = eachDatabaseWithSource();
   let opened: OpenedDatabase;
   let source: TrafficSource;
-
-  beforeEach(async () => {
-    opened = await openTestDatabase();
-    const user = await createUser(opened.db, systemClock, { email: 'c@example.com' });
-    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
-  });
-  afterEach(() => opened.close());
+  beforeEach(() => ({ opened, source } = world()));
 
   it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
     const record = (path: string) => recordAt(source.id, path);
@@ -119,15 +129,10 @@ describe('a transaction that lost a race', () => {
 });
 
 describe('two writers creating the same names at once', () => {
+  const world = eachDatabaseWithSource();
   let opened: OpenedDatabase;
   let source: TrafficSource;
-
-  beforeEach(async () => {
-    opened = await openTestDatabase();
-    const user = await createUser(opened.db, systemClock, { email: 'b@example.com' });
-    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
-  });
-  afterEach(() => opened.close());
+  beforeEach(() => ({ opened, source } = world()));
 
   it('stores everything, in any order of names, without a deadlock (two daemons on one PostgreSQL database)', async () => {
     const record = (path: string) => recordAt(source.id, path);
