@@ -31,25 +31,78 @@ export function inTheDaemon(ops: LogCopier): Pause {
 }
 
 /**
- * The shortest gap left beside another process. A writer that finds the lock taken waits inside
- * SQLite's busy handler, which sleeps and looks again (1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50,
- * then 100 ms apart): it does not queue. A gap of a turn of the event loop between two
- * transactions was almost never seen by it: beside `taplined prune` the daemon's composes waited
- * seconds. 30 ms is longer than any of those sleeps for a writer that began waiting during a
- * transaction of up to 50 ms; after a longer one the gap is as long as the transaction was.
+ * SQLite's busy handler: a writer that finds the lock taken sleeps these milliseconds between two
+ * looks (sqliteDefaultBusyCallback), then 100 ms apart. It does not queue: it gets the lock only
+ * if it looks while the lock is free.
  */
-const MIN_GAP_MS = 30;
+const BUSY_SLEEPS_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
 /**
- * Beside another process (`taplined prune` while the daemon runs). The gap also copies the log
- * back (a passive checkpoint, which holds no one up): left to the daemon, the next of its commits
- * past `wal_autocheckpoint` copied the prune's pages, 100-600 ms on its event loop.
+ * The longest sleep that a writer which began waiting during a transaction of `heldMs` can be in
+ * when the transaction ends: its look before the end came at most `heldMs` after it began.
+ */
+export function longestSleepAfter(heldMs: number): number {
+  let looked = 0; // the first look is the write that found the lock taken
+  let longest = BUSY_SLEEPS_MS[0] ?? 1;
+  for (const ms of BUSY_SLEEPS_MS) {
+    if (looked >= heldMs) return longest;
+    longest = ms;
+    looked += ms;
+  }
+  return 100;
+}
+
+/** What the waiting writer needs beyond its sleep to wake, take the lock and begin. */
+const WAKE_MS = 5;
+
+/**
+ * Beside another process (`taplined prune` while the daemon runs). The lock stays free for as long
+ * as the transaction held it (the other process's share of the writes), and at least for the
+ * longest sleep a writer that began waiting during it can be in, so that it looks while the lock
+ * is free: a gap of one turn of the event loop was almost never seen by it, and beside
+ * `taplined prune` the daemon's composes waited seconds. The gap also copies the log back (a
+ * passive checkpoint, which holds no one up): left to the daemon, the next of its commits past
+ * `wal_autocheckpoint` copied the prune's pages, 100-600 ms on its event loop.
  */
 export function besideAnotherProcess(ops: LogCopier): Pause {
   return async (heldMs) => {
     const started = performance.now();
     await ops.checkpoint();
-    const left = Math.max(MIN_GAP_MS, heldMs) - (performance.now() - started);
+    const left = Math.max(longestSleepAfter(heldMs) + WAKE_MS, heldMs) - (performance.now() - started);
     if (left > 0) await sleep(left);
   };
+}
+
+/** How long one prune transaction should hold the lock (and, in the daemon, the event loop). */
+export const BATCH_TARGET_MS = 10;
+
+/** Entries in the first transaction, before any has been timed, and the bounds of the others. */
+const FIRST_BATCH = 50;
+const MIN_BATCH = 10;
+const MAX_BATCH = 1000;
+
+/**
+ * Sizes the pruner's transactions by time, as pt-archiver's and gh-ost's chunk sizing do: the
+ * cost of an entry varies with the machine, the database's size and its cache, and the other
+ * writer waits for as long as a transaction holds the lock. Each measured batch sets the next
+ * size to what would have taken `targetMs`, halving or doubling at most, so that one slow batch
+ * (a page fetched from disk) does not swing it to the bound.
+ */
+export class BatchSizer {
+  #size = FIRST_BATCH;
+
+  constructor(private readonly targetMs = BATCH_TARGET_MS) {}
+
+  /** Entries for the next transaction. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** A transaction removed `entries` while it held the lock for `heldMs`. */
+  took(entries: number, heldMs: number): void {
+    if (entries <= 0) return;
+    const fit = (entries * this.targetMs) / Math.max(heldMs, 0.1);
+    const bounded = Math.min(this.#size * 2, Math.max(this.#size / 2, fit));
+    this.#size = Math.round(Math.min(MAX_BATCH, Math.max(MIN_BATCH, bounded)));
+  }
 }

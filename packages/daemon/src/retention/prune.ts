@@ -21,46 +21,51 @@ export function addRemoved(total: Removed, more: Removed): Removed {
   return total;
 }
 
-/**
- * Entries per transaction. A batch of this size takes a few milliseconds in SQLite, where the
- * database has one writer: ingest waits at most that long, and gets its turn between batches.
- */
-export const PRUNE_BATCH = 200;
+/** One prune transaction: what it removed, and how long it held the database (BatchSizer). */
+export type Batch = Removed & { heldMs: number };
 
 /**
  * Removes one batch of a source's oldest entries created before `before`, with everything tied to
  * them, in one transaction. The entries are deleted with RETURNING, so the rollup is decremented
  * by exactly the rows this transaction removed, even with another pruner at work (PostgreSQL).
+ * The time held counts from the transaction's start to its last statement, without the wait for
+ * the lock before it.
  */
-export async function pruneBatch(db: Db, sourceId: string, before: string, limit = PRUNE_BATCH): Promise<Removed> {
+export async function pruneBatch(db: Db, sourceId: string, before: string, limit: number): Promise<Batch> {
   return db.transaction().execute(async (trx) => {
-    const oldest = trx
-      .selectFrom('http_traffic')
-      .select('id')
-      .where('traffic_source_id', '=', sourceId)
-      .where('created_at', '<', before)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit);
-    // A write first: in SQLite it takes the write lock before any read, so a writer in another
-    // process (the daemon, while `taplined prune` runs) makes it wait (busy_timeout), where a
-    // read-then-write transaction would fail at once with "database is locked". Before the
-    // entries go, too: core_logs' key would otherwise set the link to null and lose it.
-    const coreLogs = await trx.deleteFrom('core_logs').where('http_traffic_id', 'in', oldest).executeTakeFirst();
-    const ids = (await oldest.execute()).map((r) => r.id);
-    if (ids.length === 0) return noneRemoved();
-    // Attempts follow their delivery by its foreign key.
-    const deliveries = await trx.deleteFrom('webhook_deliveries').where('http_traffic_id', 'in', ids).executeTakeFirst();
-    const gone = await trx
-      .deleteFrom('http_traffic')
-      .where('id', 'in', ids)
-      .returning(['id', 'traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status'])
-      .execute();
-    // The exchange is in the entry's own row (compact storage): nothing else to delete.
-    if (gone.length > 0) await subtractCounts(trx, gone);
-    const names = await dropUnusedNames(trx, gone);
-    return { entries: gone.length, coreLogs: Number(coreLogs.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), ...names };
+    const began = performance.now();
+    const removed = await removeOldest(trx, sourceId, before, limit);
+    return { ...removed, heldMs: performance.now() - began };
   });
+}
+
+async function removeOldest(trx: Executor, sourceId: string, before: string, limit: number): Promise<Removed> {
+  const oldest = trx
+    .selectFrom('http_traffic')
+    .select('id')
+    .where('traffic_source_id', '=', sourceId)
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit);
+  // A write first: in SQLite it takes the write lock before any read, so a writer in another
+  // process (the daemon, while `taplined prune` runs) makes it wait (busy_timeout), where a
+  // read-then-write transaction would fail at once with "database is locked". Before the
+  // entries go, too: core_logs' key would otherwise set the link to null and lose it.
+  const coreLogs = await trx.deleteFrom('core_logs').where('http_traffic_id', 'in', oldest).executeTakeFirst();
+  const ids = (await oldest.execute()).map((r) => r.id);
+  if (ids.length === 0) return noneRemoved();
+  // Attempts follow their delivery by its foreign key.
+  const deliveries = await trx.deleteFrom('webhook_deliveries').where('http_traffic_id', 'in', ids).executeTakeFirst();
+  const gone = await trx
+    .deleteFrom('http_traffic')
+    .where('id', 'in', ids)
+    .returning(['id', 'traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status'])
+    .execute();
+  // The exchange is in the entry's own row (compact storage): nothing else to delete.
+  if (gone.length > 0) await subtractCounts(trx, gone);
+  const names = await dropUnusedNames(trx, gone);
+  return { entries: gone.length, coreLogs: Number(coreLogs.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), ...names };
 }
 
 type Gone = { traffic_source_id: string; pathname_id: string; domain_id: string; method: HttpMethod; status: number };

@@ -16,6 +16,8 @@ import { nextTurn, type Pause } from './pace.js';
  */
 export interface StorageOps {
   readonly backend: Backend;
+  /** Whether the size on disk falls when rows go (after `reclaim`). */
+  readonly shrinks: boolean;
   /** Everything the database takes on disk, its write-ahead log included. */
   sizeBytes(): Promise<number>;
   /** Bytes holding data: the size less free pages a vacuum can give back. */
@@ -70,6 +72,7 @@ function sqliteOps(db: AnyDb): StorageOps {
   const pages = async (name: 'page_count' | 'freelist_count') => (await pragmaNumber(db, name)) * (await pragmaNumber(db, 'page_size'));
   return {
     backend: 'sqlite',
+    shrinks: true,
     sizeBytes: async () => (await pages('page_count')) + (await walBytes()),
     usedBytes: async () => (await pages('page_count')) - (await pages('freelist_count')) + (await walBytes()),
     async reclaim(pause = nextTurn, signal) {
@@ -131,6 +134,7 @@ function postgresOps(db: AnyDb): StorageOps {
   };
   return {
     backend: 'postgres',
+    shrinks: false,
     sizeBytes: size,
     // Dead tuples are reused by autovacuum in place: the size on disk is what there is to budget.
     usedBytes: size,

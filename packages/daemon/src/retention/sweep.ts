@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
-import { addRemoved, noneRemoved, PRUNE_BATCH, pruneBatch, type Removed } from './prune.js';
-import { nextTurn, type Pause } from './pace.js';
+import { addRemoved, noneRemoved, pruneBatch, type Removed } from './prune.js';
+import { BatchSizer, nextTurn, type Pause } from './pace.js';
 import type { StorageOps } from './storage.js';
 
 /** Every entry created before `before` (of one source, or all), batch by batch, with `pause` between two. */
@@ -12,15 +12,17 @@ export async function pruneBefore(
   const pause = options.pause ?? nextTurn;
   const sources = options.sourceId ? [options.sourceId] : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
   const total = noneRemoved();
+  const sizer = new BatchSizer();
   for (const sourceId of sources) {
     for (;;) {
       if (options.signal?.aborted) return total;
-      const started = performance.now();
-      const removed = await pruneBatch(db, sourceId, before);
+      const limit = sizer.size;
+      const removed = await pruneBatch(db, sourceId, before, limit);
       addRemoved(total, removed);
+      sizer.took(removed.entries, removed.heldMs);
       // After the last batch too: the vacuum (or the next source) would take the lock again at once.
-      if (removed.entries > 0) await pause(performance.now() - started);
-      if (removed.entries < PRUNE_BATCH) break;
+      if (removed.entries > 0) await pause(removed.heldMs);
+      if (removed.entries < limit) break;
     }
   }
   return total;
@@ -62,14 +64,15 @@ export async function pruneToSize(db: Db, ops: StorageOps, target: number, optio
   const used = await ops.usedBytes();
   if (used <= target) return total;
   const cap = Math.ceil(((await entryCount(db)) * (used - target)) / used);
+  const sizer = new BatchSizer();
   while (total.entries < cap && !signal?.aborted) {
     const source = await oldestSource(db);
     if (!source) break;
     // The last instant ISO 8601 writes with four digits: the batch is simply the source's oldest entries.
-    const started = performance.now();
-    const removed = await pruneBatch(db, source.id, END_OF_TIME, Math.min(PRUNE_BATCH, cap - total.entries));
+    const removed = await pruneBatch(db, source.id, END_OF_TIME, Math.min(sizer.size, cap - total.entries));
     addRemoved(total, removed);
-    if (removed.entries > 0) await pause(performance.now() - started);
+    sizer.took(removed.entries, removed.heldMs);
+    if (removed.entries > 0) await pause(removed.heldMs);
     if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;
   }
   return total;
