@@ -35,9 +35,10 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
     conditions.push(
       filters.status.min === filters.status.max
         ? eb('t.status', '=', filters.status.min)
-        : // Unary plus keeps a status class off the status index: walking the newest-first index
-          // and testing each entry finds a first page without sorting the whole class.
-          eb.and([eb(sql<number>`+${eb.ref('t.status')}`, '>=', filters.status.min), eb(sql<number>`+${eb.ref('t.status')}`, '<=', filters.status.max)]),
+        : // The column itself, which the newest-first index carries: PostgreSQL tests it on the
+          // index entry and reads the row only for a match (as `+status`, the row of every entry
+          // walked: a first page of 5xx read 274 pages instead of about 80, p99 over 20 ms).
+          eb.and([eb('t.status', '>=', filters.status.min), eb('t.status', '<=', filters.status.max)]),
     );
   }
   if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId, dialect }));

@@ -8,17 +8,23 @@ export interface Page<T> {
 
 /**
  * The one place that turns page/limit into offset and meta. A page past the end answers an
- * empty list with the true total, without reading rows.
+ * empty list with the true total, without reading rows. The first page, which most requests ask
+ * for, reads its rows while the total is counted: with a pool (PostgreSQL) the two statements
+ * run at once, and the request waits for one round trip fewer.
  */
 export async function paginate<T>(
   page: PageQuery,
   count: () => Promise<number>,
   rows: (limit: number, offset: number) => Promise<T[]>,
 ): Promise<Page<T>> {
-  const total = await count();
   const offset = (page.page - 1) * page.limit;
-  const data = offset >= total ? [] : await rows(page.limit, offset);
-  return { data, meta: { total, page: page.page, limit: page.limit } };
+  const meta = (total: number) => ({ total, page: page.page, limit: page.limit });
+  if (offset === 0) {
+    const [total, data] = await Promise.all([count(), rows(page.limit, 0)]);
+    return { data, meta: meta(total) };
+  }
+  const total = await count();
+  return { data: offset >= total ? [] : await rows(page.limit, offset), meta: meta(total) };
 }
 
 /** `select count(*)` of a query's rows, as a number in every dialect. */
