@@ -82,11 +82,12 @@ const MIN_BATCH = 10;
 const MAX_BATCH = 1000;
 
 /**
- * Sizes the pruner's transactions by time, as pt-archiver's and gh-ost's chunk sizing do: the
- * cost of an entry varies with the machine, the database's size and its cache, and the other
- * writer waits for as long as a transaction holds the lock. Each measured batch sets the next
- * size to what would have taken `targetMs`, halving or doubling at most, so that one slow batch
- * (a page fetched from disk) does not swing it to the bound.
+ * Sizes the pruner's transactions by time, as Percona's pt-table-checksum and
+ * pt-online-schema-change size their chunks (`--chunk-time`): the cost of an entry varies with
+ * the machine, the database's size and its cache, and the other writer waits for as long as a
+ * transaction holds the lock. Each measured batch sets the next size to what would have taken
+ * `targetMs`, halving or doubling at most, so that one slow batch (a page fetched from disk) does
+ * not swing it to the bound.
  */
 export class BatchSizer {
   #size = FIRST_BATCH;
