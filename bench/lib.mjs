@@ -46,7 +46,7 @@ export async function api(url, token, method, path, body) {
  * samples at or below it. (It was `floor(p% of n)` as an index, one past the rank: the p99 of 100
  * samples was their maximum.)
  */
-export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p * sorted.length) / 100) - 1))];
 
 /** Runs autocannon in its own process (so load generation does not share the daemon's event loop). */
 export async function autocannon(root, args) {

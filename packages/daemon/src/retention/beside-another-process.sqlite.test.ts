@@ -118,10 +118,10 @@ describe('beside another process on the same SQLite file', () => {
 
     expect(report).toMatch(/^removed 6,000 entries, /);
     expect(failures).toBe(0);
-    // The prune leaves a gap after each of its batches (at least 30 of them for 6,000 entries:
-    // 1,000 at most each, sized to about 10 ms) and its vacuum slices, and the probe gets in during
-    // those gaps (more than 100 times here). Left only a turn of the event loop, it was starved:
-    // its busy handler, asleep between looks, got in 3 to 9 times in the whole prune.
+    // The prune leaves a gap after each of its transactions (batches sized to about 10 ms, and
+    // vacuum slices), and the probe, writing every 10 ms, gets in during those gaps (more than
+    // 100 times here). Left only a turn of the event loop, it was starved: its busy handler,
+    // asleep between looks, got in 3 to 9 times in the whole prune.
     expect(at.filter((t) => t >= pruning.from && t <= pruning.to).length).toBeGreaterThanOrEqual(30);
     // The longest the prune kept it out: one of its transactions or vacuum slices, and one
     // of the busy handler's sleeps. Generous for this shared machine; starved, it was the prune.

@@ -45,7 +45,8 @@ export function longestSleepAfter(heldMs: number): number {
   let looked = 0; // the first look is the write that found the lock taken
   let longest = BUSY_SLEEPS_MS[0] ?? 1;
   for (const ms of BUSY_SLEEPS_MS) {
-    if (looked >= heldMs) return longest;
+    // A look at the very end may still find the lock taken: it sleeps the next step.
+    if (looked > heldMs) return longest;
     longest = ms;
     looked += ms;
   }
@@ -78,7 +79,7 @@ export const BATCH_TARGET_MS = 10;
 
 /** Entries in the first transaction, before any has been timed, and the bounds of the others. */
 const FIRST_BATCH = 50;
-const MIN_BATCH = 10;
+const MIN_BATCH = 25;
 const MAX_BATCH = 1000;
 
 /**

@@ -28,15 +28,16 @@ export type Batch = Removed & { heldMs: number };
  * Removes one batch of a source's oldest entries created before `before`, with everything tied to
  * them, in one transaction. The entries are deleted with RETURNING, so the rollup is decremented
  * by exactly the rows this transaction removed, even with another pruner at work (PostgreSQL).
- * The time held counts from the transaction's start to its last statement, without the wait for
+ * The time held counts from the transaction's first statement to its commit, without the wait for
  * the lock before it.
  */
 export async function pruneBatch(db: Db, sourceId: string, before: string, limit: number): Promise<Batch> {
-  return db.transaction().execute(async (trx) => {
-    const began = performance.now();
-    const removed = await removeOldest(trx, sourceId, before, limit);
-    return { ...removed, heldMs: performance.now() - began };
+  let began = 0;
+  const removed = await db.transaction().execute((trx) => {
+    began = performance.now();
+    return removeOldest(trx, sourceId, before, limit);
   });
+  return { ...removed, heldMs: performance.now() - began };
 }
 
 async function removeOldest(trx: Executor, sourceId: string, before: string, limit: number): Promise<Removed> {

@@ -45,16 +45,19 @@ export function createPruner(deps: PrunerDeps): Pruner {
   let trailing: NodeJS.Timeout | undefined;
   /**
    * The size a budget prune left. Where the files do not shrink (PostgreSQL), the database stays
-   * over the budget after a prune; pruning again is due only once it has grown past this. Where
-   * they do (SQLite), a prune can still end over the budget, because ingest went on meanwhile and
-   * its last pass saw the file grow: the size check after the burst's last commit prunes again.
+   * over the budget after a prune; pruning again is due only once it has grown past this. The
+   * same where pruning could not bring the file down (SQLite: a log another process's reader
+   * keeps from being emptied, or names and dictionaries over the budget by themselves): pruning
+   * more would only empty the database.
    */
   let sizeAfterPrune: number | undefined;
+  /** Commits heard since start (with a budget): ingest during a pass hides what the pass freed. */
+  let commits = 0;
 
   async function overBudget(): Promise<boolean> {
     if (policy.maxBytes === null) return false;
     const size = await ops.sizeBytes();
-    return size > policy.maxBytes && (ops.shrinks || sizeAfterPrune === undefined || size > sizeAfterPrune);
+    return size > policy.maxBytes && (sizeAfterPrune === undefined || size > sizeAfterPrune);
   }
 
   async function round(): Promise<Removed> {
@@ -69,13 +72,18 @@ export function createPruner(deps: PrunerDeps): Pruner {
       // A pass removes the share of the entries that the excess is; what does not shrink with them
       // (schema, names, dictionaries, the log) can leave the file over budget, and the next pass
       // takes that, for as long as the file still shrinks (PostgreSQL's does not: one pass there).
+      // Ingest during a pass can make the file grow although the pass freed room: then the file
+      // says nothing, and the next pass looks again (the round ended over budget before, and
+      // stayed so once ingest stopped).
       for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
         const before = await ops.sizeBytes();
+        const commitsBefore = commits;
         const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, { signal: stopping.signal, pause });
         addRemoved(removed, pruned);
         await ops.reclaim(pause, stopping.signal);
         sizeAfterPrune = await ops.sizeBytes();
-        if (pruned.entries === 0 || sizeAfterPrune <= policy.maxBytes || sizeAfterPrune >= before) break;
+        const mayShrinkMore = ops.shrinks && (sizeAfterPrune < before || commits !== commitsBefore);
+        if (pruned.entries === 0 || sizeAfterPrune <= policy.maxBytes || !mayShrinkMore) break;
       }
     }
     if (removed.entries > 0) logger.info({ ...removed, ms: Date.now() - started, bytes: await ops.sizeBytes() }, 'pruned old traffic');
@@ -120,6 +128,7 @@ export function createPruner(deps: PrunerDeps): Pruner {
       };
       // At most one look per SIZE_CHECK_MS, and one after the last commit of a burst.
       unsubscribe = deps.bus.subscribe(() => {
+        commits++;
         if (trailing || stopping.signal.aborted) return;
         trailing = setTimeout(checkSize, Math.max(0, lastSizeCheck + SIZE_CHECK_MS - Date.now()));
         trailing.unref();
