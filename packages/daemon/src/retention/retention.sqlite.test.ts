@@ -5,6 +5,8 @@ import { contract } from '@tapline/shared';
 import { createSource, DAY, expectRollupExact, type Harness, allEntryIds, manualClock, postRecords, startHarness } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createPruner, type Pruner } from './pruner.js';
+import type { StorageOps } from './storage.js';
 
 // SQLite only: its file shrinks after a prune (incremental vacuum); PostgreSQL's does not.
 describe('the size budget', () => {
@@ -73,5 +75,41 @@ describe('the file on disk', () => {
     // The truncating checkpoint waits only briefly for other connections, then the connection's
     // own patience is back: ingest still waits out another process's write.
     expect((await sql<{ timeout: number }>`pragma busy_timeout`.execute(h.deps.db)).rows[0]?.timeout).toBe(5000);
+  });
+});
+
+describe('a budget prune while ingest goes on', () => {
+  let h: Harness;
+  let pruner: Pruner | undefined;
+  afterEach(async () => {
+    await pruner?.stop();
+    await h.close();
+  });
+
+  it('brings the database under budget although the file grew during a pass', async () => {
+    const budget = 3 * 2 ** 20;
+    h = await startHarness({ pruner: { start: false } });
+    const { client } = await h.user();
+    const source = await createSource(client);
+    for (let i = 0; i < 10; i++) await postRecords(client, source.id, 200, i * 200);
+    expect(await h.deps.storage.sizeBytes()).toBeLessThan(budget);
+
+    // Ingest during the first pass of the prune, after its deletes: the file grows meanwhile.
+    let ingestDuringPass = true;
+    const ops: StorageOps = {
+      ...h.deps.storage,
+      reclaim: async (pause, signal) => {
+        await h.deps.storage.reclaim(pause, signal);
+        if (!ingestDuringPass) return;
+        ingestDuringPass = false;
+        for (let i = 0; i < 8; i++) await postRecords(client, source.id, 200, 4000 + i * 200);
+      },
+    };
+    pruner = createPruner({ db: h.deps.db, clock: h.deps.clock, logger: h.deps.logger, bus: h.deps.bus, ops, policy: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } });
+    pruner.start();
+    for (let i = 0; i < 10; i++) await postRecords(client, source.id, 200, 2000 + i * 200);
+    // No more ingest, no clock round: the prune that the commits started must finish the job.
+    await expect.poll(async () => !ingestDuringPass && (await h.deps.storage.sizeBytes()) <= budget, { timeout: 15_000 }).toBe(true);
+    await expectRollupExact(h.deps.db);
   });
 });
