@@ -87,13 +87,11 @@ const MAX_BATCH = 1000;
  * pt-online-schema-change size their chunks (`--chunk-time`): the cost of an entry varies with
  * the machine, the database's size and its cache, and the other writer waits for as long as a
  * transaction holds the lock. Each measured batch sets the next size to what would have taken
- * `targetMs`, halving or doubling at most, so that one slow batch (a page fetched from disk) does
+ * `BATCH_TARGET_MS`, halving or doubling at most, so that one slow batch (a page fetched from disk) does
  * not swing it to the bound.
  */
 export class BatchSizer {
   #size = FIRST_BATCH;
-
-  constructor(private readonly targetMs = BATCH_TARGET_MS) {}
 
   /** Entries for the next transaction. */
   get size(): number {
@@ -103,7 +101,7 @@ export class BatchSizer {
   /** A transaction removed `entries` while it held the lock for `heldMs`. */
   took(entries: number, heldMs: number): void {
     if (entries <= 0) return;
-    const fit = (entries * this.targetMs) / Math.max(heldMs, 0.1);
+    const fit = (entries * BATCH_TARGET_MS) / Math.max(heldMs, 0.1);
     const bounded = Math.min(this.#size * 2, Math.max(this.#size / 2, fit));
     this.#size = Math.round(Math.min(MAX_BATCH, Math.max(MIN_BATCH, bounded)));
   }

@@ -3,6 +3,28 @@ import { addRemoved, noneRemoved, pruneBatch, type Removed } from './prune.js';
 import { BatchSizer, nextTurn, type Pause } from './pace.js';
 import type { StorageOps } from './storage.js';
 
+/**
+ * Prune transactions one after another, each sized by the one before (BatchSizer), counted into
+ * `total`, and followed by `pause`.
+ */
+function pacedBatches(db: Db, pause: Pause, total: Removed) {
+  const sizer = new BatchSizer();
+  return {
+    get size() {
+      return sizer.size;
+    },
+    /** Runs one batch of at most `limit` entries; resolves with how many it removed. */
+    async next(sourceId: string, before: string, limit: number): Promise<number> {
+      const batch = await pruneBatch(db, sourceId, before, limit);
+      addRemoved(total, batch);
+      sizer.took(batch.entries, batch.heldMs);
+      // After the last batch too: the vacuum (or the next source) would take the lock again at once.
+      if (batch.entries > 0) await pause(batch.heldMs);
+      return batch.entries;
+    },
+  };
+}
+
 /** Every entry created before `before` (of one source, or all), batch by batch, with `pause` between two. */
 export async function pruneBefore(
   db: Db,
@@ -12,17 +34,12 @@ export async function pruneBefore(
   const pause = options.pause ?? nextTurn;
   const sources = options.sourceId ? [options.sourceId] : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
   const total = noneRemoved();
-  const sizer = new BatchSizer();
+  const batches = pacedBatches(db, pause, total);
   for (const sourceId of sources) {
     for (;;) {
       if (options.signal?.aborted) return total;
-      const limit = sizer.size;
-      const removed = await pruneBatch(db, sourceId, before, limit);
-      addRemoved(total, removed);
-      sizer.took(removed.entries, removed.heldMs);
-      // After the last batch too: the vacuum (or the next source) would take the lock again at once.
-      if (removed.entries > 0) await pause(removed.heldMs);
-      if (removed.entries < limit) break;
+      const limit = batches.size;
+      if ((await batches.next(sourceId, before, limit)) < limit) break;
     }
   }
   return total;
@@ -64,16 +81,13 @@ export async function pruneToSize(db: Db, ops: StorageOps, target: number, optio
   const used = await ops.usedBytes();
   if (used <= target) return total;
   const cap = Math.ceil(((await entryCount(db)) * (used - target)) / used);
-  const sizer = new BatchSizer();
+  const batches = pacedBatches(db, pause, total);
   while (total.entries < cap && !signal?.aborted) {
     const source = await oldestSource(db);
     if (!source) break;
     // The last instant ISO 8601 writes with four digits: the batch is simply the source's oldest entries.
-    const removed = await pruneBatch(db, source.id, END_OF_TIME, Math.min(sizer.size, cap - total.entries));
-    addRemoved(total, removed);
-    sizer.took(removed.entries, removed.heldMs);
-    if (removed.entries > 0) await pause(removed.heldMs);
-    if (removed.entries === 0 || (await ops.usedBytes()) <= target) break;
+    const removed = await batches.next(source.id, END_OF_TIME, Math.min(batches.size, cap - total.entries));
+    if (removed === 0 || (await ops.usedBytes()) <= target) break;
   }
   return total;
 }
