@@ -26,10 +26,10 @@ describe('toCurl', () => {
     expect(recordUrl(record({ request: { headers: {}, body: null, queryParams: { q: 'a b', tag: ['x', 'y'] } } }))).toBe('https://shop.example.com:8443/api/orders?q=a+b&tag=x&tag=y');
   });
 
-  it('leaves out redacted, hop-by-hop and derived headers', () => {
+  it('leaves out redacted, hop-by-hop and derived headers, Expect and HTTP/2 pseudo-headers', () => {
     const curl = toCurl(record({
       request: {
-        headers: { Accept: 'application/json', authorization: '[REDACTED]', Connection: 'keep-alive', host: 'x', 'content-length': '9', 'x-many': ['1', '2'] },
+        headers: { Accept: 'application/json', authorization: '[REDACTED]', Connection: 'keep-alive', host: 'x', 'content-length': '9', Expect: '100-continue', ':authority': 'x', 'x-many': ['1', '2'] },
         body: { a: 1 },
         queryParams: {},
       },

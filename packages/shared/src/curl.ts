@@ -7,13 +7,18 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * Headers a replay must not send as recorded: hop-by-hop ones (RFC 9110 7.6.1), and those curl
- * derives from the URL and body itself (a stale Content-Length would corrupt the request).
+ * Headers a replay must not send as recorded: hop-by-hop ones (RFC 9110 7.6.1), those curl and
+ * fetch derive from the URL and body themselves (a stale Content-Length would corrupt the
+ * request), and `Expect`, which curl adds to bodies of 1 MB and more and Node's fetch refuses
+ * (UND_ERR_NOT_SUPPORTED); the client sending the replay decides whether to wait for a 100.
  */
 export const SKIPPED_HEADERS: ReadonlySet<string> = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'host', 'content-length',
+  'transfer-encoding', 'upgrade', 'http2-settings', 'host', 'content-length', 'expect',
 ]);
+
+/** Whether a recorded header is left out of a replay: the set above, and HTTP/2 pseudo-headers (`:authority`). */
+export const isSkippedHeader = (name: string): boolean => name.startsWith(':') || SKIPPED_HEADERS.has(name.toLowerCase());
 
 /** The daemon replaces secret values with this before storing (docs/decisions.md §6.1). */
 export const REDACTED = '[REDACTED]';
@@ -39,7 +44,7 @@ export function toCurl(record: Pick<HttpTrafficRecord, 'method' | 'protocol' | '
   const flags = [...(/[[\]{}]/.test(url) ? ['--globoff'] : []), ...(/\/\.\.?(\/|$)/.test(record.pathname) ? ['--path-as-is'] : [])];
   const words: string[][] = [['curl', ...flags, '-X', record.method, url]];
   for (const [name, value] of each(record.request.headers)) {
-    if (SKIPPED_HEADERS.has(name.toLowerCase()) || value.includes(REDACTED)) continue;
+    if (isSkippedHeader(name) || value.includes(REDACTED)) continue;
     words.push(['-H', `${name}: ${value}`]);
   }
   const body = record.request.body;

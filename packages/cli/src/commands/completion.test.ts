@@ -43,7 +43,7 @@ describe('tapline completion', () => {
     const fish = (await run(['completion', 'fish'])).stdout;
     expect(fish).toContain("complete -c tapline -n '__fish_use_subcommand' -a traffic");
     expect(fish).toContain("-l status -r -d");
-    expect(fish).toContain("-l level -r -a 'INFO WARNING FATAL'");
+    expect(fish).toContain("-l level -x -a 'INFO WARNING FATAL'");
     expect(fish).toContain("-a '(tapline __complete sources 2>/dev/null)'");
     expect((await run(['completion', 'tcsh'])).code).toBe(EXIT.USAGE);
   });

@@ -9,6 +9,8 @@ export type Shell = (typeof SHELLS)[number];
 interface Node {
   /** Subcommand words from the root: `['traffic', 'list']`. */
   readonly path: readonly string[];
+  /** Each word of `path` with its aliases: `[['traffic'], ['list', 'ls']]`. */
+  readonly spellings: readonly (readonly string[])[];
   readonly description: string;
   readonly subcommands: readonly string[];
   readonly options: readonly Option[];
@@ -21,13 +23,16 @@ const SOURCE = 'source';
 const SOURCES = '@sources';
 
 /** The command tree, walked from the program itself so completions never drift from it. */
-function walk(cmd: Command, path: readonly string[] = []): Node[] {
+function walk(cmd: Command, path: readonly string[] = [], spellings: readonly (readonly string[])[] = []): Node[] {
   // commander keeps `hidden: true` of a subcommand in its private `_hidden`.
   const visible = cmd.commands.filter((c) => !('_hidden' in c && c._hidden === true));
   const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
   const options = cmd.options.filter((o) => !o.hidden);
   const args = cmd.registeredArguments.map((a) => (a.name() === SOURCE ? SOURCE : a.argChoices ? `choice:${a.argChoices.join(',')}` : '-'));
-  return [{ path, description: cmd.description(), subcommands: names, options, args }, ...visible.flatMap((c) => walk(c, [...path, c.name()]))];
+  return [
+    { path, spellings, description: cmd.description(), subcommands: names, options, args },
+    ...visible.flatMap((c) => walk(c, [...path, c.name()], [...spellings, [c.name(), ...c.aliases()]])),
+  ];
 }
 
 const words = (node: Node, globals: readonly Option[]) =>
@@ -36,10 +41,17 @@ const words = (node: Node, globals: readonly Option[]) =>
 /** What a value after this option can be: its choices, source names, or nothing known (files). */
 const valuesOf = (o: Option): string | null => (o.argChoices ? o.argChoices.join(' ') : o.attributeName() === SOURCE ? SOURCES : null);
 
+/** Every way to type a node's words, aliases included: `traffic list`, `traffic ls`. */
+const spelledPaths = (n: Node): string[][] => n.spellings.reduce<string[][]>((paths, names) => paths.flatMap((p) => names.map((name) => [...p, name])), [[]]);
+
+/** The words typed so far are the node's, with or without more (its arguments) after them. */
+const pathPatterns = (n: Node) =>
+  n.path.length === 0 ? '*' : spelledPaths(n).flatMap((p) => [`"${p.map((w) => ` ${w}`).join('')}"`, `"${p.map((w) => ` ${w}`).join('')} "*`]).join('|');
+
 function nodeCase(n: Node, globals: readonly Option[]): string {
   const valued = n.options.filter((o) => o.long && valuesOf(o)).map((o) => `${o.long}) vals="${valuesOf(o)}" ;;`);
   const prev = valued.length ? ` case "$prev" in ${valued.join(' ')} esac;` : '';
-  return `    "${n.path.map((p) => ` ${p}`).join('')}"*) depth=${n.path.length}; args="${n.args.join(' ')}";${prev} opts="${words(n, n.path.length ? globals : [])}" ;;`;
+  return `    ${pathPatterns(n)}) depth=${n.path.length}; args="${n.args.join(' ')}";${prev} opts="${words(n, n.path.length ? globals : [])}" ;;`;
 }
 
 function bash(program: Command): string {
@@ -51,23 +63,26 @@ function bash(program: Command): string {
   return `# tapline completion for bash: eval "$(tapline completion bash)", or save it in
 # ~/.local/share/bash-completion/completions/tapline
 _tapline() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" path="" skip="" w opts="" vals="" args="" depth=0 next
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" said="" skip="" w opts="" vals="" args="" depth=0 next i
   local -a conn=() typed=() wanted=()
-  for w in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+  # Portable to zsh's bashcompinit: an index loop, as zsh reads \${COMP_WORDS[@]:1:COMP_CWORD-1}'s
+  # ":C" as a modifier; and no variable named path, which zsh ties to PATH.
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
     if [ -n "$skip" ]; then [ "$skip" = conn ] && conn+=("$w"); skip=""; continue; fi
     case "$w" in
       --url|--token|--home) conn+=("$w"); skip=conn ;;
       ${valued || '--none'}) skip=1 ;;
       -*) ;;
-      *) path="$path $w" ;;
+      *) said="$said $w" ;;
     esac
   done
-  case "$path" in
+  case "$said" in
 ${cases}
   esac
   # A positional argument: the next one this command takes, after those already typed.
   if [ -z "$vals" ] && [ -z "$skip" ] && [[ "$cur" != -* ]]; then
-    typed=($path); wanted=($args); next="\${wanted[\${#typed[@]}-depth]}"
+    typed=($said); wanted=($args); next="\${wanted[\${#typed[@]}-depth]}"
     case "$next" in
       ${SOURCE}) vals="${SOURCES}" ;;
       choice:*) vals="\${next#choice:}"; vals="\${vals//,/ }" ;;
@@ -85,7 +100,7 @@ complete -o default -F _tapline tapline
 
 function zsh(program: Command): string {
   return `#compdef tapline
-# tapline completion for zsh: eval "$(tapline completion zsh)" in ~/.zshrc
+# tapline completion for zsh: eval "$(tapline completion zsh)" in ~/.zshrc, after compinit
 autoload -U +X bashcompinit && bashcompinit
 ${bash(program).split('\n').filter((l) => !l.startsWith('#')).join('\n')}`;
 }
@@ -94,25 +109,28 @@ const fishQuote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g
 
 const FISH_SOURCES = '(tapline __complete sources 2>/dev/null)';
 
+/** fish's test that the words of `spellings` (any alias) were typed and nothing of the level below. */
+function fishCondition(n: Node): string {
+  if (n.path.length === 0) return '__fish_use_subcommand';
+  const seen = n.spellings.map((names) => `__fish_seen_subcommand_from ${names.join(' ')}`);
+  return [...seen, ...(n.subcommands.length ? [`not __fish_seen_subcommand_from ${n.subcommands.join(' ')}`] : [])].join('; and ');
+}
+
 function fish(program: Command): string {
   const nodes = walk(program);
   const lines = ['# tapline completion for fish: tapline completion fish > ~/.config/fish/completions/tapline.fish', 'complete -c tapline -f'];
   for (const node of nodes) {
-    // In fish, "after these words and before any of the next level's" selects a node of the tree.
-    const seen = node.path.map((p) => `__fish_seen_subcommand_from ${p}`);
-    const cond = node.path.length === 0 ? '__fish_use_subcommand' : [...seen, ...(node.subcommands.length ? [`not __fish_seen_subcommand_from ${node.subcommands.join(' ')}`] : [])].join('; and ');
+    const cond = fishCondition(node);
     const parent = nodes.find((n) => n.path.length === node.path.length - 1 && node.path.slice(0, -1).every((p, i) => n.path[i] === p));
     const name = node.path[node.path.length - 1];
-    if (parent && name) {
-      const parentCond = parent.path.length === 0 ? '__fish_use_subcommand' : [...parent.path.map((p) => `__fish_seen_subcommand_from ${p}`), `not __fish_seen_subcommand_from ${parent.subcommands.join(' ')}`].join('; and ');
-      lines.push(`complete -c tapline -n ${fishQuote(parentCond)} -a ${name} -d ${fishQuote(node.description)}`);
-    }
+    if (parent && name) lines.push(`complete -c tapline -n ${fishQuote(fishCondition(parent))} -a ${name} -d ${fishQuote(node.description)}`);
     if (node.args[0] === SOURCE && !node.subcommands.length) lines.push(`complete -c tapline -n ${fishQuote(cond)} -a ${fishQuote(FISH_SOURCES)}`);
     for (const o of node.options) {
       if (!o.long) continue;
       const values = valuesOf(o);
-      const choices = values ? ` -a ${fishQuote(values === SOURCES ? FISH_SOURCES : values)}` : '';
-      lines.push(`complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''}${choices} -d ${fishQuote(o.description)}`);
+      // -x: only these values; -r alone would offer file names beside them.
+      const taking = values ? ` -x -a ${fishQuote(values === SOURCES ? FISH_SOURCES : values)}` : o.required ? ' -r' : '';
+      lines.push(`complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${taking} -d ${fishQuote(o.description)}`);
     }
   }
   for (const o of program.options) if (o.long && !o.hidden) lines.push(`complete -c tapline -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''} -d ${fishQuote(o.description)}`);

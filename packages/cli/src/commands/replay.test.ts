@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { truncationMarker } from '@tapline/shared';
 import { composeBody, startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { EXIT } from '../exit-codes.js';
 import { run } from '@tapline/testkit/cli';
@@ -92,6 +93,26 @@ describe('tapline traffic replay', () => {
     expect(got?.headers).toMatchObject({ authorization: 'Bearer dev', 'x-api-key': 'k2', accept: 'application/json', 'content-type': 'application/json' });
     expect(got?.url).toBe('/api/orders?page=2&token=t1');
     expect(JSON.parse(got?.body ?? '')).toEqual({ user: { name: 'ana', password: 'dev' } });
+  });
+
+  it('refuses a placeholder body in the same rule as redacted values, one line for the body', async () => {
+    const id = await compose({
+      domainUrl: target.url, protocol: 'HTTP', method: 'POST',
+      requestHeaders: { authorization: 'Bearer real-secret', 'content-type': 'application/json' },
+      requestBody: `{"user":{"password":"p"},"items":[${truncationMarker(65536, 900000)}`,
+    });
+    target.seen.length = 0;
+    const refused = await tapline('traffic', 'replay', 'shop', id);
+    expect(refused.code).toBe(EXIT.USAGE);
+    expect(refused.stderr).toContain('1 redacted value and a body Tapline did not keep whole, and neither is ever sent; give each:');
+    expect(refused.stderr).toContain("header authorization: --set-header 'authorization: <value>'");
+    expect(refused.stderr).toContain(`body, recorded only as "${truncationMarker(65536, 900000)}": --data '<the whole body as JSON>'`);
+    expect(refused.stderr.match(/--data/g)).toHaveLength(1);
+    expect((await tapline('traffic', 'replay', 'shop', id, '--data', '{"items":[]}')).code).toBe(EXIT.USAGE);
+    expect(target.seen).toEqual([]);
+    const sent = await tapline('traffic', 'replay', 'shop', id, '--data', '{"items":[]}', '--set-header', 'authorization: Bearer dev');
+    expect(sent.code, sent.stderr).toBe(EXIT.OK);
+    expect(target.seen.map((s) => s.body)).toEqual(['{"items":[]}']);
   });
 
   it('sends elsewhere with --to, keeping the path and query', async () => {

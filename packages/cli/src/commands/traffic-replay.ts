@@ -43,11 +43,11 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function addTrafficReplay(traffic: Command, context: ContextFactory): void {
   const cmd = traffic
     .command('replay <source> <id>')
-    .description('send a recorded request again (to its origin, or --to) and print the answer; redacted values must be given')
+    .description('send a recorded request again (to its origin, or --to) and print the answer; redacted values, and a body not kept whole, must be given')
     .option('--to <url>', 'send to this base URL instead of the recorded origin, such as http://localhost:3000')
     .option('--set-header <name:value>', 'set a header (replaces the recorded one; needed for each redacted header); repeatable', collect, [])
     .option('--set-query <name=value>', 'set a query parameter (replaces the recorded one); repeatable', collect, [])
-    .option('--data <json>', 'the request body, as JSON (needed when the recorded body has redacted values)')
+    .option('--data <json>', 'the request body, as JSON (needed when the recorded body has redacted values or is a placeholder: binary, or cut at --max-body)')
     .action(async (source: string, id: string, opts: { to?: string; setHeader: string[]; setQuery: string[]; data?: string }, command: Command) => {
       const ctx = context(command);
       const result = await replayTraffic(ctx, source, id, { ...opts, setHeaders: opts.setHeader });

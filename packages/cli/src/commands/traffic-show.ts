@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { example } from '../help.js';
 import type { ContextFactory } from '../register.js';
 import { resolveEntryId, resolveSource } from '../resolve.js';
-import { describePlaces, redactedPlaces } from '../replay/redacted.js';
+import { curlWarnings } from '../replay/redacted.js';
 import { paintLevel, paintStatus } from '../style.js';
 
 /** `tapline traffic show`: one whole record, bodies and headers included. */
@@ -49,9 +49,8 @@ export function addTrafficShow(traffic: Command, context: ContextFactory): void 
       const ctx = context(cmd);
       const answer = await showTraffic(ctx, source, id);
       if (opts.curl) {
-        const redacted = redactedPlaces(answer.data.request);
-        // toCurl leaves out redacted headers; query and body values would go out as "[REDACTED]".
-        if (describePlaces(redacted)) ctx.note(ctx.colors.yellow(`tapline: warning: redacted when recorded, so not replayed as sent: ${describePlaces(redacted)}; \`tapline traffic replay\` can fill them in`));
+        // toCurl leaves out redacted headers; query and body values, and placeholder bodies, would go out as stored.
+        for (const warning of curlWarnings(answer.data.request)) ctx.note(ctx.colors.yellow(`tapline: warning: ${warning}`));
         return ctx.print(toCurl(answer.data));
       }
       if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());

@@ -1,4 +1,4 @@
-import { recordUrl, SKIPPED_HEADERS, type HttpTrafficRecord } from '@tapline/shared';
+import { isSkippedHeader, placeholderOf, recordUrl, type HttpTrafficRecord } from '@tapline/shared';
 import { usage } from '../exit-codes.js';
 import { redactedPlaces, valuesOf } from './redacted.js';
 
@@ -33,8 +33,10 @@ const each = (values: Readonly<Record<string, string | readonly string[]>>) =>
   Object.entries(values).flatMap(([name, v]) => valuesOf(v).map((value): [string, string] => [name, value]));
 
 /**
- * The recorded request as it will be sent again. A value the daemon redacted is never sent as
- * `[REDACTED]`: unless the user gives each one, this refuses (exit 2), naming them all.
+ * The recorded request as it will be sent again. What was not recorded as sent is never sent in
+ * its place: a value the daemon redacted (`[REDACTED]`), or a body kept only as a placeholder
+ * (binary, or cut at `--max-body`). Unless the user gives each one, this refuses (exit 2), naming
+ * them all.
  */
 export function buildReplay(record: Pick<HttpTrafficRecord, 'method' | 'protocol' | 'domain' | 'pathname' | 'request'>, changes: ReplayChanges): ReplayRequest {
   const headers = (changes.setHeaders ?? []).map((pair) => split(pair, ':', '--set-header', 'name: value'));
@@ -48,13 +50,13 @@ export function buildReplay(record: Pick<HttpTrafficRecord, 'method' | 'protocol
     }
     body = changes.data;
   }
-  refuseRedacted(record.request, headers, query, changes.data !== undefined);
+  refuseUnsent(record.request, headers, query, changes.data !== undefined);
 
   const setHeader = new Set(headers.map(([n]) => n.toLowerCase()));
   const setQuery = new Set(query.map(([n]) => n));
   const recorded = record.request.body;
   if (body === null && recorded !== null && recorded !== undefined) body = typeof recorded === 'string' ? recorded : JSON.stringify(recorded);
-  const sent = [...each(record.request.headers).filter(([n]) => !SKIPPED_HEADERS.has(n.toLowerCase()) && !setHeader.has(n.toLowerCase())), ...headers];
+  const sent = [...each(record.request.headers).filter(([n]) => !isSkippedHeader(n) && !setHeader.has(n.toLowerCase())), ...headers];
   if (body !== null && !sent.some(([n]) => n.toLowerCase() === 'content-type')) sent.push(['content-type', 'application/json']);
 
   const url = new URL(recordUrl({ ...record, request: { ...record.request, queryParams: {} } }));
@@ -79,15 +81,25 @@ function parseTo(text: string): URL {
   throw usage(`--to must be an http(s) URL such as http://localhost:3000 (got "${text}")`);
 }
 
-function refuseRedacted(request: HttpTrafficRecord['request'], headers: readonly [string, string][], query: readonly [string, string][], data: boolean): void {
+const DATA = "--data '<the whole body as JSON>'";
+
+function refuseUnsent(request: HttpTrafficRecord['request'], headers: readonly [string, string][], query: readonly [string, string][], data: boolean): void {
   const places = redactedPlaces(request);
+  const placeholder = data ? null : placeholderOf(request.body);
   const given = new Set(headers.map(([n]) => n.toLowerCase()));
-  const missing = [
+  const redacted = [
     ...places.headers.filter((h) => !given.has(h.toLowerCase())).map((h) => `header ${h}: --set-header '${h}: <value>'`),
     ...places.query.filter((q) => !query.some(([n]) => n === q)).map((q) => `query ${q}: --set-query '${q}=<value>'`),
-    ...(data ? [] : places.body.map((b) => `body ${b}: --data '<the whole body as JSON>'`)),
+    // A placeholder body needs the whole body anyway: one line for it says so.
+    ...(data || placeholder ? [] : places.body.map((b) => `body ${b}: ${DATA}`)),
   ];
-  if (missing.length) {
-    throw usage(`the recorded request has ${missing.length} redacted value${missing.length > 1 ? 's' : ''}, and "[REDACTED]" is never sent; give each:`, missing.join('\n  '));
-  }
+  const missing = [...redacted, ...(placeholder ? [`body, recorded only as "${placeholder}": ${DATA}`] : [])];
+  if (!missing.length) return;
+  const values = `${redacted.length} redacted value${redacted.length > 1 ? 's' : ''}`;
+  const problem = !placeholder
+    ? `the recorded request has ${values}, and "[REDACTED]" is never sent; give each:`
+    : redacted.length
+      ? `the recorded request has ${values} and a body Tapline did not keep whole, and neither is ever sent; give each:`
+      : 'the recorded body is a placeholder (Tapline did not keep it whole), and a placeholder is never sent; give the body:';
+  throw usage(problem, missing.join('\n  '));
 }
