@@ -80,6 +80,20 @@ describe('tapline traffic tail (built binaries)', () => {
     expect(lines.map((l) => l.pathname)).toEqual(['/boom', '/broken']);
   });
 
+  it('prints an entry of its page once, though it was stored after the newest one shown (an old startedAt)', async () => {
+    daemon = await startDaemon(home.path);
+    const sourceId = await createSource(daemon.url, daemon.token, 'shop');
+    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/now' });
+    // Stored last, listed second: the stream replays it after the cursor the page's newest gives.
+    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/late', startedAt: new Date(Date.now() - 60_000).toISOString() });
+    const t = startTail(['shop', '--lines', '2', '--ndjson']);
+    await waitFor(() => t.out().includes('/late'), 'the page');
+    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/next' });
+    await waitFor(() => t.out().includes('/next'), 'the entry after the page');
+    const paths = t.out().trim().split('\n').map((l) => (JSON.parse(l) as { pathname: string }).pathname);
+    expect(paths).toEqual(['/late', '/now', '/next']);
+  });
+
   it('a bad --where is a usage error pointing at the column', async () => {
     daemon = await startDaemon(home.path);
     await createSource(daemon.url, daemon.token, 'shop');

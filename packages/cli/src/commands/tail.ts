@@ -42,23 +42,28 @@ export function describeStatus(status: FollowStatus): string | null {
 /**
  * `tapline traffic tail`: the last `lines` matching entries, oldest first, then each new one as
  * it is stored, until Ctrl-C. Follows from the newest entry printed, so nothing is lost or
- * repeated between the two, nor across daemon restarts (the follower resumes from its cursor).
+ * repeated between the two, nor across daemon restarts (the follower resumes from its cursor). The
+ * page is newest by `createdAt`, the stream in commit order: entries of the page that committed
+ * after its newest come again, and the follower drops them by id.
  */
 export async function tail(ctx: CliContext, source: string, opts: TailOptions): Promise<void> {
   checkedWhere(opts.where); // before the source is looked up: a typo fails without a round trip
   const { id } = await resolveSource(ctx, source);
   const { q, ...filters } = await trafficFilters(ctx, id, opts);
   let after: string | undefined;
+  let shown: string[] = [];
   if (opts.lines > 0) {
     const page = await ctx.client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, ...(q ? { q } : {}), limit: opts.lines } });
     for (const entry of [...page.data].reverse()) ctx.print(tailLine(ctx, entry));
     after = page.data[0]?.id;
+    shown = page.data.map((entry) => entry.id);
   }
   if (ctx.io.signal.aborted) return;
   await followTraffic(ctx.client, id, {
     filters,
     ...(q ? { q } : {}),
     ...(after ? { after } : {}),
+    shown,
     signal: ctx.io.signal,
     onEntry: (entry) => ctx.print(tailLine(ctx, entry)),
     onStatus: (status) => {

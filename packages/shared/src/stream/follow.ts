@@ -5,6 +5,7 @@ import { HttpTraffic, type TrafficStreamQuery } from '../schemas/http-traffic.js
 import type { z } from 'zod';
 import { STREAM_EVENT } from './protocol.js';
 import { createReconnectSchedule, type ReconnectSchedule } from './reconnect.js';
+import { createSeenIds, type SeenIds } from './seen.js';
 import { createSseParser, type SseEvent } from './sse.js';
 
 /** The list's filters as a client sends them; `q` is a filter expression. */
@@ -29,8 +30,13 @@ export interface FollowTrafficOptions {
   readonly q?: string;
   /** Resume after this entry id: every matching entry stored after it is delivered first. */
   readonly after?: string;
+  /**
+   * Ids already shown (the page printed before following): never delivered. The page is in
+   * `createdAt` order, the stream in commit order, so entries of the page may follow `after`.
+   */
+  readonly shown?: Iterable<string>;
   readonly signal?: AbortSignal;
-  /** Each matching entry exactly once, oldest first. An exception stops following and rejects. */
+  /** Each matching entry exactly once, in the order they were stored. An exception stops following and rejects. */
   readonly onEntry: (entry: HttpTraffic) => void;
   readonly onStatus?: (status: FollowStatus) => void;
   /** No bytes (entries or heartbeats) for this long means a dead connection. Default 45 s. */
@@ -42,6 +48,12 @@ export interface FollowResult {
   /** The id of the last entry delivered (or the stream's starting cursor): pass it as `after`. */
   readonly cursor: string | undefined;
 }
+
+/**
+ * Ids remembered to drop repeats: ten times the live entries a daemon holds for a slow client
+ * (§9.4), far more than a replay from a cursor standing for an earlier point can repeat.
+ */
+const SEEN_IDS = 10_000;
 
 /** Answers that retrying cannot fix: a bad filter (400), the token (401), 403, 404. */
 const isFatal = (error: unknown): error is ApiError => error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
@@ -55,7 +67,7 @@ export async function followTraffic(client: TaplineClient, sourceId: string, opt
   const { signal } = options;
   const schedule = options.schedule ?? createReconnectSchedule();
   const report = options.onStatus ?? (() => {});
-  const state = { cursor: options.after?.toLowerCase(), connectedOnce: false, attempt: 0 };
+  const state = { cursor: options.after?.toLowerCase(), seen: createSeenIds(SEEN_IDS, options.shown), connectedOnce: false, attempt: 0 };
 
   report({ state: 'connecting' });
   while (!signal?.aborted) {
@@ -102,7 +114,7 @@ async function connectOnce(
   client: TaplineClient,
   sourceId: string,
   options: FollowTrafficOptions,
-  state: { cursor: string | undefined },
+  state: { cursor: string | undefined; readonly seen: SeenIds },
   onReady: () => void,
 ): Promise<'closed' | 'overflow'> {
   const controller = new AbortController();
@@ -126,15 +138,17 @@ async function connectOnce(
       throw new ConnectionError(`expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}`);
     }
 
-    const seen = { overflow: false };
+    const ended = { overflow: false };
     const parser = createSseParser((event: SseEvent) => {
       if (event.event === STREAM_EVENT.ready) {
-        if (event.id && (!state.cursor || event.id > state.cursor)) state.cursor = event.id;
+        // The daemon names the cursor it follows: the one sent, or its newest entry when none was.
+        if (event.id) state.cursor = event.id;
         onReady();
       } else if (event.event === STREAM_EVENT.entry && event.id) {
-        // Ids are UUIDv7: text order is arrival order, so anything at or before the cursor is a repeat.
-        if (state.cursor && event.id <= state.cursor) return;
+        // Events come in commit order, which ids from several daemons do not follow (§9.7): an
+        // id smaller than the cursor is a new entry that committed late, not a repeat.
         const entry = HttpTraffic.parse(JSON.parse(event.data));
+        if (!state.seen.add(event.id)) return;
         state.cursor = event.id;
         try {
           options.onEntry(entry);
@@ -142,7 +156,7 @@ async function connectOnce(
           throw new ConsumerError(error);
         }
       } else if (event.event === STREAM_EVENT.overflow) {
-        seen.overflow = true;
+        ended.overflow = true;
       }
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -152,7 +166,7 @@ async function connectOnce(
         if (done) break;
         touch();
         parser.feed(value);
-        if (seen.overflow) break;
+        if (ended.overflow) break;
       }
     } catch (error) {
       if (error instanceof ConsumerError) throw error;
@@ -162,7 +176,7 @@ async function connectOnce(
     } finally {
       reader.cancel().catch(() => {});
     }
-    return seen.overflow ? 'overflow' : 'closed';
+    return ended.overflow ? 'overflow' : 'closed';
   } finally {
     clearTimeout(idle);
     options.signal?.removeEventListener('abort', abort);
