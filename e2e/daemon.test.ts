@@ -135,9 +135,9 @@ describe('taplined, spawned from its build', () => {
     expect(await client(tokens.read).call(contract.me)).toMatchObject({ scope: 'read', sourceId: null });
     expect(await client(tokens.ingest).call(contract.me)).toMatchObject({ scope: 'ingest', sourceId: shop.id });
     const listed = await admin(home.path, ['token', 'list', 'local@localhost']);
-    expect(listed.split('\n')[0]).toMatch(/^ID\s+EMAIL\s+SCOPE\s+SOURCE\s+CREATED\s+EXPIRES\s+REVOKED$/);
+    expect(listed.split('\n')[0]).toMatch(/^ID\s+EMAIL\s+SCOPE\s+SOURCE\s+CREATED\s+EXPIRES\s+REVOKED\s+NOTE$/);
     const row = (token: string) => listed.split('\n').find((line) => line.startsWith(jti(token))) ?? '';
-    expect(row(tokens.read)).toMatch(/local@localhost\s+read\s+-\s+\S+\s+never\s+-$/);
+    expect(row(tokens.read)).toMatch(/local@localhost\s+read\s+-\s+\S+\s+never\s+-\s+-$/);
     expect(row(tokens.ingest)).toContain(`ingest  ${shop.id}`);
     expect(row(tokens.local)).toMatch(/\sfull\s/);
     expect(listed).not.toContain(tokens.read);

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { AdminError, addUser, createToken, revoke, tokenTable } from './admin/commands.js';
+import { AdminError, createToken, revoke, tokenTable } from './admin/commands.js';
+import { registerUserCommands } from './admin/user-commands.js';
 import { ensureHome } from './bootstrap.js';
 import { runCopy } from './copy/command.js';
 import { CopyError } from './copy/copy.js';
@@ -58,10 +58,6 @@ async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof 
   } finally {
     await opened.close();
   }
-}
-
-function readStdin(): string {
-  return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
 }
 
 async function startDaemon(opts: GlobalOptions): Promise<void> {
@@ -131,20 +127,13 @@ function program(): Command {
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
 
-  const user = cmd.command('user').description('manage users');
-  user
-    .command('add <email>')
-    .description('add a user; prints the new user id')
-    .option('--name <name>', 'display name')
-    .option('--password-stdin', 'read a password from standard input (lets the user log in with tapline login)')
-    .addHelpText('after', '\nExample:\n  $ printf "s3cret-pass" | taplined user add ana@example.com --password-stdin')
-    .action(async (email: string, opts: { name?: string; passwordStdin?: boolean }, command: Command) => {
-      const password = opts.passwordStdin ? readStdin() : undefined;
-      const id = await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => addUser(db, systemClock, { email, name: opts.name, password }));
-      process.stdout.write(`${id}\n`);
-    });
-
+  const where = {
+    database: (command: Command) => locations(command.optsWithGlobals<GlobalOptions>()).database,
+    withDatabase: <T>(command: Command, run: Parameters<typeof withDatabase<T>>[1]) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
+  };
+  const users = registerUserCommands(cmd, where);
   const token = cmd.command('token').description('manage API tokens');
+
   token
     .command('create <email>')
     .description('create a token for a user; prints the token')
@@ -170,10 +159,7 @@ function program(): Command {
       process.stderr.write(`revoked ${tokenId}\n`);
     });
 
-  const storage = registerStorageCommands(cmd, {
-    database: (command) => locations(command.optsWithGlobals<GlobalOptions>()).database,
-    withDatabase: (command, run) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
-  });
+  const storage = registerStorageCommands(cmd, where);
 
   const copy = cmd
     .command('copy')
@@ -186,7 +172,7 @@ function program(): Command {
       process.stdout.write(await runCopy(opts, process.stderr));
     });
 
-  for (const c of [cmd, user, token, copy, ...user.commands, ...token.commands, ...storage]) c.exitOverride();
+  for (const c of [cmd, token, copy, ...users, ...token.commands, ...storage]) c.exitOverride();
   return cmd;
 }
 

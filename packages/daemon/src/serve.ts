@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './http-traffic/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
+import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
 import { systemClock } from './clock.js';
@@ -66,15 +67,36 @@ function bundledBatchWorker(): BatchWorker | null {
   return existsSync(fileURLToPath(file)) ? { file } : null;
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** One daemon per home (docs/decisions.md §13.6), taken before the database is opened. */
+function takeHome(home: string): HomeLock {
+  ensureHome(home);
+  try {
+    return lockHome(home);
+  } catch (error) {
+    throw new StartError(error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`);
+  }
+}
+
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
+  const lock = takeHome(options.home);
+  try {
+    return await serveLocked(options, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<RunningDaemon> {
   const { logger } = options;
-  ensureHome(options.home);
   const opened = openDatabase(options.database, options.dbPool === undefined ? {} : { pool: options.dbPool });
   try {
     await opened.migrate();
   } catch (error) {
     await opened.close();
-    throw new StartError(error instanceof Error ? error.message : String(error));
+    throw new StartError(messageOf(error));
   }
   const signals = opened.signals(logger);
   const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
@@ -109,7 +131,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await stopApp();
     await opened.close();
-    throw error instanceof StartError ? error : new StartError(error instanceof Error ? error.message : String(error));
+    throw error instanceof StartError ? error : new StartError(messageOf(error));
   }
   const { backend, location } = opened.description;
   options.announce(`taplined listening on ${url} (database: ${backend} ${location})`);
@@ -129,8 +151,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         clearTimeout(force);
         await signals.close();
         await opened.close();
-        // Only our own: a second daemon started on the same home since then owns the file now.
+        // Only our own, and before the lock goes: the next daemon on this home writes its own.
         if (existsSync(endpoint) && readFileSync(endpoint, 'utf8') === mine) rmSync(endpoint, { force: true });
+        lock.release();
       })()),
   };
 }

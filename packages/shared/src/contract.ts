@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CAPTURE_PATHS } from './paths.js';
 import { CreateCoreLog, CoreLog } from './schemas/core-log.js';
-import { Health, Me, TokenRequest, TokenResponse } from './schemas/auth.js';
+import { Health, Me, PasswordChange, TokenRequest, TokenResponse } from './schemas/auth.js';
 import { PageQuery, paginated, type Scope } from './schemas/common.js';
 import {
   BATCH_LIMIT,
@@ -76,6 +76,11 @@ export const contract = {
   revokeOwnToken: endpoint({
     method: 'DELETE', path: '/auth/token', tag: 'auth', summary: 'Revoke the token that makes this request (log out)',
     scopes: FULL, status: 204, response: null, errors: [403],
+  }),
+  changePassword: endpoint({
+    method: 'POST', path: '/auth/password', tag: 'auth', summary: "Change the password of the token's own user",
+    scopes: FULL, body: PasswordChange, status: 204, response: null, errors: [403, 429],
+    description: 'currentPassword is required once the user has a password. Tokens already issued stay valid. A source-restricted token may not call it.',
   }),
   me: endpoint({
     method: 'GET', path: '/auth/me', tag: 'auth', summary: "The token's user, scope and source restriction",

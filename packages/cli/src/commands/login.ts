@@ -40,7 +40,7 @@ export async function login(ctx: CliContext, email: string, passwordStdin?: bool
     issued = await ctx.client.call(contract.createToken, { body: { email, password } });
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      throw new CliError(EXIT.AUTH, 'wrong email or password', 'a user gets a password with `taplined user add <email> --password-stdin`');
+      throw new CliError(EXIT.AUTH, 'wrong email or password', `the daemon's admin sets a password with \`taplined user passwd ${email}\``);
     }
     throw error;
   }

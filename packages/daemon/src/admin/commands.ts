@@ -1,4 +1,4 @@
-import { contract, Scope, TrafficSource } from '@tapline/shared';
+import { contract, NewPassword, Scope, TrafficSource } from '@tapline/shared';
 import ms from 'ms';
 import { z } from 'zod';
 import { hashPassword } from '../auth/passwords.js';
@@ -7,6 +7,7 @@ import { createUser, findUserByEmail } from '../auth/users.js';
 import type { Db } from '../db/open.js';
 import type { Clock } from '../clock.js';
 import { createSourceFinder } from '../traffic-sources/repo.js';
+import { readFirstStartToken } from '../bootstrap.js';
 
 /** An admin command's failure: the message is for the person at the shell; exit 2 marks bad usage. */
 export class AdminError extends Error {
@@ -18,14 +19,20 @@ export class AdminError extends Error {
   }
 }
 
+/** Refuses a password the API would refuse too (exit 2): one rule, in the shared schema. */
+export function checkNewPassword(password: string): string {
+  const checked = NewPassword.safeParse(password);
+  if (!checked.success) throw new AdminError(checked.error.issues[0]?.message ?? 'the password is not allowed', 2);
+  return checked.data;
+}
+
 const Email = z.email({ message: 'give a valid email address' });
 
 export async function addUser(db: Db, clock: Clock, input: { email: string; name?: string | undefined; password?: string | undefined }): Promise<string> {
   const email = Email.safeParse(input.email.trim());
   if (!email.success) throw new AdminError(`"${input.email}" is not a valid email address`, 2);
   if (await findUserByEmail(db, email.data)) throw new AdminError(`a user with email ${email.data} already exists`);
-  if (input.password !== undefined && input.password.length < 8) throw new AdminError('the password must have at least 8 characters', 2);
-  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const passwordHash = input.password === undefined ? null : await hashPassword(checkNewPassword(input.password));
   const user = await createUser(db, clock, { email: email.data, name: input.name, passwordHash });
   return user.id;
 }
@@ -63,14 +70,19 @@ export async function createToken(
   return issued.token;
 }
 
-export async function tokenTable(db: Db, email?: string): Promise<string> {
-  const rows = await listTokens(db, email);
-  const table = [
-    ['ID', 'EMAIL', 'SCOPE', 'SOURCE', 'CREATED', 'EXPIRES', 'REVOKED'],
-    ...rows.map((r) => [r.id, r.email, r.scope, r.source_id ?? '-', r.created_at, r.expires_at ?? 'never', r.revoked_at ?? '-']),
-  ];
+/** Columns padded to their widest cell, two spaces apart, the first row the header. */
+export function formatTable(table: readonly (readonly string[])[]): string {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   return table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+export async function tokenTable(db: Db, email?: string): Promise<string> {
+  const [rows, first] = await Promise.all([listTokens(db, email), readFirstStartToken(db)]);
+  const note = (id: string) => (id === first?.tokenId ? `first-start token (written to ${first.writtenTo})` : '-');
+  return formatTable([
+    ['ID', 'EMAIL', 'SCOPE', 'SOURCE', 'CREATED', 'EXPIRES', 'REVOKED', 'NOTE'],
+    ...rows.map((r) => [r.id, r.email, r.scope, r.source_id ?? '-', r.created_at, r.expires_at ?? 'never', r.revoked_at ?? '-', note(r.id)]),
+  ]);
 }
 
 export async function revoke(db: Db, clock: Clock, tokenId: string): Promise<void> {

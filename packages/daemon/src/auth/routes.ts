@@ -2,27 +2,27 @@ import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { Deps } from '../deps.js';
-import { HttpError } from '../http/errors.js';
+import { forbidden, HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
-import { verifyPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import { revokeToken } from './tokens.js';
-import { findUserByEmail } from './users.js';
+import { findUserByEmail, setPasswordHash } from './users.js';
 
 /** Tokens from a password log-in last this long; admin-made tokens choose their own expiry. */
 export const LOGIN_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 export function authRoutes(router: Router, deps: Deps): void {
-  // Slows password guessing; a person logs in a few times a day.
-  router.post(
-    contract.createToken.path,
-    rateLimit({
-      windowMs: 60_000,
-      limit: 30,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
-      handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', 'Too many log-in attempts; wait a minute')),
-    }),
-  );
+  // Slows password guessing; a person logs in a few times a day. One budget per client address
+  // for both endpoints that check a password.
+  const passwordChecks = rateLimit({
+    windowMs: 60_000,
+    limit: 30,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', 'Too many password attempts; wait a minute')),
+  });
+  router.post(contract.createToken.path, passwordChecks);
+  router.post(contract.changePassword.path, passwordChecks);
 
   mount(router, deps, contract.createToken, async ({ body }) => {
     const user = await findUserByEmail(deps.db, body.email);
@@ -38,6 +38,20 @@ export function authRoutes(router: Router, deps: Deps): void {
   mount(router, deps, contract.revokeOwnToken, async (_input, ctx) => {
     requireScope(ctx);
     await revokeToken(deps.db, deps.clock, ctx.principal.tokenId);
+    return undefined;
+  });
+
+  // The caller's own password only (docs/decisions.md §3.8): a token reaches no other account.
+  mount(router, deps, contract.changePassword, async ({ body }, ctx) => {
+    requireScope(ctx);
+    const { user, tokenId, sourceId } = ctx.principal;
+    if (sourceId !== null) throw forbidden('source_denied', tokenId);
+    const row = await deps.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    // A stolen token alone must not take the account over: once there is a password, it is asked for.
+    if (row.password_hash !== null && !(await verifyPassword(body.currentPassword ?? '', row.password_hash))) {
+      throw new HttpError(403, 'wrong_password', 'currentPassword is missing or wrong', undefined, { reason: 'bad_credentials', tokenId });
+    }
+    await setPasswordHash(deps.db, deps.clock, user.id, await hashPassword(body.newPassword));
     return undefined;
   });
 

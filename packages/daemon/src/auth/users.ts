@@ -45,3 +45,36 @@ export async function countUsers(db: Db): Promise<number> {
 }
 
 export { toUser };
+
+export async function setPasswordHash(db: Db, clock: Clock, userId: string, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: isoNow(clock) }).where('id', '=', userId).execute();
+}
+
+/** Every user, oldest first, with how many sources they own and how many of their tokens still work at `now`. */
+export async function listUsersWithCounts(db: Db, now: string) {
+  return db
+    .selectFrom('users')
+    .select((eb) => [
+      'users.id',
+      'users.email',
+      'users.name',
+      'users.created_at',
+      eb('users.password_hash', 'is not', null).as('has_password'),
+      eb.selectFrom('traffic_sources').select((s) => s.fn.countAll<number>().as('n')).whereRef('traffic_sources.user_id', '=', 'users.id').as('sources'),
+      eb
+        .selectFrom('tokens')
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('tokens.user_id', '=', 'users.id')
+        .where('tokens.revoked_at', 'is', null)
+        .where((w) => w.or([w('tokens.expires_at', 'is', null), w('tokens.expires_at', '>', now)]))
+        .as('tokens'),
+    ])
+    .orderBy('users.created_at')
+    .orderBy('users.email')
+    .execute();
+}
+
+/** Deletes the user; their tokens and sources go with them (foreign keys cascade), and with the sources all their traffic. */
+export async function deleteUser(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+}

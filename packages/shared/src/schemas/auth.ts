@@ -7,6 +7,15 @@ export const TokenRequest = z.object({
 });
 export const TokenResponse = z.object({ token: z.string(), expiresAt: z.string().nullable() });
 
+/** The rule `taplined user add` and `user passwd` apply too; the upper bound keeps scrypt's input small. */
+export const NewPassword = z.string().min(8, 'the password must have at least 8 characters').max(1024, 'the password must have at most 1024 characters');
+
+/** `POST /auth/password`: the caller's own password. `currentPassword` may be left out only while the user has none. */
+export const PasswordChange = z.object({
+  currentPassword: z.string().min(1, 'currentPassword must not be empty').optional(),
+  newPassword: NewPassword,
+});
+
 export const Me = z.object({
   id: z.uuid(),
   email: z.string(),

@@ -74,6 +74,7 @@ export const ERROR_CODES = [
   'token_missing',
   'token_invalid',
   'login_failed',
+  'wrong_password',
   'validation_failed',
   'malformed_json',
   'body_too_deep',

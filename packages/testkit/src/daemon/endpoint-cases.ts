@@ -50,6 +50,8 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   openapi: () => ({}),
   createToken: () => ({ body: { email: 'password-user@example.com', password: 'correct horse' } }),
   me: () => ({}),
+  // The harness's users have no password, so none is asked for; a new one each time, as a test may call it twice.
+  changePassword: () => ({ body: { newPassword: `new password ${++worldCounter}` } }),
   revokeOwnToken: () => ({}),
   listTrafficSources: () => ({}),
   createTrafficSource: () => ({ body: { name: `new-${++worldCounter}`, trafficDomain: 'new.example.com' } }),
