@@ -73,6 +73,7 @@ export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 export const ERROR_CODES = [
   'token_missing',
   'token_invalid',
+  'token_expired',
   'login_failed',
   'validation_failed',
   'malformed_json',
@@ -93,6 +94,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'too_many_streams',
   'overloaded',
+  'database_unavailable',
   'stopping',
   'internal',
 ] as const;
