@@ -356,7 +356,7 @@ describe('taplined, spawned from its build', () => {
     expect(await admin(home.path, ['token', 'list'])).toMatch(new RegExp(`^${jti(tokens.read)}.*\\d{4}-\\d\\d-\\d\\dT\\S+Z$`, 'm'));
   });
 
-  it('turns an expired token away with 401', async () => {
+  it('turns an expired token away with 401 token_expired, saying when it expired', async () => {
     const shortLived = client(await admin(home.path, ['token', 'create', 'ana@example.com', '--expires', '1s']));
     // Poll rather than sleep: the token works until its second is over, then never again.
     const deadline = Date.now() + 10_000;
@@ -372,7 +372,8 @@ describe('taplined, spawned from its build', () => {
       if (!error) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(error?.status).toBe(401);
-    expect(error?.body.error).toBe('Invalid token');
+    expect(error?.body.code).toBe('token_expired');
+    expect(error?.body.error).toMatch(/^Token expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
   });
 
   it('stops with exit code 0 on SIGTERM, logs no error on the way, and keeps everything across a restart', async () => {

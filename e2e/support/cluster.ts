@@ -6,6 +6,10 @@ export interface Member {
   readonly url: string;
   readonly home: string;
   readonly process: ResultPromise;
+  /** What it wrote to stderr so far (its log, at `warn` and above). */
+  stderr(): string;
+  /** Whether the process has exited, by itself or by `kill`/`stop`. */
+  exited(): boolean;
   /** SIGKILL and wait. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -20,11 +24,17 @@ export async function startMember(db: string, args: readonly string[] = []): Pro
     reject: false,
     buffer: { stdout: false, stderr: true },
   });
+  let stderr = '';
+  let exited = false;
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  void child.then(() => (exited = true));
   const url = await listeningUrl(child, 'taplined', 30_000);
   return {
     url,
     home: home.path,
     process: child,
+    stderr: () => stderr,
+    exited: () => exited,
     async kill() {
       child.kill('SIGKILL');
       await child;

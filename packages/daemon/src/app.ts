@@ -8,6 +8,7 @@ import { coreLogRoutes } from './core-logs/routes.js';
 import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import { type ClusterSignals, localSignals } from './db/signals.js';
+import { createOutageLog } from './db/unavailable.js';
 import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig, Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
@@ -76,6 +77,7 @@ export function createApp(options: AppOptions): App {
     clock,
     config: options.config,
     logger: options.logger,
+    outages: createOutageLog(options.logger),
     bus: options.bus ?? createTrafficBus(),
     signals: options.signals ?? localSignals(),
     tokens: createTokenService(options.db, clock),
@@ -114,7 +116,7 @@ export function createApp(options: AppOptions): App {
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
-  app.use(errorHandler(options.logger));
+  app.use(errorHandler(deps));
   const lean = createLeanDispatcher(deps, ingestRoutes);
   if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import type { ClusterSignals } from './db/signals.js';
+import type { OutageLog } from './db/unavailable.js';
 import type { TrafficBus } from './http-traffic/bus.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Gate } from './http/gate.js';
@@ -65,6 +66,8 @@ export interface Deps {
   readonly clock: Clock;
   readonly config: DaemonConfig;
   readonly logger: Logger;
+  /** Where a database that cannot serve is reported, by requests and background tasks alike. */
+  readonly outages: OutageLog;
   readonly bus: TrafficBus;
   /** Wake-ups from the other daemons on this database (none on SQLite). */
   readonly signals: ClusterSignals;

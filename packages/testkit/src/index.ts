@@ -2,3 +2,4 @@ export { composeBody } from './compose.js';
 export { type Balancer, startBalancer } from './balancer.js';
 export { type HoldPoint, holdPoint } from './hold.js';
 export { REALISTIC_SIZE, realisticRecord } from './realistic/record.js';
+export { type Cluster, startCluster } from './postgres/cluster.js';

@@ -113,14 +113,14 @@ describe('authentication', () => {
       await expect401(wrongSub);
     });
 
-    it('an expired token, including one that expires while the daemon runs', async () => {
+    it('an expired token, including one that expires while the daemon runs: code token_expired, saying when', async () => {
       const user = await h.user();
       const expired = await h.token(user.id, { expiresAt: new Date(clock.now().getTime() - 1000) });
-      await expectError(expired.call(contract.me), 401, 'Invalid token');
+      expect((await expectError(expired.call(contract.me), 401, 'Token expired at 2026-03-01T11:59:59.000Z')).body.code).toBe('token_expired');
       const hourly = await h.token(user.id, { expiresAt: new Date(clock.now().getTime() + 3_600_000) });
       expect((await hourly.call(contract.me)).id).toBe(user.id);
       clock.advance(3_600_000 + 1000);
-      await expectError(hourly.call(contract.me), 401, 'Invalid token');
+      expect((await expectError(hourly.call(contract.me), 401, 'Token expired at 2026-03-01T13:00:00.000Z')).body.code).toBe('token_expired');
       // A token without expiry lives on.
       expect((await user.client.call(contract.me)).id).toBe(user.id);
     });

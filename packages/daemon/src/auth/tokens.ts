@@ -29,13 +29,25 @@ export interface IssuedToken {
   readonly expiresAt: string | null;
 }
 
-export type Verification = { readonly principal: Principal } | { readonly failure: AuthAudit };
+/** A token refused: why (for the audit line), and for an expired one when it expired (ISO 8601). */
+export interface Refusal {
+  readonly failure: AuthAudit;
+  readonly expiredAt?: string;
+}
 
-const fail = (reason: AuthFailure, tokenId: string | null = null) => ({ failure: { reason, tokenId } });
+export type Verification = { readonly principal: Principal } | Refusal;
+
+const fail = (reason: AuthFailure, tokenId: string | null = null): Refusal => ({ failure: { reason, tokenId } });
+/** Only ever said of a token whose signature verified: the time is then the issuer's, not the caller's. */
+const expired = (tokenId: string | null, at: Date | string): Refusal => ({ ...fail('expired', tokenId), expiredAt: new Date(at).toISOString() });
 
 /** jose's errors, named for the audit line. An expired token's signature did verify, so its id holds. */
-function failureOf(error: unknown): { readonly failure: AuthAudit } {
-  if (error instanceof errors.JWTExpired) return fail('expired', typeof error.payload.jti === 'string' ? error.payload.jti : null);
+function failureOf(error: unknown): Refusal {
+  if (error instanceof errors.JWTExpired) {
+    const { jti, exp } = error.payload;
+    const id = typeof jti === 'string' ? jti : null;
+    return typeof exp === 'number' ? expired(id, new Date(exp * 1000)) : fail('expired', id);
+  }
   if (error instanceof errors.JWSSignatureVerificationFailed) return fail('bad_signature');
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return fail('bad_algorithm');
   return fail('malformed');
@@ -43,7 +55,10 @@ function failureOf(error: unknown): { readonly failure: AuthAudit } {
 
 export interface TokenService {
   issue(options: IssueOptions): Promise<IssuedToken>;
-  /** The principal, or why the token must get a 401 (audit.ts), with its id once that is trustworthy. */
+  /**
+   * The principal, or why the token must get a 401 (audit.ts), with its id once that is
+   * trustworthy. Rejects when the database cannot answer: that is no verdict on the token.
+   */
   verify(token: string): Promise<Verification>;
 }
 
@@ -79,18 +94,26 @@ const VERIFIED_CACHE_SIZE = 1000;
 export function createTokenService(db: Db, clock: Clock): TokenService {
   const tokenById = tokenLookup(db);
   let key: Promise<Uint8Array> | undefined;
-  const signingKey = () => (key ??= loadSigningKey(db));
+  // A load that failed (the database down for a moment) is not kept: the next request loads again.
+  // Kept, it refused every token until a restart (issue 24).
+  const signingKey = () =>
+    (key ??= loadSigningKey(db).catch((error: unknown) => {
+      key = undefined;
+      throw error;
+    }));
   // A signature check gives the same answer for the same token string every time (the key never
   // changes), and it is the costliest step of a request; expiry, revocation and the user are
   // still checked on every request below.
   const verified = new Map<string, JWTPayload>();
 
-  async function verifiedClaims(token: string): Promise<{ readonly claims: JWTPayload } | { readonly failure: AuthAudit }> {
+  async function verifiedClaims(token: string): Promise<{ readonly claims: JWTPayload } | Refusal> {
     const known = verified.get(token);
     if (known) return { claims: known };
+    // Outside the try: a database that cannot give the key says nothing about the token (a 503).
+    const secret = await signingKey();
     try {
       // The algorithm is pinned: a token with `alg: none` or any other algorithm fails here.
-      const { payload } = await jwtVerify(token, await signingKey(), { algorithms: ['HS256'], currentDate: clock.now() });
+      const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], currentDate: clock.now() });
       if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
       verified.set(token, payload);
       return { claims: payload };
@@ -120,11 +143,11 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
       if ('failure' in checked) return checked;
       const { claims } = checked;
       if (typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return fail('malformed');
-      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return fail('expired', claims.jti);
+      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return expired(claims.jti, new Date(claims.exp * 1000));
       const row = await tokenById(claims.jti);
       if (!row || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success) return fail('unknown_token', claims.jti);
       if (row.revoked_at !== null) return fail('revoked', row.id);
-      if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return fail('expired', row.id);
+      if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return expired(row.id, row.expires_at);
       return {
         principal: { user: { id: row.user_id, email: row.email, name: row.name }, tokenId: row.id, scope: row.scope, sourceId: row.source_id },
       };

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { ClusterSignals } from './signals.js';
+import { causeOf } from './unavailable.js';
 import { signalListeners } from './signals.js';
+import { listenToEveryClient } from './pg-clients.js';
 
 const PREFIX = 'tapline_';
 /** Reconnect schedule of the listening connection: quick at first, then at most every 5 s. */
@@ -19,7 +21,8 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
   const instance = randomUUID();
   const listeners = signalListeners();
   const notifier = new pg.Pool({ connectionString, max: 1 });
-  notifier.on('error', (error) => logger.warn({ err: error.message }, 'signal connection failed'));
+  // Its failures are the signals' (below): a lost signal only delays the others.
+  listenToEveryClient(notifier);
   let client: pg.Client | undefined;
   let closed = false;
   const sending = new Map<string, { again: boolean }>();
@@ -43,7 +46,7 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
       reconnectLater();
     };
     next.on('error', (error) => {
-      logger.warn({ err: error.message }, 'the listening connection to PostgreSQL failed; reconnecting');
+      logger.warn({ err: causeOf(error) }, 'the listening connection to PostgreSQL failed; reconnecting');
       lost();
     });
     next.on('end', lost);
@@ -55,13 +58,17 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
       next.removeAllListeners();
       next.on('error', () => undefined);
       void next.end().catch(() => undefined);
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not listen on PostgreSQL; retrying');
+      // Once per outage, not once per attempt: the attempts go on every few seconds until it ends.
+      if (failures === 0) logger.warn({ err: causeOf(error) }, 'could not listen on PostgreSQL; retrying until it answers');
       return reconnectLater();
     }
     if (closed) return void next.end().catch(() => undefined);
     client = next;
     // Whatever was signalled while no connection listened is in the tables: catch up now.
-    if (failures > 0) for (const channel of listeners.channels()) listeners.emit(channel, '');
+    if (failures > 0) {
+      logger.info({ attempts: failures }, 'listening on PostgreSQL again');
+      for (const channel of listeners.channels()) listeners.emit(channel, '');
+    }
     failures = 0;
   }
 

@@ -27,18 +27,37 @@ function restrictToOwner(file: string): void {
  * reads, and stays deferred so that it holds no one's writes back.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    settings: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(settings);
+  }
+
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings = {}): Promise<void> {
     const reader = settings.accessMode === 'read only' || settings.isolationLevel !== undefined;
     await connection.executeQuery(CompiledQuery.raw(reader ? 'begin' : 'begin immediate'));
   }
+
+  /**
+   * SQLite rolls the transaction back itself on a failed write (SQLITE_IOERR, SQLITE_FULL: the
+   * file or its folder cannot be written). Rolling back again failed with "no transaction is
+   * active", and that error replaced the one that says what happened, a 503, with a 500.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.inTransaction()) await super.rollbackTransaction(connection);
+  }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(settings);
   }
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.settings);
+    return new ImmediateSqliteDriver(this.settings, this.inTransaction);
   }
 }
 
@@ -97,7 +116,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
   });
   const dialect = sqliteDialect(payloads);
 
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }), plugins: [storedValuesPlugin(dialect.stored)] });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction), plugins: [storedValuesPlugin(dialect.stored)] });
   return {
     db,
     dialect,

@@ -1,6 +1,7 @@
 import type { TrafficSource } from '@tapline/shared';
 import { isoNow, newId } from '../clock.js';
 import { isConflict } from '../db/conflict.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
 import type { Sequenced } from './stream-repo.js';
@@ -43,7 +44,8 @@ const MAX_CACHED_IDS = 20_000;
  * A commit writes every touched page to the WAL, which was the largest single cost of a compose;
  * with 50 clients at once it is now paid once per group. Each request still answers only after
  * its own records are committed. If a group fails, its requests are retried one by one so that
- * one request's failure never fails another's. The bus hears of entries after they commit, with
+ * one request's failure never fails another's; if the database failed, each request of the group
+ * is refused with that (a 503). The bus hears of entries after they commit, with
  * their stream numbers.
  */
 export function createIngest(deps: IngestDeps): Ingest {
@@ -122,6 +124,10 @@ export function createIngest(deps: IngestDeps): Ingest {
       // the same group succeeds once the other transaction is through. The count of such
       // retries follows the group into every later attempt, so a busy database fails it soon.
       if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return run(group, conflicts + 1);
+      // The database cannot serve (a restart, a full disk): no request of the group is to blame,
+      // and one by one each would fail the same way, one timeout after another. Each gets the
+      // 503 now; the queue goes on with what arrived meanwhile, and stores it once it is back.
+      if (isDatabaseUnavailable(error)) return group.forEach((item) => item.reject(error));
       // A cached id may name a row deleted since (with its source by another daemon, or as unused
       // by a prune): forget them all, and try once more before blaming any one request.
       forgetIds();

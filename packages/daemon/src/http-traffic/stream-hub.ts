@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { ClusterSignals } from '../db/signals.js';
+import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import type { TrafficBus } from './bus.js';
 import { lastStreamSeq, type Sequenced, streamSince } from './stream-repo.js';
 
@@ -28,6 +29,7 @@ export interface HubFeed {
   readonly bus: TrafficBus;
   readonly signals: ClusterSignals;
   readonly logger: Logger;
+  readonly outages: OutageLog;
   /** Following the table, it is read this often even when no signal came (a lost NOTIFY). */
   readonly pollMs?: number;
 }
@@ -69,8 +71,10 @@ export function createStreamHub(feed: HubFeed): StreamHub {
     let again = false;
     let stopped = false;
     position = lastStreamSeq(feed.db);
+    // Nobody may be waiting on it yet; a rejection is dealt with where it is awaited (knownPosition).
+    position.catch(() => undefined);
     async function read(): Promise<void> {
-      let after = await position;
+      let after = await knownPosition();
       for (;;) {
         again = false;
         const rows = await streamSince(feed.db, [...bySource.keys()], after, READ_LIMIT);
@@ -88,8 +92,9 @@ export function createStreamHub(feed: HubFeed): StreamHub {
         return;
       }
       reading = true;
+      // The next signal or the poll tries again: a database that is down costs one attempt a second.
       read()
-        .catch((error: unknown) => feed.logger.warn({ err: error }, 'the live stream could not read new entries; it tries again'))
+        .catch((error: unknown) => logTaskFailure(feed, error, 'the live stream'))
         .finally(() => (reading = false));
     }
     const stops = [feed.bus.subscribe(wake), feed.signals.listen('traffic', wake)];
@@ -100,6 +105,14 @@ export function createStreamHub(feed: HubFeed): StreamHub {
       clearInterval(poll);
       for (const stop of stops) stop();
     };
+  }
+
+  /**
+   * The last stream number handed out when the feed started, read again if that read failed (the
+   * feed started while the database was down): until it is known, no stream is ready.
+   */
+  function knownPosition(): Promise<number> {
+    return position.catch(() => (position = lastStreamSeq(feed.db)));
   }
 
   const start = () => (feed.dialect.concurrentWriters ? followTable() : feed.bus.subscribe(dispatch));
@@ -121,7 +134,7 @@ export function createStreamHub(feed: HubFeed): StreamHub {
         }
       };
     },
-    ready: () => position.then(() => undefined),
+    ready: () => knownPosition().then(() => undefined),
     eventText(entry) {
       let text = texts.get(entry);
       if (text === undefined) {

@@ -15,6 +15,7 @@ import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
 import { createStreamHub } from './stream-hub.js';
 import { streamPointOf, trafficAfter } from './stream-repo.js';
+import { createOutageLog } from '../db/unavailable.js';
 
 /**
  * Two daemons (two pools on one PostgreSQL database) whose entries commit out of id order: the
@@ -52,7 +53,7 @@ describe('the stream across daemons that commit out of id order', () => {
     await fast.store(source, [record('/warm')]);
     signals = postgresSignals(database.locator, logger);
     // A poll far longer than the test: the NOTIFY of a real daemon's ingest has to wake the reader.
-    const hub = createStreamHub({ db: reader, dialect, bus: createTrafficBus(), signals, logger, pollMs: 60_000 });
+    const hub = createStreamHub({ db: reader, dialect, bus: createTrafficBus(), signals, logger, outages: createOutageLog(logger), pollMs: 60_000 });
     const seen: string[] = [];
     hub.subscribe(source.id, (committed) => seen.push(...committed.map((c) => c.entry.id)));
     await hub.ready();

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../deps.js';
-import { HttpError } from './errors.js';
+import { HttpError, OVERLOADED } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 
 export const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
@@ -75,10 +75,7 @@ const isLarge = (req: Request, bytes: number) => req.headers['content-length'] =
  */
 function admitLarge(req: Request, res: Response, deps: Pick<Deps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
   deps.largeBodies.enter().then((release) => {
-    if (!release) {
-      res.set('retry-after', '2');
-      return next(new HttpError(503, 'overloaded', 'Too many large batches at once; retry shortly'));
-    }
+    if (!release) return next(OVERLOADED);
     res.once('close', release);
     if (req.destroyed) return release();
     read();

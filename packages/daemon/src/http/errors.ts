@@ -1,9 +1,10 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
 import type { z } from 'zod';
 import { type AuthAudit, logAuthFailure } from '../auth/audit.js';
+import { isDatabaseUnavailable, type OutageLog } from '../db/unavailable.js';
 
 export interface Issue {
   readonly path: string;
@@ -28,6 +29,30 @@ export class HttpError extends Error {
     return { statusCode: this.status, error: this.message, code: this.code, ...(this.issues ? { issues: [...this.issues] } : {}) };
   }
 }
+
+/** A refusal the client should send again later: its answer carries `Retry-After`, in seconds. */
+export class RetryLater extends HttpError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(503, code, message);
+  }
+
+  get headers(): Record<string, string> {
+    return { 'retry-after': String(this.retryAfterS) };
+  }
+}
+
+/**
+ * Any request whose database work failed because the database cannot be reached or written now
+ * (db/unavailable.ts). Not a word about the cause: that is for the log.
+ */
+export const DATABASE_UNAVAILABLE = new RetryLater('database_unavailable', 'The database is unavailable; retry shortly', 2);
+
+/** A large batch that waited `--large-batch-wait` for its turn (http/gate.ts). */
+export const OVERLOADED = new RetryLater('overloaded', 'Too many large batches at once; retry shortly', 2);
 
 /** The spec's 404 messages: `Traffic Source not found`, `Webhook not found`. */
 const NOT_FOUND = {
@@ -114,20 +139,39 @@ export const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
 /** The client's error an exception stands for (ours, body-parser's, Express's); undefined for a bug. */
 export function knownError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
+  if (isDatabaseUnavailable(error)) return DATABASE_UNAVAILABLE;
   const type = typeof error === 'object' && error && 'type' in error ? String(error.type) : '';
   return BODY_ERRORS[type] ?? clientErrorOf(error);
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/** Where failures are logged: the daemon's logger, and its outage log (one line per cause at most every few seconds). */
+export interface FailureLogs {
+  readonly logger: Logger;
+  readonly outages: OutageLog;
+}
+
+/**
+ * The answer to a request that failed with `error`, after the line the failure needs in the log:
+ * a refused token's audit line, the outage line of a database that cannot serve (rate-limited:
+ * a restart under load fails hundreds of requests a second), the stack of a bug. Every error
+ * writer (Express's, the lean path's, OTLP's) goes through here, so they answer alike.
+ */
+export function failureAnswer(error: unknown, req: Pick<Request, 'socket' | 'method' | 'path'>, logs: FailureLogs): HttpError {
+  if (error instanceof HttpError && error.audit) logAuthFailure(logs.logger, req, error.status, error.audit);
+  const known = knownError(error);
+  if (known === DATABASE_UNAVAILABLE) logs.outages.report(error, `${req.method} ${req.path}`);
+  else if (!known) logs.logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
+  return known ?? INTERNAL;
+}
+
+export function errorHandler(logs: FailureLogs): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const known = knownError(error);
-    if (error instanceof HttpError && error.audit) logAuthFailure(logger, req, error.status, error.audit);
-    if (!known) logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
+    const answer = failureAnswer(error, req, logs);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const answer = known ?? INTERNAL;
+    if (answer instanceof RetryLater) res.set(answer.headers);
     res.status(answer.status).json(answer.body);
   };
 }

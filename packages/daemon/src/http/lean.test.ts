@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { composeBody, MISSING_ID, openTestDatabase } from '@tapline/testkit/daemon';
+import { adminShutdown, composeBody, databaseOutage, MISSING_ID, openTestDatabase } from '@tapline/testkit/daemon';
 import type { Scope } from '@tapline/shared';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,27 @@ describe('the lean ingest path', () => {
       const [viaDaemon, viaExpress] = [await send(s.daemon, s, sent), await send(s.express, s, sent)];
       expect(viaDaemon.status, name).toBeGreaterThanOrEqual(400);
       expect(viaDaemon, name).toEqual(viaExpress);
+    }
+  });
+});
+
+describe('a database that cannot serve, on the lean path', () => {
+  it('is answered as Express answers it: 503, Retry-After and the same body, for a compose and a batch', async () => {
+    const s = await threeServers();
+    try {
+      const outage = databaseOutage(s.deps.db);
+      outage.fail(adminShutdown());
+      const single = `/http-traffic-record/${s.source.id}`;
+      const compose = JSON.stringify(composeBody(s.source.id));
+      for (const sent of [{ path: single, body: compose }, { path: `${single}/batch`, body: `[${compose},${compose}]` }]) {
+        const [viaDaemon, viaExpress] = [await send(s.daemon, s, sent), await send(s.express, s, sent)];
+        expect(viaDaemon.status, sent.path).toBe(503);
+        expect(viaDaemon, sent.path).toEqual(viaExpress);
+      }
+      outage.heal();
+      expect((await send(s.lean, s, { path: single, body: compose })).status).toBe(201);
+    } finally {
+      await s.close();
     }
   });
 });

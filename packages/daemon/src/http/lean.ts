@@ -1,17 +1,16 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { logAuthFailure } from '../auth/audit.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
-import { HttpError, INTERNAL, knownError, MALFORMED_JSON } from './errors.js';
+import { failureAnswer, HttpError, MALFORMED_JSON, OVERLOADED, RetryLater } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 import { bearerToken, type MountedRoute } from './mount.js';
 
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger'>;
+type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages'>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -82,16 +81,6 @@ function decode(bytes: Buffer, mode: MountedRoute['mode']): unknown {
   return value;
 }
 
-/** An error whose answer carries a header of its own (the 503's `retry-after`). */
-class LeanRefusal extends HttpError {
-  constructor(
-    error: HttpError,
-    readonly headers: Record<string, string>,
-  ) {
-    super(error.status, error.code, error.message);
-  }
-}
-
 const JSON_CONTENT = 'application/json; charset=utf-8';
 
 /** As Express's `res.status().json()`: one string written with its headers, the same headers. */
@@ -123,11 +112,9 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
-    const known = knownError(error);
-    if (error instanceof HttpError && error.audit) logAuthFailure(deps.logger, { socket: req.socket, method: 'POST', path }, error.status, error.audit);
-    if (!known) deps.logger.error({ err: error, method: 'POST', path }, 'unexpected error while serving a request');
+    const answer = failureAnswer(error, { socket: req.socket, method: 'POST', path }, deps);
     if (res.headersSent) return void res.destroy();
-    sendJson(res, known?.status ?? INTERNAL.status, (known ?? INTERNAL).body, error instanceof LeanRefusal ? error.headers : {});
+    sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, { route, params }: Matched, principal: Principal, bytes: number): Promise<void> {
@@ -141,7 +128,7 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   /** body.ts's gate for large batches, with its 503; null when the request was answered or is gone. */
   async function admitLarge(req: IncomingMessage, res: ServerResponse): Promise<(() => void) | null> {
     const release = await deps.largeBodies.enter();
-    if (!release) throw new LeanRefusal(new HttpError(503, 'overloaded', 'Too many large batches at once; retry shortly'), { 'retry-after': '2' });
+    if (!release) throw OVERLOADED;
     res.once('close', release);
     if (req.destroyed) {
       release();

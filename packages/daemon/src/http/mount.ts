@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
-import type { Principal, TokenService } from '../auth/tokens.js';
+import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
 import { type BodyMode, jsonBody } from './body.js';
 import { forbidden, HttpError, validationError } from './errors.js';
@@ -18,7 +18,16 @@ export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestCo
 /** The token of an `Authorization: Bearer …` header; undefined when there is none. */
 export const bearerToken = (header: string) => /^Bearer[ ]+(.*)$/i.exec(header.trim())?.[1]?.trim();
 
-/** 400 when there is no token at all, 401 when there is one that does not verify; each one audited. */
+/** The 401 of a token that does not verify; an expired one says since when (docs/api.md, "Errors"). */
+export function refusalOf({ failure, expiredAt }: Refusal): HttpError {
+  if (expiredAt) return new HttpError(401, 'token_expired', `Token expired at ${expiredAt}`, undefined, failure);
+  return new HttpError(401, 'token_invalid', 'Invalid token', undefined, failure);
+}
+
+/**
+ * 400 when there is no token at all, 401 when there is one that does not verify; each one
+ * audited. A database that cannot say rejects `verify`: Express passes that on as a 503.
+ */
 function authenticate(tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization ?? '';
@@ -28,7 +37,7 @@ function authenticate(tokens: TokenService): RequestHandler {
       return next(new HttpError(400, 'token_missing', 'Authentication token missing', undefined, audit));
     }
     const verified = await tokens.verify(token);
-    if ('failure' in verified) return next(new HttpError(401, 'token_invalid', 'Invalid token', undefined, verified.failure));
+    if ('failure' in verified) return next(refusalOf(verified));
     res.locals.principal = verified.principal;
     next();
   };

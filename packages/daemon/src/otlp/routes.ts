@@ -1,11 +1,9 @@
 import { contract } from '@tapline/shared';
 import type { ErrorRequestHandler, Router } from 'express';
-import type { Logger } from 'pino';
-import { logAuthFailure } from '../auth/audit.js';
 import type { Deps } from '../deps.js';
 import type { Ingest } from '../http-traffic/ingest.js';
 import { createRedactor } from '../http-traffic/redact.js';
-import { HttpError, INTERNAL, knownError } from '../http/errors.js';
+import { failureAnswer, type FailureLogs, HttpError, RetryLater } from '../http/errors.js';
 import { mountBytes, requireScope } from '../http/mount.js';
 import { decodeRequest, encodeResponse, encodeStatus, encodingOf, type OtlpEncoding } from './codec.js';
 import { groupBySource } from './sources.js';
@@ -43,19 +41,18 @@ export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
     const partial = count > 0 ? { rejectedSpans: count, errorMessage: reasons.slice(0, 3).join('; ') } : null;
     res.status(200).type(CONTENT_TYPE[encoding]).send(encodeResponse(encoding, partial));
   });
-  router.use(contract.otlpTraces.path, otlpErrors(deps.logger));
+  router.use(contract.otlpTraces.path, otlpErrors(deps));
 }
 
 /** Every failure of the route, authentication's included, as OTLP's google.rpc.Status. */
-function otlpErrors(logger: Logger): ErrorRequestHandler {
+function otlpErrors(logs: FailureLogs): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const known = knownError(error);
-    if (error instanceof HttpError && error.audit) logAuthFailure(logger, req, error.status, error.audit);
-    if (!known) logger.error({ err: error, path: req.path }, 'unexpected error while receiving OTLP traces');
+    const answer = failureAnswer(error, req, logs);
     if (res.headersSent) return void res.destroy();
-    const answer = known ?? INTERNAL;
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
-    if (answer.status === 503 && !res.get('retry-after')) res.set('retry-after', '1');
+    // OTLP exporters retry a 503 after Retry-After; the daemon's own "stopping" gives none.
+    if (answer instanceof RetryLater) res.set(answer.headers);
+    else if (answer.status === 503) res.set('retry-after', '1');
     // JSON clients get Tapline's error body, as on every endpoint (docs/decisions.md §2.1); protobuf
     // clients cannot read JSON, so they get OTLP's google.rpc.Status.
     if (encoding === 'json') return void res.status(answer.status).json(answer.body);

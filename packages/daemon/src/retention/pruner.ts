@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import type { TrafficBus } from '../http-traffic/bus.js';
 import type { RetentionPolicy } from './options.js';
 import { inTheDaemon } from './pace.js';
@@ -20,6 +21,7 @@ export interface PrunerDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly outages: OutageLog;
   readonly bus: TrafficBus;
   readonly ops: StorageOps;
   readonly policy: RetentionPolicy;
@@ -110,7 +112,8 @@ export function createPruner(deps: PrunerDeps): Pruner {
 
   const background = () => {
     if (stopping.signal.aborted) return;
-    runNow().catch((error: unknown) => logger.error({ err: error }, 'pruning failed; the next round tries again'));
+    // The next round (a timer, or the next commit over budget) tries again.
+    runNow().catch((error: unknown) => logTaskFailure(deps, error, 'pruning'));
   };
 
   return {
@@ -124,7 +127,7 @@ export function createPruner(deps: PrunerDeps): Pruner {
         // A round that is running looks at the size again before it ends.
         if (running) return void (sizeCheckDue = true);
         lastSizeCheck = Date.now();
-        overBudget().then((over) => over && background(), (error: unknown) => logger.warn({ err: error }, 'could not read the database size'));
+        overBudget().then((over) => over && background(), (error: unknown) => logTaskFailure(deps, error, 'reading the database size'));
       };
       // At most one look per SIZE_CHECK_MS, and one after the last commit of a burst.
       unsubscribe = deps.bus.subscribe(() => {

@@ -105,7 +105,7 @@ describe('a budget prune while ingest goes on', () => {
         for (let i = 0; i < 8; i++) await postRecords(client, source.id, 200, 4000 + i * 200);
       },
     };
-    pruner = createPruner({ db: h.deps.db, clock: h.deps.clock, logger: h.deps.logger, bus: h.deps.bus, ops, policy: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } });
+    pruner = createPruner({ db: h.deps.db, clock: h.deps.clock, logger: h.deps.logger, outages: h.deps.outages, bus: h.deps.bus, ops, policy: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } });
     pruner.start();
     for (let i = 0; i < 10; i++) await postRecords(client, source.id, 200, 2000 + i * 200);
     // No more ingest, no clock round: the prune that the commits started must finish the job.

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { DaemonConfig } from '../deps.js';
 import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
 import type { ClusterSignals } from '../db/signals.js';
+import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
 import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
@@ -36,6 +37,8 @@ export interface WorkerOptions {
   readonly dialect: SqlDialect;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Where a pass that failed because the database cannot serve is reported (rate-limited). */
+  readonly outages: OutageLog;
   readonly config: Pick<DaemonConfig, 'allowPrivateWebhooks' | 'version'>;
   readonly bus: TrafficBus;
   /** Other daemons on the database: they hear of queued messages and deleted webhooks. */
@@ -54,6 +57,9 @@ const MAX_SLEEP_MS = 60_000;
  */
 const BUSY_RETRY_MS = 1_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** After a failed pass (the database down), look again after 1 s, then 2, 4… up to 30 s, until one succeeds. */
+const FAILED_PASS_RETRY_MS = 1_000;
+const MAX_FAILED_PASS_RETRY_MS = 30_000;
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
 
@@ -80,6 +86,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   let unsubscribe: (() => void) | undefined;
   let prunedAt = 0;
   let claimedLast = 0;
+  let failedPasses = 0;
 
   function track(webhookId: string): AbortController {
     const controller = new AbortController();
@@ -127,7 +134,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     try {
       await attempt(row, controller.signal, false);
     } catch (error) {
-      logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
+      // The message stays claimed: its lease ends, and a later pass (here or on another daemon) sends it.
+      if (isDatabaseUnavailable(error)) options.outages.report(error, 'webhook delivery');
+      else logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
     } finally {
       untrack(row.webhook_id, controller);
     }
@@ -153,14 +162,17 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     return total;
   }
 
+  function wakeIn(ms: number): void {
+    clearTimeout(timer);
+    timer = setTimeout(wake, ms);
+    timer.unref();
+  }
+
   async function schedule(): Promise<void> {
     const at = await nextDueAt(db);
     if (stopped) return;
     const wait = at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
-    const delay = wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait;
-    clearTimeout(timer);
-    timer = setTimeout(wake, delay);
-    timer.unref();
+    wakeIn(wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait);
   }
 
   function wake(): void {
@@ -171,18 +183,19 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     }
     clearTimeout(timer);
     running = (async () => {
-      do {
-        again = false;
-        try {
-          await runDue();
-        } catch (error) {
-          logger.error({ err: error }, 'webhook worker pass failed');
-        }
-      } while (again && !stopped);
       try {
+        do {
+          again = false;
+          await runDue();
+        } while (again && !stopped);
         await schedule();
+        failedPasses = 0;
       } catch (error) {
-        logger.error({ err: error }, 'webhook worker could not schedule its next pass');
+        // Without a timer of its own the worker would wait for the next queued message, which
+        // may never come: what is due now would stay unsent after the database came back.
+        logTaskFailure(options, error, 'webhook delivery');
+        failedPasses++;
+        if (!stopped) wakeIn(Math.min(MAX_FAILED_PASS_RETRY_MS, FAILED_PASS_RETRY_MS * 2 ** (failedPasses - 1)));
       }
     })().finally(() => {
       running = null;

@@ -73,6 +73,7 @@ export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 export const ERROR_CODES = [
   'token_missing',
   'token_invalid',
+  'token_expired',
   'login_failed',
   'wrong_password',
   'validation_failed',
@@ -94,6 +95,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'too_many_streams',
   'overloaded',
+  'database_unavailable',
   'stopping',
   'internal',
 ] as const;

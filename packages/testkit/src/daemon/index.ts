@@ -7,3 +7,4 @@ export * from './webhook-receivers.js';
 export * from './traffic-volume.js';
 export { composeBody } from '../compose.js';
 export * from './dump.js';
+export * from './outage.js';

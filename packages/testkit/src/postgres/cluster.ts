@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -50,6 +50,14 @@ async function freePort(): Promise<number> {
 export interface Cluster {
   /** A superuser's URL, with a password, to the `postgres` database. */
   readonly url: string;
+  /**
+   * `pg_ctl stop -m fast`, as an operator restarting the server does: sessions are ended (57P01),
+   * new connections refused, the data kept. `start` brings it back on the same port.
+   */
+  stopFast(): Promise<void>;
+  /** Starts a server stopped by `stopFast` again; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops the server and removes its files. */
   stop(): Promise<void>;
 }
 
@@ -103,19 +111,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const fast = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
   const settings = ['listen_addresses=127.0.0.1', ...fast, 'max_connections=300', options.durable ? 'shared_buffers=256MB' : 'shared_buffers=64MB'];
   const args = ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((s) => ['-c', s])];
-  const server = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...identity });
   let log = '';
-  server.stderr?.on('data', (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4000);
-  });
+  const launch = () => {
+    const started = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...identity });
+    started.stderr?.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4000);
+    });
+    return started;
+  };
+  let server = launch();
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const exited = () => (server.exitCode === null && server.signalCode === null ? new Promise((resolve) => server.once('exit', resolve)) : Promise.resolve());
   const stop = async () => {
-    if (server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      // SIGINT is PostgreSQL's fast shutdown: open connections are ended, nothing is waited for.
-      server.kill('SIGINT');
-      await exited;
-    }
+    const exit = exited();
+    // SIGINT is PostgreSQL's fast shutdown: open connections are ended, nothing is waited for.
+    server.kill('SIGINT');
+    await exit;
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -124,5 +135,24 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await stop();
     throw error;
   }
-  return { url, stop };
+  return {
+    url,
+    stop,
+    async stopFast() {
+      const exit = exited();
+      await run(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w'], identity);
+      await exit;
+    },
+    async start() {
+      server = launch();
+      await waitUntilReady(url, server, () => log);
+    },
+  };
+}
+
+/** Asynchronous, so that whatever the test keeps running (clients under load) goes on meanwhile. */
+function run(file: string, args: readonly string[], identity: { uid?: number; gid?: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, identity, (error, _stdout, stderr) => (error ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || error.message}`)) : resolve()));
+  });
 }
