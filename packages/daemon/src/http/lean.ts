@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
 import { HttpError, INTERNAL, knownError, MALFORMED_JSON } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
+import { answerBeforeBody } from './linger.js';
 import { bearerToken, type MountedRoute } from './mount.js';
 
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
@@ -127,6 +128,7 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
     if (error instanceof HttpError && error.audit) logAuthFailure(deps.logger, { socket: req.socket, method: 'POST', path }, error.status, error.audit);
     if (!known) deps.logger.error({ err: error, method: 'POST', path }, 'unexpected error while serving a request');
     if (res.headersSent) return void res.destroy();
+    answerBeforeBody(req, res);
     sendJson(res, known?.status ?? INTERNAL.status, (known ?? INTERNAL).body, error instanceof LeanRefusal ? error.headers : {});
   }
 
