@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ApiError, createClient, createRecorder, type DropEvent } from '@tapline/shared';
 import { composeBody } from '@tapline/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
@@ -89,4 +90,19 @@ describe('a refusal written before the body was read', () => {
     expect(result.stderr).not.toMatch(/EPIPE|ECONNRESET|cannot reach/);
     expect(result.exitCode).toBe(7);
   });
+
+  it("is what the recorder (the proxy's, @tapline/node's) reports for a record the daemon refuses", async () => {
+    const drops: DropEvent[] = [];
+    const recorder = createRecorder({ client: createClient({ baseUrl: daemon.url, token: daemon.token }), sourceId, onDrop: (event) => drops.push(event) });
+    const { trafficSourceId: _path, ...record } = composeBody(sourceId, { requestBody: { blob: 'z'.repeat(17 * 1024 * 1024) } });
+    recorder.record(record);
+    expect(await recorder.flush(30_000)).toBe(true);
+    const [drop] = drops;
+    expect(drop?.error).toBeInstanceOf(ApiError);
+    expect({ reason: drop?.reason, status: drop?.error instanceof ApiError ? drop.error.status : null, message: drop?.error?.message }).toEqual({
+      reason: 'rejected',
+      status: 413,
+      message: 'Request body too large',
+    });
+  }, 60_000);
 });
