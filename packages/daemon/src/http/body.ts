@@ -1,13 +1,23 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../deps.js';
-import { HttpError, OVERLOADED } from './errors.js';
+import { BODY_TOO_LARGE, HttpError, OVERLOADED } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
+import { carriesBody } from './linger.js';
 
 export const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
-function carriesBody(headers: Record<string, string | string[] | undefined>): boolean {
-  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * A body whose declared length is over the limit (as body-parser counts it: an uncompressed body)
+ * is refused before any of it is read, where body-parser read it all first; the refusal lingers
+ * instead (linger.ts), within bounds.
+ */
+export function declaredOver(headers: Headers, limit: number): boolean {
+  const encoding = headers['content-encoding'];
+  const plain = encoding === undefined || (typeof encoding === 'string' && encoding.toLowerCase() === 'identity');
+  return plain && headers['transfer-encoding'] === undefined && Number(headers['content-length'] ?? 0) > limit;
 }
 
 /**
@@ -53,6 +63,7 @@ export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeB
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
     if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
+    if (declaredOver(req.headers, limit)) return next(BODY_TOO_LARGE);
     const read = () =>
       parser(req, res, (error?: unknown) => {
         if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));

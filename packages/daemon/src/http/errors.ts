@@ -5,6 +5,7 @@ import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
 import type { z } from 'zod';
 import { type AuthAudit, logAuthFailure } from '../auth/audit.js';
 import { isDatabaseUnavailable, type OutageLog } from '../db/unavailable.js';
+import { answerBeforeBody } from './linger.js';
 
 export interface Issue {
   readonly path: string;
@@ -85,10 +86,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 export const MALFORMED_JSON = 'Malformed JSON in request body';
+export const BODY_TOO_LARGE = new HttpError(413, 'body_too_large', 'Request body too large');
 
 /** body-parser's errors carry a `type`; map the ones a client can cause to our answers. */
 const BODY_ERRORS: Record<string, HttpError> = {
-  'entity.too.large': new HttpError(413, 'body_too_large', 'Request body too large'),
+  'entity.too.large': BODY_TOO_LARGE,
   'entity.parse.failed': new HttpError(400, 'malformed_json', MALFORMED_JSON),
   'encoding.unsupported': new HttpError(415, 'unsupported_media_type', 'Unsupported content encoding'),
   'charset.unsupported': new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'),
@@ -171,6 +173,7 @@ export function errorHandler(logs: FailureLogs): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    answerBeforeBody(req, res);
     if (answer instanceof RetryLater) res.set(answer.headers);
     res.status(answer.status).json(answer.body);
   };

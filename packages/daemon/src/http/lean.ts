@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
 import { failureAnswer, HttpError, MALFORMED_JSON, OVERLOADED, RetryLater } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
+import { answerBeforeBody } from './linger.js';
 import { bearerToken, type MountedRoute } from './mount.js';
 
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
@@ -114,6 +115,7 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
     const answer = failureAnswer(error, { socket: req.socket, method: 'POST', path }, deps);
     if (res.headersSent) return void res.destroy();
+    answerBeforeBody(req, res);
     sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
   }
 

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { ErrorBody } from '@tapline/shared';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import { isLingering, linger } from './linger.js';
 
 /**
  * The request line and headers together. The documented maxima must fit: `q` is up to 4,000
@@ -22,10 +23,14 @@ function clientErrorBody(error: NodeJS.ErrnoException): ErrorBody {
 
 /**
  * Answers a request Node could not parse with `{statusCode, error, code}` instead of its bodyless
- * default, unless an answer on this socket has begun (then only closing it is safe).
+ * default, unless an answer on this socket has begun (then only closing it is safe). What the
+ * client goes on sending is read and thrown away for a while (linger.ts), so that the answer is
+ * not lost to a reset; each piece of it fails to parse again and comes back here.
  */
 function answerClientError(logger: Logger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (isLingering(socket)) return void (timedOut || error.code === 'ECONNRESET' ? socket.destroy() : linger(socket)());
     // node:http's own (undocumented) link from a socket to the response being written on it.
     const pending = '_httpMessage' in socket ? socket._httpMessage : null;
     const answering = typeof pending === 'object' && pending !== null && 'headersSent' in pending && pending.headersSent === true;
@@ -36,10 +41,14 @@ function answerClientError(logger: Logger) {
     const body = clientErrorBody(error);
     logger.debug({ code: error.code, status: body.statusCode, remoteAddress: socket.remoteAddress }, 'refused a request Node could not parse');
     const json = JSON.stringify(body);
-    socket.end(
+    const answer =
       `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode] ?? ''}\r\nConnection: close\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
-    );
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+    socket.end(answer);
+    // A client past its deadline has had its time; any other may still be sending. Its bytes can
+    // no longer be framed, so the write side closes now (as nginx does), which a client that ends
+    // its request at once sees without waiting; what it still sends is read until it closes.
+    if (!timedOut) linger(socket);
   };
 }
 

@@ -3,8 +3,8 @@ import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type 
 import type { z } from 'zod';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { Deps } from '../deps.js';
-import { type BodyMode, jsonBody } from './body.js';
-import { forbidden, HttpError, validationError } from './errors.js';
+import { type BodyMode, declaredOver, jsonBody } from './body.js';
+import { BODY_TOO_LARGE, forbidden, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
 import './locals.js';
 
@@ -178,12 +178,15 @@ export function mountBytes<E extends Endpoint>(
   types: { readonly accepts: (contentType: string) => boolean; readonly message: string },
   handler: (body: Buffer, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
-  const reader = express.raw({ limit: endpoint.maxBody ?? deps.config.maxBody, type: () => true });
-  const checkType: RequestHandler = (req, _res, next) =>
-    types.accepts(req.headers['content-type'] ?? '') ? next() : next(new HttpError(415, 'unsupported_media_type', types.message));
+  const limit = endpoint.maxBody ?? deps.config.maxBody;
+  const reader = express.raw({ limit, type: () => true });
+  const checkBody: RequestHandler = (req, _res, next) => {
+    if (!types.accepts(req.headers['content-type'] ?? '')) return next(new HttpError(415, 'unsupported_media_type', types.message));
+    next(declaredOver(req.headers, limit) ? BODY_TOO_LARGE : undefined);
+  };
   const tracked: RequestHandler = (req, res) =>
     recordWork(res, handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), contextOf(endpoint, res), req, res));
-  router[VERB[endpoint.method]](endpoint.path, ...(endpoint.scopes ? [authenticate(deps.tokens)] : []), checkType, reader, tracked);
+  router[VERB[endpoint.method]](endpoint.path, ...(endpoint.scopes ? [authenticate(deps.tokens)] : []), checkBody, reader, tracked);
 }
 
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */
