@@ -124,8 +124,9 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
   const wholeSize = decoded.complete ? data.length : undefined;
 
   if (kind === 'unknown' && !looksLikeText(data)) return describeBinary(input.contentType, wireBytesOf(input));
+  const charset = charsetOf(input.contentType);
+  const text = textOf(data, charset, !decoded.complete);
   if (wholeSize !== undefined && wholeSize <= maxBytes) {
-    const text = textOf(data, charsetOf(input.contentType));
     if (kind === 'json' || kind === 'unknown') {
       const parsed = parseJson(text);
       if (parsed.ok) return parsed.value;
@@ -133,17 +134,24 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
     if (kind === 'form') return parseForm(text);
     return text;
   }
-  return cutText(textOf(data, charsetOf(input.contentType), !decoded.complete), maxBytes, wholeSize);
+  const redacted = redactText(text);
+  if (redacted !== text) return cutAt(redacted, maxBytes, wholeSize);
+  // Nothing to hide, the usual case: the kept bytes are cut as they are, without encoding the text
+  // again (a visible cost on a proxy). Where each character is one byte, the text is cut as well.
+  const shown = Math.min(maxBytes, data.length);
+  return (text.length === data.length ? text.slice(0, shown) : textOf(data.subarray(0, shown), charset, true)) + truncationMarker(shown, wholeSize);
 }
 
 /**
- * A text over the limit as a record shows it: redacted first, all that was kept of it (issue 24:
+ * A text over the limit as a record shows it: redacted first, all that is at hand of it (issue 24:
  * a cut text no longer parses, so the daemon's key redaction could not reach it, and a secret the
- * cut splits would show its first half), then cut at `maxBytes` UTF-8 bytes and marked. The names
+ * cut splits would show its first part), then cut at `maxBytes` UTF-8 bytes and marked. The names
  * are the built-in ones; the daemon adds its `--redact-keys` to the text it receives.
  */
-export function cutText(text: string, maxBytes: number, totalBytes: number | undefined): string {
-  const bytes = Buffer.from(redactText(text), 'utf8');
+export const cutText = (text: string, maxBytes: number, totalBytes: number | undefined): string => cutAt(redactText(text), maxBytes, totalBytes);
+
+function cutAt(text: string, maxBytes: number, totalBytes: number | undefined): string {
+  const bytes = Buffer.from(text, 'utf8');
   const shown = Math.min(maxBytes, bytes.length);
   return textOf(bytes.subarray(0, shown), 'utf-8', true) + truncationMarker(shown, totalBytes);
 }
