@@ -2,10 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
-import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { admin, cleanEnv, startDaemon, TAPLINE, tempHome, type SpawnedDaemon } from './support/binaries.js';
+import { admin, startDaemon, startProxy, tempHome, type SpawnedDaemon, type SpawnedProxy } from './support/binaries.js';
 
 /**
  * `tapline proxy` from the built binary, between a plain client and a real Express app, recording
@@ -68,35 +67,6 @@ function comparable(answer: Answer) {
     if (!['connection', 'keep-alive', 'date'].includes(String(answer.headers[i]).toLowerCase())) headers.push(String(answer.headers[i]), String(answer.headers[i + 1]));
   }
   return { status: answer.status, reason: answer.reason, headers, body: answer.body.toString('base64') };
-}
-
-interface SpawnedProxy {
-  readonly url: string;
-  readonly child: ResultPromise;
-  stderr(): string;
-}
-
-async function startProxy(args: readonly string[]): Promise<SpawnedProxy> {
-  const child = execa('node', [TAPLINE, ...args], { env: cleanEnv(), extendEnv: false, reject: false, buffer: false, stdin: 'ignore' });
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`tapline proxy did not start within 15 s: ${out} ${err}`)), 15_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /tapline proxy listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void child.then((result) => {
-      clearTimeout(timer);
-      reject(new Error(`tapline proxy exited with ${result.exitCode} before listening: ${err}`));
-    });
-  });
-  return { url, child, stderr: () => err };
 }
 
 let home: ReturnType<typeof tempHome>;

@@ -103,3 +103,33 @@ export async function cli(args: readonly string[], options: { env?: Record<strin
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
+
+export interface SpawnedProxy {
+  readonly url: string;
+  readonly child: ResultPromise;
+  stderr(): string;
+}
+
+/** Starts the built `tapline … proxy` with `args` and waits for its `listening on` line. */
+export async function startProxy(args: readonly string[]): Promise<SpawnedProxy> {
+  const child = execa('node', [TAPLINE, ...args], { env: cleanEnv(), extendEnv: false, reject: false, buffer: false, stdin: 'ignore' });
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`tapline proxy did not start within 15 s: ${out} ${err}`)), 15_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /tapline proxy listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void child.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`tapline proxy exited with ${result.exitCode} before listening: ${err}`));
+    });
+  });
+  return { url, child, stderr: () => err };
+}

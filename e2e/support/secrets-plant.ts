@@ -8,8 +8,9 @@ import { composeBody } from '@tapline/testkit';
 export class Secrets {
   readonly planted = new Map<string, string>();
 
-  make(label: string): string {
-    const value = `tlsecret${randomBytes(10).toString('hex')}`;
+  /** `bytes` of randomness: longer values can be watched by a part of them (a value cut in the middle). */
+  make(label: string, bytes = 10): string {
+    const value = `tlsecret${randomBytes(bytes).toString('hex')}`;
     this.planted.set(label, value);
     return value;
   }

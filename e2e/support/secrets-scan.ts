@@ -7,14 +7,18 @@ import { execa } from 'execa';
 import { admin, cleanEnv, cli, startDaemon, TAPLINE, tempHome } from './binaries.js';
 import { createSource, waitFor } from './compose.js';
 import { rawConnect } from './raw-http.js';
+import { plantThroughCaptureClients } from './secrets-capture.js';
 import { EXTRA_REDACT_KEY, recordWithSecrets, Secrets } from './secrets-plant.js';
+import { decodedPayloads } from './secrets-rows.js';
 
 /**
  * The secrets scan of issue 11, against the built binaries under umask 000: secrets are planted
  * through every way in (passwords, tokens good and forged, webhook secrets, records with values
- * under every redacted name, by single compose, small batch, worker-thread batch and the CLI),
- * everything that comes out is collected (trace logs, every answer, the event stream, webhook
- * payloads, CLI output, the raw database files), and every planted value is searched for.
+ * under every redacted name, by single compose, small batch, worker-thread batch and the CLI;
+ * issue 24: bodies past the capture limit, cut JSON, forms and multipart through every capture
+ * client, secrets-capture.ts), everything that comes out is collected (trace logs, every answer,
+ * the event stream, webhook payloads, CLI output, HAR exports, the raw database files and their
+ * decoded rows), and every planted value is searched for; `body~` must find none of them.
  */
 export interface ScanReport {
   readonly planted: number;
@@ -95,17 +99,39 @@ export async function scanForSecrets(records: number): Promise<ScanReport> {
         ids.push(...(answer.json().ids as string[]));
       }
     }
+    const captured = await plantThroughCaptureClients(secrets, { url, ingestToken, sourceId, workDir: root.path }, Math.max(1, Math.floor(records / 8)));
     // Each record is one event with an `id:` (the ready event has none on an empty source).
-    await waitFor(() => (stream.received().match(/^id: /gm)?.length ?? 0) >= records, 'the stream to carry every record', 20_000);
+    const stored = records + captured.entries;
+    await waitFor(() => (stream.received().match(/^id: /gm)?.length ?? 0) >= stored, 'the stream to carry every record', 30_000);
     await waitFor(() => hooks.bodies.length > 0, 'a webhook delivery', 20_000);
 
     // Every read the API offers, the CLI's views of it, the stream and the webhooks so far.
     const reads = ['/healthz', '/openapi.json', '/auth/me', '/traffic-source', `/traffic-source/${sourceId}`, `/http-traffic/${sourceId}?limit=1000`, `/domains/${sourceId}`, `/pathnames/${sourceId}`, `/core-log/${sourceId}`, `/webhooks/${sourceId}`];
-    for (const path of [...reads, ...ids.map((id) => `/http-traffic/${sourceId}/${id}`)]) add('answers', (await call('GET', path)).text);
+    const entries = await listEntries(call, sourceId);
+    for (const path of [...reads, ...entries.map((e) => `/http-traffic/${sourceId}/${e.id}`)]) add('answers', (await call('GET', path)).text);
+    add('exports', (await call('GET', `/http-traffic/${sourceId}/export.har`)).text);
+    add('exports', await cliText(['traffic', 'export', sourceId, '--har'], cliHome, url, undefined, token));
+    const found: string[] = [];
+    // Forty values a query (the filter takes up to 100 conditions); one at a time only to name what a query found.
+    const matches = async (values: readonly string[]) => {
+      const answer = await call('GET', `/http-traffic/${sourceId}?limit=1&q=${encodeURIComponent(values.map((v) => `body~${v}`).join(' or '))}`);
+      return answer.status !== 200 || (answer.json().data as unknown[]).length > 0;
+    };
+    for (let i = 0; i < captured.firstRound.length; i += 40) {
+      const values = captured.firstRound.slice(i, i + 40);
+      if (!(await matches(values))) continue;
+      for (const value of values) if (await matches([value])) found.push(`${labelOf(secrets, value)} found by q=body~`);
+    }
+    for (const value of captured.probes) {
+      if ((await cliText(['traffic', 'list', sourceId, '--where', `body~${value}`, '--json'], cliHome, url, undefined, token)).includes('/secrets/')) found.push(`${labelOf(secrets, value)} found by --where`);
+    }
     // The login's user owns nothing: `status` and `auth` show the login, the reads use the owner's token.
     for (const args of [['status'], ['auth']]) add('cli', await cliText(args, cliHome, url));
     const reading = [['sources', 'list'], ['traffic', 'list', sourceId], ['traffic', 'list', sourceId, '--json'], ['webhooks', 'list', sourceId], ['logs', sourceId]];
-    for (const args of [...reading, ...ids.slice(0, 3).map((id) => ['traffic', 'show', sourceId, id])]) add('cli', await cliText(args, cliHome, url, undefined, token));
+    // Captured entries too (the API's answers above show every entry; each CLI run costs seconds).
+    const shownPaths = ['proxy/json', 'node/parsed-json'].map((p) => `/secrets/capture/${p}`);
+    const shown = [...ids.slice(0, 3), ...shownPaths.map((p) => entries.find((e) => e.pathname === p)?.id ?? p)];
+    for (const args of [...reading, ...shown.map((id) => ['traffic', 'show', sourceId, id, '--json'])]) add('cli', await cliText(args, cliHome, url, undefined, token));
     add('cli', await tailOnce(cliHome, url, token, sourceId));
     add('stream', stream.received());
     stream.socket.destroy();
@@ -118,9 +144,10 @@ export async function scanForSecrets(records: number): Promise<ScanReport> {
     const run = await daemon.process;
     add('logs', `${String(run.stdout ?? '')}${String(run.stderr ?? '')}`);
     for (const file of ['tapline.db', 'tapline.db-wal']) add('database', readIfThere(join(home, file)));
+    add('database rows', decodedPayloads(join(home, 'tapline.db')));
     return {
       planted: secrets.planted.size,
-      leaks: findLeaks(secrets, places),
+      leaks: [...findLeaks(secrets, places), ...found],
       places: Object.fromEntries([...places].map(([k, v]) => [k, v.length])),
       showTraffic: [...places].filter(([, text]) => text.includes('/secrets/')).map(([place]) => place).sort(),
       auditLines: places.get('logs')?.match(/"authentication_failed"/g)?.length ?? 0,
@@ -132,6 +159,18 @@ export async function scanForSecrets(records: number): Promise<ScanReport> {
     root.remove();
   }
 }
+
+/** Every entry of the source, newest first, a page of 1,000 at a time. */
+async function listEntries(call: (method: string, path: string) => Promise<{ json(): Record<string, unknown> }>, sourceId: string) {
+  const entries: { id: string; pathname: string }[] = [];
+  for (let page = 1; ; page++) {
+    const data = (await call('GET', `/http-traffic/${sourceId}?limit=1000&page=${page}`)).json().data as { id: string; pathname: string }[];
+    entries.push(...data);
+    if (data.length < 1000) return entries;
+  }
+}
+
+const labelOf = (secrets: Secrets, value: string) => [...secrets.planted].find(([, v]) => v === value)?.[0] ?? value;
 
 function findLeaks(secrets: Secrets, places: ReadonlyMap<string, string>): string[] {
   const leaks: string[] = [];

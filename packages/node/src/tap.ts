@@ -3,10 +3,10 @@ import type { Socket } from 'node:net';
 import {
   captureBody,
   createBodyCollector,
+  cutText,
   describeBinary,
   headerValue,
   parseJson,
-  truncationMarker,
   type JsonValue,
   type ObservedTransaction,
 } from '@tapline/shared';
@@ -159,7 +159,8 @@ function parsedBody(req: IncomingMessage, maxBytes: number): JsonValue {
     const json = JSON.stringify(body);
     if (json === undefined) return null;
     const size = Buffer.byteLength(json);
-    return size <= maxBytes ? parseJson(json) : json.slice(0, maxBytes) + truncationMarker(maxBytes, size);
+    // The whole body is at hand: redacted whole, then cut (a cut JSON text escapes the daemon's key redaction).
+    return size <= maxBytes ? parseJson(json) : cutText(json, maxBytes, size);
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { REDACTED } from './redact/keys.js';
 import type { HttpTrafficRecord } from './schemas/http-traffic.js';
 
 /** Quotes one word for POSIX shells: single quotes keep everything literal, newlines included. */
@@ -19,9 +20,6 @@ export const SKIPPED_HEADERS: ReadonlySet<string> = new Set([
 
 /** Whether a recorded header is left out of a replay: the set above, and HTTP/2 pseudo-headers (`:authority`). */
 export const isSkippedHeader = (name: string): boolean => name.startsWith(':') || SKIPPED_HEADERS.has(name.toLowerCase());
-
-/** The daemon replaces secret values with this before storing (docs/decisions.md §6.1). */
-export const REDACTED = '[REDACTED]';
 
 type Values = Readonly<Record<string, string | readonly string[]>>;
 const each = (values: Values) => Object.entries(values).flatMap(([name, v]) => (typeof v === 'string' ? [v] : v).map((value) => [name, value] as const));

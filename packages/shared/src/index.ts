@@ -15,5 +15,6 @@ export * from './curl.js';
 export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './capture/index.js';
+export * from './redact/index.js';
 export * from './id-prefix.js';
 export * from './json.js';

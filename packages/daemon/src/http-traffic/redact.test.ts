@@ -58,9 +58,28 @@ describe('redactor', () => {
     expect(headers.Authorization).toBe('Bearer x');
   });
 
+  it('redacts a text body: cut JSON, a form, multipart, with the extra names, keeping the marker (issue 24)', () => {
+    const marker = '…[truncated by Tapline: 65536 of 70000 bytes shown]';
+    expect(redactor.values(`{"user":"ann","Password":"hunter2","x-shop-pin":"1234","list":[{"token":"t"}],"padding":"pp${marker}`)).toBe(
+      `{"user":"ann","Password":"${REDACTED}","x-shop-pin":"${REDACTED}","list":[{"token":"${REDACTED}"}],"padding":"pp${marker}`,
+    );
+    expect(redactor.values(`{"a":1,"apiKey":"k-9${marker}`)).toBe(`{"a":1,"apiKey":"${REDACTED}"${marker}`);
+    expect(redactor.values('user=ann&password=pw&X-Shop-Pin=1')).toBe(`user=ann&password=${REDACTED}&X-Shop-Pin=${REDACTED}`);
+    const multipart = '--b\r\nContent-Disposition: form-data; name="secret"\r\n\r\ns3\r\n--b--\r\n';
+    expect(redactor.values(multipart)).toBe(`--b\r\nContent-Disposition: form-data; name="secret"\r\n\r\n${REDACTED}\r\n--b--\r\n`);
+  });
+
+  it('inspects only a body that is text: a string inside JSON is a value, stored as sent', () => {
+    const body = { note: 'password=pw', inner: '{"token":"t"}' };
+    expect(redactor.values(body)).toBe(body);
+    const html = '<p>Forgot your password? Enter your email.</p>';
+    expect(redactor.values(html)).toBe(html);
+  });
+
   it('leaves everything as sent when turned off', () => {
     const off = createRedactor({ enabled: false, extraKeys: [] });
     const body = { password: 'p' };
     expect(off.values(body)).toBe(body);
+    expect(off.values('{"password":"p"')).toBe('{"password":"p"');
   });
 });

@@ -1,18 +1,14 @@
-import type { HeaderMap, JsonValue } from '@tapline/shared';
+import { type HeaderMap, type JsonValue, REDACTED, redactText, SECRET_HEADERS, secretKeyPattern } from '@tapline/shared';
 
-export const REDACTED = '[REDACTED]';
-const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
-const SECRET_KEY_PATTERN = 'password|passwd|secret|token|api[-_]?key|authorization|session';
+export { REDACTED };
 
 export interface Redactor {
   headers(headers: HeaderMap): HeaderMap;
   /** Query parameters whose names look secret. */
   query(query: HeaderMap): HeaderMap;
-  /** Bodies: keys at any depth whose names look secret. */
+  /** Bodies: keys at any depth whose names look secret; a text body's JSON pairs, form fields and multipart parts (redactText). */
   values(value: JsonValue): JsonValue;
 }
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Secrets are replaced before anything is stored, so neither the database nor any later reader
@@ -46,7 +42,7 @@ function mapMembers<V>(object: Record<string, V>, change: (key: string, value: V
 export function createRedactor(options: RedactOptions): Redactor {
   if (!options.enabled) return { headers: (h) => h, query: (q) => q, values: (v) => v };
   const extra = options.extraKeys.map((k) => k.trim().toLowerCase()).filter(Boolean);
-  const keyPattern = new RegExp([SECRET_KEY_PATTERN, ...extra.map(escape)].join('|'), 'i');
+  const keyPattern = secretKeyPattern(extra);
   const headerNames = new Set([...SECRET_HEADERS, ...extra]);
   const isSecretHeader = (name: string) => headerNames.has(name.toLowerCase()) || keyPattern.test(name);
 
@@ -66,6 +62,7 @@ export function createRedactor(options: RedactOptions): Redactor {
   return {
     headers: (headers) => mapMembers(headers, (name, value) => (isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value)),
     query: (query) => mapMembers(query, (name, value) => (keyPattern.test(name) ? REDACTED : value)),
-    values: deep,
+    // Only a text body pays the scan; a string inside JSON is a value, never inspected (§6.1).
+    values: (value) => (typeof value === 'string' ? redactText(value, keyPattern) : deep(value)),
   };
 }

@@ -1,6 +1,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { captureBody, createBodyCollector, truncationMarker } from './body.js';
+import { captureBody, createBodyCollector } from './body.js';
+import { truncationMarker } from './truncation.js';
 import { isRecordedMethod, toRecordBody } from './transaction.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
@@ -29,6 +30,30 @@ describe('captureBody', () => {
     const json = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => i) });
     const shown = await captureBody({ body: bytes(json), contentType: 'application/json', maxBytes: 20 });
     expect(shown).toBe(json.slice(0, 20) + truncationMarker(20, json.length));
+  });
+
+  it('redacts a body over the cap before cutting it: keys before the cut, a value the cut splits, in JSON, forms and gzip bodies (issue 24)', async () => {
+    const json = `{"user":"ann","password":"hunter2-aaaa","nested":{"ApiKey":"k-999"},"padding":"${'p'.repeat(40)}","refresh_token":"r-${'9'.repeat(60)}","after":"x"}`;
+    const cut = json.indexOf('r-999') + 12; // inside refresh_token's value
+    const cuts = [
+      await captureBody({ body: bytes(json), contentType: 'application/json', maxBytes: cut }),
+      await captureBody({ body: gzipSync(json), contentType: 'application/json', contentEncoding: 'gzip', maxBytes: cut }),
+    ];
+    for (const shown of cuts) {
+      expect(shown).toMatch(/^\{"user":"ann","password":"\[REDACTED\]","nested":\{"ApiKey":"\[REDACTED\]"\},"padding":"p+","refresh_token":"\[REDA/);
+      expect(JSON.stringify(shown)).not.toMatch(/hunter2|k-999|r-9/);
+    }
+    const form = `user=ann&password=hunter2-aaaa&note=${'n'.repeat(40)}&access_token=t-${'9'.repeat(60)}`;
+    const formCut = form.indexOf('t-999') + 5;
+    const shownForm = await captureBody({ body: bytes(form), contentType: 'application/x-www-form-urlencoded', maxBytes: formCut });
+    expect(shownForm).toBe(`user=ann&password=[REDACTED]&note=${'n'.repeat(40)}&access_token=[REDACT${truncationMarker(formCut, form.length)}`);
+  });
+
+  it('counts the shown bytes of the redacted text, cut on a character boundary', async () => {
+    const text = `{"token":"${'s'.repeat(50)}","name":"${'é'.repeat(40)}"}`;
+    const shown = await captureBody({ body: bytes(text), contentType: 'text/plain', maxBytes: 35 });
+    // {"token":"[REDACTED]","name":" is 30 bytes; a two-byte character fits twice in the 5 left.
+    expect(shown).toBe(`{"token":"[REDACTED]","name":"éé${truncationMarker(35, Buffer.byteLength(text))}`);
   });
 
   it('turns form bodies into fields, so the daemon can redact password=', async () => {

@@ -2,7 +2,9 @@ import type { Transform } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, type Zlib } from 'node:zlib';
 import { parseJson as parseJsonText } from '../json.js';
+import { redactText } from '../redact/text.js';
 import type { JsonValue } from '../schemas/http-traffic.js';
+import { truncationMarker } from './truncation.js';
 
 /** Text bodies are kept up to this many bytes by default (`--max-body` of the proxy). */
 export const DEFAULT_MAX_BODY = 64 * 1024;
@@ -72,13 +74,6 @@ function kindOf(mime: string): Kind {
 const mimeOf = (contentType: string | undefined) => (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 const charsetOf = (contentType: string | undefined) => /;\s*charset="?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
 
-/** The marker that ends a truncated text body, stating how much of it is shown. */
-export function truncationMarker(shownBytes: number, totalBytes: number | undefined): string {
-  return totalBytes === undefined
-    ? `…[truncated by Tapline: first ${shownBytes} bytes shown]`
-    : `…[truncated by Tapline: ${shownBytes} of ${totalBytes} bytes shown]`;
-}
-
 /** The record of a body that is never stored raw. */
 export const describeBinary = (contentType: string | undefined, bytes: number, note = '') =>
   `[binary body: ${mimeOf(contentType) || 'unknown type'}, ${bytes} bytes${note}]`;
@@ -97,8 +92,9 @@ export function placeholderOf(body: JsonValue | undefined): string | null {
 /**
  * What a traffic record holds for a body: JSON parsed, form fields as an object (so that the
  * daemon's key redaction reaches `password=`), text as a string of at most `maxBytes` then a
- * truncation marker, anything binary as a one-line description. gzip, deflate and br are decoded
- * for the record only. Empty bodies are `null`. Never throws.
+ * truncation marker (redacted before the cut: `cutText`), anything binary as a one-line
+ * description. gzip, deflate and br are decoded for the record only. Empty bodies are `null`.
+ * Never throws.
  */
 export async function captureBody(input: BodyInput): Promise<JsonValue> {
   const settled = withoutText(input);
@@ -139,8 +135,9 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
   const wholeSize = decoded.complete ? data.length : undefined;
 
   if (kind === 'unknown' && !looksLikeText(data)) return describeBinary(input.contentType, wireBytesOf(input));
+  const charset = charsetOf(input.contentType);
+  const text = textOf(data, charset, !decoded.complete);
   if (wholeSize !== undefined && wholeSize <= maxBytes) {
-    const text = textOf(data, charsetOf(input.contentType));
     if (kind === 'json' || kind === 'unknown') {
       const parsed = parseJson(text);
       if (parsed.ok) return parsed.value;
@@ -148,8 +145,26 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
     if (kind === 'form') return parseForm(text);
     return text;
   }
+  const redacted = redactText(text);
+  if (redacted !== text) return cutAt(redacted, maxBytes, wholeSize);
+  // Nothing to hide, the usual case: the kept bytes are cut as they are, without encoding the text
+  // again (a visible cost on a proxy). Where each character is one byte, the text is cut as well.
   const shown = Math.min(maxBytes, data.length);
-  return textOf(data.subarray(0, shown), charsetOf(input.contentType), true) + truncationMarker(shown, wholeSize);
+  return (text.length === data.length ? text.slice(0, shown) : textOf(data.subarray(0, shown), charset, true)) + truncationMarker(shown, wholeSize);
+}
+
+/**
+ * A text over the limit as a record shows it: redacted first, all that is at hand of it (issue 24:
+ * a cut text no longer parses, so the daemon's key redaction could not reach it, and a secret the
+ * cut splits would show its first part), then cut at `maxBytes` UTF-8 bytes and marked. The names
+ * are the built-in ones; the daemon adds its `--redact-keys` to the text it receives.
+ */
+export const cutText = (text: string, maxBytes: number, totalBytes: number | undefined): string => cutAt(redactText(text), maxBytes, totalBytes);
+
+function cutAt(text: string, maxBytes: number, totalBytes: number | undefined): string {
+  const bytes = Buffer.from(text, 'utf8');
+  const shown = Math.min(maxBytes, bytes.length);
+  return textOf(bytes.subarray(0, shown), 'utf-8', true) + truncationMarker(shown, totalBytes);
 }
 
 function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {

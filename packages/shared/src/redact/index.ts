@@ -1,0 +1,2 @@
+export * from './keys.js';
+export { redactText } from './text.js';
