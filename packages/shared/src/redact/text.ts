@@ -21,7 +21,7 @@ function formName(raw: string): string {
 }
 
 /** `name=value&…` with the value of every secret name replaced; a value the text ends inside, to the end. */
-export function redactForm(text: string, keys: RegExp): string {
+function redactForm(text: string, keys: RegExp): string {
   if (!keys.test(text) && !text.includes('%')) return text;
   let changed = false;
   const pairs = text.split('&').map((pair) => {
