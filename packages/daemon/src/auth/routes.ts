@@ -1,6 +1,6 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Deps } from '../deps.js';
 import { forbidden, HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
@@ -20,6 +20,12 @@ export function authRoutes(router: Router, deps: Deps): void {
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', 'Too many password attempts; wait a minute')),
+    // The client by --trust-proxy, always an address (IPv6 clients counted by /56, the library's
+    // default). The library's own checks are off: each printed a multi-line stack trace through
+    // console.error for what a client sent (an X-Forwarded-For the daemon does not trust, an
+    // address that is not one); what they check is settled here and in http/trust-proxy.ts.
+    keyGenerator: (req) => ipKeyGenerator(deps.clientAddress(req) ?? 'unknown'),
+    validate: false,
   });
   router.post(contract.createToken.path, passwordChecks);
   router.post(contract.changePassword.path, passwordChecks);

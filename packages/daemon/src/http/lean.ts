@@ -11,7 +11,7 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger'>;
+type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'clientAddress'>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -124,7 +124,7 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
 
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
     const known = knownError(error);
-    if (error instanceof HttpError && error.audit) logAuthFailure(deps.logger, { socket: req.socket, method: 'POST', path }, error.status, error.audit);
+    if (error instanceof HttpError && error.audit) logAuthFailure(deps.logger, { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path }, error.status, error.audit);
     if (!known) deps.logger.error({ err: error, method: 'POST', path }, 'unexpected error while serving a request');
     if (res.headersSent) return void res.destroy();
     sendJson(res, known?.status ?? INTERNAL.status, (known ?? INTERNAL).body, error instanceof LeanRefusal ? error.headers : {});
