@@ -353,7 +353,7 @@ describe('taplined, spawned from its build', () => {
     const revoked = await admin(home.path, ['token', 'revoke', jti(tokens.read)]);
     expect(revoked).toBe('');
     await expectError(reader.call(contract.me), 401, 'Invalid token');
-    expect(await admin(home.path, ['token', 'list'])).toMatch(new RegExp(`^${jti(tokens.read)}.*\\d{4}-\\d\\d-\\d\\dT\\S+Z$`, 'm'));
+    expect(await admin(home.path, ['token', 'list'])).toMatch(new RegExp(`^${jti(tokens.read)}.*\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+-$`, 'm'));
   });
 
   it('turns an expired token away with 401 token_expired, saying when it expired', async () => {

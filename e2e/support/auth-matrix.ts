@@ -82,6 +82,9 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
       return { path: op.path };
     case 'POST /auth/token':
       return { path: op.path, body: { email: 'ana@example.com', password: 'correct horse battery' } };
+    case 'POST /auth/password':
+      // ana's own password, kept as it is; the owner (no password yet) gets it as a first one.
+      return { path: op.path, body: { currentPassword: 'correct horse battery', newPassword: 'correct horse battery' } };
     case 'POST /traffic-source':
       return { path: op.path, body: { name: `matrix-${n}`, trafficDomain: 'matrix.example.com' } };
     case 'PATCH /traffic-source/{trafficSourceId}':

@@ -21,6 +21,7 @@ import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
 import { createLeanDispatcher, type LeanDispatcher } from './http/lean.js';
 import { createReclaimer } from './http/reclaim.js';
+import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
@@ -69,6 +70,7 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const shutdown = new AbortController();
+  const trust = compileTrust(options.config.trustProxy);
   const deps: Deps = {
     shutdown: shutdown.signal,
     inflight: createInflight(),
@@ -89,6 +91,7 @@ export function createApp(options: AppOptions): App {
     }),
     findSource: createSourceFinder(options.db),
     storage: storageOps(options.db, options.dialect),
+    clientAddress: (req) => clientAddress(req, trust),
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
@@ -102,6 +105,8 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Express's req.ip (the rate limit's key, the audit line's address) follows the same rule as the lean path.
+  app.set('trust proxy', trust);
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);
   authRoutes(router, deps);

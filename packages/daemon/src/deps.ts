@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { SqlDialect } from './db/dialect.js';
@@ -11,6 +12,7 @@ import type { Inflight } from './http/inflight.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention/options.js';
 import type { StorageOps } from './retention/storage.js';
 import type { SourceFinder } from './traffic-sources/repo.js';
+import type { TrustProxy } from './http/trust-proxy.js';
 
 export interface DaemonConfig {
   readonly version: string;
@@ -23,6 +25,8 @@ export interface DaemonConfig {
   readonly limits: Limits;
   /** `--retention`, `--max-db-size`, `--prune-every` (docs/storage.md). */
   readonly retention: RetentionPolicy;
+  /** `--trust-proxy`: whose `X-Forwarded-For` names the client (http/trust-proxy.ts). */
+  readonly trustProxy: TrustProxy;
 }
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
@@ -56,6 +60,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   webhookDelivery: true,
   limits: DEFAULT_LIMITS,
   retention: DEFAULT_POLICY,
+  trustProxy: false,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */
@@ -82,4 +87,6 @@ export interface Deps {
   readonly largeBodies: Gate;
   /** The database's size and the dialect's maintenance (retention/storage.ts). */
   readonly storage: StorageOps;
+  /** The client's address by `--trust-proxy`, as Express's `req.ip` gives it (http/trust-proxy.ts). */
+  readonly clientAddress: (req: IncomingMessage) => string | undefined;
 }

@@ -1,6 +1,7 @@
 import ms from 'ms';
 import { DEFAULT_LIMITS, type Limits } from './deps.js';
 import type { ServerTimeouts } from './serve.js';
+import { parseTrustProxy, type TrustProxy, TrustProxyError } from './http/trust-proxy.js';
 
 /** Bad usage of taplined: exit code 2 and this message. */
 export class UsageError extends Error {}
@@ -72,4 +73,15 @@ export function parseLimits(flags: ServerFlags): Limits {
     largeBatches: parseCount('--max-large-batches', flags.maxLargeBatches),
     largeBatchWaitMs: parseDuration('--large-batch-wait', flags.largeBatchWait),
   };
+}
+
+/** `--trust-proxy` (or TAPLINE_TRUST_PROXY); absent is off. */
+export function parseTrustProxyFlag(text: string | undefined): TrustProxy {
+  if (text === undefined) return false;
+  try {
+    return parseTrustProxy(text);
+  } catch (error) {
+    const why = error instanceof TrustProxyError ? `: ${error.message}` : '';
+    throw new UsageError(`--trust-proxy takes "off", a number of proxies from 1, or proxy addresses such as loopback or 10.0.0.0/8, comma-separated${why} (got "${text}")`);
+  }
 }

@@ -13,7 +13,7 @@ import { openDatabase } from './db/open.js';
 import { defaultPoolSize } from './db/pool-size.js';
 import { systemClock } from './clock.js';
 import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
-import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, type ServerFlags, UsageError } from './flags.js';
+import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
@@ -34,6 +34,7 @@ interface GlobalOptions extends ServerFlags {
   retention: string;
   maxDbSize: string;
   pruneEvery: string;
+  trustProxy?: string;
 }
 
 const env = process.env;
@@ -72,6 +73,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
     retention: parseRetention(opts),
+    trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -123,6 +125,10 @@ function program(): Command {
     .option('--retention <duration>', 'delete traffic older than this, such as 30d or 12h, or "off"', DEFAULT_RETENTION.retention)
     .option('--max-db-size <size>', 'past this size on disk (write-ahead log included) the oldest traffic is deleted, such as 2GB or 500MB, or "off"', DEFAULT_RETENTION.maxDbSize)
     .option('--prune-every <duration>', 'how often old traffic is looked for', DEFAULT_RETENTION.pruneEvery)
+    .option(
+      '--trust-proxy <proxies>',
+      'take the client address from X-Forwarded-For set by these proxies: addresses or subnets such as loopback or 10.0.0.0/8, comma-separated, or a number of proxy hops (env TAPLINE_TRUST_PROXY, default off)',
+    )
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

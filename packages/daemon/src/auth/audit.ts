@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
+import { addressOrPeer } from '../http/trust-proxy.js';
 
 /**
  * Why a request was refused for who it is or what its token allows, as far as the daemon can
@@ -29,14 +30,15 @@ export interface AuthAudit {
  * The audit trail: one warn line per refused authentication (400/401) or authorization (403),
  * with where it came from. Never the token, the password or the email given.
  */
-export function logAuthFailure(logger: Logger, req: Pick<Request, 'socket' | 'method' | 'path'>, status: number, audit: AuthAudit): void {
+export function logAuthFailure(logger: Logger, req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>, status: number, audit: AuthAudit): void {
   logger.warn(
     {
       event: status === 403 ? 'access_denied' : 'authentication_failed',
       status,
       reason: audit.reason,
       tokenId: audit.tokenId,
-      remoteAddress: req.socket.remoteAddress ?? null,
+      // The client by --trust-proxy: the peer, or the address a trusted proxy forwarded.
+      remoteAddress: addressOrPeer(req.ip, req.socket.remoteAddress) ?? null,
       method: req.method,
       path: req.path,
     },

@@ -1,9 +1,9 @@
 import { contract } from '@tapline/shared';
-import type { Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import type { Request, Router } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Deps } from '../deps.js';
 import { forbidden, HttpError } from '../http/errors.js';
-import { mount, requireScope } from '../http/mount.js';
+import { bearerToken, mount, requireScope } from '../http/mount.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { revokeToken } from './tokens.js';
 import { findUserByEmail, setPasswordHash } from './users.js';
@@ -11,18 +11,38 @@ import { findUserByEmail, setPasswordHash } from './users.js';
 /** Tokens from a password log-in last this long; admin-made tokens choose their own expiry. */
 export const LOGIN_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
-export function authRoutes(router: Router, deps: Deps): void {
-  // Slows password guessing; a person logs in a few times a day. One budget per client address
-  // for both endpoints that check a password.
-  const passwordChecks = rateLimit({
+/**
+ * 30 a minute per client address (by --trust-proxy). The library's own checks are off: each
+ * printed a multi-line stack trace through console.error for what a client sent (an
+ * X-Forwarded-For the daemon does not trust, an address that is not one); the key is always an
+ * address here (IPv6 clients counted by /56, the library's default).
+ */
+function passwordLimit(deps: Deps, message: string, skip?: (req: Request) => Promise<boolean>) {
+  return rateLimit({
     windowMs: 60_000,
     limit: 30,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', 'Too many password attempts; wait a minute')),
+    handler: (_req, _res, next) => next(new HttpError(429, 'rate_limited', message)),
+    keyGenerator: (req) => ipKeyGenerator(deps.clientAddress(req) ?? 'unknown'),
+    validate: false,
+    ...(skip ? { skip } : {}),
   });
-  router.post(contract.createToken.path, passwordChecks);
-  router.post(contract.changePassword.path, passwordChecks);
+}
+
+export function authRoutes(router: Router, deps: Deps): void {
+  // Slows password guessing; a person logs in a few times a day.
+  router.post(contract.createToken.path, passwordLimit(deps, 'Too many log-in attempts; wait a minute'));
+  // A budget of its own, spent only by requests that reach the check of the current password: a
+  // stolen token guessing it. The rest is refused before any password is looked at.
+  router.post(
+    contract.changePassword.path,
+    passwordLimit(deps, 'Too many password changes; wait a minute', async (req) => {
+      const token = bearerToken(req.headers.authorization ?? '');
+      const verified = token === undefined ? undefined : await deps.tokens.verify(token);
+      return !(verified && 'principal' in verified && verified.principal.scope === 'full' && verified.principal.sourceId === null);
+    }),
+  );
 
   mount(router, deps, contract.createToken, async ({ body }) => {
     const user = await findUserByEmail(deps.db, body.email);

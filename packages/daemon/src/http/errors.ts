@@ -158,7 +158,7 @@ export interface FailureLogs {
  * a restart under load fails hundreds of requests a second), the stack of a bug. Every error
  * writer (Express's, the lean path's, OTLP's) goes through here, so they answer alike.
  */
-export function failureAnswer(error: unknown, req: Pick<Request, 'socket' | 'method' | 'path'>, logs: FailureLogs): HttpError {
+export function failureAnswer(error: unknown, req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>, logs: FailureLogs): HttpError {
   if (error instanceof HttpError && error.audit) logAuthFailure(logs.logger, req, error.status, error.audit);
   const known = knownError(error);
   if (known === DATABASE_UNAVAILABLE) logs.outages.report(error, `${req.method} ${req.path}`);

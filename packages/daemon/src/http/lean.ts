@@ -11,7 +11,7 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages'>;
+type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -113,7 +113,7 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
-    const answer = failureAnswer(error, { socket: req.socket, method: 'POST', path }, deps);
+    const answer = failureAnswer(error, { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path }, deps);
     if (res.headersSent) return void res.destroy();
     answerBeforeBody(req, res);
     sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
