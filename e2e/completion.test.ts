@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
 import { createSource } from './support/compose.js';
+import { tmuxServer } from './support/tmux.js';
 
 /**
  * The scripts of `tapline completion` in the real shells (bash, zsh, fish from Debian), with a
@@ -94,21 +94,11 @@ describe('fish: complete -C, as fish completes a command line', SLOW, () => {
 });
 
 describe('zsh: Tab pressed in a real zsh (tmux)', SLOW, () => {
-  const socket = `tapline-e2e-zsh-${process.pid}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-  const screen = () => tmux('capture-pane', '-p', '-t', 'zsh');
-  const type = (text: string) => tmux('send-keys', '-t', 'zsh', '-l', text);
-  const keys = (...k: string[]) => tmux('send-keys', '-t', 'zsh', ...k);
-
-  async function waitForScreen(check: (s: string) => boolean, what: string, timeoutMs = 15_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const s = screen();
-      if (check(s)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const server = tmuxServer('zsh');
+  const { tmux } = server;
+  const type = (text: string) => server.type('zsh', text);
+  const keys = (...k: string[]) => server.keys('zsh', ...k);
+  const waitForScreen = (check: (s: string) => boolean, what: string) => server.waitForScreen('zsh', check, what, 15_000);
 
   /** A fresh prompt on a clear screen, `line` typed and Tab pressed; resolves to the screen once `check` holds. */
   async function tab(line: string, check: (s: string) => boolean, what: string): Promise<string> {
@@ -130,13 +120,7 @@ describe('zsh: Tab pressed in a real zsh (tmux)', SLOW, () => {
     await waitForScreen((s) => s.split('\n').some((l) => l.startsWith('ready>')), 'zsh with the completion loaded');
   });
 
-  afterAll(() => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // Already gone.
-    }
-  });
+  afterAll(() => server.kill());
 
   it('completes a command, with no error from the script', async () => {
     const s = await tab('tapline tr', (t) => t.includes('tapline traffic'), 'tapline traffic');

@@ -1,17 +1,17 @@
-import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
+import { tmuxServer } from './support/tmux.js';
 
-// A private tmux server per run, so the test never touches the developer's sessions.
-const socket = `tapline-e2e-${process.pid}`;
+const server = tmuxServer('ui');
+const { tmux } = server;
 const session = 'ui';
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-const screen = (pane = session) => tmux('capture-pane', '-p', '-t', pane);
-/** The pane with its styling, as SGR escape sequences (`capture-pane -e`). */
-const styled = (pane = session) => tmux('capture-pane', '-p', '-e', '-t', pane);
-const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
-const type = (text: string) => tmux('send-keys', '-t', session, '-l', text);
+const screen = (pane = session) => server.screen(pane);
+const styled = (pane = session) => server.styled(pane);
+const keys = (...k: string[]) => server.keys(session, ...k);
+const type = (text: string) => server.type(session, text);
 
 // tmux writes a colour as 30-37/90-97 or 38;5;n; inverse video as 7, alone or among others.
 const FOREGROUND = /\u001B\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]/;
@@ -34,16 +34,7 @@ function inverseAt(line: string, text: string): boolean {
 }
 const lineWith = (pane: string, text: string) => styled(pane).split('\n').find((l) => l.includes(text)) ?? '';
 
-/** Polls the pane until `check` holds; the failure shows the last screen. */
-async function waitForScreen(check: (s: string) => boolean, what: string, timeoutMs = 20_000, pane = session): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = screen(pane);
-    if (check(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitForScreen = (check: (s: string) => boolean, what: string, timeoutMs = 20_000, pane = session) => server.waitForScreen(pane, check, what, timeoutMs);
 const showing = (text: string) => (s: string) => s.includes(text);
 
 describe('tapline ui in a real terminal (tmux, 100x30)', () => {
@@ -66,11 +57,7 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
   });
 
   afterAll(async () => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // Already gone.
-    }
+    server.kill();
     await daemon?.stop();
     home.remove();
   });
@@ -129,5 +116,103 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
     const [, , selected = '', next = ''] = styled('nocolor').split('\n');
     expect(inverseAt(selected, 'shop.example.com')).toBe(true);
     expect(inverseAt(next, 'shop.example.com')).toBe(false);
+  });
+});
+
+describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)', () => {
+  const home = tempHome();
+  const pane = 'narrow';
+  let daemon: SpawnedDaemon;
+  let sourceId: string;
+  let closedPort: number;
+  let secretId: string;
+  const wait = (check: (s: string) => boolean, what: string) => waitForScreen(check, what, 20_000, pane);
+  const press = (...k: string[]) => server.keys(pane, ...k);
+  const header = () => screen(pane).split('\n')[0] ?? '';
+  const keyLine = (s: string) => s.split('\n').filter((l) => l.trim()).at(-1) ?? '';
+  const rowWith = (s: string, text: string) => s.split('\n').find((l) => l.includes(text)) ?? '';
+  /** The right-hand side of a record and its replay, wrapped lines joined again. */
+  const replaySide = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => l.includes(' │ '))
+      .map((l) => l.slice(l.indexOf(' │ ') + 3).trimEnd())
+      .join('');
+
+  beforeAll(async () => {
+    daemon = await startDaemon(home.path);
+    sourceId = await createSource(daemon.url, daemon.token, 'shop');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/first' });
+    await compose(daemon.url, daemon.token, sourceId, { domainUrl: `http://127.0.0.1:${closedPort}`, protocol: 'HTTP', pathnameUrl: '/api/unanswered' });
+    // The daemon stores the authorization header as [REDACTED], which a replay never sends.
+    secretId = (await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/secret', requestHeaders: { authorization: 'Bearer s3cret' } })).id;
+    tmux('new-session', '-d', '-s', pane, '-x', '80', '-y', '24', `env TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`);
+  });
+
+  afterAll(async () => {
+    tmux('kill-session', '-t', pane);
+    await daemon?.stop();
+    home.remove();
+  });
+
+  it('keeps "? help  q quit" on the key line, shows the mark in its row, and says paused while a record is open', async () => {
+    const first = await wait((s) => s.includes('/api/secret') && s.includes('● following'), 'the table, following');
+    expect(keyLine(first)).toMatch(/enter open .*\? help {2}q quit$/);
+    press('m');
+    const marked = await wait((s) => rowWith(s, '/api/secret').startsWith('◆ '), 'the mark in the row');
+    expect(rowWith(marked, '/api/first')).not.toContain('◆');
+    press('Enter');
+    const open = await wait(showing('[REDACTED]'), 'the record');
+    expect(open.split('\n')[0]).toContain('❚❚ paused');
+    expect(keyLine(open)).toMatch(/esc back {2}q quit$/);
+    press('Escape');
+    await wait((s) => s.includes('DOMAIN+PATH') && (s.split('\n')[0] ?? '').includes('❚❚ paused'), 'back at the table, paused');
+  });
+
+  it('a replay the UI cannot send says what to do from the UI, never the CLI-only --to', async () => {
+    press('Enter');
+    await wait(showing('[REDACTED]'), 'the record with the redacted header');
+    press('r');
+    const refused = replaySide(await wait(showing('Not replayed'), 'the refusal'));
+    expect(refused).toContain("header authorization: --set-header 'authorization: <value>'");
+    expect(refused).toContain(`tapline traffic replay shop ${secretId.slice(0, 13)} <the flags above>`);
+    press('Escape');
+    press('Escape');
+    await wait(showing('DOMAIN+PATH'), 'the table');
+    press('j', 'Enter');
+    await wait(showing(`GET http://127.0.0.1:${closedPort}/api/unanswered`), 'the record of the unanswered target');
+    press('r');
+    const failed = replaySide(await wait((s) => replaySide(s).includes('ECONNREFUSED'), 'the replay failing'));
+    expect(failed).toContain(`cannot replay to http://127.0.0.1:${closedPort} (ECONNREFUSED)`);
+    expect(failed).toContain('r sends it again; c copies it as a curl command, to send elsewhere');
+    expect(failed).not.toContain('--to');
+    press('Escape');
+    press('Escape');
+    await wait(showing('DOMAIN+PATH'), 'the table');
+  });
+
+  it('the daemon stopped: ○ reconnecting…, a filter applied meanwhile waits for it, and all resumes when it is back', async () => {
+    press('Space');
+    await wait((s) => (s.split('\n')[0] ?? '').includes('● following'), 'following again');
+    const port = new URL(daemon.url).port;
+    await daemon.stop();
+    await wait((s) => (s.split('\n')[0] ?? '').includes('○ reconnecting…'), 'the header saying reconnecting');
+    expect(header()).not.toContain('● following');
+    press('/');
+    await wait(showing('esc clear'), 'the filter prompt');
+    server.type(pane, 'status>=500');
+    press('Enter');
+    const waiting = await wait((s) => !s.includes('esc clear') && s.includes('reconnecting, attempt'), 'the filter applied, the status line back');
+    expect(waiting.split('\n')[0]).toContain('○ reconnecting…');
+
+    daemon = await startDaemon(home.path, ['--port', port]);
+    await wait((s) => (s.split('\n')[0] ?? '').includes('● following') && s.includes('filter: status>=500'), 'following the filter once the daemon is back');
+    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/after-restart', status: 503 });
+    const after = await wait(showing('/api/after-restart'), 'an entry stored after the restart');
+    expect(after).not.toContain('/api/first');
   });
 });

@@ -15,6 +15,17 @@ export interface ReplayResponse {
 
 const TIMEOUT_MS = 30_000;
 
+/** The target gave no answer. Its hint is the CLI's `--to`; the terminal UI says its own. */
+export class ReplayUnreachable extends CliError {
+  constructor(
+    readonly origin: string,
+    readonly reason: string,
+  ) {
+    super(EXIT.UNEXPECTED, `cannot replay to ${origin} (${reason})`, 'is the target running? --to sends the request elsewhere, such as --to http://localhost:3000');
+    this.name = 'ReplayUnreachable';
+  }
+}
+
 /**
  * Sends the request once and reads the whole answer. Redirects are not followed: the replay
  * shows what the target itself answered, as the recorded exchange did.
@@ -35,7 +46,7 @@ export async function sendReplay(request: ReplayRequest, signal: AbortSignal, no
     if (signal.aborted) throw new CliError(EXIT.OK, 'interrupted');
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
     const reason = errorCode(cause) ?? (cause instanceof Error ? cause.message : String(cause));
-    throw new CliError(EXIT.UNEXPECTED, `cannot replay to ${new URL(request.url).origin} (${reason})`, 'is the target running? --to sends the request elsewhere, such as --to http://localhost:3000');
+    throw new ReplayUnreachable(new URL(request.url).origin, reason);
   }
   const text = await response.text();
   const elapsedTime = Math.round((now() - started) * 10) / 10;

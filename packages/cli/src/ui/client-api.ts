@@ -43,6 +43,7 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
     },
     curlFor: (record) => toCurl(record),
     copy,
-    replay: (record, signal) => sendReplay(buildReplay(record, {}), signal),
+    // async: a refusal of buildReplay must reject, not throw into the key handler that asked.
+    replay: async (record, signal) => sendReplay(buildReplay(record, {}), signal),
   };
 }

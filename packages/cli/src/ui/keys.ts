@@ -6,17 +6,46 @@ export interface KeyHelp {
   readonly does: string;
 }
 
-export const FOOTER: Readonly<Record<Screen, string>> = {
-  picker: '↑↓/jk move  enter open  q quit',
-  traffic: 'space pause  jk move  / filter  enter open  m mark  = diff  l logs  w webhooks  ? help  q quit',
-  filter: 'enter apply  esc clear  ↑↓ recent filters',
-  record: 'tab request/response  ↑↓/jk scroll  PgUp/PgDn page  c curl  r replay  esc back  q quit',
-  diff: '↑↓/jk scroll  PgUp/PgDn page  esc back  q quit',
-  logs: '↑↓/jk move  enter stack  esc back  q quit',
-  log: '↑↓/jk scroll  esc back  q quit',
-  webhooks: '↑↓/jk move  d delete  esc back  q quit',
-  help: 'esc or ? close',
+/** A key on the key line; `drop` ranks the lesser ones (the highest goes first), none for those always shown. */
+interface LineKey {
+  readonly text: string;
+  readonly drop?: number;
+}
+
+const key = (text: string, drop?: number): LineKey => (drop === undefined ? { text } : { text, drop });
+
+/** The key line of each screen, in the order shown. `? help` and `q quit` (or `esc back`) always stay. */
+export const FOOTER: Readonly<Record<Screen, readonly LineKey[]>> = {
+  picker: [key('↑↓/jk move'), key('enter open'), key('q quit')],
+  traffic: [key('space pause', 3), key('jk move', 4), key('/ filter', 2), key('enter open', 1), key('m mark', 5), key('= diff', 5), key('l logs', 6), key('w webhooks', 6), key('? help'), key('q quit')],
+  filter: [key('enter apply'), key('esc clear'), key('↑↓ recent filters', 1)],
+  record: [key('tab request/response', 2), key('↑↓/jk scroll', 3), key('PgUp/PgDn page', 4), key('c curl', 1), key('r replay', 1), key('esc back'), key('q quit')],
+  diff: [key('↑↓/jk scroll', 2), key('PgUp/PgDn page', 3), key('esc back'), key('q quit')],
+  logs: [key('↑↓/jk move', 2), key('enter stack', 1), key('esc back'), key('q quit')],
+  log: [key('↑↓/jk scroll', 1), key('esc back'), key('q quit')],
+  webhooks: [key('↑↓/jk move', 2), key('d delete', 1), key('esc back'), key('q quit')],
+  help: [key('esc or ? close')],
 };
+
+const SEPARATOR = '  ';
+
+/**
+ * The key line of `screen` in `width` columns: the lesser keys are dropped, highest `drop` first and
+ * the later of equals first, until the line fits; the ones without a rank are always shown.
+ */
+export function footerLine(screen: Screen, width: number): string {
+  const keys = [...FOOTER[screen]];
+  const length = () => keys.reduce((n, k) => n + k.text.length, 0) + SEPARATOR.length * Math.max(0, keys.length - 1);
+  while (length() > width) {
+    let worst = -1;
+    keys.forEach((k, i) => {
+      if (k.drop !== undefined && (worst < 0 || k.drop >= (keys[worst]?.drop ?? 0))) worst = i;
+    });
+    if (worst < 0) break;
+    keys.splice(worst, 1);
+  }
+  return keys.map((k) => k.text).join(SEPARATOR);
+}
 
 export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
   [
@@ -27,8 +56,8 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
       { keys: 'g  G', does: 'jump to the newest / oldest loaded entry' },
       { keys: 'PgUp PgDn', does: 'page through history; older pages load on demand' },
       { keys: '/', does: 'filter, e.g. status>=500 or method=POST and path^=/api/' },
-      { keys: 'enter', does: 'open the selected record' },
-      { keys: 'm  =', does: 'mark the selected entry / diff the selected entry against the mark' },
+      { keys: 'enter', does: 'open the selected record (the table pauses meanwhile)' },
+      { keys: 'm  =', does: 'mark the selected entry (◆) / diff the selected entry against the mark' },
       { keys: 'l  w', does: 'core logs / webhooks of this source' },
       { keys: 'q', does: 'quit' },
     ],

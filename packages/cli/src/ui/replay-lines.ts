@@ -1,6 +1,6 @@
 import type { HttpTrafficRecord } from '@tapline/shared';
 import { CliError } from '../exit-codes.js';
-import type { ReplayResponse } from '../replay/send.js';
+import { ReplayUnreachable, type ReplayResponse } from '../replay/send.js';
 import { recordLines, wrapLine } from './record-lines.js';
 
 /** Where a replay from the record view stands. */
@@ -9,9 +9,18 @@ export type ReplayState =
   | { readonly state: 'done'; readonly response: ReplayResponse }
   | { readonly state: 'failed'; readonly lines: readonly string[] };
 
-/** A failed replay as lines: a refusal names each redacted value and the flag that would fill it in. */
-export function failureLines(error: unknown): string[] {
-  if (error instanceof CliError) return [error.message, ...(error.hint ? error.hint.split('\n').map((l) => l.trim()) : [])];
+/**
+ * A failed replay as lines, saying what can be done from here: the UI sends a record only as it
+ * was recorded, so a refusal names each missing value with the flag of `shellCommand` (the
+ * `tapline traffic replay` of this entry) that gives it; a target that did not answer can be
+ * tried again, or the request copied as a curl command to send elsewhere.
+ */
+export function failureLines(error: unknown, shellCommand: string): string[] {
+  if (error instanceof ReplayUnreachable) return [error.message, 'is the target running? r sends it again; c copies it as a curl command, to send elsewhere'];
+  if (error instanceof CliError) {
+    const hint = error.hint ? error.hint.split('\n').map((l) => l.trim()) : [];
+    return [error.message, ...hint, '', 'the UI sends only what was recorded; from a shell:', `${shellCommand} <the flags above>`];
+  }
   return [error instanceof Error ? error.message : String(error)];
 }
 

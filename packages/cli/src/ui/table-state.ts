@@ -75,6 +75,11 @@ export function togglePause(state: TableState): TableState {
   return { ...state, following: true, selected: 0, top: 0, unseen: 0 };
 }
 
+/** Holds the view still (opening a record): the selection stays on its entry as new ones arrive. */
+export function pause(state: TableState): TableState {
+  return state.following ? { ...state, following: false } : state;
+}
+
 /** Re-fits the view after the terminal changed size. */
 export function resize(state: TableState, rows: number): TableState {
   return visible(state, Math.max(1, rows));

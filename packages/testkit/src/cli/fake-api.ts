@@ -54,7 +54,7 @@ export class FakeApi implements UiApi {
   clipboardWorks = true;
   copiedTo: CopiedTo = 'clipboard';
   readonly listCalls: { q: string; before?: string; page?: number }[] = [];
-  private followers: FollowOptions[] = [];
+  private followers: { readonly options: FollowOptions; readonly reject: (error: Error) => void }[] = [];
 
   constructor(entries: readonly HttpTraffic[] = []) {
     this.entries = [...entries].sort(newestFirst);
@@ -77,11 +77,12 @@ export class FakeApi implements UiApi {
   };
 
   follow = (_sourceId: string, options: FollowOptions) =>
-    new Promise<void>((resolve) => {
-      this.followers.push(options);
+    new Promise<void>((resolve, reject) => {
+      const follower = { options, reject };
+      this.followers.push(follower);
       options.onStatus({ state: 'live', cursor: undefined, reconnected: false });
       options.signal.addEventListener('abort', () => {
-        this.followers = this.followers.filter((f) => f !== options);
+        this.followers = this.followers.filter((f) => f !== follower);
         resolve();
       });
     });
@@ -89,14 +90,21 @@ export class FakeApi implements UiApi {
   /** Stores entries and pushes them to every follower whose filter they match. */
   emit(...entries: HttpTraffic[]): void {
     this.entries = [...entries, ...this.entries].sort(newestFirst);
-    for (const f of this.followers) {
+    for (const { options: f } of this.followers) {
       const match = f.q ? compilePredicate(tryParseOrThrow(f.q)) : () => true;
       for (const e of entries) if (match(e)) f.onEntry(e);
     }
   }
 
   status(status: StreamStatus): void {
-    for (const f of this.followers) f.onStatus(status);
+    for (const { options } of this.followers) options.onStatus(status);
+  }
+
+  /** Every follower gives up with `error`, as the real one does on an answer retrying cannot fix (a 401). */
+  giveUp(error: Error): void {
+    const gone = this.followers;
+    this.followers = [];
+    for (const { reject } of gone) reject(error);
   }
 
   get following(): number {
@@ -119,7 +127,7 @@ export class FakeApi implements UiApi {
   /** What `replay` answers (an Error rejects); each replayed record is kept in `replayed`. */
   replyWith: ReplayResponse | Error = { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: { ok: true, replayed: true }, elapsedTime: 3 };
   readonly replayed: HttpTrafficRecord[] = [];
-  replay = async (record: HttpTrafficRecord): Promise<ReplayResponse> => {
+  replay = async (record: HttpTrafficRecord, _signal: AbortSignal): Promise<ReplayResponse> => {
     this.replayed.push(record);
     if (this.replyWith instanceof Error) throw this.replyWith;
     return this.replyWith;

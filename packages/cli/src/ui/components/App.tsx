@@ -30,7 +30,7 @@ export function App({ api, source: given, initialFilter, recentFilters, onRecent
     return (
       <Box flexDirection="column" width={size.columns} height={Math.max(4, size.rows - 1)}>
         <SourcePicker api={api} width={size.columns} rows={Math.max(2, size.rows - 2)} onPick={setSource} />
-        <Footer screen="picker" />
+        <Footer screen="picker" width={size.columns} />
       </Box>
     );
   }

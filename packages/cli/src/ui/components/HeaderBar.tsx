@@ -1,23 +1,33 @@
 import { Box, Text } from 'ink';
-import type { StreamStatus } from '../api.js';
 import { formatLatency } from '@tapline/shared';
 import type { Tone } from '../entry-columns.js';
+import type { FeedStatus } from '../hooks/useTrafficStream.js';
 import type { StatsSnapshot } from '../live-stats.js';
 import { usePaint } from '../palette.js';
 
 export interface HeaderBarProps {
   readonly source: string;
   readonly stats: StatsSnapshot;
-  readonly status: StreamStatus;
+  readonly status: FeedStatus;
+  /** The table takes new entries at the top (false when paused, scrolled away or a record is open). */
   readonly following: boolean;
   readonly width: number;
 }
 
-function connection(status: StreamStatus, following: boolean): { text: string; color: Tone } {
-  if (status.state === 'reconnecting') return { text: '◌ reconnecting', color: 'yellow' };
-  if (status.state === 'connecting') return { text: '◌ connecting', color: 'gray' };
-  return following ? { text: '● following', color: 'green' } : { text: '❚❚ paused', color: 'yellow' };
-}
+/**
+ * What the live table is doing, said only when true: "following" needs a live stream and a table
+ * that takes new entries; a stream that is down says so whatever the table does.
+ */
+const CONNECTION: Readonly<Record<Exclude<FeedStatus['state'], 'live'> | 'following' | 'paused', { readonly text: string; readonly color: Tone }>> = {
+  connecting: { text: '◌ connecting…', color: 'gray' },
+  reconnecting: { text: '○ reconnecting…', color: 'yellow' },
+  failed: { text: '✕ not following', color: 'red' },
+  following: { text: '● following', color: 'green' },
+  paused: { text: '❚❚ paused', color: 'yellow' },
+};
+
+const connection = (status: FeedStatus, following: boolean) =>
+  CONNECTION[status.state === 'live' ? (following ? 'following' : 'paused') : status.state];
 
 const ms = (v: number | null) => (v === null ? '-' : formatLatency(v));
 

@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeApi, frameWith, KEYS, makeEntry, press, SOURCE, until } from '@tapline/testkit/cli';
+import { FakeApi, frameWith, KEYS, makeEntry, press, recordOf, SOURCE, until } from '@tapline/testkit/cli';
 import { RecordView } from './RecordView.js';
 
 let cleanup: (() => void) | undefined;
@@ -11,7 +11,7 @@ function start(api: FakeApi, rows = 12) {
   const notices: string[] = [];
   let back = 0;
   const view = render(
-    <RecordView api={api} sourceId={SOURCE.id} entry={entry} width={100} rows={rows} active onBack={() => back++} onNotice={(t) => notices.push(t)} />,
+    <RecordView api={api} source={SOURCE} entry={entry} width={100} rows={rows} active onBack={() => back++} onNotice={(t) => notices.push(t)} />,
   );
   cleanup = view.unmount;
   return { ...view, notices, back: () => back };
@@ -54,6 +54,17 @@ describe('RecordView', () => {
     await until(() => api.clipboard, (c) => c !== null);
     expect(api.clipboard).toContain("curl -X GET 'https://shop.example.com/api/orders?page=2'");
     expect(notices).toContain('curl command copied to the clipboard');
+  });
+
+  it('c warns when the command sends what was not recorded as sent (a placeholder body)', async () => {
+    const entry = makeEntry({ method: 'POST' });
+    const api = new FakeApi([entry]);
+    api.getTraffic = async () => ({ ...recordOf(entry), request: { headers: { 'content-type': 'image/png' }, body: '[binary body: image/png, 48213 bytes]', queryParams: {} } });
+    const { lastFrame, stdin, notices } = start(api);
+    await frameWith(lastFrame, 'binary body');
+    await press(stdin, 'c');
+    await until(() => notices.length, (n) => n === 1);
+    expect(notices[0]).toMatch(/^curl command copied to the clipboard; warning: the body was not kept whole/);
   });
 
   it('c says when the copy went to the terminal clipboard (OSC 52) because no clipboard tool answered', async () => {

@@ -1,4 +1,4 @@
-import type { HttpTraffic } from '@tapline/shared';
+import type { HttpTraffic, TrafficSource } from '@tapline/shared';
 import { Box, Text } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { describeError, type UiApi } from '../api.js';
@@ -7,6 +7,7 @@ import { useAsync } from '../hooks/useAsync.js';
 import { useKeymap } from '../hooks/useKeymap.js';
 import { useScroll } from '../hooks/useScroll.js';
 import { recordLines, type Side, wrapLine } from '../record-lines.js';
+import { curlWarnings } from '../../replay/redacted.js';
 import { failureLines, replayLines, type ReplayState } from '../replay-lines.js';
 import type { Tone } from './StatusLine.js';
 import { ScrolledLines } from './ScrolledLines.js';
@@ -14,7 +15,7 @@ import { usePaint } from '../palette.js';
 
 export interface RecordViewProps {
   readonly api: UiApi;
-  readonly sourceId: string;
+  readonly source: Pick<TrafficSource, 'id' | 'name'>;
   readonly entry: HttpTraffic;
   readonly width: number;
   readonly rows: number;
@@ -24,7 +25,7 @@ export interface RecordViewProps {
 }
 
 /** One record: request (first) or response headers and pretty bodies, scrollable; `c` for curl, `r` to replay beside the original. */
-export function RecordView({ api, sourceId, entry, width, rows, active, onBack, onNotice }: RecordViewProps) {
+export function RecordView({ api, source, entry, width, rows, active, onBack, onNotice }: RecordViewProps) {
   const paint = usePaint();
   // Request first, as docs/ui.md shows: what was asked reads before what came back.
   const [side, setSide] = useState<Side>('request');
@@ -32,7 +33,7 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
   const [replay, setReplay] = useState<ReplayState | null>(null);
   const replays = useRef<AbortController | null>(null);
   useEffect(() => () => replays.current?.abort(), []);
-  const record = useAsync(() => api.getTraffic(sourceId, entry.id), [api, sourceId, entry.id]);
+  const record = useAsync(() => api.getTraffic(source.id, entry.id), [api, source.id, entry.id]);
   const bodyRows = Math.max(1, rows - 2);
   const lines = useMemo(() => {
     if (curlShown) return ['No clipboard here; the curl command:', '', ...wrapLine(curlShown, width)];
@@ -47,8 +48,12 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
     if (!record.data) return;
     const curl = api.curlFor(record.data);
     if (!curl) return onNotice('no curl command for this record', 'warn');
+    const warnings = curlWarnings(record.data.request);
     api.copy(curl).then(
-      (to) => onNotice(to === 'clipboard' ? 'curl command copied to the clipboard' : 'curl command sent to the terminal clipboard (OSC 52)'),
+      (to) => {
+        const copied = to === 'clipboard' ? 'curl command copied to the clipboard' : 'curl command sent to the terminal clipboard (OSC 52)';
+        onNotice(warnings.length ? `${copied}; warning: ${warnings.join('; ')}` : copied, warnings.length ? 'warn' : 'info');
+      },
       (e: unknown) => {
         setCurlShown(curl);
         onNotice(`clipboard unavailable (${describeError(e)}); the command is shown instead`, 'warn');
@@ -66,7 +71,7 @@ export function RecordView({ api, sourceId, entry, width, rows, active, onBack, 
     scroll.reset();
     api.replay(record.data, controller.signal).then(
       (response) => !controller.signal.aborted && setReplay({ state: 'done', response }),
-      (e: unknown) => !controller.signal.aborted && setReplay({ state: 'failed', lines: failureLines(e) }),
+      (e: unknown) => !controller.signal.aborted && setReplay({ state: 'failed', lines: failureLines(e, `tapline traffic replay ${source.name} ${entry.id.slice(0, 13)}`) }),
     );
   };
   const closeReplay = () => {

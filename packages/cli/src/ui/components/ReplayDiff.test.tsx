@@ -1,16 +1,20 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usage } from '../../exit-codes.js';
 import { FakeApi, frameWith, KEYS, makeEntry, press, SOURCE } from '@tapline/testkit/cli';
+import { createClient, type HttpTrafficRecord } from '@tapline/shared';
+import { createUiApi } from '../client-api.js';
 import { RecordView } from './RecordView.js';
 import { Session } from './Session.js';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
-function record(api: FakeApi) {
+function record(api: FakeApi, width = 120) {
   const entry = api.entries[0] ?? makeEntry();
-  const view = render(<RecordView api={api} sourceId={SOURCE.id} entry={entry} width={120} rows={30} active onBack={() => {}} onNotice={() => {}} />);
+  const view = render(<RecordView api={api} source={SOURCE} entry={entry} width={width} rows={30} active onBack={() => {}} onNotice={() => {}} />);
   cleanup = view.unmount;
   return view;
 }
@@ -42,6 +46,54 @@ describe('RecordView: r replays', () => {
     await press(stdin, 'r');
     const frame = await frameWith(lastFrame, 'Not replayed');
     expect(frame).toContain('header authorization: --set-header');
+  });
+});
+
+describe('RecordView: a replay that fails says what to do in the UI', () => {
+  /** The UI's own replay (ui/client-api.ts), which the terminal UI runs. */
+  const ui = createUiApi(createClient({ baseUrl: 'http://127.0.0.1:1' }), async () => 'clipboard');
+  const uiReplay = (r: HttpTrafficRecord, signal: AbortSignal) => ui.replay(r, signal);
+
+  /** The right-hand side (the replay), its wrapped lines joined again. */
+  const replaySide = (frame: string) =>
+    frame
+      .split('\n')
+      .filter((l) => l.includes(' │ '))
+      .map((l) => l.slice(l.indexOf(' │ ') + 3))
+      .join('');
+
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
+
+  it('a target that does not answer: r to try again, c to send it elsewhere, never the CLI-only --to', async () => {
+    const port = await closedPort();
+    const api = new FakeApi([makeEntry({ domain: `127.0.0.1:${port}`, protocol: 'HTTP', pathname: '/api/orders' })]);
+    api.replay = uiReplay;
+    const { lastFrame, stdin } = record(api, 100);
+    await frameWith(lastFrame, 'x-request-id');
+    await press(stdin, 'r');
+    await frameWith(lastFrame, 'Not replayed');
+    const said = replaySide(await frameWith(lastFrame, /ECONN/));
+    expect(said).toContain(`cannot replay to http://127.0.0.1:${port} (ECONNREFUSED)`);
+    expect(said).toContain('r sends it again; c copies it as a curl command, to send elsewhere');
+    expect(said).not.toContain('--to');
+  });
+
+  it('values the UI cannot fill in: names each, and the command that sends it from a shell', async () => {
+    const entry = makeEntry();
+    const api = new FakeApi([entry]);
+    api.replay = (r, signal) => uiReplay({ ...r, request: { ...r.request, headers: { authorization: '[REDACTED]' } } }, signal);
+    const { lastFrame, stdin } = record(api, 100);
+    await frameWith(lastFrame, 'x-request-id');
+    await press(stdin, 'r');
+    const said = replaySide(await frameWith(lastFrame, 'Not replayed'));
+    expect(said).toContain("header authorization: --set-header 'authorization: <value>'");
+    expect(said).toContain(`tapline traffic replay ${SOURCE.name} ${entry.id.slice(0, 13)} <the flags above>`);
   });
 });
 

@@ -6,6 +6,7 @@ import { useKeymap } from '../hooks/useKeymap.js';
 import type { TerminalSize } from '../hooks/useTerminalSize.js';
 import { type FeedOptions, type TrafficFeed, useTrafficStream } from '../hooks/useTrafficStream.js';
 import type { Screen } from '../keys.js';
+import { pause } from '../table-state.js';
 import { CoreLogsView } from './CoreLogsView.js';
 import { DiffView } from './DiffView.js';
 import { FilterPrompt } from './FilterPrompt.js';
@@ -35,7 +36,8 @@ const NOTICE_MS = 5000;
 /** What the status line says when nothing more urgent does. */
 function feedLine(feed: TrafficFeed, q: string): { text: string; tone: Tone } {
   if (feed.error) return { text: feed.error, tone: 'error' };
-  if (feed.status.state === 'reconnecting') return { text: `daemon unreachable (${feed.status.reason}); reconnecting, attempt ${feed.status.attempt}`, tone: 'warn' };
+  // The attempt first: at 80 columns the reason (a URL and a code) is what gets cut.
+  if (feed.status.state === 'reconnecting') return { text: [`reconnecting, attempt ${feed.status.attempt}: ${feed.status.reason}`, ...(q ? [`filter: ${q}`] : [])].join('  ·  '), tone: 'warn' };
   const parts: string[] = [];
   if (!feed.table.following) parts.push(feed.table.unseen > 0 ? `paused · ${feed.table.unseen} new (space to follow)` : 'paused (space to follow)');
   if (q) parts.push(`filter: ${q}`);
@@ -65,6 +67,13 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
 
   const say = useCallback((text: string, tone: Tone = 'info') => setNotice({ text, tone }), []);
   const back = useCallback(() => setBody('traffic'), []);
+  // A record or a diff holds the table still, so the header says "paused" while it is open and esc
+  // comes back to the row that was opened; space follows again.
+  const open = (e: HttpTraffic, view: 'record' | 'diff') => {
+    feed.update(pause);
+    setEntry(e);
+    setBody(view);
+  };
   const apply = (next: string) => {
     setFiltering(false);
     setQ(next);
@@ -102,13 +111,14 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
           rows={bodyRows}
           active={!filtering}
           filtered={q !== ''}
-          onOpen={(e) => (setEntry(e), setBody('record'))}
+          markedId={marked?.id}
+          onOpen={(e) => open(e, 'record')}
           onMark={(e) => (setMarked(e), say(`marked ${e.method} ${e.status} ${e.pathname} (${e.id.slice(0, 13)}); select another and press = to diff`))}
-          onDiff={(e) => (marked ? (setEntry(e), setBody('diff')) : say('mark an entry with m first, then press = on another', 'warn'))}
+          onDiff={(e) => (marked ? open(e, 'diff') : say('mark an entry with m first, then press = on another', 'warn'))}
         />
       ) : null}
       {body === 'record' && entry ? (
-        <RecordView api={api} sourceId={source.id} entry={entry} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} />
+        <RecordView api={api} source={source} entry={entry} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} />
       ) : null}
       {body === 'diff' && entry && marked ? (
         <DiffView api={api} sourceId={source.id} a={marked} b={entry} width={size.columns} rows={bodyRows} active onBack={back} />
@@ -130,7 +140,7 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
       ) : (
         <StatusLine text={status.text} tone={status.tone} />
       )}
-      <Footer screen={screen} />
+      <Footer screen={screen} width={size.columns} />
     </Box>
   );
 }

@@ -13,6 +13,8 @@ export interface TrafficViewProps {
   readonly rows: number;
   readonly active: boolean;
   readonly filtered: boolean;
+  /** The entry marked with `m`, shown in its row. */
+  readonly markedId?: string | undefined;
   readonly onOpen: (entry: HttpTraffic) => void;
   /** `m`: mark the selected entry, to diff others against. */
   readonly onMark: (entry: HttpTraffic) => void;
@@ -21,7 +23,7 @@ export interface TrafficViewProps {
 }
 
 /** The live table and its keys: follow/pause, move, jump, page (fetching history on demand). */
-export function TrafficView({ feed, width, rows, active, filtered, onOpen, onMark, onDiff }: TrafficViewProps) {
+export function TrafficView({ feed, width, rows, active, filtered, markedId, onOpen, onMark, onDiff }: TrafficViewProps) {
   const { table, update, loadOlder } = feed;
   const bodyRows = Math.max(1, rows - 1);
 
@@ -56,6 +58,11 @@ export function TrafficView({ feed, width, rows, active, filtered, onOpen, onMar
   );
 
   const visible = table.entries.slice(table.top, table.top + bodyRows);
-  const empty = feed.error ? '' : filtered ? 'No traffic matches this filter yet; waiting for new entries…' : 'No traffic yet; waiting for new entries…';
-  return <TrafficTable entries={visible} selected={table.selected - table.top} width={width} rows={bodyRows} emptyText={empty} />;
+  // "No traffic" only once the daemon said so: before the first page, or with the stream down, nothing is known.
+  const empty =
+    feed.status.state === 'connecting' ? 'Loading…'
+    : feed.status.state !== 'live' ? ''
+    : filtered ? 'No traffic matches this filter yet; waiting for new entries…'
+    : 'No traffic yet; waiting for new entries…';
+  return <TrafficTable entries={visible} selected={table.selected - table.top} width={width} rows={bodyRows} emptyText={empty} markedId={markedId} />;
 }

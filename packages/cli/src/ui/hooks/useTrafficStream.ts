@@ -1,12 +1,16 @@
-import type { HttpTraffic } from '@tapline/shared';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApiError, createReconnectSchedule, type HttpTraffic, type Page, UnreachableError } from '@tapline/shared';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { describeError, type StreamStatus, type UiApi } from '../api.js';
 import { type StatsSnapshot, tableStats } from '../live-stats.js';
 import { addNewer, addOlder, emptyTable, type TableState } from '../table-state.js';
 
+/** The stream's state, or `failed`: the feed gave up (an answer retrying cannot fix, such as a refused token). */
+export type FeedStatus = StreamStatus | { readonly state: 'failed'; readonly reason: string };
+
 export interface TrafficFeed {
   readonly table: TableState;
-  readonly status: StreamStatus;
+  readonly status: FeedStatus;
   readonly stats: StatsSnapshot;
   /** The last failure (initial load, stream, older page) as one line; null when all is well. */
   readonly error: string | null;
@@ -34,7 +38,7 @@ export interface FeedOptions {
 export function useTrafficStream(api: UiApi, sourceId: string, q: string, options: FeedOptions = {}): TrafficFeed {
   const { flushMs = 100, statsMs = 1000, pageSize = 200, now = Date.now } = options;
   const [table, setTable] = useState<TableState>(emptyTable);
-  const [status, setStatus] = useState<StreamStatus>({ state: 'connecting' });
+  const [status, setStatus] = useState<FeedStatus>({ state: 'connecting' });
   const [error, setError] = useState<string | null>(null);
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [historyEnd, setHistoryEnd] = useState(false);
@@ -72,10 +76,27 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
     const flushTimer = setInterval(flush, flushMs);
     const statsTimer = setInterval(() => setClock(now()), statsMs);
 
+    // The first page is tried again as the stream is (docs/decisions.md §9.6): a daemon down
+    // when the UI starts or a filter is applied must not leave it waiting for ever.
+    const firstPage = async (): Promise<Page<HttpTraffic> | undefined> => {
+      const schedule = createReconnectSchedule(now);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await api.listTraffic(sourceId, { q, limit: pageSize });
+        } catch (e) {
+          if (!retryable(e) || !live()) throw e;
+          const retryInMs = schedule.next();
+          setStatus({ state: 'reconnecting', reason: describeError(e), attempt, retryInMs });
+          await delay(retryInMs, undefined, { signal: controller.signal }).catch(() => undefined);
+          if (!live()) return undefined;
+        }
+      }
+    };
+
     void (async () => {
       try {
-        const first = await api.listTraffic(sourceId, { q, limit: pageSize });
-        if (!live()) return;
+        const first = await firstPage();
+        if (!first || !live()) return;
         setTable((t) => addOlder(t, first.data));
         setHistoryEnd(first.data.length < pageSize);
         await api.follow(sourceId, {
@@ -92,7 +113,9 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
           },
         });
       } catch (e) {
-        if (live()) setError(describeError(e));
+        if (!live()) return;
+        setError(describeError(e));
+        setStatus({ state: 'failed', reason: describeError(e) });
       }
     })();
 
@@ -139,3 +162,6 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
   const stats = useMemo<StatsSnapshot>(() => tableStats(shown.entries, clock), [shown.entries, clock]);
   return { table: shown, status, stats, error: current ? error : null, loadingOlder, historyEnd, update, loadOlder };
 }
+
+/** Worth another try: no answer at all, or one a restart or a moment cures (5xx, 408, 429). */
+const retryable = (e: unknown): boolean => e instanceof UnreachableError || (e instanceof ApiError && (e.status >= 500 || e.status === 408 || e.status === 429));
