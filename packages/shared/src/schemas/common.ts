@@ -73,6 +73,7 @@ export const ErrorIssue = z.object({ path: z.string(), message: z.string() });
 export const ERROR_CODES = [
   'token_missing',
   'token_invalid',
+  'token_expired',
   'login_failed',
   'validation_failed',
   'malformed_json',
