@@ -55,8 +55,6 @@ export function toCliError(error: unknown, ctx?: ErrorContext): CliError {
   }
   if (error instanceof NotTaplineError) return notTapline(error.url, error.detail, ctx);
   if (error instanceof ApiError) {
-    // Tapline's own 404s always carry its error body; the raw requests (streams, exports) land here.
-    if (error.status === 404 && !error.fromTapline && ctx) return notTapline(ctx.url, `answered 404 with: ${error.body.error.slice(0, 80)}`, ctx);
     const issues = error.body.issues?.length ? `: ${error.body.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : '';
     // The daemon's `code` decides (docs/decisions.md §2.5, §14.3); the status is the fallback for
     // answers that carry none (a proxy in between, an older daemon).
