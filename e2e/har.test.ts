@@ -87,4 +87,23 @@ describe('HAR in and out with the built binaries', () => {
     expect((await run(['import', 'copy', join(home.path, 'missing.har')])).exitCode).toBe(2);
     expect(await entries('copy')).toHaveLength(before);
   });
+
+  it('importing the same file again skips every entry already imported and says how many', async () => {
+    const before = await entries('shop');
+    const again = await run(['import', 'shop', MITMPROXY_HAR]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^imported 0 entries into shop\nskipped 5 already imported\nskipped 2 \((OPTIONS 1, HEAD 1|HEAD 1, OPTIONS 1)\)$/);
+    expect((await entries('shop')).map((e) => e.id).sort()).toEqual(before.map((e) => e.id).sort());
+    // A file of which some entries are new: only those are sent.
+    const har = JSON.parse(readFileSync(MITMPROXY_HAR, 'utf8')) as { log: { entries: { startedDateTime: string }[] } };
+    const moved = structuredClone(har);
+    const [first] = moved.log.entries;
+    if (first) first.startedDateTime = new Date(Date.parse(first.startedDateTime) + 1).toISOString();
+    const partly = join(home.path, 'partly-new.har');
+    writeFileSync(partly, JSON.stringify(moved));
+    const json = await run(['import', 'shop', partly, '--json']);
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ imported: 1, alreadyImported: 4 });
+    expect(await entries('shop')).toHaveLength(before.length + 1);
+  });
 });

@@ -43,19 +43,21 @@ export interface CliContext {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/** Exit 4: no token anywhere the CLI looks (docs/decisions.md §14.2). */
+export const noToken = (home: string) =>
+  new CliError(
+    EXIT.AUTH,
+    `no token found (looked at --token, TAPLINE_TOKEN, ${home}/credentials and ${home}/token)`,
+    'start `taplined` once on this machine, log in with `tapline login --email <you>`, or pass --token',
+  );
+
 export function createContext(globals: GlobalOptions, io: Io, options: { requireToken?: boolean } = {}): CliContext {
   const home = resolveHome(globals.home, io.env);
   const found = resolveUrl(globals.url, io.env, home);
   const url = found.url.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(url)) throw new CliError(EXIT.USAGE, `--url must be an http(s) URL such as ${DEFAULT_URL} (got "${url}")`);
   const token = resolveToken(globals.token, io.env, home);
-  if (!token && options.requireToken !== false) {
-    throw new CliError(
-      EXIT.AUTH,
-      `no token found (looked at --token, TAPLINE_TOKEN, ${home}/credentials and ${home}/token)`,
-      'start `taplined` once on this machine, log in with `tapline login --email <you>`, or pass --token',
-    );
-  }
+  if (!token && options.requireToken !== false) throw noToken(home);
   if (globals.json && globals.ndjson) throw new CliError(EXIT.USAGE, 'choose one of --json and --ndjson');
   const tty = io.stdout.isTTY === true;
   const colorOn = tty && globals.color !== false && !io.env.NO_COLOR && io.env.TERM !== 'dumb';

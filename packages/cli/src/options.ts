@@ -2,11 +2,16 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { HTTP_METHODS, LevelParam, LEVELS, MAX_PAGE_LIMIT, Method, StatusFilter } from '@tapline/shared';
 import type { z } from 'zod';
 
-/** A commander parser for a whole number in [min, max]; a bad value is a usage error (exit 2). */
+/**
+ * A commander parser for a whole number in [min, max]; a bad value is a usage error (exit 2).
+ * The message reads after the flag's name (`--page must be a whole number from 1`); an upper
+ * bound nobody reaches (the daemon's own for pages) is named only to a value past it.
+ */
 export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (text: string) => {
   const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-  return n;
+  if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+  const upTo = max < Number.MAX_SAFE_INTEGER || n > max ? ` to ${max}` : '';
+  throw new InvalidArgumentError(`must be a whole number from ${min}${upTo}`);
 };
 
 export interface PagingOptions {
@@ -52,9 +57,9 @@ export interface FilterFlags {
  */
 export function filterOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--method <method>', 'only this method (any case)').choices(HTTP_METHODS).argParser(checkedBy(Method, `expected one of ${HTTP_METHODS.join(', ')}`)))
-    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'expected a status such as 404 or a class such as 5xx'))
-    .addOption(new Option('--level <level>', 'only this level (any case)').choices(LEVELS).argParser(checkedBy(LevelParam, `expected one of ${LEVELS.join(', ')}`)))
+    .addOption(new Option('--method <method>', 'only this method (any case)').choices(HTTP_METHODS).argParser(checkedBy(Method, `must be one of ${HTTP_METHODS.join(', ')}`)))
+    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'must be a status such as 404 or a class such as 5xx'))
+    .addOption(new Option('--level <level>', 'only this level (any case)').choices(LEVELS).argParser(checkedBy(LevelParam, `must be one of ${LEVELS.join(', ')}`)))
     .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
     .option('--path <name>', 'only requests to this path, such as /api/orders')
     .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)');

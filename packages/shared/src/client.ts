@@ -1,9 +1,9 @@
 import type { ClientInput, Endpoint, ResponseOf } from './contract.js';
-import { apiErrorOf, UnreachableError } from './errors.js';
+import { answerError, NotTaplineError, UnreachableError } from './errors.js';
 import { isRecord } from './json.js';
 import { buildPath, scalarText } from './paths.js';
 
-export { ApiError, apiErrorOf, UnreachableError } from './errors.js';
+export { ApiError, answerError, apiErrorOf, NotTaplineError, UnreachableError } from './errors.js';
 
 export interface ClientOptions {
   /** `http://127.0.0.1:7468`; a trailing slash is ignored. */
@@ -68,18 +68,35 @@ export function createClient(options: ClientOptions): TaplineClient {
     }
     const response = await raw(path + queryString(input?.query), init);
     const text = await response.text();
-    if (!response.ok) throw apiErrorOf(response.status, text);
-    const json: unknown = endpoint.response ? JSON.parse(text) : undefined;
+    if (!response.ok) throw answerError(baseUrl, response.status, text);
+    const json = endpoint.response ? parseJson(text) : undefined;
+    const parsed = endpoint.response?.safeParse(json);
+    // A daemon answers every endpoint in the contract's shape: anything else at this URL is
+    // another server (or a page in front of one), and a dump of schema issues helps nobody.
+    if (parsed && !parsed.success) {
+      const seen = json === NOT_JSON ? `a body that is not JSON (${response.headers.get('content-type') ?? 'no content-type'})` : `JSON the contract does not describe (${parsed.error.issues[0]?.message ?? 'invalid'})`;
+      throw new NotTaplineError(baseUrl, `${endpoint.method} ${path} answered ${response.status} with ${seen}`);
+    }
     // ResponseOf<E> is a conditional type on E's response schema, which the compiler cannot
     // resolve for a generic E; the branch taken here is the one it names.
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-    const data = (endpoint.response ? endpoint.response.parse(json) : undefined) as ResponseOf<E>;
+    const data = parsed?.data as ResponseOf<E>;
     return { data, text, json };
   }
 
   const call = async <E extends Endpoint>(endpoint: E, input?: ClientInput<E>) => (await request(endpoint, input)).data;
 
   return { baseUrl, call, request, raw };
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 function describeFetchError(error: unknown): string {

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ReceivedErrorBody,
+    /** False when the body was not a Tapline error body (a proxy's page, another server's answer). */
+    readonly fromTapline = true,
   ) {
     super(body.error);
     this.name = 'ApiError';
@@ -49,5 +51,26 @@ export function apiErrorOf(status: number, text: string): ApiError {
   } catch {
     // Not JSON: a proxy or another server answered; report its status plainly.
   }
-  return new ApiError(status, { statusCode: status, error: text.trim().slice(0, 200) || `HTTP ${status}` });
+  return new ApiError(status, { statusCode: status, error: text.trim().slice(0, 200) || `HTTP ${status}` }, false);
+}
+
+/**
+ * Something answered at the URL, but not as a Tapline daemon does: a success whose body the
+ * contract does not describe, or a 404 without Tapline's error body (the daemon's own 404s always
+ * carry one). `detail` says what was seen, for `--debug`; the message stays one line.
+ */
+export class NotTaplineError extends Error {
+  constructor(
+    readonly url: string,
+    readonly detail: string,
+  ) {
+    super(`${url}: not a Tapline daemon`);
+    this.name = 'NotTaplineError';
+  }
+}
+
+/** The error for a failed answer: NotTaplineError for a foreign 404, else the ApiError. */
+export function answerError(url: string, status: number, text: string): ApiError | NotTaplineError {
+  const error = apiErrorOf(status, text);
+  return status === 404 && !error.fromTapline ? new NotTaplineError(url, `answered 404 with: ${error.body.error.slice(0, 80)}`) : error;
 }

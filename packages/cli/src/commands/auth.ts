@@ -4,7 +4,7 @@ import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { example } from '../help.js';
 import type { Register } from '../register.js';
-import { tokenExpiry } from '../token-expiry.js';
+import { tokenExpiry } from '../token-claims.js';
 
 export interface AuthStatus {
   readonly url: string;

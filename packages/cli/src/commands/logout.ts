@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { readCredentials } from '../credentials.js';
 import { example } from '../help.js';
 import type { Register } from '../register.js';
-import { type Revocation, revokeAt } from '../revoke-token.js';
+import { loginUrl, type Revocation, revokeAt, unrevokedLines } from '../revoke-token.js';
 
 export interface LogoutResult {
   readonly loggedOut: boolean;
@@ -14,12 +14,14 @@ export interface LogoutResult {
   readonly revocation: Revocation | null;
   /** Why the token could not be revoked (daemon unreachable...); null otherwise. */
   readonly reason: string | null;
+  /** The stored token's id, to revoke with `taplined token revoke` when the CLI could not. */
+  readonly tokenId: string | null;
   readonly credentials: string;
 }
 
 /**
- * `tapline logout`: revokes the stored token at the daemon when it answers, then forgets it.
- * Not being logged in is no error (exit 0): the goal, no stored login, already holds.
+ * `tapline logout`: revokes the stored token at the daemon that issued it when that answers, then
+ * forgets it. Not being logged in is no error (exit 0): the goal, no stored login, already holds.
  */
 export async function logout(ctx: CliContext): Promise<LogoutResult> {
   const path = credentialsFile(ctx.home);
@@ -29,12 +31,14 @@ export async function logout(ctx: CliContext): Promise<LogoutResult> {
     // An unreadable file is still a stored login to forget; there is no token in it to revoke.
     const had = existsSync(path);
     rmSync(path, { force: true });
-    return { loggedOut: had, email, url: ctx.url, revocation: null, reason: null, credentials: path };
+    return { loggedOut: had, email, url: ctx.url, revocation: null, reason: null, tokenId: null, credentials: path };
   }
-  // ctx.url is the stored login's own URL unless --url or TAPLINE_URL says otherwise.
-  const { revocation, reason } = await revokeAt(ctx.url, stored.token);
+  // Not ctx.url: another daemon than the issuer would refuse the token (401), which would read
+  // as "revoked already" while the token stays valid where it was made.
+  const url = loginUrl(stored, ctx.home);
+  const revoked = await revokeAt(url, stored.token);
   rmSync(path, { force: true });
-  return { loggedOut: true, email, url: ctx.url, revocation, reason, credentials: path };
+  return { loggedOut: true, email, url, ...revoked, credentials: path };
 }
 
 export function printLogout(ctx: CliContext, r: LogoutResult): void {
@@ -45,14 +49,14 @@ export function printLogout(ctx: CliContext, r: LogoutResult): void {
   ctx.print(`logged out of ${r.url}${who}; removed ${r.credentials}`);
   if (r.revocation === 'revoked') ctx.note('the token was revoked at the daemon');
   else if (r.revocation === 'already-invalid') ctx.note('the daemon no longer accepted the token (expired or revoked already)');
-  else ctx.note(ctx.colors.yellow(`the token could not be revoked (${r.reason}); it stays valid at the daemon until it expires, unless revoked with \`taplined token revoke\``));
+  else for (const line of unrevokedLines('the token', r)) ctx.note(ctx.colors.yellow(line));
   if (existsSync(tokenFile(ctx.home))) ctx.note(ctx.colors.dim(`later commands use the daemon's token in ${tokenFile(ctx.home)}`));
 }
 
 export const registerLogout: Register = (program, context) => {
   const cmd = program
     .command('logout')
-    .description('forget the login stored by `tapline login`, revoking its token at the daemon')
+    .description('forget the login stored by `tapline login`, revoking its token at the daemon that issued it')
     .action(async (_opts: unknown, command: Command) => {
       const ctx = context(command, { requireToken: false });
       printLogout(ctx, await logout(ctx));

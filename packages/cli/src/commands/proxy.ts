@@ -124,12 +124,12 @@ export function printSummary(ctx: CliContext, s: ProxySummary): void {
 const collect = (value: string, previous: string[]) => [...previous, value];
 const size = (text: string) => {
   const n = parseSize(text);
-  if (n === null) throw new InvalidArgumentError('expected a size such as 64kb, 1mb or 65536');
+  if (n === null) throw new InvalidArgumentError('must be a size such as 64kb, 1mb or 65536');
   return n;
 };
 const count = (text: string) => {
   const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number from 1');
   return n;
 };
 

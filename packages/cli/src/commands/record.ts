@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ComposeRecord, contract, type ComposeRecordInput, formatLatency, trafficTarget, type HttpTrafficRecord } from '@tapline/shared';
+import { ApiError, ComposeRecord, contract, type ComposeRecordInput, formatBytes, formatLatency, trafficTarget, type HttpTrafficRecord } from '@tapline/shared';
 import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
-import { CliError, errorCode, invalid, usage } from '../exit-codes.js';
+import { BODY_LIMIT_HINT, CliError, invalid, usage } from '../exit-codes.js';
+import { fileError } from '../file-errors.js';
 import { example } from '../help.js';
 import { readAll } from '../io.js';
 import type { Register } from '../register.js';
@@ -100,7 +101,7 @@ export async function readRecordInput(ctx: CliContext, file: string | undefined)
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw usage(`cannot read ${file} (${errorCode(error) ?? String(error)})`);
+      throw fileError('read', file, error);
     }
   }
   if (ctx.io.stdin.isTTY) throw usage('give the record with --file, or pipe JSON or NDJSON into tapline record');
@@ -114,7 +115,9 @@ export async function composeRecords(ctx: CliContext, source: string, records: r
   const answers: Answer<HttpTrafficRecord>[] = [];
   try {
     for (const record of checked) {
-      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body });
+      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body }).catch((error: unknown) => {
+        throw tooLarge(error, record) ?? error;
+      });
       answers.push(answer);
       onComposed?.(answer);
     }
@@ -123,6 +126,13 @@ export async function composeRecords(ctx: CliContext, source: string, records: r
     throw error;
   }
   return answers;
+}
+
+/** A 413 told with the record, its size, and the daemon's flag that sets the limit. */
+function tooLarge(error: unknown, record: CheckedRecord): CliError | undefined {
+  if (!(error instanceof ApiError) || error.status !== 413) return undefined;
+  const size = formatBytes(Buffer.byteLength(JSON.stringify(record.body)));
+  return invalid(`the daemon refused ${record.where} as too large: ${size} of JSON, over its body limit`, BODY_LIMIT_HINT);
 }
 
 /**

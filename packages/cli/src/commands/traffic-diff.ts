@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { diffRecords, type Difference } from '../diff/compare.js';
 import { describeExchange, diffLines } from '../diff/render.js';
+import { CliError, EXIT, toCliError } from '../exit-codes.js';
 import { example } from '../help.js';
 import type { ContextFactory } from '../register.js';
 import { showTraffic } from './traffic-show.js';
@@ -29,12 +30,19 @@ export async function diffTraffic(ctx: CliContext, source: string, idA: string, 
 export function addTrafficDiff(traffic: Command, context: ContextFactory): void {
   const cmd = traffic
     .command('diff <source> <idA> <idB>')
-    .description('what differs between two exchanges: status, timing, method and URL, headers, JSON bodies by path')
+    .description('what differs between two exchanges: status, timing, method and URL, headers, JSON bodies by path; exit 1 when they differ')
     .action(async (source: string, idA: string, idB: string, _opts: unknown, command: Command) => {
       const ctx = context(command);
-      const { lines, result } = await diffTraffic(ctx, source, idA, idB);
-      if (ctx.mode !== 'table') return ctx.print(JSON.stringify(result));
-      for (const line of lines) ctx.print(line);
+      const { lines, result } = await diffTraffic(ctx, source, idA, idB).catch((error: unknown) => {
+        // As diff(1): 1 says "they differ", so an unexpected failure, elsewhere 1, is 2 here.
+        const failure = toCliError(error, ctx);
+        throw failure.exitCode === EXIT.UNEXPECTED ? new CliError(EXIT.USAGE, failure.message, failure.hint) : failure;
+      });
+      if (ctx.mode !== 'table') ctx.print(JSON.stringify(result));
+      else for (const line of lines) ctx.print(line);
+      // The differences are printed already; the exit status alone says that there were some.
+      if (result.differences.length) throw new CliError(EXIT.DIFFERENT, '');
     });
   example(cmd, 'tapline traffic diff shop 019a4c2e-7b1d 019a4c31-02aa', 'tapline traffic diff shop 019a4c2e-7b1d 019a4c31-02aa --json | jq \'.differences[].path\'');
+  cmd.addHelpText('after', '\nExit status: 0 when the two are the same, 1 when they differ, 2 or more on errors (as diff(1); 3 to 7 as for every command).');
 }

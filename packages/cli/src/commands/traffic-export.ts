@@ -2,9 +2,10 @@ import { createWriteStream } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { apiErrorOf, buildPath, contract } from '@tapline/shared';
+import { answerError, buildPath, contract } from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
+import { fileError, isFileProblem } from '../file-errors.js';
 import { example } from '../help.js';
 import { filterOptions } from '../options.js';
 import type { ContextFactory } from '../register.js';
@@ -27,11 +28,16 @@ export async function exportTraffic(ctx: CliContext, source: string, opts: Traff
   const filters = await trafficFilters(ctx, id, opts);
   const query = new URLSearchParams(Object.entries(filters).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const response = await ctx.client.raw(`${buildPath(contract.exportHar.path, { trafficSourceId: id })}${query ? `?${query}` : ''}`, { signal: ctx.io.signal });
-  if (!response.ok) throw apiErrorOf(response.status, await response.text());
+  if (!response.ok) throw answerError(ctx.url, response.status, await response.text());
   if (!response.body) throw new CliError(EXIT.UNEXPECTED, 'the daemon answered without a body');
-  const target = opts.output && opts.output !== '-' ? createWriteStream(opts.output) : new Writable({ write: (chunk: Buffer, _enc, done) => (ctx.io.stdout.write(chunk.toString('utf8')), done()) });
-  await pipeline(Readable.fromWeb(response.body), target, { signal: ctx.io.signal });
-  if (opts.output && opts.output !== '-') ctx.note(`wrote ${opts.output}`);
+  const file = opts.output && opts.output !== '-' ? opts.output : undefined;
+  const target = file ? createWriteStream(file) : new Writable({ write: (chunk: Buffer, _enc, done) => (ctx.io.stdout.write(chunk.toString('utf8')), done()) });
+  try {
+    await pipeline(Readable.fromWeb(response.body), target, { signal: ctx.io.signal });
+  } catch (error) {
+    throw file && isFileProblem(error) ? fileError('write', file, error) : error;
+  }
+  if (file) ctx.note(`wrote ${file}`);
 }
 
 export function addTrafficExport(traffic: Command, context: ContextFactory): void {

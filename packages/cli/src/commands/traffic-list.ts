@@ -25,7 +25,7 @@ export function timeBound(text: string, now: number): string {
   const span = /^\d/.test(text) && !/^\d{4}-/.test(text) ? ms(text as ms.StringValue) : undefined;
   if (typeof span === 'number' && Number.isFinite(span)) return new Date(now - span).toISOString();
   const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('expected a duration such as 15m, 2h or 7d, or an ISO 8601 date-time');
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('must be a duration such as 15m, 2h or 7d, or an ISO 8601 date-time');
   return date.toISOString();
 }
 

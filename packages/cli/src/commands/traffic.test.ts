@@ -260,7 +260,7 @@ describe('tapline traffic diff', () => {
       ]),
     );
     const text = await as(ana, ...argv);
-    expect(text.code, text.stderr).toBe(EXIT.OK);
+    expect(text.code, text.stderr).toBe(EXIT.DIFFERENT);
     expect(text.stdout).toMatch(/^A \S+ .* POST 201 https:\/\/shop\.example\.com\/api\/orders\nB /);
     expect(text.stdout).toMatch(/\n~ status\s+201 -> 200\n/);
     expect(text.stdout).not.toContain('\u001b[');
@@ -268,5 +268,6 @@ describe('tapline traffic diff', () => {
     expect(tty.stdout).toContain('\u001b[33m~ status');
     const same = await as(ana, 'traffic', 'diff', 'shop', patch?.id ?? '', patch?.id ?? '');
     expect(same.stdout).toMatch(/no differences/);
+    expect(same.code).toBe(EXIT.OK);
   });
 });

@@ -13,6 +13,6 @@ describe('tapline ui', () => {
   it('without a terminal it says what to use instead (exit 2)', async () => {
     const result = await run(['ui', 'shop'], { env: { TAPLINE_TOKEN: 't' } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('tapline ui needs a terminal');
+    expect(result.stderr).toContain('tapline: ui needs a terminal\n');
   });
 });

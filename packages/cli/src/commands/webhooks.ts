@@ -52,7 +52,7 @@ export function webhookTable(ctx: CliContext, rows: readonly Webhook[]): string[
 /** Like commander's choices, but in any case: traffic levels are upper case, webhook levels lower. */
 const oneOf = <T extends string>(values: readonly T[]) => (text: string): T => {
   const found = values.find((v) => v === text.toLowerCase());
-  if (!found) throw new InvalidArgumentError(`expected one of ${values.join(', ')}`);
+  if (!found) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
   return found;
 };
 
