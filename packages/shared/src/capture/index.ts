@@ -1,4 +1,5 @@
 export * from './body.js';
 export * from './transaction.js';
 export * from './recorder.js';
+export { refusalOf } from './answers.js';
 export * from './source.js';
