@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createTapline, stateOf, type ErrorHandler, type TaplineOptions } from './middleware.js';
 
-export type { ErrorHandler, Next, QueueOptions, Tapline, TaplineOptions, TaplineStats } from './middleware.js';
+export type { ErrorHandler, Next, QueueOptions, Tapline, TaplineLogger, TaplineOptions, TaplineStats } from './middleware.js';
 
 /**
  * `app.use(tapline({ url, token, source }))`: records every request and response of an Express

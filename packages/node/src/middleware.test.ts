@@ -116,6 +116,25 @@ describe('@tapline/node against a daemon', () => {
     expect(t.stats()).toMatchObject({ sent: 5, skipped: 1, dropped: 0 });
   });
 
+  it.each([
+    { what: 'a bad token', token: () => 'tl_not-a-real-token', source: 'orders-api', line: /\(401 Invalid token\): check the token\./, by: 'unauthorized' },
+    { what: 'an unknown source', token: () => ingestToken, source: 'no-such-api', line: /\(404 no traffic source named "no-such-api" is visible to this token\)/, by: 'notFound' },
+  ])('with $what: one warning line with the status and the message, never the token; nothing retried, every record counted', async ({ token, source, line, by }) => {
+    const lines: string[] = [];
+    t = tapline({ url: h.url, token: token(), source, logger: { warn: (m) => lines.push(m) }, queue: { flushIntervalMs: 5 } });
+    app = createServer(t.wrap((_req, res) => res.end('ok')));
+    base = await listen(app);
+    for (let i = 0; i < 3; i++) {
+      expect(await (await fetch(`${base}/r/${i}`)).text()).toBe('ok');
+      expect(await t.flush(2_000)).toBe(true);
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+    expect(lines[0]).toContain(h.url);
+    expect(lines[0]).not.toContain(token());
+    expect(t.stats()).toMatchObject({ sent: 0, failures: 0, queued: 0, rejected: 3, rejectedBy: { [by]: 3 }, refusal: { status: source === 'orders-api' ? 401 : 404 } });
+  });
+
   it('sends when the request arrived as startedAt, so a late flush keeps the real time', async () => {
     await h.close();
     // A daemon clock a day ahead: an entry stored at receipt would show tomorrow's date.

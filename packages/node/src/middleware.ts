@@ -7,6 +7,7 @@ import {
   resolveSourceId,
   toRecordBody,
   type CreateCoreLog,
+  type Refusal,
 } from '@tapline/shared';
 import { coreLogOf } from './core-log.js';
 import { tap } from './tap.js';
@@ -28,16 +29,34 @@ export interface QueueOptions {
   /** Backoff between failed attempts, doubling from `initialMs` (250) to `maxMs` (5,000). */
   readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
   readonly onDrop?: (event: { readonly reason: 'queue-full' | 'rejected' | 'closed'; readonly count: number; readonly total: number; readonly error?: Error }) => void;
-  /** Each failed attempt to reach the daemon (down, slow, refusing). */
+  /** Each failed attempt that is retried: the daemon down, unavailable (503) or failing (5xx). */
   readonly onError?: (error: Error) => void;
+}
+
+/** Where the middleware's warnings go; `console` and most loggers (pino, winston) fit. */
+export interface TaplineLogger {
+  warn(message: string): void;
 }
 
 export interface TaplineStats {
   readonly queued: number;
   readonly queuedBytes: number;
   readonly sent: number;
+  /** Records dropped here: the queue was full while the daemon was slow or down, or after `close()`. */
   readonly dropped: number;
+  readonly droppedBy: { readonly queueFull: number; readonly closed: number };
+  /** Records given up because of the daemon's answer; never retried. */
   readonly rejected: number;
+  /** `rejected` by answer: `unauthorized` 401, `forbidden` 403, `notFound` 404 or no such source, `invalid` other 4xx, `serverError` a record that kept failing with a 500. */
+  readonly rejectedBy: {
+    readonly invalid: number;
+    readonly unauthorized: number;
+    readonly forbidden: number;
+    readonly notFound: number;
+    readonly serverError: number;
+  };
+  /** The daemon's latest refusal of the token or source, until it stores records again. */
+  readonly refusal: { readonly status: number; readonly message: string } | null;
   /** Requests not recorded: methods outside GET POST PUT DELETE PATCH. */
   readonly skipped: number;
   readonly failures: number;
@@ -64,6 +83,11 @@ export interface TaplineOptions {
   readonly trafficUserId?: (req: IncomingMessage) => string | null | undefined;
   /** Queue and batching of the recorder; `onDrop`/`onError` to hear about trouble. */
   readonly queue?: QueueOptions;
+  /**
+   * Gets one line when the daemon refuses the token or the source (401, 403, 404): once, and
+   * again only after records were stored in between. Default: the line on stderr. `false`: none.
+   */
+  readonly logger?: TaplineLogger | false;
   /** For tests. */
   readonly fetch?: typeof fetch;
 }
@@ -105,12 +129,29 @@ type Tracked = IncomingMessage & { [STATE]?: RequestState };
 
 export const stateOf = (req: Tracked | undefined): RequestState | undefined => req?.[STATE];
 
+const stderrLogger: TaplineLogger = { warn: (message) => void process.stderr.write(`${message}\n`) };
+
+const HINTS: Readonly<Record<number, string>> = {
+  401: 'check the token',
+  403: 'the token may not write to this source',
+  404: "check the source's name or id",
+};
+
+/** The warning for a refusal: the status and the daemon's message, never the token. */
+function refusalLine(refusal: Refusal, where: { readonly url: string; readonly source: string; readonly token: string }): string {
+  const hint = HINTS[refusal.status] ?? 'check the token and the source';
+  const line = `@tapline/node: the daemon at ${where.url} refused the records for source "${where.source}" (${refusal.status} ${refusal.message}): ${hint}. Refused records are dropped, not retried; stats().rejected counts them.`;
+  return where.token ? line.split(where.token).join('[token]') : line;
+}
+
 export function createTapline(options: TaplineOptions): Tapline {
   const client = createClient({ baseUrl: options.url ?? 'http://127.0.0.1:7468', token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const logger = options.logger === false ? undefined : (options.logger ?? stderrLogger);
   const recorder = createRecorder({
     ...options.queue,
     client,
     sourceId: () => resolveSourceId(client, options.source),
+    onRefused: (refusal) => logger?.warn(refusalLine(refusal, { url: client.baseUrl, source: options.source, token: options.token })),
   });
   const maxBody = options.maxBody ?? DEFAULT_MAX_BODY;
   const context = { service: options.service ?? options.source, layer: options.layer ?? 'Application' };

@@ -49,6 +49,7 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
     maxQueue: opts.maxQueue,
     onDrop: (event) => notices.dropped(event),
     onError: (error) => notices.failed(error),
+    onRefused: (refusal) => notices.refused(refusal),
   });
   const server = createProxyServer({ target, maxBody: opts.maxBody, isExcluded: exclusion.path, onExchange: (exchange) => recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters) });
   const address = await server.listen(listen.host, listen.port).catch((error: NodeJS.ErrnoException) => {

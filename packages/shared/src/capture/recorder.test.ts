@@ -1,6 +1,10 @@
-import { describe, expect, it, vi } from 'vitest';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../client.js';
-import { createRecorder, type DropEvent } from './recorder.js';
+import { createRecorder, type DropEvent, type Recorder, type RecorderOptions, type Refusal } from './recorder.js';
+import { resolveSourceId } from './source.js';
 import type { RecordBody } from './transaction.js';
 
 const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
@@ -127,5 +131,172 @@ describe('createRecorder', () => {
     expect(await recorder.flush(2000)).toBe(true);
     expect(calls).toBe(3);
     expect(recorder.stats().sent).toBe(1);
+  });
+});
+
+const TOKEN = 'tl_test-token';
+
+/** What the fake daemon does with one request: answer, reset the connection, or never answer. */
+type LoopbackReply = { status: number; error?: string; headers?: Record<string, string> } | 'reset' | 'hang';
+
+interface Seen {
+  readonly method: string;
+  readonly path: string;
+  readonly at: number;
+  readonly paths: string[];
+}
+
+/**
+ * A daemon on loopback: each request to the batch endpoint gets the next reply of `script`, then
+ * 201; the source list answers `sources`. Every request is kept, with the records a batch carried.
+ */
+async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; name: string }[] = [{ id: SOURCE, name: 'shop' }], port = 0) {
+  const requests: Seen[] = [];
+  const stored: string[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      const paths = req.method === 'POST' ? (JSON.parse(text) as { pathnameUrl: string }[]).map((r) => r.pathnameUrl) : [];
+      requests.push({ method: req.method ?? '', path, at: performance.now(), paths });
+      const reply = path.startsWith('/traffic-source') ? { status: 200 } : (script.shift() ?? { status: 201 });
+      if (reply === 'reset') return void req.socket.destroy();
+      if (reply === 'hang') return;
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      if (path.startsWith('/traffic-source')) return void res.end(JSON.stringify({ data: sources, meta: { page: 1, limit: 1000, total: sources.length } }));
+      if (reply.status !== 201) return void res.end(JSON.stringify({ statusCode: reply.status, error: reply.error ?? 'no' }));
+      stored.push(...paths);
+      res.end(JSON.stringify({ ids: paths.map((_, i) => `0190a000-0000-7000-8000-${String(stored.length - paths.length + i).padStart(12, '0')}`) }));
+    });
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const batches = () => requests.filter((r) => r.method === 'POST');
+  return { url, server, requests, batches, stored };
+}
+
+async function closed(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+describe('the recorder against a daemon on loopback: what it retries and what it gives up (issue 24, problems 5 and 17)', () => {
+  const servers: Server[] = [];
+  const recorders: Recorder[] = [];
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((r) => r.close(10)));
+    await Promise.all(servers.splice(0).map(closed));
+  });
+
+  function start(url: string, options: Partial<RecorderOptions> = {}) {
+    const errors: Error[] = [];
+    const refusals: Refusal[] = [];
+    const recorder = createRecorder({
+      client: createClient({ baseUrl: url, token: TOKEN }),
+      sourceId: SOURCE,
+      ...fast,
+      onError: (e) => errors.push(e),
+      onRefused: (r) => refusals.push(r),
+      ...options,
+    });
+    recorders.push(recorder);
+    return { recorder, errors, refusals };
+  }
+
+  it('retries a 503 for as long as it lasts, waiting at least its Retry-After, and loses nothing', async () => {
+    const unavailable = { status: 503, error: 'The database is unavailable', headers: { 'retry-after': '1' } };
+    const daemon = await loopbackDaemon([unavailable, { ...unavailable, headers: { 'retry-after': '0' } }, { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }]);
+    servers.push(daemon.server);
+    const { recorder, errors, refusals } = start(daemon.url);
+    recorder.record(body(1));
+    expect(await recorder.flush(10_000)).toBe(true);
+    expect(daemon.stored).toEqual(['/r/1']);
+    expect(recorder.stats()).toMatchObject({ sent: 1, rejected: 0, dropped: 0, failures: 6 });
+    expect(errors).toHaveLength(6);
+    expect(refusals).toEqual([]);
+    const [first, second] = daemon.batches();
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(900);
+  });
+
+  it('retries 502, 504, 408 and 429 the same way', async () => {
+    const daemon = await loopbackDaemon([{ status: 502 }, { status: 504 }, { status: 408 }, { status: 429 }, { status: 502 }]);
+    servers.push(daemon.server);
+    const { recorder } = start(daemon.url);
+    recorder.record(body(1));
+    expect(await recorder.flush(5_000)).toBe(true);
+    expect(recorder.stats()).toMatchObject({ sent: 1, rejected: 0, failures: 5 });
+  });
+
+  it('holds records while the connection is refused, and delivers them once the daemon listens', async () => {
+    const probe = await loopbackDaemon([]);
+    const { url } = probe;
+    await closed(probe.server);
+    const { recorder, errors } = start(url);
+    for (let i = 0; i < 3; i++) recorder.record(body(i));
+    await expect.poll(() => errors.length).toBeGreaterThanOrEqual(3);
+    expect(errors[0]?.message).toContain('ECONNREFUSED');
+    const daemon = await loopbackDaemon([], undefined, Number(new URL(url).port));
+    servers.push(daemon.server);
+    expect(await recorder.flush(5_000)).toBe(true);
+    expect(daemon.stored).toEqual(['/r/0', '/r/1', '/r/2']);
+    expect(recorder.stats()).toMatchObject({ sent: 3, dropped: 0, rejected: 0 });
+  });
+
+  it('retries a reset connection and a request that timed out', async () => {
+    const daemon = await loopbackDaemon(['reset', 'hang']);
+    servers.push(daemon.server);
+    const { recorder, errors } = start(daemon.url, { requestTimeoutMs: 200 });
+    recorder.record(body(1));
+    expect(await recorder.flush(5_000)).toBe(true);
+    expect(daemon.stored).toEqual(['/r/1']);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/ECONNRESET|socket|other side closed/i), expect.stringMatching(/timed out/)]);
+  });
+
+  it('gives up a batch answered 401 at once: no retry, one refusal naming the status and message, counted by reason', async () => {
+    const daemon = await loopbackDaemon([
+      { status: 401, error: 'Invalid token' },
+      { status: 401, error: 'Invalid token' },
+    ]);
+    servers.push(daemon.server);
+    const { recorder, errors, refusals } = start(daemon.url);
+    recorder.record(body(1));
+    recorder.record(body(2));
+    expect(await recorder.flush(2_000)).toBe(true);
+    recorder.record(body(3));
+    expect(await recorder.flush(2_000)).toBe(true);
+    expect(daemon.batches().map((b) => b.paths)).toEqual([['/r/1', '/r/2'], ['/r/3']]);
+    expect(refusals).toEqual([{ status: 401, message: 'Invalid token', count: 2 }]);
+    expect(errors).toEqual([]);
+    expect(recorder.stats()).toMatchObject({ sent: 0, failures: 0, rejected: 3, rejectedBy: { unauthorized: 3 }, refusal: { status: 401, message: 'Invalid token' } });
+  });
+
+  it('gives up a batch answered 403 or 404 without retrying, and says so again only after records were stored in between', async () => {
+    const daemon = await loopbackDaemon([{ status: 404, error: 'Traffic Source not found' }, { status: 201 }, { status: 403, error: 'This token may not write to that source' }]);
+    servers.push(daemon.server);
+    const { recorder, refusals } = start(daemon.url);
+    for (const i of [1, 2, 3]) {
+      recorder.record(body(i));
+      expect(await recorder.flush(2_000)).toBe(true);
+    }
+    expect(daemon.batches()).toHaveLength(3);
+    expect(refusals.map((r) => r.status)).toEqual([404, 403]);
+    expect(recorder.stats()).toMatchObject({ sent: 1, failures: 0, rejected: 2, rejectedBy: { notFound: 1, forbidden: 1 } });
+  });
+
+  it('refuses once, without retrying, when no source of that name is visible to the token', async () => {
+    const daemon = await loopbackDaemon([], [{ id: SOURCE, name: 'other' }]);
+    servers.push(daemon.server);
+    const client = createClient({ baseUrl: daemon.url, token: TOKEN });
+    const { recorder, refusals, errors } = start(daemon.url, { client, sourceId: () => resolveSourceId(client, 'shop') });
+    recorder.record(body(1));
+    expect(await recorder.flush(2_000)).toBe(true);
+    recorder.record(body(2));
+    expect(await recorder.flush(2_000)).toBe(true);
+    expect(daemon.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
+    expect(refusals).toEqual([{ status: 404, message: 'no traffic source named "shop" is visible to this token', count: 1 }]);
+    expect(errors).toEqual([]);
+    expect(recorder.stats()).toMatchObject({ rejected: 2, rejectedBy: { notFound: 2 }, failures: 0 });
   });
 });

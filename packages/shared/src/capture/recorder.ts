@@ -1,74 +1,13 @@
-import type { TaplineClient } from '../client.js';
 import { type ApiError, apiErrorOf } from '../errors.js';
 import { isRecord } from '../json.js';
 import { buildPath, CAPTURE_PATHS } from '../paths.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
+import { type Answer, badIndexes, postJson, type RefusalError, refusalOf, type RejectReason, rejectReasonOf, retryAfterMs, verdictOf } from './answers.js';
+import type { DropReason, Recorder, RecorderOptions } from './recorder-types.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
 
-export type DropReason = 'queue-full' | 'rejected' | 'closed';
-
-export interface DropEvent {
-  readonly reason: DropReason;
-  /** Records dropped by this event. */
-  readonly count: number;
-  /** Records dropped or rejected so far. */
-  readonly total: number;
-  /** The daemon's answer, for `rejected`. */
-  readonly error?: Error;
-}
-
-export interface RecorderOptions {
-  readonly client: TaplineClient;
-  /** The source's id, or a resolver (`() => resolveSourceId(client, 'demo')`) retried like a send until it answers. */
-  readonly sourceId: string | (() => Promise<string>);
-  /** Records held while the daemon is slow or down; past it new records are dropped. Default 10,000. */
-  readonly maxQueue?: number;
-  /** The same bound in bytes of JSON. Default 64 MiB. */
-  readonly maxQueueBytes?: number;
-  /** Records per request, at most 1,000 (the endpoint's limit). Default 500. */
-  readonly batchSize?: number;
-  /** How long a record may wait for others to share its request. Default 200 ms. */
-  readonly flushIntervalMs?: number;
-  readonly requestTimeoutMs?: number;
-  /** Backoff between failed attempts: doubling from `initialMs` to `maxMs`, with jitter. */
-  readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
-  readonly onDrop?: (event: DropEvent) => void;
-  /** Each failed attempt (daemon down, slow, refusing); at most one call per backoff step. */
-  readonly onError?: (error: Error) => void;
-}
-
-export interface RecorderStats {
-  readonly queued: number;
-  readonly queuedBytes: number;
-  /** Records the daemon stored. */
-  readonly sent: number;
-  /** Records dropped on this side: queue full, or recorded after `close()`. */
-  readonly dropped: number;
-  /** Records the daemon refused (invalid, or the token may not write to the source). */
-  readonly rejected: number;
-  /** Transactions with a method the spec does not record (HEAD, OPTIONS, ...). */
-  readonly skipped: number;
-  /** Failed attempts, each followed by a retry. */
-  readonly failures: number;
-  readonly coreLogsSent: number;
-  readonly coreLogsDropped: number;
-}
-
-export interface Recorder {
-  /**
-   * Queues one record and returns at once; never throws, never waits for the daemon. `onStored`
-   * gets the stored entry's id, or `null` once the record is dropped or rejected. Returns whether
-   * the record was queued; a method outside the spec's five counts as skipped.
-   */
-  record(body: RecordBody, onStored?: (id: string | null) => void): boolean;
-  /** Queues a core log (POST /core-log), sent after the records queued before it. */
-  coreLog(log: CreateCoreLog): void;
-  stats(): RecorderStats;
-  /** Sends what is queued now; resolves `true` once sent, `false` if `timeoutMs` ran out first. */
-  flush(timeoutMs?: number): Promise<boolean>;
-  /** Stops taking records, flushes, stops timers. */
-  close(timeoutMs?: number): Promise<boolean>;
-}
+export type { Refusal, RejectReason } from './answers.js';
+export type * from './recorder-types.js';
 
 interface Item {
   readonly json: string;
@@ -81,15 +20,10 @@ const MAX_CORE_LOGS = 1000;
 /** 5xx answers for the same head of the queue before it is split, and a lone record given up. */
 const SERVER_ERRORS_BEFORE_SPLIT = 3;
 
-/** A 400 names bad items as `3.method`; these are the indexes. */
-const badIndexes = (error: ApiError, n: number) =>
-  new Set(
-    (error.body.issues ?? [])
-      .map((issue) => Number(/^(\d+)(?:\.|$)/.exec(issue.path)?.[1] ?? Number.NaN))
-      .filter((i) => Number.isInteger(i) && i < n),
-  );
-
-/** One batching, bounded, never-blocking queue of records to the batch endpoint. */
+/**
+ * One batching, bounded, never-blocking queue of records to the batch endpoint. What it retries
+ * and what it gives up: answers.ts (docs/decisions.md §10.6).
+ */
 export function createRecorder(options: RecorderOptions): Recorder {
   const { client } = options;
   const maxQueue = options.maxQueue ?? 10_000;
@@ -103,6 +37,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const queue: Item[] = [];
   const logs: CreateCoreLog[] = [];
   const counts = { queuedBytes: 0, sent: 0, dropped: 0, rejected: 0, skipped: 0, failures: 0, coreLogsSent: 0, coreLogsDropped: 0 };
+  const droppedBy = { queueFull: 0, closed: 0 };
+  const rejectedBy: Record<RejectReason, number> = { invalid: 0, unauthorized: 0, forbidden: 0, notFound: 0, serverError: 0 };
+  let refusal: { status: number; message: string } | null = null;
+  /** A refusal was reported and the daemon has stored nothing since: keep quiet. */
+  let refusalReported = false;
+  /** The wait the last answer asked for (Retry-After), for the next backoff step. */
+  let askedWaitMs = 0;
   let sourceId = typeof options.sourceId === 'string' ? options.sourceId : undefined;
   let closed = false;
   let running = false;
@@ -123,10 +64,15 @@ export function createRecorder(options: RecorderOptions): Recorder {
       // A caller's callback must not break the queue.
     }
   };
-  const dropped = (reason: DropReason, items: readonly Item[], error?: Error) => {
+  const dropped = (reason: DropReason, items: readonly Item[], error?: Error, why: RejectReason = 'invalid') => {
     if (items.length === 0) return;
-    if (reason === 'rejected') counts.rejected += items.length;
-    else counts.dropped += items.length;
+    if (reason === 'rejected') {
+      counts.rejected += items.length;
+      rejectedBy[why] += items.length;
+    } else {
+      counts.dropped += items.length;
+      droppedBy[reason === 'closed' ? 'closed' : 'queueFull'] += items.length;
+    }
     for (const item of items) if (item.onStored) safely(() => item.onStored?.(null));
     const total = counts.dropped + counts.rejected;
     if (options.onDrop) safely(() => options.onDrop?.({ reason, count: items.length, total, ...(error ? { error } : {}) }));
@@ -158,7 +104,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
     return sourceId;
   }
 
-  async function sendBatch(id: string): Promise<void> {
+  /** How many records from the head of the queue the next request carries. */
+  function batchLength(): number {
     let n = 0;
     let bytes = 2;
     while (n < Math.min(cap, queue.length)) {
@@ -167,17 +114,44 @@ export function createRecorder(options: RecorderOptions): Recorder {
       bytes += next.json.length + 60;
       n++;
     }
+    return n;
+  }
+
+  /** The daemon stored something: a later refusal is news again. */
+  function accepted(): void {
+    refusal = null;
+    refusalReported = false;
+  }
+
+  /**
+   * The token or the source is refused: what the next request would have carried (a batch, or
+   * else a core log) is given up, never retried, and the refusal is reported once (`onRefused`).
+   */
+  function refuseNext({ status, message, error }: RefusalError): void {
+    const items = queue.length > 0 ? take(batchLength()) : [];
+    if (items.length > 0) dropped('rejected', items, error, rejectReasonOf(status));
+    else if (logs.shift()) counts.coreLogsDropped++;
+    refusal = { status, message };
+    if (refusalReported) return;
+    refusalReported = true;
+    safely(() => options.onRefused?.({ status, message, count: items.length }));
+  }
+
+  /** An answer to retry later (503, 429, ...): remembers the wait it asks for, and throws. */
+  function later(answer: Answer, error: ApiError): never {
+    askedWaitMs = retryAfterMs(answer.retryAfter) ?? 0;
+    throw error;
+  }
+
+  async function sendBatch(id: string): Promise<void> {
+    const n = batchLength();
     const batch = queue.slice(0, n);
     const prefix = `{"trafficSourceId":${JSON.stringify(id)}`;
     const body = `[${batch.map((item) => (item.json === '{}' ? `${prefix}}` : `${prefix},${item.json.slice(1)}`)).join(',')}]`;
-    const response = await client.raw(buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-    const text = await response.text();
+    const response = await postJson(client, buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }), body, requestTimeoutMs);
+    const { text } = response;
     if (response.status === 201) {
+      accepted();
       const answer: unknown = JSON.parse(text);
       // The daemon's 201 lists the new ids in the order of the batch.
       const ids: unknown[] = isRecord(answer) && Array.isArray(answer.ids) ? answer.ids : [];
@@ -191,16 +165,23 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return;
     }
     const error = apiErrorOf(response.status, text);
-    if (response.status >= 500 || response.status === 429 || response.status === 408) {
+    const verdict = verdictOf(response.status);
+    if (verdict === 'later') later(response, error);
+    if (verdict === 'server-error') {
       if (++serverErrors < SERVER_ERRORS_BEFORE_SPLIT) throw error;
       serverErrors = 0;
       if (n > 1) cap = Math.ceil(n / 2);
-      else dropped('rejected', take(1), error);
+      else dropped('rejected', take(1), error, 'serverError');
       throw error;
     }
-    if (response.status === 413 && n > 1) {
+    if (verdict === 'too-large' && n > 1) {
       cap = Math.ceil(n / 2);
       return;
+    }
+    if (verdict === 'refused') {
+      // A source deleted and re-created under the same name gets a new id: look it up again.
+      if (response.status === 404 && typeof options.sourceId === 'function') sourceId = undefined;
+      return refuseNext({ status: response.status, message: error.message, error });
     }
     const bad = response.status === 400 ? badIndexes(error, n) : new Set<number>();
     if (bad.size > 0) {
@@ -213,27 +194,23 @@ export function createRecorder(options: RecorderOptions): Recorder {
     } else {
       dropped('rejected', take(n), error);
     }
-    // A source deleted and re-created under the same name gets a new id: look it up again.
-    if (response.status === 404 && typeof options.sourceId === 'function') sourceId = undefined;
-    if (response.status !== 400) safely(() => options.onError?.(error));
   }
 
   async function sendCoreLog(id: string): Promise<void> {
     const log = logs[0];
     if (!log) return;
-    const response = await client.raw(buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(log),
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-    const text = await response.text();
-    if (response.ok) {
+    const response = await postJson(client, buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }), JSON.stringify(log), requestTimeoutMs);
+    if (response.status >= 200 && response.status < 300) {
+      accepted();
       counts.coreLogsSent++;
       logs.shift();
       return;
     }
-    if (response.status >= 500 || response.status === 429) throw apiErrorOf(response.status, text);
+    const error = apiErrorOf(response.status, response.text);
+    const verdict = verdictOf(response.status);
+    if (verdict === 'later') later(response, error);
+    if (verdict === 'server-error') throw error;
+    if (verdict === 'refused') return refuseNext({ status: response.status, message: error.message, error });
     logs.shift();
     // The linked entry may have been refused; the error itself still matters more than the link.
     if (response.status === 400 && log.httpTrafficId) logs.unshift({ ...log, httpTrafficId: null });
@@ -245,7 +222,15 @@ export function createRecorder(options: RecorderOptions): Recorder {
     running = true;
     try {
       while (queue.length > 0 || logs.length > 0) {
-        const id = await resolveSource();
+        let id: string;
+        try {
+          id = await resolveSource();
+        } catch (error) {
+          const refused = refusalOf(error);
+          if (!refused) throw error;
+          refuseNext(refused);
+          continue;
+        }
         if (queue.length > 0) await sendBatch(id);
         else await sendCoreLog(id);
         failedInARow = 0;
@@ -255,8 +240,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
       const error = caught instanceof Error ? caught : new Error(String(caught));
       counts.failures++;
       failedInARow++;
-      const backoff = Math.min(maxMs, initialMs * 2 ** (failedInARow - 1));
-      retryAt = Date.now() + backoff * (0.8 + Math.random() * 0.4);
+      const backoff = Math.min(maxMs, initialMs * 2 ** (failedInARow - 1)) * (0.8 + Math.random() * 0.4);
+      // A Retry-After is honoured (up to its cap) when it asks for longer than the backoff.
+      retryAt = Date.now() + Math.max(backoff, askedWaitMs);
+      askedWaitMs = 0;
       safely(() => options.onError?.(error));
     } finally {
       running = false;
@@ -306,7 +293,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         const { trafficSourceId: _ignored, ...rest }: RecordBody & { trafficSourceId?: unknown } = body;
         return enqueue({ json: JSON.stringify(rest), onStored });
       } catch {
-        dropped('rejected', [{ json: '', onStored }]);
+        dropped('rejected', [{ json: '', onStored }], undefined, 'invalid');
         return false;
       }
     },
@@ -318,7 +305,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       logs.push(log);
       schedule(0);
     },
-    stats: () => ({ queued: queue.length, ...counts }),
+    stats: () => ({ queued: queue.length, ...counts, droppedBy: { ...droppedBy }, rejectedBy: { ...rejectedBy }, refusal }),
     flush,
     async close(timeoutMs) {
       closed = true;
