@@ -17,3 +17,4 @@ export * from './stream/index.js';
 export * from './capture/index.js';
 export * from './id-prefix.js';
 export * from './json.js';
+export * from './routes/index.js';
