@@ -25,6 +25,7 @@ import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
+import { type Backfill, createBackfill } from './route-stats/backfill.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
@@ -48,6 +49,8 @@ export interface AppOptions {
   readonly webhooks?: { readonly start?: boolean } & Pick<WorkerOptions, 'random' | 'timeoutMs'>;
   /** The pruner starts with the app unless `start` is false (tests then call `runNow`). */
   readonly pruner?: { readonly start?: boolean };
+  /** The route backfill (route-stats/backfill.ts) starts with the app unless `start` is false (tests then call `runNow`). */
+  readonly routeBackfill?: { readonly start?: boolean };
 }
 
 export interface App {
@@ -61,6 +64,7 @@ export interface App {
   readonly webhooks: WebhookWorker;
   readonly batches: BatchPreparer;
   readonly pruner: Pruner;
+  readonly routeBackfill: Backfill;
   stop: () => Promise<void>;
 }
 
@@ -119,6 +123,8 @@ export function createApp(options: AppOptions): App {
   if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
   if (options.pruner?.start !== false) pruner.start();
+  const routeBackfill = createBackfill(deps);
+  if (options.routeBackfill?.start !== false) routeBackfill.start();
   return {
     app,
     handler: (req, res) =>
@@ -130,9 +136,11 @@ export function createApp(options: AppOptions): App {
     webhooks,
     batches: preparer,
     pruner,
+    routeBackfill,
     stop: async () => {
       shutdown.abort();
       await pruner.stop();
+      await routeBackfill.stop();
       if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
       await preparer.close();

@@ -22,6 +22,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'domains', key: ['id'] },
   { name: 'pathnames', key: ['id'] },
   { name: 'payload_dictionaries', key: ['id'] },
+  { name: 'routes', key: ['id'] },
   { name: 'http_traffic', key: ['id'], payloads: ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] },
   { name: 'traffic_counts', key: ['traffic_source_id', 'pathname_id', 'method', 'status'] },
   { name: 'core_logs', key: ['id'] },

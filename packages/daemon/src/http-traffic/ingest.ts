@@ -8,6 +8,7 @@ import { exchangeIdOf } from './payload.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';
+import { createRouteResolver } from '../route-stats/resolve.js';
 import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
@@ -49,6 +50,7 @@ const MAX_CACHED_IDS = 20_000;
 export function createIngest(deps: IngestDeps): Ingest {
   const writer = createTrafficWriter(deps.dialect.payloads);
   const cache: IdCache = { domains: new Map(), pathnames: new Map() };
+  const routes = createRouteResolver();
   let waiting: Waiting[] = [];
   let inFlight = false;
 
@@ -63,6 +65,7 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     await deps.db.transaction().execute(async (trx) => {
       const known = await resolveNames(trx, group, receivedAt, { cache, learned });
+      const routeOf = await routes.resolve(trx, group, receivedAt);
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {
@@ -71,6 +74,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           const createdAt = record.startedAt ?? receivedAt;
           const domainId = known.domain(source.id, domain);
           const pathnameId = known.pathname(domainId, pathname);
+          const route = routeOf(source.id, record);
 
           const id = newId();
           // Derived, not stored (compact storage); toEntry derives them again at every read.
@@ -78,7 +82,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           const responseId = exchangeIdOf(id, 'response');
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: null, response_id: null, status,
-            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
+            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route, route_id: route.id,
             stream_seq: 0, // numbered by insertTraffic, last in the transaction
             // JSON text; insertExchanges puts it in its stored form (compact storage, docs/storage.md).
             request_headers: record.requestHeaders, request_body: record.requestBody, query_params: record.queryParams,
@@ -88,7 +92,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           // dictionary-mode objects, once a sixth of a batch's time.
           const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
           if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
-          if (record.route !== null) entry.route = record.route;
+          entry.route = route.template;
           stored.push(entry);
           all.push(entry);
         }
@@ -102,12 +106,14 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     for (const [key, id] of learned.domains) cache.domains.set(key, id);
     for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
+    routes.committed();
     return { results, committed: all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
   }
 
   function forgetIds(): void {
     cache.domains.clear();
     cache.pathnames.clear();
+    routes.forget();
   }
 
   async function run(group: Waiting[], conflicts = 0): Promise<void> {
