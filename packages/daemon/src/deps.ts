@@ -9,6 +9,7 @@ import type { Gate } from './http/gate.js';
 import type { Inflight } from './http/inflight.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention/options.js';
 import type { StorageOps } from './retention/storage.js';
+import { DEFAULT_STATS, type StatsConfig } from './route-stats/options.js';
 import type { SourceFinder } from './traffic-sources/repo.js';
 
 export interface DaemonConfig {
@@ -22,6 +23,8 @@ export interface DaemonConfig {
   readonly limits: Limits;
   /** `--retention`, `--max-db-size`, `--prune-every` (docs/storage.md). */
   readonly retention: RetentionPolicy;
+  /** `--no-stats`, `--stats-retention` (docs/statistics.md). */
+  readonly stats: StatsConfig;
 }
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
@@ -55,6 +58,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   webhookDelivery: true,
   limits: DEFAULT_LIMITS,
   retention: DEFAULT_POLICY,
+  stats: DEFAULT_STATS,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */

@@ -18,6 +18,7 @@ import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
 import { parseRetention } from './retention/parse-flags.js';
+import { DEFAULT_STATS_RETENTION, parseStats } from './route-stats/options.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
@@ -34,6 +35,8 @@ interface GlobalOptions extends ServerFlags {
   retention: string;
   maxDbSize: string;
   pruneEvery: string;
+  stats: boolean;
+  statsRetention: string;
 }
 
 const env = process.env;
@@ -76,6 +79,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     allowPrivateWebhooks: opts.allowPrivateWebhooks,
     webhookDelivery: opts.webhookDelivery,
     retention: parseRetention(opts),
+    stats: parseStats(opts),
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -127,6 +131,8 @@ function program(): Command {
     .option('--retention <duration>', 'delete traffic older than this, such as 30d or 12h, or "off"', DEFAULT_RETENTION.retention)
     .option('--max-db-size <size>', 'past this size on disk (write-ahead log included) the oldest traffic is deleted, such as 2GB or 500MB, or "off"', DEFAULT_RETENTION.maxDbSize)
     .option('--prune-every <duration>', 'how often old traffic is looked for', DEFAULT_RETENTION.pruneEvery)
+    .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
+    .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

@@ -1,4 +1,6 @@
 import type { TrafficSource } from '@tapline/shared';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
 import { isoNow, newId } from '../clock.js';
 import { isConflict } from '../db/conflict.js';
 import type { Deps } from '../deps.js';
@@ -9,6 +11,7 @@ import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';
 import { createRouteResolver } from '../route-stats/resolve.js';
+import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
 import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
@@ -19,6 +22,8 @@ export interface Ingest {
 export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
   /** Run inside every ingest transaction (the webhook outbox writes its rows there). */
   readonly hooks: readonly IngestHook[];
+  /** Adds the group's entries to the per-route statistics, in its transaction (off with `--no-stats`). */
+  readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<void>) | undefined;
 }
 
 /** Records of one request (a single compose or a batch), stored all or none. */
@@ -61,6 +66,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     const results: StoredEntry[][] = [];
     const all: StoredEntry[] = [];
     const traffic: NewTrafficRow[] = [];
+    const statInputs: StatInput[] = [];
     let firstSeq = 0;
 
     await deps.db.transaction().execute(async (trx) => {
@@ -93,12 +99,18 @@ export function createIngest(deps: IngestDeps): Ingest {
           const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
           if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
           entry.route = route.template;
+          if (deps.stats) {
+            const requestBytes = bodyBytes(record.requestBody);
+            statInputs.push({ sourceId: source.id, routeId: route.id, method, domainId, createdAt, status, elapsedTime, requestBytes, responseBytes: bodyBytes(record.responseBody) });
+          }
           stored.push(entry);
           all.push(entry);
         }
         results.push(stored);
       }
       await writer.insertExchanges(trx, traffic);
+      // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of §16.6.
+      if (deps.stats) await deps.stats(trx, statInputs);
       for (const hook of deps.hooks) await hook(trx, all);
       // Last: numbering the entries locks the stream counter until the commit (§9.7).
       firstSeq = await writer.insertTraffic(trx, traffic);

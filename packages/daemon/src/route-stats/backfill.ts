@@ -1,7 +1,10 @@
 import { resolveRoute } from '@tapline/shared';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Clock, isoNow } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
+import { bodyBytes, type StatInput } from './rollup.js';
 import { findOrCreateRoute } from './resolve.js';
 
 /** An entry that has just been given its route, as the statistics need it. */
@@ -53,6 +56,38 @@ export async function backfillRoutes(db: Db, clock: Clock, onAssigned: OnAssigne
     if (onAssigned && assigned.length > 0) await onAssigned(trx, assigned);
     return rows.length;
   });
+}
+
+/**
+ * The statistics of entries the backfill has just given a route: read back in its transaction
+ * (their bodies' sizes too), so they count exactly once, as ingest counts new ones.
+ */
+export function statsOfAssigned(deps: { readonly dialect: SqlDialect }, add: (trx: Executor, inputs: readonly StatInput[]) => Promise<void>): OnAssigned {
+  return async (trx, assigned) => {
+    const routeOf = new Map(assigned.map((a) => [a.id, a.route_id]));
+    const inputs: StatInput[] = [];
+    for (let i = 0; i < assigned.length; i += BACKFILL_BATCH) {
+      const ids = assigned.slice(i, i + BACKFILL_BATCH).map((a) => a.id);
+      const rows = await trx
+        .selectFrom('http_traffic as t')
+        .select(['t.id', 't.traffic_source_id', 't.method', 't.domain_id', 't.created_at', 't.status', 't.elapsed_time'])
+        .select([
+          sql<string | null>`${deps.dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
+          sql<string | null>`${deps.dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
+        ])
+        .where('t.id', 'in', ids)
+        .execute();
+      for (const row of rows) {
+        const routeId = routeOf.get(row.id);
+        if (!routeId) continue;
+        inputs.push({
+          sourceId: row.traffic_source_id, routeId, method: row.method, domainId: row.domain_id, createdAt: row.created_at, status: row.status, elapsedTime: row.elapsed_time,
+          requestBytes: bodyBytes(row.request_body), responseBytes: bodyBytes(row.response_body),
+        });
+      }
+    }
+    await add(trx, inputs);
+  };
 }
 
 export interface Backfill {

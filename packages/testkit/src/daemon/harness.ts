@@ -17,6 +17,7 @@ export interface Harness {
   readonly batches: App['batches'];
   readonly pruner: App['pruner'];
   readonly routeBackfill: App['routeBackfill'];
+  readonly statsPruner: App['statsPruner'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -54,7 +55,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { handler, deps, batches, pruner, routeBackfill, stop } = createApp({
+  const { handler, deps, batches, pruner, routeBackfill, statsPruner, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -80,6 +81,7 @@ export async function startHarness(
     batches,
     pruner,
     routeBackfill,
+    statsPruner,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });
