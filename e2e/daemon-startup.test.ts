@@ -172,3 +172,15 @@ describe('taplined admin subcommands', () => {
     expect(result.stderr).toContain(`taplined: ${message}`);
   });
 });
+
+describe('a reader that closes the pipe early', () => {
+  it('ends taplined --help quietly: exit 0, no stack trace', async () => {
+    // `head -c 10` closes the pipe after ten bytes, while the help (over 60 lines) is still being written.
+    const run = await execa('bash', ['-c', `set -o pipefail; node ${JSON.stringify(TAPLINED)} --help | head -c 10 >/dev/null`], {
+      env: cleanEnv(),
+      reject: false,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+  });
+});

@@ -204,5 +204,10 @@ function reportFailure(error: unknown): void {
   }
 }
 
+// A reader that closed the pipe early (`taplined --help | head`, `token list | head -1`) is no
+// failure: without this, Node threw the EPIPE as an unhandled 'error' event with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+});
 // No top-level await: the bundle is CommonJS, so that V8's code cache can be used (docs/performance.md).
 program().parseAsync(process.argv).catch(reportFailure);
