@@ -153,6 +153,8 @@ interface Seen {
 async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; name: string }[] = [{ id: SOURCE, name: 'shop' }], port = 0) {
   const requests: Seen[] = [];
   const stored: string[] = [];
+  /** Runs when a batch has arrived, before it is answered: the batch is in flight. */
+  const hooks: { onBatch?: () => void } = {};
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -160,6 +162,7 @@ async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; na
       const path = req.url ?? '';
       const paths = req.method === 'POST' ? (JSON.parse(text) as { pathnameUrl: string }[]).map((r) => r.pathnameUrl) : [];
       requests.push({ method: req.method ?? '', path, at: performance.now(), paths });
+      if (req.method === 'POST') hooks.onBatch?.();
       const reply = path.startsWith('/traffic-source') ? { status: 200 } : (script.shift() ?? { status: 201 });
       if (reply === 'reset') return void req.socket.destroy();
       if (reply === 'hang') return;
@@ -174,7 +177,7 @@ async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; na
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const batches = () => requests.filter((r) => r.method === 'POST');
-  return { url, server, requests, batches, stored };
+  return { url, server, requests, batches, stored, hooks };
 }
 
 async function closed(server: Server): Promise<void> {
@@ -270,6 +273,20 @@ describe('the recorder against a daemon on loopback: what it retries and what it
     expect(refusals).toEqual([{ status: 401, message: 'Invalid token', count: 2 }]);
     expect(errors).toEqual([]);
     expect(recorder.stats()).toMatchObject({ sent: 0, failures: 0, rejected: 3, rejectedBy: { unauthorized: 3 }, refusal: { status: 401, message: 'Invalid token' } });
+  });
+
+  it('gives up only the records a refused request carried, not those recorded while it was in flight', async () => {
+    const daemon = await loopbackDaemon([{ status: 401, error: 'Invalid token' }, { status: 401, error: 'Invalid token' }]);
+    servers.push(daemon.server);
+    const { recorder } = start(daemon.url);
+    daemon.hooks.onBatch = () => {
+      daemon.hooks.onBatch = undefined;
+      recorder.record(body(2));
+    };
+    recorder.record(body(1));
+    expect(await recorder.flush(2_000)).toBe(true);
+    expect(daemon.batches().map((b) => b.paths)).toEqual([['/r/1'], ['/r/2']]);
+    expect(recorder.stats()).toMatchObject({ rejected: 2, failures: 0 });
   });
 
   it('gives up a batch answered 403 or 404 without retrying, and says so again only after records were stored in between', async () => {

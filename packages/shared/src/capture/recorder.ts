@@ -124,17 +124,18 @@ export function createRecorder(options: RecorderOptions): Recorder {
   }
 
   /**
-   * The token or the source is refused: what the next request would have carried (a batch, or
-   * else a core log) is given up, never retried, and the refusal is reported once (`onRefused`).
+   * The token or the source is refused: what the request carried (`records`, or else the first
+   * core log) is given up, never retried, and the refusal is reported once (`onRefused`).
    */
-  function refuseNext({ status, message, error }: RefusalError): void {
-    const items = queue.length > 0 ? take(batchLength()) : [];
-    if (items.length > 0) dropped('rejected', items, error, rejectReasonOf(status));
-    else if (logs.shift()) counts.coreLogsDropped++;
+  function refuse({ status, message, error }: RefusalError, items: readonly Item[] | 'core-log'): void {
+    if (items === 'core-log') {
+      logs.shift();
+      counts.coreLogsDropped++;
+    } else dropped('rejected', items, error, rejectReasonOf(status));
     refusal = { status, message };
     if (refusalReported) return;
     refusalReported = true;
-    safely(() => options.onRefused?.({ status, message, count: items.length }));
+    safely(() => options.onRefused?.({ status, message, count: items === 'core-log' ? 0 : items.length }));
   }
 
   /** An answer to retry later (503, 429, ...): remembers the wait it asks for, and throws. */
@@ -181,7 +182,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     if (verdict === 'refused') {
       // A source deleted and re-created under the same name gets a new id: look it up again.
       if (response.status === 404 && typeof options.sourceId === 'function') sourceId = undefined;
-      return refuseNext({ status: response.status, message: error.message, error });
+      return refuse({ status: response.status, message: error.message, error }, take(n));
     }
     const bad = response.status === 400 ? badIndexes(error, n) : new Set<number>();
     if (bad.size > 0) {
@@ -210,7 +211,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const verdict = verdictOf(response.status);
     if (verdict === 'later') later(response, error);
     if (verdict === 'server-error') throw error;
-    if (verdict === 'refused') return refuseNext({ status: response.status, message: error.message, error });
+    if (verdict === 'refused') return refuse({ status: response.status, message: error.message, error }, 'core-log');
     logs.shift();
     // The linked entry may have been refused; the error itself still matters more than the link.
     if (response.status === 400 && log.httpTrafficId) logs.unshift({ ...log, httpTrafficId: null });
@@ -228,7 +229,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
         } catch (error) {
           const refused = refusalOf(error);
           if (!refused) throw error;
-          refuseNext(refused);
+          // What the request would have carried: records, or else the core log.
+          refuse(refused, queue.length > 0 ? take(batchLength()) : 'core-log');
           continue;
         }
         if (queue.length > 0) await sendBatch(id);
