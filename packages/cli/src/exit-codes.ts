@@ -1,6 +1,5 @@
 import { ApiError, contract, formatBytes, isRecord, NotTaplineError, UnreachableError } from '@tapline/shared';
-import type { CliContext } from './context.js';
-import { expiredRefusal } from './token-refusal.js';
+import { expiredRefusal, type TokenInUse } from './token-refusal.js';
 
 /** The CLI's exit codes: a public interface, documented in the README. */
 export const EXIT = {
@@ -39,7 +38,10 @@ const TOKEN_HINT = 'log in with `tapline login --email <you>`, pass --token, or 
 export const BODY_LIMIT_HINT = `taplined's --max-body sets how large one request may be (1mb unless set; a batch may be ${formatBytes(contract.composeBatch.maxBody ?? 0)})`;
 
 /** What an error needs of the command that met it: the daemon's URL, the token sent, --debug. */
-export type ErrorContext = Pick<CliContext, 'url' | 'token' | 'tokenFrom' | 'home' | 'debug'>;
+export interface ErrorContext extends TokenInUse {
+  readonly url: string;
+  readonly debug: boolean;
+}
 
 /** Exit 3, as for no daemon at all: at that URL there is none to talk to. */
 const notTapline = (url: string, detail: string, ctx: ErrorContext | undefined) => new CliError(EXIT.UNREACHABLE, `${url}: not a Tapline daemon`, ctx?.debug ? detail : undefined);

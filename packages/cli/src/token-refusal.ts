@@ -1,10 +1,16 @@
 import { type ApiError, credentialsFile } from '@tapline/shared';
-import type { CliContext } from './context.js';
 import { readCredentials } from './credentials.js';
 import { tokenExpiry } from './token-claims.js';
 
-/** What the CLI knew of the token it sent, for telling a person why it was refused. */
-export type TokenInUse = Pick<CliContext, 'token' | 'tokenFrom' | 'home'>;
+/**
+ * What the CLI knew of the token it sent, for telling a person why it was refused: the part of
+ * `CliContext` this needs, spelled out because context.ts imports exit-codes.ts, which imports this.
+ */
+export interface TokenInUse {
+  readonly token: string | null;
+  readonly tokenFrom: string | null;
+  readonly home: string;
+}
 
 /** `2026-11-20 10:00 UTC`: a moment as a person reads it, the same on every machine. */
 export const utcMinute = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;

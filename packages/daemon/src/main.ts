@@ -18,7 +18,8 @@ import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
 import { parseRetention } from './retention/parse-flags.js';
-import { DEFAULT_STATS_RETENTION, parseStats } from './route-stats/options.js';
+import { DEFAULT_STATS_RETENTION } from './route-stats/options.js';
+import { parseStats } from './route-stats/parse-flags.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {

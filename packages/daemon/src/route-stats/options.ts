@@ -1,5 +1,3 @@
-import { parseRetentionDuration } from '../retention/parse-flags.js';
-
 /** `--no-stats`, `--stats-retention` (docs/statistics.md). */
 export interface StatsConfig {
   /** False (`--no-stats`): no minute rows are written; `GET /stats` answers from what is there. */
@@ -11,6 +9,3 @@ export interface StatsConfig {
 export const DEFAULT_STATS_RETENTION = '400d';
 export const DEFAULT_STATS: StatsConfig = { enabled: true, retentionMs: 400 * 86_400_000 };
 
-export function parseStats(flags: { stats: boolean; statsRetention: string }): StatsConfig {
-  return { enabled: flags.stats, retentionMs: parseRetentionDuration('--stats-retention', flags.statsRetention, true) };
-}
