@@ -86,7 +86,7 @@ describe('a refusal written before the body was read', () => {
     const file = join(home.path, 'oversized.json');
     writeFileSync(file, JSON.stringify(composeBody(sourceId, { requestBody: { blob: 'z'.repeat(3 * 1024 * 1024) } })));
     const result = await cli(['record', sourceId, '--file', file], { home: home.path });
-    expect(result.stderr).toMatch(/^tapline: .*Request body too large/m);
+    expect(result.stderr).toMatch(/^tapline: the daemon refused the input as too large: .*\n.*--max-body/m);
     expect(result.stderr).not.toMatch(/EPIPE|ECONNRESET|cannot reach/);
     expect(result.exitCode).toBe(7);
   });
