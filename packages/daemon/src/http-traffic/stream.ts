@@ -23,18 +23,23 @@ function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
 const END_GRACE_MS = 1_000;
 
 function responseSink(res: Response, maxBytes: number, reclaim: Reclaimer): StreamSink {
+  let fellBehind = false;
+  // However a stream that fell behind ends (its overflow, the budget below, its client going away),
+  // what was made for it (the text written for it, its queue, its socket's buffers) is garbage
+  // then, and an idle daemon would keep it in V8's heap until the next burst of work (issue 24).
+  res.once('close', () => fellBehind && reclaim.soon());
   return {
     write: (text) =>
       new Promise<void>((resolve) => {
         if (res.writableEnded || res.destroyed) return resolve();
         // Bytes the client has not taken past the budget: it is not reading; hold nothing for it.
         if (res.writableLength + text.length > maxBytes) {
+          fellBehind = true;
           res.destroy();
-          // What was made for it is garbage now; V8 would keep it until the next burst of work.
-          reclaim.soon();
           return resolve();
         }
         if (res.write(text)) return resolve();
+        fellBehind = true;
         void drained(res).then(resolve);
       }),
     end: () => {

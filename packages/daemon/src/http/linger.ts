@@ -56,15 +56,16 @@ export const carriesBody = (headers: IncomingMessage['headers']) => headers['tra
 
 /**
  * Call before writing an answer to a request whose body nobody read (a refusal: the large-batch
- * gate's 503, 413, 415, a refused token). node:http would close such a connection as soon as the
- * answer is out, and the body the client is still sending then reaches a closed socket: the
- * kernel resets the connection, and a client that reads its answer only once it has sent its
- * request (most clients outside JavaScript do) gets EPIPE or ECONNRESET instead of the answer.
- * So, as nginx's `lingering_close`, the answer says `Connection: close`, and the daemon reads the
- * rest of the body and throws it away; once the body is in (or `linger`'s bounds run out) it
- * closes. Its write side stays open until then, unlike nginx's: a Node.js client ends its own side
- * when the daemon's FIN arrives, and its next write of the body then fails with EPIPE.
- * A body already read leaves the answer as it is.
+ * gate's 503, 413, 415, a refused token). When the client said `Connection: close` (one-shot
+ * clients do), node:http closes the connection as soon as the answer is out, and the body the
+ * client is still sending reaches a closed socket: the kernel resets the connection, and a client
+ * that reads its answer only once it has sent its request (most clients outside JavaScript do)
+ * gets EPIPE or ECONNRESET instead of the answer. (On a keep-alive connection node:http reads the
+ * body to its end instead, however long it is.) So, as nginx's `lingering_close`: the answer says
+ * `Connection: close`, the daemon reads the rest of the body and throws it away, and once the
+ * body is in (or `linger`'s bounds run out) it closes. Its write side stays open until then,
+ * unlike nginx's: a Node.js client ends its own side when the daemon's FIN arrives, and its next
+ * write of the body then fails with EPIPE. A body already read leaves the answer as it is.
  */
 export function answerBeforeBody(req: IncomingMessage, res: ServerResponse, limits: LingerLimits = LINGER): void {
   if (req.readableEnded || !carriesBody(req.headers) || res.headersSent) return;
