@@ -1,4 +1,3 @@
-import { expressRoute } from './route.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
@@ -145,7 +144,6 @@ async function describe(
     responseHeaders,
     requestBody,
     responseBody,
-    route: expressRoute(req),
   };
 }
 
