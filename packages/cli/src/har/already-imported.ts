@@ -1,4 +1,4 @@
-import { contract, MAX_PAGE_LIMIT, type RecordBody } from '@tapline/shared';
+import { ApiError, contract, MAX_PAGE_LIMIT, type RecordBody } from '@tapline/shared';
 import { everyPage, request } from '../api.js';
 import type { CliContext } from '../context.js';
 
@@ -54,7 +54,15 @@ async function storedPrints(ctx: CliContext, sourceId: string, wanted: readonly 
  */
 export async function notYetImported<T extends { readonly body: RecordBody }>(ctx: CliContext, sourceId: string, records: readonly T[]): Promise<{ fresh: T[]; already: number }> {
   const printed = records.map((record) => ({ record, stored: asStored(record.body) }));
-  const counts = await storedPrints(ctx, sourceId, printed.flatMap(({ stored }) => (stored ? [stored] : [])));
+  let counts: Map<string, number>;
+  try {
+    counts = await storedPrints(ctx, sourceId, printed.flatMap(({ stored }) => (stored ? [stored] : [])));
+  } catch (error) {
+    // An ingest-only token may send records but not list them: import as before, and say so.
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    ctx.note('this token may not read the source, so entries imported before cannot be found and skipped');
+    counts = new Map();
+  }
   const fresh: T[] = [];
   for (const { record, stored } of printed) {
     const key = stored && print(stored);
