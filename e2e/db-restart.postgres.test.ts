@@ -5,11 +5,18 @@ import { type Cluster, startCluster } from '@tapline/testkit';
 import { execa, type ResultPromise } from 'execa';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tapline, type Tapline } from '../packages/node/dist/index.js';
+import type { Tapline, tapline as taplineOf } from '../packages/node/src/index.js';
 import { cleanEnv, TAPLINE } from './support/binaries.js';
 import { adminOn, type Member, startMember } from './support/cluster.js';
 import { createSource } from './support/compose.js';
 import { badRefusals, composeOnce, composeUntil, eventually, type Outcome, outageLines, stackTraces, storedEntries, storedIds, type Target } from './support/outage.js';
+
+/**
+ * The built @tapline/node, loaded at run time: `pnpm test` type-checks before it builds, so a static
+ * import of `dist` would fail on a fresh clone; the types come from the source it is built from.
+ */
+const NODE_DIST = new URL('../packages/node/dist/index.js', import.meta.url).href;
+const { tapline } = (await import(NODE_DIST)) as { tapline: typeof taplineOf };
 
 /** How long the server stays down, as in the trial of issue 24. */
 const DOWN_MS = 8_000;
