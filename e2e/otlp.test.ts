@@ -57,7 +57,7 @@ describe('the OpenTelemetry Node SDK exports to taplined', () => {
 
   async function expectThreeRequests(sourceId: string, port: (domain: string) => void) {
     const { entries, logs } = await stored(sourceId);
-    expect(entries.map((e) => `${e.method} ${e.status} ${e.pathname} ${e.route ?? '-'}`).sort()).toEqual(['GET 200 /orders/42 /orders/:id', 'GET 500 /boom /boom', 'POST 201 /orders /orders']);
+    expect(entries.map((e) => `${e.method} ${e.status} ${e.pathname} ${e.route ?? '-'}`).sort()).toEqual(['GET 200 /orders/42 /orders/{id}', 'GET 500 /boom /boom', 'POST 201 /orders /orders']);
     for (const entry of entries) {
       port(entry.domain);
       expect(entry.protocol).toBe('HTTP');

@@ -6,7 +6,7 @@ import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
 import type { SqlDialect } from './db/dialect.js';
-import type { Db } from './db/open.js';
+import type { Db, Executor } from './db/open.js';
 import { type ClusterSignals, localSignals } from './db/signals.js';
 import { createOutageLog } from './db/unavailable.js';
 import { type Clock, systemClock } from './clock.js';
@@ -27,6 +27,11 @@ import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
+import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
+import type { StatInput } from './route-stats/rollup.js';
+import { addStats } from './route-stats/writer.js';
+import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
+import { routeStatsRoutes } from './route-stats/routes.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
@@ -50,6 +55,8 @@ export interface AppOptions {
   readonly webhooks?: { readonly start?: boolean } & Pick<WorkerOptions, 'random' | 'timeoutMs'>;
   /** The pruner starts with the app unless `start` is false (tests then call `runNow`). */
   readonly pruner?: { readonly start?: boolean };
+  /** The route backfill (route-stats/backfill.ts) starts with the app unless `start` is false (tests then call `runNow`). */
+  readonly routeBackfill?: { readonly start?: boolean };
 }
 
 export interface App {
@@ -63,6 +70,8 @@ export interface App {
   readonly webhooks: WebhookWorker;
   readonly batches: BatchPreparer;
   readonly pruner: Pruner;
+  readonly routeBackfill: Backfill;
+  readonly statsPruner: StatsPruner;
   stop: () => Promise<void>;
 }
 
@@ -95,7 +104,8 @@ export function createApp(options: AppOptions): App {
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook] });
+  const stats = options.config.stats.enabled ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs) : undefined;
+  const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
   // The other daemons on the database learn of committed entries this way (their streams read them).
   deps.bus.subscribe(() => deps.signals.notify('traffic'));
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
@@ -118,6 +128,7 @@ export function createApp(options: AppOptions): App {
   otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
+  routeStatsRoutes(router, deps);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
@@ -126,6 +137,10 @@ export function createApp(options: AppOptions): App {
   if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
   if (options.pruner?.start !== false) pruner.start();
+  const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
+  if (options.routeBackfill?.start !== false) routeBackfill.start();
+  const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
+  if (options.pruner?.start !== false) statsPruner.start();
   return {
     app,
     handler: (req, res) =>
@@ -137,9 +152,13 @@ export function createApp(options: AppOptions): App {
     webhooks,
     batches: preparer,
     pruner,
+    routeBackfill,
+    statsPruner,
     stop: async () => {
+      statsPruner.stop();
       shutdown.abort();
       await pruner.stop();
+      await routeBackfill.stop();
       if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
       await preparer.close();

@@ -11,6 +11,7 @@ import type { Gate } from './http/gate.js';
 import type { Inflight } from './http/inflight.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention/options.js';
 import type { StorageOps } from './retention/storage.js';
+import { DEFAULT_STATS, type StatsConfig } from './route-stats/options.js';
 import type { SourceFinder } from './traffic-sources/repo.js';
 import type { TrustProxy } from './http/trust-proxy.js';
 
@@ -27,6 +28,8 @@ export interface DaemonConfig {
   readonly retention: RetentionPolicy;
   /** `--trust-proxy`: whose `X-Forwarded-For` names the client (http/trust-proxy.ts). */
   readonly trustProxy: TrustProxy;
+  /** `--no-stats`, `--stats-retention` (docs/statistics.md). */
+  readonly stats: StatsConfig;
 }
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
@@ -61,6 +64,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   limits: DEFAULT_LIMITS,
   retention: DEFAULT_POLICY,
   trustProxy: false,
+  stats: DEFAULT_STATS,
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */

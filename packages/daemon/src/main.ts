@@ -18,6 +18,8 @@ import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
 import { parseRetention } from './retention/parse-flags.js';
+import { DEFAULT_STATS_RETENTION } from './route-stats/options.js';
+import { parseStats } from './route-stats/parse-flags.js';
 import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
@@ -35,6 +37,8 @@ interface GlobalOptions extends ServerFlags {
   maxDbSize: string;
   pruneEvery: string;
   trustProxy?: string;
+  stats: boolean;
+  statsRetention: string;
 }
 
 const env = process.env;
@@ -74,6 +78,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     webhookDelivery: opts.webhookDelivery,
     retention: parseRetention(opts),
     trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
+    stats: parseStats(opts),
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -129,6 +134,8 @@ function program(): Command {
       '--trust-proxy <proxies>',
       'take the client address from X-Forwarded-For set by these proxies: addresses or subnets such as loopback or 10.0.0.0/8, comma-separated, or a number of proxy hops (env TAPLINE_TRUST_PROXY, default off)',
     )
+    .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
+    .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

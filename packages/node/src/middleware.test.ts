@@ -79,6 +79,37 @@ describe('@tapline/node against a daemon', () => {
   const entries = async () => (await owner.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 100 } })).data;
   const record = (id: string) => owner.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id } });
 
+  it("sends Express's matched route (mount path plus route path) as the entry's template; a request no route answered gets an inferred one", async () => {
+    t = tapline({ url: h.url, token: ingestToken, source: 'orders-api', service: 'orders-api', queue: { flushIntervalMs: 10 } });
+    const e = express();
+    e.use(t);
+    const shops = express.Router({ mergeParams: true });
+    shops.get('/:orderId', (_req, res) => {
+      res.json({ ok: true });
+    });
+    shops.get('/', (_req, res) => {
+      res.json([]);
+    });
+    e.use('/shops/:shopId/orders', shops);
+    e.get('/slugs/:slug', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app = createServer(e);
+    base = await listen(app);
+    await fetch(`${base}/shops/7/orders/981`);
+    await fetch(`${base}/shops/7/orders`);
+    await fetch(`${base}/slugs/blue-shirt`);
+    await fetch(`${base}/nowhere/42`);
+    expect(await t.flush()).toBe(true);
+    const routes = Object.fromEntries((await entries()).map((entry) => [entry.pathname, entry.route]));
+    expect(routes).toEqual({
+      '/shops/7/orders/981': '/shops/{shopId}/orders/{orderId}',
+      '/shops/7/orders': '/shops/{shopId}/orders',
+      '/slugs/blue-shirt': '/slugs/{slug}',
+      '/nowhere/42': '/nowhere/{id}',
+    });
+  });
+
   it('records each request and response with the capture rules, secrets redacted by the daemon', async () => {
     await startExpressApp();
     expect((await fetch(`${base}/orders?page=2&tag=a&tag=b`)).status).toBe(200);

@@ -1,3 +1,4 @@
+import { expressRoute } from './route.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
@@ -144,6 +145,7 @@ async function describe(
     responseHeaders,
     requestBody,
     responseBody,
+    route: expressRoute(req),
   };
 }
 

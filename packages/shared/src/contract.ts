@@ -18,6 +18,7 @@ import {
 } from './schemas/http-traffic.js';
 import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
 import { IngestLog } from './schemas/ingest-log.js';
+import { RouteSummary, StatsAnswer, StatsQuery } from './schemas/stats.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
 
@@ -162,6 +163,17 @@ export const contract = {
   listDomains: endpoint({
     method: 'GET', path: '/domains/:trafficSourceId', tag: 'http-traffic', summary: 'Domains seen for a traffic source',
     scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(NamedValue), errors: [403, 404],
+  }),
+  getStats: endpoint({
+    method: 'GET', path: '/stats/:trafficSourceId', tag: 'statistics', summary: 'Per-route request counts, error counts, latency percentiles and bytes over a window',
+    scopes: READ, params: TrafficSourceParams, query: StatsQuery, status: 200, response: StatsAnswer, errors: [403, 404],
+    description:
+      'Extension (docs/statistics.md). `since`/`until`: durations back from now or ISO 8601 times (default the last hour); `by`: route,method (default), route, method or status; ' +
+      '`where`: the filter language on route, method, status (by class), level and domain; `compare`: previous or a duration back; `series=1` with `bucket`.',
+  }),
+  listRoutes: endpoint({
+    method: 'GET', path: '/routes/:trafficSourceId', tag: 'statistics', summary: 'Route templates of a traffic source, with their origin and stored entries',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(RouteSummary), errors: [403, 404],
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

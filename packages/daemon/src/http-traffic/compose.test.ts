@@ -82,7 +82,7 @@ describe('compose: every rule of the table', () => {
   it('answers 201 with exactly the record fields, createdAt from the daemon clock', async () => {
     const record = await accepted({});
     expect(Object.keys(record).sort()).toEqual(
-      ['createdAt', 'domain', 'elapsedTime', 'id', 'level', 'method', 'pathname', 'protocol', 'request', 'response', 'status', 'trafficSourceId'].sort(),
+      ['createdAt', 'domain', 'elapsedTime', 'id', 'level', 'method', 'pathname', 'protocol', 'request', 'response', 'route', 'status', 'trafficSourceId'].sort(),
     );
     expect(record).toMatchObject({
       status: 200,

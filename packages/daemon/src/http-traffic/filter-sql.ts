@@ -97,6 +97,14 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
       return negatable(eb, c.op, (op) =>
         eb('t.domain_id', 'in', eb.selectFrom('domains as fd').select('fd.id').where('fd.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fd.value')))),
       );
+    case 'route':
+      // An entry the route backfill has not reached yet (route_id null) matches no route.
+      return negatable(eb, c.op, (op) =>
+        eb.and([
+          eb('t.route_id', 'is not', null),
+          eb('t.route_id', 'in', eb.selectFrom('routes as fr').select('fr.id').where('fr.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fr.template')))),
+        ]),
+      );
     case 'header':
       return negatable(eb, c.op, (op) =>
         eb.or(

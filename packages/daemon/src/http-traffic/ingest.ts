@@ -1,4 +1,6 @@
 import type { TrafficSource } from '@tapline/shared';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
 import { isoNow, newId } from '../clock.js';
 import { isConflict } from '../db/conflict.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
@@ -9,6 +11,8 @@ import { exchangeIdOf } from './payload.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';
+import { createRouteResolver } from '../route-stats/resolve.js';
+import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
 import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
@@ -19,6 +23,8 @@ export interface Ingest {
 export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
   /** Run inside every ingest transaction (the webhook outbox writes its rows there). */
   readonly hooks: readonly IngestHook[];
+  /** Adds the group's entries to the per-route statistics, in its transaction (off with `--no-stats`). */
+  readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<void>) | undefined;
 }
 
 /** Records of one request (a single compose or a batch), stored all or none. */
@@ -51,6 +57,7 @@ const MAX_CACHED_IDS = 20_000;
 export function createIngest(deps: IngestDeps): Ingest {
   const writer = createTrafficWriter(deps.dialect.payloads);
   const cache: IdCache = { domains: new Map(), pathnames: new Map() };
+  const routes = createRouteResolver();
   let waiting: Waiting[] = [];
   let inFlight = false;
 
@@ -61,10 +68,12 @@ export function createIngest(deps: IngestDeps): Ingest {
     const results: StoredEntry[][] = [];
     const all: StoredEntry[] = [];
     const traffic: NewTrafficRow[] = [];
+    const statInputs: StatInput[] = [];
     let firstSeq = 0;
 
     await deps.db.transaction().execute(async (trx) => {
       const known = await resolveNames(trx, group, receivedAt, { cache, learned });
+      const routeOf = await routes.resolve(trx, group, receivedAt);
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {
@@ -73,6 +82,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           const createdAt = record.startedAt ?? receivedAt;
           const domainId = known.domain(source.id, domain);
           const pathnameId = known.pathname(domainId, pathname);
+          const route = routeOf(source.id, record);
 
           const id = newId();
           // Derived, not stored (compact storage); toEntry derives them again at every read.
@@ -80,7 +90,7 @@ export function createIngest(deps: IngestDeps): Ingest {
           const responseId = exchangeIdOf(id, 'response');
           traffic.push({
             id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: null, response_id: null, status,
-            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route,
+            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route, route_id: route.id,
             stream_seq: 0, // numbered by insertTraffic, last in the transaction
             // JSON text; insertExchanges puts it in its stored form (compact storage, docs/storage.md).
             request_headers: record.requestHeaders, request_body: record.requestBody, query_params: record.queryParams,
@@ -90,13 +100,19 @@ export function createIngest(deps: IngestDeps): Ingest {
           // dictionary-mode objects, once a sixth of a batch's time.
           const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
           if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
-          if (record.route !== null) entry.route = record.route;
+          entry.route = route.template;
+          if (deps.stats) {
+            const requestBytes = bodyBytes(record.requestBody);
+            statInputs.push({ sourceId: source.id, routeId: route.id, method, domainId, createdAt, status, elapsedTime, requestBytes, responseBytes: bodyBytes(record.responseBody) });
+          }
           stored.push(entry);
           all.push(entry);
         }
         results.push(stored);
       }
       await writer.insertExchanges(trx, traffic);
+      // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of §16.6.
+      if (deps.stats) await deps.stats(trx, statInputs);
       for (const hook of deps.hooks) await hook(trx, all);
       // Last: numbering the entries locks the stream counter until the commit (§9.7).
       firstSeq = await writer.insertTraffic(trx, traffic);
@@ -104,12 +120,14 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     for (const [key, id] of learned.domains) cache.domains.set(key, id);
     for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
+    routes.committed();
     return { results, committed: all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
   }
 
   function forgetIds(): void {
     cache.domains.clear();
     cache.pathnames.clear();
+    routes.forget();
   }
 
   async function run(group: Waiting[], conflicts = 0): Promise<void> {

@@ -68,7 +68,7 @@ describe('GET /http-traffic/:trafficSourceId', () => {
   it('each entry has the spec fields plus domain, pathname and protocol; trafficUserId is absent, never null', async () => {
     const answer = await raw(h, 'GET', `/http-traffic/${sourceId}`, { token });
     const { data } = answer.json as { data: Array<Record<string, unknown>> };
-    const base = ['id', 'status', 'method', 'level', 'elapsedTime', 'trafficSourceId', 'domainId', 'pathnameId', 'requestId', 'responseId', 'createdAt', 'domain', 'pathname', 'protocol'];
+    const base = ['id', 'status', 'method', 'level', 'elapsedTime', 'trafficSourceId', 'domainId', 'pathnameId', 'requestId', 'responseId', 'createdAt', 'domain', 'pathname', 'protocol', 'route'];
     for (const entry of data) {
       const key = idOf.get(entry.id as string);
       expect(Object.keys(entry).sort(), key).toEqual((key === 't4' ? [...base, 'trafficUserId'] : base).sort());

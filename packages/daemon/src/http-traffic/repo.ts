@@ -1,4 +1,4 @@
-import type { HttpTraffic, HttpTrafficRecord, JsonValue, PageQuery, TrafficFilters } from '@tapline/shared';
+import { type HttpTraffic, type HttpTrafficRecord, type JsonValue, type PageQuery, resolveRoute, type TrafficFilters } from '@tapline/shared';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';
@@ -41,6 +41,10 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
           eb.and([eb('t.status', '>=', filters.status.min), eb('t.status', '<=', filters.status.max)]),
     );
   }
+  if (filters.route) {
+    const template = filters.route;
+    conditions.push(eb('t.route_id', 'in', eb.selectFrom('routes as fr').select('fr.id').where('fr.traffic_source_id', '=', sourceId).where('fr.template', '=', template)));
+  }
   if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId, dialect }));
   // A primary-key range, so resolving a short id reads only the ids that begin with it.
   if (filters.idPrefix) conditions.push(eb('t.id', '>=', filters.idPrefix.min), eb('t.id', '<=', filters.idPrefix.max));
@@ -53,10 +57,11 @@ type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
 
 const ENTRY_COLUMNS = [
   't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
-  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname',
+  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 't.route_id', 'd.value as domain', 'p.value as pathname',
+  'r.template as route_template',
 ] as const;
 
-type EntryRow = Omit<TrafficRow, 'stream_seq' | PayloadColumn> & { domain: string; pathname: string };
+type EntryRow = Omit<TrafficRow, 'stream_seq' | PayloadColumn> & { domain: string; pathname: string; route_template: string | null };
 
 /** The one row-to-wire mapper of an entry; `trafficUserId` is absent, never null, when there is none. */
 export function toEntry(row: EntryRow): HttpTraffic {
@@ -77,7 +82,8 @@ export function toEntry(row: EntryRow): HttpTraffic {
     protocol: row.protocol,
   };
   if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
-  if (row.route !== null) entry.route = row.route;
+  // An entry the route backfill has not reached yet shows the template it will be given.
+  entry.route = row.route_template ?? resolveRoute(row.pathname, row.route).template;
   return entry;
 }
 
@@ -95,7 +101,12 @@ export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRec
 
 /** Entries with their names joined: every read of entries starts here. */
 export const entries = (db: Executor) =>
-  db.selectFrom('http_traffic as t').innerJoin('domains as d', 'd.id', 't.domain_id').innerJoin('pathnames as p', 'p.id', 't.pathname_id').select(ENTRY_COLUMNS);
+  db
+    .selectFrom('http_traffic as t')
+    .innerJoin('domains as d', 'd.id', 't.domain_id')
+    .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
+    .leftJoin('routes as r', 'r.id', 't.route_id')
+    .select(ENTRY_COLUMNS);
 
 export function listTraffic({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
   const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, dialect, sourceId, filters));
@@ -203,7 +214,7 @@ export interface TrafficWriter {
 export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
   const insertTraffic = preparedInsert('http_traffic', [
     'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'stream_seq', ...PAYLOAD_COLUMNS,
+    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'route_id', 'stream_seq', ...PAYLOAD_COLUMNS,
   ]);
   return {
     async insertExchanges(trx, traffic) {
@@ -289,7 +300,7 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
 }
 
 /** The rollup answers any combination of the filters it has columns for; dates and `q` do not. */
-const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q && !filters.idPrefix;
+const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q && !filters.idPrefix && !filters.route;
 
 /** `meta.total` from the rollup: the same filters as trafficFilter, over the counted keys. */
 async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters): Promise<number> {

@@ -161,5 +161,6 @@ export function matchLive(entry: HttpTraffic, filters: TrafficFilters): boolean 
   if (filters.method && entry.method !== filters.method) return false;
   if (filters.level && entry.level !== filters.level) return false;
   if (filters.status && (entry.status < filters.status.min || entry.status > filters.status.max)) return false;
+  if (filters.route && entry.route !== filters.route) return false;
   return filters.q ? evaluateFilter(filters.q, entry) : true;
 }

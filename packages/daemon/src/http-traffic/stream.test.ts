@@ -130,7 +130,7 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const bad = await h.fetch(`/http-traffic/${source.id}/stream?q=${encodeURIComponent('status>=500 and stauts=1')}`, { headers: auth });
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as { error: string; issues: { path: string }[] };
-    expect(body.error).toBe('q: unknown field "stauts"; fields are method, status, level, latency, path, domain, protocol, user, header.<name>, body at column 17');
+    expect(body.error).toBe('q: unknown field "stauts"; fields are method, status, level, latency, path, domain, protocol, user, header.<name>, body, route at column 17');
     expect(body.issues[0]?.path).toBe('q');
     const cursor = await h.fetch(`/http-traffic/${source.id}/stream`, { headers: { ...auth, 'last-event-id': 'nope' } });
     expect(cursor.status).toBe(400);

@@ -40,6 +40,8 @@ export interface HttpTrafficTable {
   created_at: string;
   /** The route template (`/users/:id`) when the client sent one; see migration 2026-11-24T0300. */
   route: string | null;
+  /** The entry's template (route-stats/, migration 2026-11-27T0100-routes); null until the backfill reaches an older entry. */
+  route_id: string | null;
   /**
    * The stream's order (docs/decisions.md §9.7), taken from `stream_sequence` at commit. A
    * bigint: PostgreSQL's driver reads it as text, so readers convert it with `Number`.

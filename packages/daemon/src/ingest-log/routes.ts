@@ -9,6 +9,13 @@ import { type MountedRoute, mount } from '../http/mount.js';
  * JSON-encoded fields are decoded by the `IngestLog` schema; from there it is a compose whose
  * source is the body's `trafficSourceId`: same scopes, limits, validation, redaction and answer.
  */
+/**
+ * The SDK sends the path before its parameters are filled in (`/users/:id`, docs/arkyn.md): that
+ * is the client's template. A path without a parameter may be a literal one (`api.get('/users/42')`),
+ * so it is left to inference (docs/statistics.md).
+ */
+const isTemplate = (pathname: string) => /(?:^|\/)(?::[A-Za-z_]|<[A-Za-z_]|\{[A-Za-z_])/.test(pathname);
+
 export function ingestLogRoutes(router: Router, deps: Deps, compose: Composer): MountedRoute {
-  return mount(router, deps, contract.ingestLog, ({ body }, ctx) => compose(ctx, body));
+  return mount(router, deps, contract.ingestLog, ({ body }, ctx) => compose(ctx, body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body));
 }

@@ -82,7 +82,7 @@ describe('POST /v1/traces (OTLP/HTTP)', () => {
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     expect(answer.json).toEqual({});
     const [entry] = await entries();
-    expect(entry).toMatchObject({ method: 'GET', status: 500, level: 'FATAL', protocol: 'HTTPS', domain: 'shop.example.com', pathname: '/orders/42', route: '/orders/:id', elapsedTime: 12, createdAt: new Date(START).toISOString() });
+    expect(entry).toMatchObject({ method: 'GET', status: 500, level: 'FATAL', protocol: 'HTTPS', domain: 'shop.example.com', pathname: '/orders/42', route: '/orders/{id}', elapsedTime: 12, createdAt: new Date(START).toISOString() });
     const record = await client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: entry?.id ?? '' } });
     expect(record.request).toEqual({ headers: { authorization: '[REDACTED]', 'user-agent': 'curl/8' }, body: null, queryParams: { page: '2' } });
     const [log, ...more] = await logs();

@@ -55,6 +55,8 @@ export interface ObservedTransaction {
   readonly requestBody: JsonValue;
   readonly responseBody: JsonValue;
   readonly trafficUserId?: string | null | undefined;
+  /** The route template the app matched (`/users/:id`), when its framework tells (docs/statistics.md). */
+  readonly route?: string | undefined;
 }
 
 /** The request target resolved against the domain; one parse (canParse then parse was two per record). */
@@ -91,5 +93,6 @@ export function toRecordBody(t: ObservedTransaction): RecordBody | null {
     responseHeaders: headerMap(t.responseHeaders),
     responseBody: t.responseBody,
     ...(t.startedAt !== undefined && Number.isFinite(t.startedAt) ? { startedAt: new Date(t.startedAt).toISOString() } : {}),
+    ...(t.route ? { route: t.route } : {}),
   };
 }

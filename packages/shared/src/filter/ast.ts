@@ -4,7 +4,7 @@
  * so two spellings of one filter give equal trees and printing a tree parses back to it.
  */
 
-export const FILTER_FIELDS = ['method', 'status', 'level', 'latency', 'path', 'domain', 'protocol', 'user', 'header', 'body'] as const;
+export const FILTER_FIELDS = ['method', 'status', 'level', 'latency', 'path', 'domain', 'protocol', 'user', 'header', 'body', 'route'] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
 /** Longest first, so the scanner takes `>=` before `>`. */
@@ -27,6 +27,7 @@ export const FIELD_OPERATORS: Readonly<Record<FilterField, readonly FilterOperat
   user: TEXT_OPS,
   header: TEXT_OPS,
   body: TEXT_OPS,
+  route: TEXT_OPS,
 };
 
 /**

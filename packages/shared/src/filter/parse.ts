@@ -1,3 +1,4 @@
+import { normalizeTemplate } from '../routes/template.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from '../schemas/traffic-enums.js';
 import {
   asciiLower,
@@ -136,7 +137,7 @@ class Parser {
     this.skipSpace();
     const valueStart = this.pos;
     const raw = this.readValue(op);
-    const value = this.normalise(field, raw, valueStart);
+    const value = field === 'route' && (op === '=' || op === '!=') ? (normalizeTemplate(raw) ?? raw) : this.normalise(field, raw, valueStart);
     return header === undefined ? { type: 'compare', field, op, value } : { type: 'compare', field, header, op, value };
   }
 

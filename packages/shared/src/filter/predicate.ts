@@ -91,6 +91,8 @@ function compare(c: FilterComparison, entry: HttpTraffic, record: HttpTrafficRec
       return matchAny([entry.pathname], c.op, text);
     case 'domain':
       return matchAny([entry.domain], c.op, text);
+    case 'route':
+      return matchAny([entry.route ?? ''], c.op, text);
     case 'user':
       // No user reads as empty text, so `user=""` finds anonymous traffic, as in SQL.
       return matchAny([entry.trafficUserId ?? ''], c.op, text);

@@ -1,3 +1,4 @@
+import { normalizeTemplate } from '../routes/template.js';
 import { z } from 'zod';
 import { FilterQuery } from '../filter/query.js';
 import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
@@ -163,6 +164,17 @@ export const StatusFilter = z
   })
   .meta({ type: 'string', pattern: '^(?:[1-5][0-9]{2}|[1-5][xX][xX])$' });
 
+/** A route template (extension, docs/statistics.md), in any spelling normalizeTemplate takes. */
+export const RouteParam = z
+  .string()
+  .transform((v, ctx) => {
+    const template = normalizeTemplate(v);
+    if (template !== undefined) return template;
+    ctx.addIssue({ code: 'custom', message: 'route must be a template beginning with /, such as /users/{id}' });
+    return z.NEVER;
+  })
+  .meta({ type: 'string' });
+
 /** The filters the list, the stream and the counts share; `q` is the filter language (docs/filter-language.md). */
 const trafficFilterFields = {
   startDate: DateBound('startDate').optional(),
@@ -173,6 +185,7 @@ const trafficFilterFields = {
   status: StatusFilter.optional(),
   level: LevelParam.optional(),
   q: FilterQuery.optional(),
+  route: RouteParam.optional(),
 };
 const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | undefined }) => boolean, { message: string; path: string[] }] = [
   (q) => !q.startDate || !q.endDate || q.startDate <= q.endDate,

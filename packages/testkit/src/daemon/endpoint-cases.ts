@@ -77,6 +77,8 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   listDomains: (w) => ({ params: { trafficSourceId: w.sourceId } }),
   listPathnames: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { domainId: w.domainId } }),
   streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
+  getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
+  listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);

@@ -16,6 +16,8 @@ export interface Harness {
   readonly deps: App['deps'];
   readonly batches: App['batches'];
   readonly pruner: App['pruner'];
+  readonly routeBackfill: App['routeBackfill'];
+  readonly statsPruner: App['statsPruner'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -49,11 +51,11 @@ export async function startHarness(
      * several daemons do; it is left in place at close. Without it the harness has its own.
      */
     database?: string;
-  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner' | 'routeBackfill'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { handler, deps, batches, pruner, stop } = createApp({
+  const { handler, deps, batches, pruner, routeBackfill, statsPruner, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -63,6 +65,7 @@ export async function startHarness(
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
     ...(options.pruner ? { pruner: options.pruner } : {}),
+    ...(options.routeBackfill ? { routeBackfill: options.routeBackfill } : {}),
   });
   const server = await listen(handler, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -77,6 +80,8 @@ export async function startHarness(
     deps,
     batches,
     pruner,
+    routeBackfill,
+    statsPruner,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });

@@ -11,6 +11,8 @@ import * as retention from './2026-11-24T0400-retention.js';
 import * as compactStorage from './2026-11-25T0100-compact-storage.js';
 import * as compactIds from './2026-11-26T0100-compact-ids.js';
 import * as narrowNewestFirst from './2026-11-26T0200-narrow-newest-first.js';
+import * as routes from './2026-11-27T0100-routes.js';
+import * as routeStats from './2026-11-27T0200-route-stats.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -37,6 +39,8 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-25T0100-compact-storage': compactStorage,
   '2026-11-26T0100-compact-ids': compactIds,
   '2026-11-26T0200-narrow-newest-first': narrowNewestFirst,
+  '2026-11-27T0100-routes': routes,
+  '2026-11-27T0200-route-stats': routeStats,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */

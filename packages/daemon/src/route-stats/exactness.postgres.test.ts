@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, it } from 'vitest';
+import { createSource, type FreshDatabase, freshDatabase, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
+import { bodyOf, expectExact, sentEntries } from './exactness.fixture.js';
+
+/**
+ * Several daemons writing the same minutes at once (PostgreSQL only): the minute rows are read
+ * and rewritten under row locks, so no daemon's additions are lost (docs/decisions.md §21.2).
+ */
+describe('statistics written by two daemons on one database', () => {
+  const clock = manualClock('2026-05-05T12:00:00.000Z');
+  let fresh: FreshDatabase;
+  let a: Harness;
+  let b: Harness;
+  beforeEach(async () => {
+    fresh = await freshDatabase({ migrated: true });
+    a = await startHarness({ database: fresh.locator, clock, pruner: { start: false }, routeBackfill: { start: false } });
+    b = await startHarness({ database: fresh.locator, clock, pruner: { start: false }, routeBackfill: { start: false } });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    await fresh.drop();
+  });
+
+  it('stay exact when both daemons add to the same minutes concurrently', async () => {
+    const user = await a.user();
+    await fc.assert(
+      fc.asyncProperty(sentEntries, async (sent) => {
+        const sourceId = (await createSource(user.client)).id;
+        // Small batches, all at once, alternately to each daemon: their transactions overlap on the same minutes.
+        const sends: Promise<unknown>[] = [];
+        for (let i = 0; i < sent.length; i += 8) {
+          const daemon = (i / 8) % 2 === 0 ? a : b;
+          const items = sent.slice(i, i + 8).map((s) => bodyOf(sourceId, s));
+          sends.push(rawJson(daemon, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, items).then((r) => {
+            if (r.status !== 201) throw new Error(r.text);
+          }));
+        }
+        await Promise.all(sends);
+        await expectExact(user.client, sourceId, sent, { from: 0, to: 120 });
+      }),
+      { numRuns: 4 },
+    );
+  }, 180_000);
+});
