@@ -97,6 +97,8 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /domains/{trafficSourceId}':
     case 'GET /pathnames/{trafficSourceId}':
     case 'GET /webhooks/{id}':
+    case 'GET /stats/{trafficSourceId}':
+    case 'GET /routes/{trafficSourceId}':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
     case 'GET /http-traffic/{trafficSourceId}/stream':
       return { path: fill({ trafficSourceId: ids.source }) };

@@ -4,7 +4,7 @@ import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
 import { checkDatabase } from '../retention/check.js';
 import { MigrationError } from './migrate.js';
 import { migrationProvider } from './migrations/index.js';
-import { asWritten, eachFreshDatabase, id, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { asWritten, eachFreshDatabase, id, readBeforeRoutes, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 // SQLite only: PostgreSQL keeps text ids (docs/storage.md, "Ids").
 const database = eachFreshDatabase();
@@ -20,14 +20,14 @@ it('stores every id as its 16 bytes, resumes an interrupted upgrade, and reads b
   expect((await migrator.migrateTo('2026-11-25T0100-compact-storage')).error).toBeUndefined();
   // Every 7th entry's record, field by field (all of them took a minute), and a filtered list page.
   const ids = Array.from({ length: ENTRIES / 7 }, (_, n) => id(n * 7, 0));
-  const before = await Promise.all(ids.map((i) => getTrafficRecord(asWritten(opened), SOURCE, i)));
-  const listBefore = (await listTraffic(asWritten(opened), SOURCE, { level: 'FATAL' }, { page: 2, limit: 50 })).data;
+  const before = await readBeforeRoutes(opened, () => Promise.all(ids.map((i) => getTrafficRecord(asWritten(opened), SOURCE, i))));
+  const listBefore = await readBeforeRoutes(opened, async () => (await listTraffic(asWritten(opened), SOURCE, { level: 'FATAL' }, { page: 2, limit: 50 })).data);
 
   // `taplined check` reads a database as it is: one this version has not upgraded has text ids.
   await sql`update http_traffic set request_headers = '{broken' where id = ${id(5_600, 0)}`.execute(opened.db.withoutPlugins());
   expect(await checkDatabase(opened.db, opened.dialect)).toEqual(['1 entries have header sets that do not read back as JSON']);
   await sql`update http_traffic set request_headers = '{}' where id = ${id(5_600, 0)}`.execute(opened.db.withoutPlugins());
-  const fixed = await getTrafficRecord(asWritten(opened), SOURCE, id(5_600, 0));
+  const fixed = await readBeforeRoutes(opened, () => getTrafficRecord(asWritten(opened), SOURCE, id(5_600, 0)));
   before[ids.indexOf(id(5_600, 0))] = fixed;
 
   // A crash in the second batch of entries: the first batch stays converted, the rest text.

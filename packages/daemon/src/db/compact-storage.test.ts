@@ -2,7 +2,7 @@ import { type HttpTraffic, parseFilter } from '@tapline/shared';
 import { describe, expect, it } from 'vitest';
 import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
 import type { Store } from './open.js';
-import { asWritten, eachFreshDatabase, id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { asWritten, eachFreshDatabase, id, oldRecords, readBeforeRoutes, SOURCE, seedThreeTables } from './three-tables.fixture.js';
 
 /**
  * A database of the three-table format upgrades in place (issue 14, compact storage): every field
@@ -18,7 +18,7 @@ describe('the compact storage migration', () => {
     const opened = database();
     await seedThreeTables(opened, 160);
     const before = await oldRecords(opened.db);
-    const entriesBefore = await allEntries(asWritten(opened));
+    const entriesBefore = await readBeforeRoutes(opened, () => allEntries(asWritten(opened)));
     expect(before).toHaveLength(160);
     expect(entriesBefore).toHaveLength(160);
 

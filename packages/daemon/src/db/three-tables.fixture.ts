@@ -31,6 +31,24 @@ export function eachFreshDatabase(): () => OpenedDatabase {
 /** The database as versions before 2026-11-26T0100-compact-ids wrote it: text ids, read without the codec. */
 export const asWritten = (opened: OpenedDatabase): Store => ({ db: opened.db.withoutPlugins(), dialect: { ...opened.dialect, stored: plainValues } });
 
+/**
+ * Today's reads join the route columns that 2026-11-27T0100-routes adds. To read an older database
+ * as its daemon answered it, an empty stand-in of them is there for the read and gone before the
+ * upgrade; entries with no route id show the template the backfill will give them, as they do
+ * while it runs, so the answers before and after compare field by field.
+ */
+export async function readBeforeRoutes<T>(opened: OpenedDatabase, read: () => Promise<T>): Promise<T> {
+  const db = opened.db.withoutPlugins();
+  await sql`create table routes (id text primary key, template text not null)`.execute(db);
+  await sql`alter table http_traffic add column route_id text`.execute(db);
+  try {
+    return await read();
+  } finally {
+    await sql`alter table http_traffic drop column route_id`.execute(db);
+    await sql`drop table routes`.execute(db);
+  }
+}
+
 /** The last schema with separate request and response rows. */
 export const THREE_TABLES = '2026-11-24T0400-retention';
 

@@ -15,9 +15,10 @@ async function usedBytes(): Promise<number> {
 }
 
 // The testkit's record ends its answer with an opaque cursor of random text, which nothing
-// compresses: 0.64 x here, where the bench's storage scenario (records of the kind issue 14
-// measured) gives 0.58 x (docs/storage.md).
-it('stores a realistic record in at most 0.66 x the JSON posted, indexes included', async () => {
+// compresses: 0.64 x here before route templates, 0.67 x with an entry's route id in its row and
+// in the newest-first index (docs/storage.md, "Route ids"), where the bench's storage scenario
+// (records of the kind issue 14 measured) gives about 0.03 x less.
+it('stores a realistic record in at most 0.68 x the JSON posted, indexes included', async () => {
   h = await startHarness();
   const { client } = await h.user();
   const source = await createSource(client);
@@ -37,5 +38,5 @@ it('stores a realistic record in at most 0.66 x the JSON posted, indexes include
   const json = await post(3_000);
   const perRecord = ((await usedBytes()) - before) / 3_000;
   expect(json / 3_000).toBeGreaterThan(1_400);
-  expect(perRecord / (json / 3_000)).toBeLessThanOrEqual(0.66);
+  expect(perRecord / (json / 3_000)).toBeLessThanOrEqual(0.68);
 });
