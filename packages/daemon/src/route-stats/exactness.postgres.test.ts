@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createSource, type FreshDatabase, freshDatabase, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
-import { bodyOf, expectExact, sentEntries } from './exactness.fixture.js';
+import { bodyOf, expectExact, MINUTES, sentEntries } from './exactness.fixture.js';
 
 /**
  * Several daemons writing the same minutes at once (PostgreSQL only): the minute rows are read
  * and rewritten under row locks, so no daemon's additions are lost (docs/decisions.md §21.2).
  */
 describe('statistics written by two daemons on one database', () => {
-  const clock = manualClock('2026-05-05T12:00:00.000Z');
+  const clock = manualClock('2026-05-07T12:00:00.000Z');
   let fresh: FreshDatabase;
   let a: Harness;
   let b: Harness;
@@ -38,7 +38,8 @@ describe('statistics written by two daemons on one database', () => {
           }));
         }
         await Promise.all(sends);
-        await expectExact(user.client, sourceId, sent, { from: 0, to: 120 });
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES });
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES, bucket: '1h' });
       }),
       { numRuns: 4 },
     );

@@ -1,86 +1,17 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { addStored, keyOf, type MinuteTotals, type StatInput, totalsOf } from './rollup.js';
+import { addStored, type BucketTotals, keyOf, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
 import { encodeSketch } from './sketch.js';
 
-/** Keys per statement: six bound values each in the look-up, twelve in the upsert. */
+/** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
 const KEYS_PER_STATEMENT = 200;
 
 function* chunks<T>(rows: readonly T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += KEYS_PER_STATEMENT) yield rows.slice(i, i + KEYS_PER_STATEMENT);
 }
 
-/**
- * Adds the entries of one ingest transaction to the minute rows, in that transaction, so the
- * numbers and the entries commit together or not at all (docs/decisions.md §21.2). A sketch cannot
- * be added in SQL, so each row is read, merged and written back; exact with several writers:
- * - PostgreSQL: missing rows are first inserted empty (`on conflict do nothing`, which waits for
- *   another transaction inserting the same key), then all of the group's rows are read `for
- *   update` in key order, so a second writer waits for the first's commit and reads its result.
- *   Rows are always locked in key order, after the count rollup, so writers never deadlock.
- * - SQLite: one writer at a time (transactions begin IMMEDIATE), so the read is the latest.
- */
-export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
-  if (inputs.length === 0) return;
-  const totals = totalsOf(inputs);
-  for (const part of chunks(totals)) {
-    if (dialect.concurrentWriters) {
-      await trx
-        .insertInto('route_stats')
-        .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.minute, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    const query = trx
-      .selectFrom('route_stats')
-      .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and([
-              eb('traffic_source_id', '=', t.sourceId), eb('minute', '=', t.minute), eb('route_id', '=', t.routeId), eb('method', '=', t.method),
-              eb('domain_id', '=', t.domainId), eb('status_class', '=', t.statusClass),
-            ]),
-          ),
-        ),
-      )
-      .orderBy('traffic_source_id')
-      .orderBy('minute')
-      .orderBy('route_id')
-      .orderBy('method')
-      .orderBy('domain_id')
-      .orderBy('status_class');
-    const stored = await dialect.lockRows(query, 'wait').execute();
-    const byKey = new Map<string, MinuteTotals>(part.map((t) => [keyOf(t), t]));
-    for (const row of stored) {
-      const target = byKey.get(keyOf({ sourceId: row.traffic_source_id, minute: row.minute, routeId: row.route_id, method: row.method, domainId: row.domain_id, statusClass: row.status_class }));
-      if (target) addStored(target, row);
-    }
-    await trx
-      .insertInto('route_stats')
-      .values(part.map(rowOf))
-      .onConflict((oc) =>
-        oc.columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet({
-          count: sql.ref('excluded.count'),
-          latency_max: sql.ref('excluded.latency_max'),
-          latency_sum: sql.ref('excluded.latency_sum'),
-          request_bytes: sql.ref('excluded.request_bytes'),
-          response_bytes: sql.ref('excluded.response_bytes'),
-          sketch: sql.ref('excluded.sketch'),
-        }),
-      )
-      .execute();
-  }
-}
-
-const rowOf = (t: MinuteTotals) => ({
-  traffic_source_id: t.sourceId,
-  minute: t.minute,
-  route_id: t.routeId,
-  method: t.method,
-  domain_id: t.domainId,
-  status_class: t.statusClass,
+const numbersOf = (t: BucketTotals) => ({
   count: t.count,
   latency_max: t.latencyMax,
   latency_sum: t.latencySum,
@@ -88,3 +19,105 @@ const rowOf = (t: MinuteTotals) => ({
   response_bytes: t.responseBytes,
   sketch: encodeSketch(t.sketch),
 });
+
+const replaced = {
+  count: sql.ref<number>('excluded.count'),
+  latency_max: sql.ref<number>('excluded.latency_max'),
+  latency_sum: sql.ref<number>('excluded.latency_sum'),
+  request_bytes: sql.ref<number>('excluded.request_bytes'),
+  response_bytes: sql.ref<number>('excluded.response_bytes'),
+  sketch: sql.ref<Uint8Array>('excluded.sketch'),
+};
+
+type StoredRow = StoredMinute & Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & { readonly span: number };
+
+/** The three statements of one table: make missing rows (PostgreSQL), read them locked in key order, write them back. */
+interface Level {
+  insertEmpty(trx: Executor, part: readonly BucketTotals[]): Promise<unknown>;
+  locked(trx: Executor, dialect: SqlDialect, part: readonly BucketTotals[]): Promise<StoredRow[]>;
+  write(trx: Executor, part: readonly BucketTotals[]): Promise<unknown>;
+}
+
+const minutes: Level = {
+  insertEmpty: (trx, part) =>
+    trx
+      .insertInto('route_stats')
+      .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
+      .onConflict((oc) => oc.doNothing())
+      .execute(),
+  async locked(trx, dialect, part) {
+    const query = trx
+      .selectFrom('route_stats')
+      .selectAll()
+      .where((eb) =>
+        eb.or(part.map((t) => eb.and({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))),
+      )
+      .orderBy('traffic_source_id').orderBy('minute').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+    const rows = await dialect.lockRows(query, 'wait').execute();
+    return rows.map((r) => ({ ...r, sourceId: r.traffic_source_id, span: 1, start: r.minute, routeId: r.route_id, domainId: r.domain_id, statusClass: r.status_class }));
+  },
+  write: (trx, part) =>
+    trx
+      .insertInto('route_stats')
+      .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass, ...numbersOf(t) })))
+      .onConflict((oc) => oc.columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
+      .execute(),
+};
+
+const rollups: Level = {
+  insertEmpty: (trx, part) =>
+    trx
+      .insertInto('route_rollups')
+      .values(part.map((t) => ({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
+      .onConflict((oc) => oc.doNothing())
+      .execute(),
+  async locked(trx, dialect, part) {
+    const query = trx
+      .selectFrom('route_rollups')
+      .selectAll()
+      .where((eb) =>
+        eb.or(
+          part.map((t) => eb.and({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })),
+        ),
+      )
+      .orderBy('traffic_source_id').orderBy('span').orderBy('start').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+    const rows = await dialect.lockRows(query, 'wait').execute();
+    return rows.map((r) => ({ ...r, sourceId: r.traffic_source_id, span: r.span, routeId: r.route_id, domainId: r.domain_id, statusClass: r.status_class }));
+  },
+  write: (trx, part) =>
+    trx
+      .insertInto('route_rollups')
+      .values(
+        part.map((t) => ({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass, ...numbersOf(t) })),
+      )
+      .onConflict((oc) => oc.columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
+      .execute(),
+};
+
+/**
+ * Adds the entries of one ingest transaction to the minute, hour and day rows, in that
+ * transaction, so the numbers and the entries commit together or not at all (docs/decisions.md
+ * §21.2, §21.4). A sketch cannot be added in SQL, so each row is read, merged and written back;
+ * exact with several writers:
+ * - PostgreSQL: missing rows are first inserted empty (`on conflict do nothing`, which waits for
+ *   another transaction inserting the same key), then all of the group's rows are read `for
+ *   update` in key order, so a second writer waits for the first's commit and reads its result.
+ *   Minute rows are always locked before hour and day rows, each in key order, after the count
+ *   rollup, so writers never deadlock.
+ * - SQLite: one writer at a time (transactions begin IMMEDIATE), so the read is the latest.
+ */
+export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  const totals = totalsOf(inputs);
+  for (const [level, rows] of [[minutes, totals.filter((t) => t.span === 1)], [rollups, totals.filter((t) => t.span !== 1)]] as const) {
+    for (const part of chunks(rows)) {
+      if (dialect.concurrentWriters) await level.insertEmpty(trx, part);
+      const byKey = new Map(part.map((t) => [keyOf(t), t]));
+      for (const row of await level.locked(trx, dialect, part)) {
+        const target = byKey.get(keyOf(row));
+        if (target) addStored(target, row);
+      }
+      await level.write(trx, part);
+    }
+  }
+}
