@@ -28,7 +28,7 @@ export default async function run({ root, log, quick, tmp }) {
       writeFileSync(file, JSON.stringify(records));
       const args = ['-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`];
       const post = (what, connections, body, path, perRequest) =>
-        autocannon(root, [...args, '-c', String(connections), ...(quick ? ['-a', String(Math.max(8, 400 / perRequest))] : ['-d', String(seconds)]), ...body, `${daemon.url}${path}`]).then((r) => throughput(r, what, perRequest));
+        autocannon(root, [...args, '-t', '60', '-c', String(connections), ...(quick ? ['-a', String(Math.max(8, 400 / perRequest))] : ['-d', String(seconds)]), ...body, `${daemon.url}${path}`]).then((r) => throughput(r, what, perRequest));
       const single = JSON.stringify({ ...records[0], startedAt: undefined });
       targets.push([`single ${name}`, () => post('single compose', 50, ['-b', single], `/http-traffic-record/${source.id}`, 1)]);
       targets.push([`batch ${name}`, () => post('batch of 1,000', 4, ['-i', file], `/http-traffic-record/${source.id}/batch`, 1000)]);
