@@ -79,6 +79,7 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /auth/me':
     case 'DELETE /auth/token':
     case 'GET /traffic-source':
+    case 'GET /metrics':
       return { path: op.path };
     case 'POST /auth/token':
       return { path: op.path, body: { email: 'ana@example.com', password: 'correct horse battery' } };
@@ -196,7 +197,8 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
     {
       name: 'restricted to another source',
       header: `Bearer ${limited}`,
-      expected: (op) => (op.open || op.path === '/auth/me' || revokesCaller(op) || (op.method === 'GET' && op.path === '/traffic-source') ? op.success : 403),
+      // Like the list of sources, /metrics answers a restricted token with its one source's series.
+      expected: (op) => (op.open || op.path === '/auth/me' || revokesCaller(op) || (op.method === 'GET' && (op.path === '/traffic-source' || op.path === '/metrics')) ? op.success : 403),
     },
     { name: "another user's token", header: `Bearer ${ana}`, expected: (op) => (namesSource(op) && !op.open ? 403 : op.success) },
     { name: "another user's token, ids that do not exist", header: `Bearer ${ana}`, ids: 'missing', expected: (op) => (namesSource(op) && !op.open ? 404 : op.success) },

@@ -24,6 +24,9 @@ import { createReclaimer } from './http/reclaim.js';
 import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
+import { createHealthMetrics } from './metrics/health.js';
+import { metricsRoutes } from './metrics/routes.js';
+import { createTrafficMetrics } from './metrics/traffic.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
@@ -124,11 +127,18 @@ export function createApp(options: AppOptions): App {
   const compose = createComposer(deps, ingest);
   // Before httpTrafficRoutes, whose one-record route would take `export.har` as an id.
   harRoutes(router, deps);
-  const ingestRoutes = [...httpTrafficRoutes(router, deps, ingest, preparer, compose), ingestLogRoutes(router, deps, compose)];
+  const traffic = httpTrafficRoutes(router, deps, ingest, preparer, compose);
+  const ingestRoutes = [...traffic.ingest, ingestLogRoutes(router, deps, compose)];
   otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   routeStatsRoutes(router, deps);
+  const trafficMetrics = createTrafficMetrics(deps.bus, deps.findSource);
+  const health = createHealthMetrics({
+    db: deps.db, bus: deps.bus, queuedRecords: () => ingest.queuedRecords, waitingBatches: () => deps.largeBodies.waiting,
+    openStreams: traffic.openStreams, databaseBytes: () => deps.storage.sizeBytes(),
+  });
+  metricsRoutes(router, deps, trafficMetrics, health);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
@@ -156,6 +166,8 @@ export function createApp(options: AppOptions): App {
     statsPruner,
     stop: async () => {
       statsPruner.stop();
+      trafficMetrics.stop();
+      health.stop();
       shutdown.abort();
       await pruner.stop();
       await routeBackfill.stop();

@@ -18,6 +18,7 @@ import {
 } from './schemas/http-traffic.js';
 import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
 import { IngestLog } from './schemas/ingest-log.js';
+import { MetricsQuery, PROMETHEUS_TEXT } from './schemas/metrics.js';
 import { RouteSummary, StatsAnswer, StatsQuery } from './schemas/stats.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -174,6 +175,14 @@ export const contract = {
   listRoutes: endpoint({
     method: 'GET', path: '/routes/:trafficSourceId', tag: 'statistics', summary: 'Route templates of a traffic source, with their origin and stored entries',
     scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(RouteSummary), errors: [403, 404],
+  }),
+  getMetrics: endpoint({
+    method: 'GET', path: '/metrics', tag: 'statistics', summary: 'Prometheus metrics: per-route request counters and latency histograms, and the daemon\'s health',
+    scopes: READ, query: MetricsQuery, status: 200, response: z.string(), errors: [403, 404, 503], media: [PROMETHEUS_TEXT],
+    description:
+      'Extension (docs/statistics.md, "Prometheus"). The Prometheus text format. Without `source`, the series of every source the token may see ' +
+      '(a token restricted to one source: that one); with `source`, that source alone (404, 403 as every source route). Request counters and ' +
+      'latency histograms count what this daemon committed since it started; the health gauges are the daemon\'s and its database\'s.',
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

@@ -18,6 +18,8 @@ import type { NewTrafficRow } from './table.js';
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */
   store(source: TrafficSource, records: readonly PreparedRecord[]): Promise<StoredEntry[]>;
+  /** Records accepted and waiting for the next transaction (`/metrics`' queue depth). */
+  readonly queuedRecords: number;
 }
 
 export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
@@ -185,6 +187,9 @@ export function createIngest(deps: IngestDeps): Ingest {
         if (waiting.length === 0 && !inFlight) setImmediate(flush);
         waiting.push({ source, records, resolve, reject });
       });
+    },
+    get queuedRecords() {
+      return waiting.reduce((n, item) => n + item.records.length, 0);
     },
   };
 }

@@ -79,6 +79,7 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
   listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  getMetrics: (w) => ({ query: { source: w.sourceId } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
