@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, promSample as sample, promSeries } from '@tapline/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { createSource } from './support/compose.js';
@@ -14,12 +14,6 @@ async function scrape(url: string, token: string | undefined, query = ''): Promi
 async function promtool(text: string): Promise<{ exitCode: number | undefined; output: string }> {
   const result = await execa('promtool', ['check', 'metrics'], { input: text, reject: false });
   return { exitCode: result.exitCode, output: `${result.stdout}${result.stderr}` };
-}
-
-/** The value of the one sample written exactly as `series` (name and labels, as Prometheus escapes them). */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('GET /metrics of the built daemon, checked by promtool', () => {
@@ -65,9 +59,7 @@ describe('GET /metrics of the built daemon, checked by promtool', () => {
     expect(answer.type).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(await promtool(answer.text)).toEqual({ exitCode: 0, output: '' });
 
-    // prom-client writes a bucket's `le` first.
-    const users = (name: string, status: string, le?: string) =>
-      `${name}{${le === undefined ? '' : `le="${le}",`}source="${shop}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"}`;
+    const users = (name: string, status: string, le?: string) => promSeries(name, `source="${shop}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"`, le);
     expect(sample(answer.text, users('tapline_http_requests_total', '2xx'))).toBe(2);
     expect(sample(answer.text, users('tapline_http_requests_total', '5xx'))).toBe(1);
     expect(sample(answer.text, users('tapline_http_request_duration_seconds_bucket', '2xx', '0.005'))).toBe(1);
