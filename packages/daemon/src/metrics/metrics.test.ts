@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promSample as sample, promSeries } from '@tapline/testkit';
-import { composeBody, createSource, type Harness, raw, rawJson, startHarness } from '@tapline/testkit/daemon';
+import { adminShutdown, composeBody, createSource, databaseOutage, type Harness, raw, rawJson, startHarness } from '@tapline/testkit/daemon';
 
 describe('GET /metrics in-process, on each engine (issue 26)', () => {
   let h: Harness;
@@ -36,5 +36,20 @@ describe('GET /metrics in-process, on each engine (issue 26)', () => {
     expect(theirs.status).toBe(200);
     expect(theirs.text).not.toContain(sourceId);
     expect(sample(theirs.text, 'tapline_ingested_entries_total')).toBe(4);
+  });
+
+  it('answers 503 with Retry-After while the database cannot serve, and 200 once it is back', async () => {
+    h = await startHarness({ pruner: { start: false }, routeBackfill: { start: false } });
+    const user = await h.user();
+    const outage = databaseOutage(h.deps.db);
+    outage.fail(adminShutdown());
+    const down = await raw(h, 'GET', '/metrics', { token: user.token });
+    expect({ status: down.status, retryAfter: down.headers.get('retry-after'), body: down.json }).toEqual({
+      status: 503,
+      retryAfter: '2',
+      body: { statusCode: 503, error: 'The database is unavailable; retry shortly', code: 'database_unavailable' },
+    });
+    outage.heal();
+    expect((await raw(h, 'GET', '/metrics', { token: user.token })).status).toBe(200);
   });
 });
