@@ -53,7 +53,8 @@ async function measure(store: Store, rule: AlertRuleRow, until: number): Promise
   const query = { since: iso(until - rule.window_ms), until: iso(until), ...(rule.route ? { route: rule.route } : {}), ...(rule.method ? { where: parseFilter(`method=${rule.method}`) } : {}) };
   const window = windowOf(query, until);
   const numbers = await readWindowTotal(store, rule.traffic_source_id, query, until);
-  return { value: metricOf(rule.metric, numbers, until - window.since), requests: numbers.count, since: window.since, until: window.until };
+  // Reported as read: from the widened start to the evaluation time, not to the end of its minute.
+  return { value: metricOf(rule.metric, numbers, until - window.since), requests: numbers.count, since: window.since, until };
 }
 
 const median = (values: readonly number[]): number | null => {
