@@ -33,6 +33,7 @@ interface Ids {
   readonly source: string;
   readonly entry: string;
   readonly webhook: string;
+  readonly rule: string;
 }
 
 interface Condition {
@@ -43,8 +44,8 @@ interface Condition {
   readonly ids?: 'missing';
 }
 
-const MISSING: Ids = { source: '01a1fc8d-93a2-767e-92f3-e5a71388f88b', entry: '01a1fc8d-93a2-767e-92f3-e5a71388f88c', webhook: '01a1fc8d-93a2-767e-92f3-e5a71388f88d' };
-const namesSource = (op: Operation) => /\{(trafficSourceId|id|webhookId)\}/.test(op.path);
+const MISSING: Ids = { source: '01a1fc8d-93a2-767e-92f3-e5a71388f88b', entry: '01a1fc8d-93a2-767e-92f3-e5a71388f88c', webhook: '01a1fc8d-93a2-767e-92f3-e5a71388f88d', rule: '01a1fc8d-93a2-767e-92f3-e5a71388f88e' };
+const namesSource = (op: Operation) => /\{(trafficSourceId|id|webhookId|ruleId)\}/.test(op.path);
 
 async function operations(url: string): Promise<Operation[]> {
   const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; 'x-tapline-scopes'?: string[] }>> };
@@ -112,6 +113,15 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{webhookId}/deliveries':
     case 'POST /webhooks/{webhookId}/test':
       return { path: fill({ webhookId: ids.webhook }) };
+    case 'GET /alerts/{trafficSourceId}':
+    case 'GET /alerts/{trafficSourceId}/history':
+      return { path: fill({ trafficSourceId: ids.source }) };
+    case 'POST /alerts/{trafficSourceId}':
+      return { path: fill({ trafficSourceId: ids.source }), body: { when: `p95 > ${n}ms`, webhookIds: [ids.webhook] } };
+    case 'DELETE /alerts/rules/{ruleId}':
+      return ids === MISSING ? { path: fill({ ruleId: ids.rule }) } : newRule(owner, ids.source, ids.webhook).then((ruleId) => ({ path: fill({ ruleId }) }));
+    case 'POST /alerts/rules/{ruleId}/test':
+      return { path: fill({ ruleId: ids.rule }) };
     case 'POST /http-traffic-record/{trafficSourceId}':
       return { path: fill({ trafficSourceId: ids.source }), body: composeBody(ids.source) };
     case 'POST /http-traffic-record/{trafficSourceId}/batch':
@@ -130,6 +140,15 @@ async function newWebhook(owner: { url: string; token: string }, sourceId: strin
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'http', level: 'fatal', value: `http://127.0.0.1:9/doomed/${n}` }),
+  });
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function newRule(owner: { url: string; token: string }, sourceId: string, webhookId: string): Promise<string> {
+  const response = await fetch(`${owner.url}/alerts/${sourceId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ when: 'error_rate > 5%', webhookIds: [webhookId] }),
   });
   return ((await response.json()) as { id: string }).id;
 }
@@ -156,7 +175,8 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
   const owner = { url, token };
   const source = await createSource(url, token, 'matrix');
   const other = await createSource(url, token, 'matrix-other');
-  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook: await newWebhook(owner, source, 0) };
+  const webhook = await newWebhook(owner, source, 0);
+  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook, rule: await newRule(owner, source, webhook) };
   const make = (email: string, ...args: string[]) => admin(home, ['token', 'create', email, ...args]);
   await Promise.all([admin(home, ['user', 'add', 'ana@example.com', '--password-stdin'], 'correct horse battery'), admin(home, ['user', 'add', 'gone@example.com'])]);
   // Each admin command is a process of its own: start them together, SQLite's WAL lets them write in turn.

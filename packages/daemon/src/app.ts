@@ -2,6 +2,8 @@ import { contract } from '@tapline/shared';
 import type { RequestListener } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
+import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
+import { alertRoutes } from './alerts/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
@@ -60,6 +62,8 @@ export interface AppOptions {
   readonly pruner?: { readonly start?: boolean };
   /** The route backfill (route-stats/backfill.ts) starts with the app unless `start` is false (tests then call `runNow`). */
   readonly routeBackfill?: { readonly start?: boolean };
+  /** The alert evaluator starts with the app unless `start` is false (tests then call `runDue`); `owner` names its claims. */
+  readonly alerts?: { readonly start?: boolean; readonly owner?: string };
 }
 
 export interface App {
@@ -75,6 +79,7 @@ export interface App {
   readonly pruner: Pruner;
   readonly routeBackfill: Backfill;
   readonly statsPruner: StatsPruner;
+  readonly alerts: AlertEvaluator;
   stop: () => Promise<void>;
 }
 
@@ -139,6 +144,7 @@ export function createApp(options: AppOptions): App {
     openStreams: traffic.openStreams, databaseBytes: () => deps.storage.sizeBytes(),
   });
   metricsRoutes(router, deps, trafficMetrics, health);
+  alertRoutes(router, deps, webhooks);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
@@ -151,6 +157,8 @@ export function createApp(options: AppOptions): App {
   if (options.routeBackfill?.start !== false) routeBackfill.start();
   const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
   if (options.pruner?.start !== false) statsPruner.start();
+  const alerts = createAlertEvaluator({ ...deps, intervalMs: options.config.alerts.intervalMs, onQueued: () => webhooks.nudge(), ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}) });
+  if (options.alerts?.start !== false) alerts.start();
   return {
     app,
     handler: (req, res) =>
@@ -164,10 +172,12 @@ export function createApp(options: AppOptions): App {
     pruner,
     routeBackfill,
     statsPruner,
+    alerts,
     stop: async () => {
       statsPruner.stop();
       trafficMetrics.stop();
       health.stop();
+      await alerts.stop();
       shutdown.abort();
       await pruner.stop();
       await routeBackfill.stop();

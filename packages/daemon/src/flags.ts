@@ -85,3 +85,10 @@ export function parseTrustProxyFlag(text: string | undefined): TrustProxy {
     throw new UsageError(`--trust-proxy takes "off", a number of proxies from 1, or proxy addresses such as loopback or 10.0.0.0/8, comma-separated${why} (got "${text}")`);
   }
 }
+
+/** `--alert-interval`: from 1 s (a test, a demo) to an hour. */
+export function parseAlertInterval(text: string): number {
+  const interval = parseDuration('--alert-interval', text);
+  if (interval < 1_000 || interval > 3_600_000) throw new UsageError(`--alert-interval takes a duration from 1s to 60m such as 30s (got "${text}")`);
+  return interval;
+}

@@ -12,5 +12,6 @@ export { createUser } from './auth/users.js';
 export { hashPassword } from './auth/passwords.js';
 export type { BatchWorker } from './http-traffic/prepare-pool.js';
 export type { WebhookWorker } from './webhooks/worker.js';
+export type { AlertEvaluator } from './alerts/evaluator.js';
 export { copyDatabase, type CopyReporter } from './copy/copy.js';
 export { COPIED_TABLES } from './copy/tables.js';

@@ -12,8 +12,8 @@ import { DatabaseLocatorError } from './db/locator.js';
 import { openDatabase } from './db/open.js';
 import { defaultPoolSize } from './db/pool-size.js';
 import { systemClock } from './clock.js';
-import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
-import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags, UsageError } from './flags.js';
+import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, defaultConfig } from './deps.js';
+import { parseAlertInterval, parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags, UsageError } from './flags.js';
 import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
@@ -39,6 +39,7 @@ interface GlobalOptions extends ServerFlags {
   trustProxy?: string;
   stats: boolean;
   statsRetention: string;
+  alertInterval: string;
 }
 
 const env = process.env;
@@ -79,6 +80,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     retention: parseRetention(opts),
     trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
     stats: parseStats(opts),
+    alerts: { intervalMs: parseAlertInterval(opts.alertInterval) },
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -136,6 +138,7 @@ function program(): Command {
     )
     .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
     .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
+    .option('--alert-interval <duration>', 'how often alert rules are evaluated, from 1s to 1h (docs/alerts.md)', `${DEFAULT_ALERT_INTERVAL_MS / 1000}s`)
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

@@ -19,6 +19,7 @@ import {
 import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
 import { IngestLog } from './schemas/ingest-log.js';
 import { MetricsQuery, PROMETHEUS_TEXT } from './schemas/metrics.js';
+import { AlertEvent, AlertRule, AlertRuleParams, AlertTestResult, CreateAlertRule } from './schemas/alert.js';
 import { RouteSummary, StatsAnswer, StatsQuery } from './schemas/stats.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -183,6 +184,31 @@ export const contract = {
       'Extension (docs/statistics.md, "Prometheus"). The Prometheus text format. Without `source`, the series of every source the token may see ' +
       '(a token restricted to one source: that one); with `source`, that source alone (404, 403 as every source route). Request counters and ' +
       'latency histograms count what this daemon committed since it started; the health gauges are the daemon\'s and its database\'s.',
+  }),
+  listAlertRules: endpoint({
+    method: 'GET', path: '/alerts/:trafficSourceId', tag: 'alerts', summary: 'Alert rules of a traffic source, with their state',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(AlertRule), errors: [403, 404],
+    description: 'Extension (docs/alerts.md). `webhookIds` lists the webhooks that still exist: empty means the rule has no target.',
+  }),
+  createAlertRule: endpoint({
+    method: 'POST', path: '/alerts/:trafficSourceId', tag: 'alerts', summary: 'Add an alert rule on the route numbers',
+    scopes: FULL, params: TrafficSourceParams, body: CreateAlertRule, status: 201, response: AlertRule, errors: [403, 404],
+    description:
+      'Extension (docs/alerts.md). `when`: `p50|p90|p95|p99 > 800ms`, `error_rate > 5%`, `client_error_rate > 20%`, `requests < 10/min`, `p95 > 2x baseline`. ' +
+      '`for` and `window` from 1m to 24h; every webhook must belong to the same source (another source: 404; another user\'s: 403), and nothing is created otherwise.',
+  }),
+  listAlertHistory: endpoint({
+    method: 'GET', path: '/alerts/:trafficSourceId/history', tag: 'alerts', summary: "Transitions of a source's alert rules, newest first",
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(AlertEvent), errors: [403, 404],
+  }),
+  deleteAlertRule: endpoint({
+    method: 'DELETE', path: '/alerts/rules/:ruleId', tag: 'alerts', summary: 'Delete an alert rule and its history',
+    scopes: FULL, params: AlertRuleParams, status: 204, response: null, errors: [403, 404],
+  }),
+  testAlertRule: endpoint({
+    method: 'POST', path: '/alerts/rules/:ruleId/test', tag: 'alerts', summary: "Queue a sample firing message for each of a rule's webhooks",
+    scopes: FULL, params: AlertRuleParams, status: 200, response: AlertTestResult, errors: [403, 404],
+    description: 'Through the outbox, as real alerts: delivered with retries, visible in `GET /webhooks/:webhookId/deliveries`.',
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

@@ -9,6 +9,8 @@ export * from './schemas/ingest-log.js';
 export * from './schemas/formats.js';
 export * from './schemas/stats.js';
 export * from './schemas/metrics.js';
+export * from './schemas/alert.js';
+export * from './alerts/condition.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';

@@ -15,9 +15,10 @@ describe('copying a database', () => {
     source = await startWebhookApp({ clock });
     receiver = await startReceiver();
     target = await openTestDatabase();
-    // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt.
+    // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt, an alert rule with a transition.
     const sourceId = await source.source();
-    await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const webhook = await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    await source.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'requests > 1/min', webhookIds: [webhook.id] } });
     for (let i = 0; i < 30; i++) {
       clock.advance(10);
       // Bodies of a realistic size, so that the source's payloads train a dictionary (compact storage).
@@ -25,6 +26,7 @@ describe('copying a database', () => {
       await source.compose(sourceId, { status: i % 10 === 0 ? 500 : 200, pathnameUrl: `/items/${i % 4}`, responseBody: { items } });
     }
     await source.client.call(contract.createCoreLog, { params: { trafficSourceId: sourceId }, body: { title: 'TypeError', description: 'x is undefined', source: 'api', layer: 'service', stack: 'at f (a.js:1)' } });
+    await source.alerts.runDue();
     await source.worker.runDue();
   });
   afterEach(async () => {

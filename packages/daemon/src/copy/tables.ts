@@ -31,6 +31,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'webhook_deliveries', key: ['id'] },
   { name: 'webhook_attempts', key: ['id'] },
   { name: 'webhook_windows', key: ['webhook_id'] },
+  { name: 'alert_rules', key: ['id'] },
+  { name: 'alert_rule_webhooks', key: ['rule_id', 'webhook_id'] },
+  { name: 'alert_events', key: ['id'] },
 ];
 
 /**

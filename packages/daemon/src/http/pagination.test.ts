@@ -26,8 +26,11 @@ describe('pagination of every list', () => {
     for (let i = 0; i < 3; i++) {
       await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { domainUrl: `https://d${i}.example.com`, pathnameUrl: `/p${i}` }) });
       await client.call(contract.createCoreLog, { params: { trafficSourceId: source.id }, body: { title: `log ${i}` } });
-      await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      const webhook = await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      // True at once: each rule's first evaluation is one transition, so the history holds three.
+      await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: `requests < ${1000 + i}/min`, webhookIds: [webhook.id] } });
     }
+    await h.alerts.runDue();
     Object.assign(lists, {
       listTrafficSources: '/traffic-source',
       listCoreLogs: `/core-log/${source.id}`,
@@ -36,6 +39,8 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${source.id}`,
       listPathnames: `/pathnames/${source.id}`,
       listRoutes: `/routes/${source.id}`,
+      listAlertRules: `/alerts/${source.id}`,
+      listAlertHistory: `/alerts/${source.id}/history`,
     });
     Object.assign(empties, {
       listCoreLogs: `/core-log/${emptySource.id}`,
@@ -44,6 +49,8 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${emptySource.id}`,
       listPathnames: `/pathnames/${emptySource.id}`,
       listRoutes: `/routes/${emptySource.id}`,
+      listAlertRules: `/alerts/${emptySource.id}`,
+      listAlertHistory: `/alerts/${emptySource.id}/history`,
     });
   });
   afterAll(() => h.close());

@@ -149,3 +149,16 @@ export async function readStats(store: Store, sourceId: string, query: StatsQuer
 function dimsOfLabels(l: Pick<StatsGroup, 'route' | 'method' | 'status'>): Dims {
   return { route: l.route ?? '', method: l.method ?? 'GET', domain: '', statusClass: Number(l.status?.[0] ?? 0) };
 }
+
+/**
+ * The numbers of every row of a window that a `route` and a `where` select, as one group: what an
+ * alert rule compares (alerts/observe.ts), where `readStats` would split them by a `by`.
+ */
+export async function readWindowTotal(store: Store, sourceId: string, query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>, now: number): Promise<StatsNumbers> {
+  const total = emptyGroup();
+  for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route)) {
+    const dims: Dims = { route: row.template, method: row.method, domain: row.domain, statusClass: row.status_class };
+    if (matches(query.where, dims)) addRow(total, dims, row);
+  }
+  return numbersOf(total);
+}

@@ -86,6 +86,7 @@ export const ERROR_CODES = [
   'bad_request',
   'source_not_found',
   'webhook_not_found',
+  'alert_rule_not_found',
   'entry_not_found',
   'route_not_found',
   'method_not_allowed',

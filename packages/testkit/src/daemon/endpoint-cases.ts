@@ -12,6 +12,7 @@ export interface World {
   readonly pathnameId: string;
   readonly coreLogId: string;
   readonly webhookId: string;
+  readonly alertRuleId: string;
 }
 
 let worldCounter = 0;
@@ -35,7 +36,8 @@ export async function buildWorld(client: TaplineClient, options: { webhook?: 'di
         ? { type: 'http', level: 'fatal', value: `http://127.0.0.1:9/hook-${n}` }
         : { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${n}/tok-${n}` },
   });
-  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id };
+  const rule = await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: 'error_rate > 5%', webhookIds: [webhook.id] } });
+  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id, alertRuleId: rule.id };
 }
 
 export interface RequestInput {
@@ -80,6 +82,11 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
   listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
   getMetrics: (w) => ({ query: { source: w.sourceId } }),
+  listAlertRules: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createAlertRule: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { when: 'p95 > 800ms', route: '/api/orders', webhookIds: [w.webhookId] } }),
+  listAlertHistory: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  deleteAlertRule: (w) => ({ params: { ruleId: w.alertRuleId } }),
+  testAlertRule: (w) => ({ params: { ruleId: w.alertRuleId } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);

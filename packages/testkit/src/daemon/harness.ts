@@ -18,6 +18,7 @@ export interface Harness {
   readonly pruner: App['pruner'];
   readonly routeBackfill: App['routeBackfill'];
   readonly statsPruner: App['statsPruner'];
+  readonly alerts: App['alerts'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -55,7 +56,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { handler, deps, batches, pruner, routeBackfill, statsPruner, stop } = createApp({
+  const { handler, deps, batches, pruner, routeBackfill, statsPruner, alerts, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -82,6 +83,7 @@ export async function startHarness(
     pruner,
     routeBackfill,
     statsPruner,
+    alerts,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });
