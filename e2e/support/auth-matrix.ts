@@ -99,7 +99,13 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{id}':
     case 'GET /stats/{trafficSourceId}':
     case 'GET /routes/{trafficSourceId}':
+    case 'GET /routes/{trafficSourceId}/rules':
+    case 'GET /routes/{trafficSourceId}/suggestions':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
+    case 'POST /routes/{trafficSourceId}/rules':
+      return { path: fill({ trafficSourceId: ids.source }), body: { template: `/matrix-${n}/{id}` } };
+    case 'DELETE /routes/{trafficSourceId}/rules/{ruleId}':
+      return ids === MISSING ? { path: fill({ trafficSourceId: ids.source, ruleId: ids.entry }) } : newRule(owner, ids.source, n).then((ruleId) => ({ path: fill({ trafficSourceId: ids.source, ruleId }) }));
     case 'GET /http-traffic/{trafficSourceId}/stream':
       return { path: fill({ trafficSourceId: ids.source }) };
     case 'POST /core-log/{trafficSourceId}':
@@ -122,6 +128,16 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     default:
       throw new Error(`the authorization matrix has no request for ${key}: add one`);
   }
+}
+
+async function newRule(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {
+  const response = await fetch(`${owner.url}/routes/${sourceId}/rules`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template: `/doomed-${n}/{id}` }),
+  });
+  if (response.status !== 201) throw new Error(`rule for the matrix: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
 }
 
 async function newWebhook(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {

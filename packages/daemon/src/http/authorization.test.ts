@@ -62,7 +62,7 @@ describe('authorization matrix', () => {
     for (const [name, e] of resourceBound()) {
       const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', MISSING_ID]));
       const build = VALID_REQUESTS[name];
-      const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID }).body : undefined;
+      const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID, ruleId: MISSING_ID }).body : undefined;
       const answer = await send(h, stranger.token, e, { params, ...(body !== undefined ? { body } : {}) });
       expect(answer.status, `${name}: ${answer.text}`).toBe(404);
       expect((answer.json as { error: string }).error, name).toMatch(/ not found$/);

@@ -27,6 +27,8 @@ describe('pagination of every list', () => {
       await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { domainUrl: `https://d${i}.example.com`, pathnameUrl: `/p${i}` }) });
       await client.call(contract.createCoreLog, { params: { trafficSourceId: source.id }, body: { title: `log ${i}` } });
       await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      // The paths' own templates: three rules, and still three routes.
+      await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: `/p${i}` } });
     }
     Object.assign(lists, {
       listTrafficSources: '/traffic-source',
@@ -36,6 +38,7 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${source.id}`,
       listPathnames: `/pathnames/${source.id}`,
       listRoutes: `/routes/${source.id}`,
+      listRouteRules: `/routes/${source.id}/rules`,
     });
     Object.assign(empties, {
       listCoreLogs: `/core-log/${emptySource.id}`,
@@ -44,6 +47,7 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${emptySource.id}`,
       listPathnames: `/pathnames/${emptySource.id}`,
       listRoutes: `/routes/${emptySource.id}`,
+      listRouteRules: `/routes/${emptySource.id}/rules`,
     });
   });
   afterAll(() => h.close());

@@ -12,6 +12,7 @@ export interface World {
   readonly pathnameId: string;
   readonly coreLogId: string;
   readonly webhookId: string;
+  readonly ruleId: string;
 }
 
 let worldCounter = 0;
@@ -35,7 +36,8 @@ export async function buildWorld(client: TaplineClient, options: { webhook?: 'di
         ? { type: 'http', level: 'fatal', value: `http://127.0.0.1:9/hook-${n}` }
         : { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${n}/tok-${n}` },
   });
-  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id };
+  const rule = await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: '/products/{slug}' } });
+  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id, ruleId: rule.id };
 }
 
 export interface RequestInput {
@@ -79,6 +81,10 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
   listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  listRouteRules: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { template: `/rules-${++worldCounter}/{id}` } }),
+  deleteRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId, ruleId: w.ruleId } }),
+  suggestRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
