@@ -55,7 +55,8 @@ describe('authorization matrix', () => {
       const own = await send(h, owner.token, e, build(ownerWorld));
       expect(own.status, `${name} as owner: ${own.text}`).toBe(e.status);
     }
-  });
+    // Two users' worlds for each of the 20-odd endpoints: past 30 s on PostgreSQL on a busy machine.
+  }, 120_000);
 
   it('checks existence before ownership: 404 for a missing resource, whoever asks', async () => {
     const { stranger } = await twoUsers();
