@@ -101,7 +101,13 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{id}':
     case 'GET /stats/{trafficSourceId}':
     case 'GET /routes/{trafficSourceId}':
+    case 'GET /routes/{trafficSourceId}/rules':
+    case 'GET /routes/{trafficSourceId}/suggestions':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
+    case 'POST /routes/{trafficSourceId}/rules':
+      return { path: fill({ trafficSourceId: ids.source }), body: { template: `/matrix-${n}/{id}` } };
+    case 'DELETE /routes/{trafficSourceId}/rules/{ruleId}':
+      return ids === MISSING ? { path: fill({ trafficSourceId: ids.source, ruleId: ids.entry }) } : newRouteRule(owner, ids.source, n).then((ruleId) => ({ path: fill({ trafficSourceId: ids.source, ruleId }) }));
     case 'GET /http-traffic/{trafficSourceId}/stream':
       return { path: fill({ trafficSourceId: ids.source }) };
     case 'POST /core-log/{trafficSourceId}':
@@ -119,7 +125,7 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'POST /alerts/{trafficSourceId}':
       return { path: fill({ trafficSourceId: ids.source }), body: { when: `p95 > ${n}ms`, webhookIds: [ids.webhook] } };
     case 'DELETE /alerts/rules/{ruleId}':
-      return ids === MISSING ? { path: fill({ ruleId: ids.rule }) } : newRule(owner, ids.source, ids.webhook).then((ruleId) => ({ path: fill({ ruleId }) }));
+      return ids === MISSING ? { path: fill({ ruleId: ids.rule }) } : newAlertRule(owner, ids.source, ids.webhook).then((ruleId) => ({ path: fill({ ruleId }) }));
     case 'POST /alerts/rules/{ruleId}/test':
       return { path: fill({ ruleId: ids.rule }) };
     case 'POST /http-traffic-record/{trafficSourceId}':
@@ -135,6 +141,16 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
   }
 }
 
+async function newRouteRule(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {
+  const response = await fetch(`${owner.url}/routes/${sourceId}/rules`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template: `/doomed-${n}/{id}` }),
+  });
+  if (response.status !== 201) throw new Error(`rule for the matrix: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
 async function newWebhook(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {
   const response = await fetch(`${owner.url}/webhooks/${sourceId}`, {
     method: 'POST',
@@ -144,7 +160,7 @@ async function newWebhook(owner: { url: string; token: string }, sourceId: strin
   return ((await response.json()) as { id: string }).id;
 }
 
-async function newRule(owner: { url: string; token: string }, sourceId: string, webhookId: string): Promise<string> {
+async function newAlertRule(owner: { url: string; token: string }, sourceId: string, webhookId: string): Promise<string> {
   const response = await fetch(`${owner.url}/alerts/${sourceId}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
@@ -176,7 +192,7 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
   const source = await createSource(url, token, 'matrix');
   const other = await createSource(url, token, 'matrix-other');
   const webhook = await newWebhook(owner, source, 0);
-  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook, rule: await newRule(owner, source, webhook) };
+  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook, rule: await newAlertRule(owner, source, webhook) };
   const make = (email: string, ...args: string[]) => admin(home, ['token', 'create', email, ...args]);
   await Promise.all([admin(home, ['user', 'add', 'ana@example.com', '--password-stdin'], 'correct horse battery'), admin(home, ['user', 'add', 'gone@example.com'])]);
   // Each admin command is a process of its own: start them together, SQLite's WAL lets them write in turn.

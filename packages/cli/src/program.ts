@@ -22,6 +22,7 @@ import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
 import { registerStats } from './commands/stats.js';
 import { registerAlerts } from './commands/alerts.js';
+import { registerRoutes } from './commands/routes.js';
 import { registerAuth } from './commands/auth.js';
 import { registerLogout } from './commands/logout.js';
 
@@ -39,7 +40,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi, registerStats, registerAlerts];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi, registerStats, registerRoutes, registerAlerts];
 
 /**
  * The program; `onContext` learns each command's context as it is made, so a failure can be told

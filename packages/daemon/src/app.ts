@@ -37,6 +37,8 @@ import type { StatInput } from './route-stats/rollup.js';
 import { addStats } from './route-stats/writer.js';
 import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
 import { routeStatsRoutes } from './route-stats/routes.js';
+import { createReassignment, type Reassignment } from './route-stats/reassign.js';
+import { routeRuleRoutes } from './route-stats/rules.routes.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
@@ -64,6 +66,11 @@ export interface AppOptions {
   readonly routeBackfill?: { readonly start?: boolean };
   /** The alert evaluator starts with the app unless `start` is false (tests then call `runDue`); `owner` names its claims. */
   readonly alerts?: { readonly start?: boolean; readonly owner?: string };
+  /**
+   * The job that moves stored entries after a rule changes (route-stats/reassign.ts) runs at
+   * start and after each change unless `start` is false (tests then call `runNow`).
+   */
+  readonly routeReassignment?: { readonly start?: boolean };
 }
 
 export interface App {
@@ -78,6 +85,7 @@ export interface App {
   readonly batches: BatchPreparer;
   readonly pruner: Pruner;
   readonly routeBackfill: Backfill;
+  readonly routeReassignment: Reassignment;
   readonly statsPruner: StatsPruner;
   readonly alerts: AlertEvaluator;
   stop: () => Promise<void>;
@@ -145,6 +153,10 @@ export function createApp(options: AppOptions): App {
   });
   metricsRoutes(router, deps, trafficMetrics, health);
   alertRoutes(router, deps, webhooks);
+  const reassignment = createReassignment({ ...deps, stats: stats !== undefined });
+  const routeReassignment: Reassignment =
+    options.routeReassignment?.start === false ? { ...reassignment, start: () => undefined } : reassignment;
+  routeRuleRoutes(router, deps, routeReassignment);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
@@ -155,6 +167,7 @@ export function createApp(options: AppOptions): App {
   if (options.pruner?.start !== false) pruner.start();
   const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
   if (options.routeBackfill?.start !== false) routeBackfill.start();
+  routeReassignment.start();
   const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
   if (options.pruner?.start !== false) statsPruner.start();
   const alerts = createAlertEvaluator({ ...deps, intervalMs: options.config.alerts.intervalMs, onQueued: () => webhooks.nudge(), ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}) });
@@ -171,6 +184,7 @@ export function createApp(options: AppOptions): App {
     batches: preparer,
     pruner,
     routeBackfill,
+    routeReassignment,
     statsPruner,
     alerts,
     stop: async () => {
@@ -181,6 +195,7 @@ export function createApp(options: AppOptions): App {
       shutdown.abort();
       await pruner.stop();
       await routeBackfill.stop();
+      await routeReassignment.stop();
       if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
       await preparer.close();

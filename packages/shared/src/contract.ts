@@ -20,6 +20,7 @@ import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/form
 import { IngestLog } from './schemas/ingest-log.js';
 import { MetricsQuery, PROMETHEUS_TEXT } from './schemas/metrics.js';
 import { AlertEvent, AlertRule, AlertRuleParams, AlertTestResult, CreateAlertRule } from './schemas/alert.js';
+import { CreateRouteRule, RouteRule, RouteRuleParams, RouteSuggestions } from './schemas/route-rules.js';
 import { RouteSummary, StatsAnswer, StatsQuery } from './schemas/stats.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -209,6 +210,26 @@ export const contract = {
     method: 'POST', path: '/alerts/rules/:ruleId/test', tag: 'alerts', summary: "Queue a sample firing message for each of a rule's webhooks",
     scopes: FULL, params: AlertRuleParams, status: 200, response: AlertTestResult, errors: [403, 404],
     description: 'Through the outbox, as real alerts: delivered with retries, visible in `GET /webhooks/:webhookId/deliveries`.',
+  }),
+  listRouteRules: endpoint({
+    method: 'GET', path: '/routes/:trafficSourceId/rules', tag: 'statistics', summary: 'Route rules of a traffic source, newest first, with the entries each holds',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(RouteRule), errors: [403, 404],
+  }),
+  createRouteRule: endpoint({
+    method: 'POST', path: '/routes/:trafficSourceId/rules', tag: 'statistics', summary: 'Add a route rule: paths it matches are filed under its template, stored ones too',
+    scopes: FULL, params: TrafficSourceParams, body: CreateRouteRule, status: 201, response: RouteRule, errors: [403, 404, 409],
+    description:
+      'Extension (docs/statistics.md "Rules"). `template` in any spelling (`/products/:slug` is stored as `/products/{slug}`); one that does not begin with `/`, ' +
+      'has unbalanced braces or repeats a parameter name is a 400; one matching the same paths as an existing rule is a 409 naming it. ' +
+      'Entries already stored move to it in the background, and the statistics they feed with them.',
+  }),
+  deleteRouteRule: endpoint({
+    method: 'DELETE', path: '/routes/:trafficSourceId/rules/:ruleId', tag: 'statistics', summary: 'Remove a route rule: its entries go back to what inference (or their client) gives them',
+    scopes: FULL, params: RouteRuleParams, status: 204, response: null, errors: [403, 404],
+  }),
+  suggestRoutes: endpoint({
+    method: 'GET', path: '/routes/:trafficSourceId/suggestions', tag: 'statistics', summary: 'Rules worth adding: sibling constants under one parent, with their evidence',
+    scopes: READ, params: TrafficSourceParams, status: 200, response: RouteSuggestions, errors: [403, 404],
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

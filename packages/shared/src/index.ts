@@ -11,6 +11,7 @@ export * from './schemas/stats.js';
 export * from './schemas/metrics.js';
 export * from './schemas/alert.js';
 export * from './alerts/condition.js';
+export * from './schemas/route-rules.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';

@@ -3,8 +3,6 @@ import { ApiError, contract, formatLatency, STATS_GROUPINGS, type StatsAnswer, t
 import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
-import { printList, pagesOf } from '../list-output.js';
-import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { usage } from '../exit-codes.js';
@@ -149,29 +147,4 @@ export const registerStats: Register = (program, context) => {
       if (answer.data.meta.retention) ctx.print(ctx.colors.dim(answer.data.meta.retention.note));
     });
   example(stats, 'tapline stats shop --since 24h --sort p95', 'tapline stats shop --compare 1d --by route', 'tapline stats shop --json | jq ".data[0]"');
-
-  const routes = program.command('routes').description('route templates of a traffic source');
-  const list = pagingOptions(routes.command('list <source>').alias('ls').description('templates with where each came from and how many stored entries it holds')).action(
-    async (source: string, opts: PagingOptions, cmd: Command) => {
-      const ctx = context(cmd);
-      const { id } = await resolveSource(ctx, source);
-      const pages = pagesOf((page) => request(ctx, contract.listRoutes, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }), opts);
-      await printList(
-        ctx,
-        pages,
-        (rows) =>
-          renderTable(
-            rows,
-            [
-              { header: 'ENTRIES', value: (r) => String(r.entries), align: 'right' },
-              { header: 'ORIGIN', value: (r) => r.origin },
-              { header: 'TEMPLATE', value: (r) => r.template, flex: true },
-            ],
-            { ...ctx, width: ctx.width },
-          ),
-        'routes',
-      );
-    },
-  );
-  example(list, 'tapline routes list shop');
 };

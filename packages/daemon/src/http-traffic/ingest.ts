@@ -12,6 +12,7 @@ import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';
 import { createRouteResolver } from '../route-stats/resolve.js';
+import { rulesOf } from '../route-stats/rules-repo.js';
 import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
 import type { NewTrafficRow } from './table.js';
 
@@ -75,7 +76,8 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     await deps.db.transaction().execute(async (trx) => {
       const known = await resolveNames(trx, group, receivedAt, { cache, learned });
-      const routeOf = await routes.resolve(trx, group, receivedAt);
+      const rules = await rulesOf(trx, deps, [...new Set(group.map((g) => g.source.id))], true);
+      const routeOf = await routes.resolve(trx, group, receivedAt, rules);
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {

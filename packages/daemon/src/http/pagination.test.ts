@@ -29,6 +29,8 @@ describe('pagination of every list', () => {
       const webhook = await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
       // True at once: each rule's first evaluation is one transition, so the history holds three.
       await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: `requests < ${1000 + i}/min`, webhookIds: [webhook.id] } });
+      // The paths' own templates: three rules, and still three routes.
+      await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: `/p${i}` } });
     }
     await h.alerts.runDue();
     Object.assign(lists, {
@@ -41,6 +43,7 @@ describe('pagination of every list', () => {
       listRoutes: `/routes/${source.id}`,
       listAlertRules: `/alerts/${source.id}`,
       listAlertHistory: `/alerts/${source.id}/history`,
+      listRouteRules: `/routes/${source.id}/rules`,
     });
     Object.assign(empties, {
       listCoreLogs: `/core-log/${emptySource.id}`,
@@ -51,6 +54,7 @@ describe('pagination of every list', () => {
       listRoutes: `/routes/${emptySource.id}`,
       listAlertRules: `/alerts/${emptySource.id}`,
       listAlertHistory: `/alerts/${emptySource.id}/history`,
+      listRouteRules: `/routes/${emptySource.id}/rules`,
     });
   });
   afterAll(() => h.close());

@@ -14,6 +14,7 @@ import * as narrowNewestFirst from './2026-11-26T0200-narrow-newest-first.js';
 import * as routes from './2026-11-27T0100-routes.js';
 import * as routeStats from './2026-11-27T0200-route-stats.js';
 import * as alerts from './2026-11-27T0500-alerts.js';
+import * as routeRules from './2026-11-27T0500-route-rules.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -43,6 +44,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-27T0100-routes': routes,
   '2026-11-27T0200-route-stats': routeStats,
   '2026-11-27T0500-alerts': alerts,
+  '2026-11-27T0500-route-rules': routeRules,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */

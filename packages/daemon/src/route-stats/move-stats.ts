@@ -1,0 +1,116 @@
+import type { SqlDialect } from '../db/dialect.js';
+import type { Executor } from '../db/open.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { keyOf, type MinuteTotals, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
+import { encodeSketch, mergeBytes, newSketch, type Sketch } from './sketch.js';
+import { addStats } from './writer.js';
+
+/** Keys per statement, as in writer.ts. */
+const KEYS_PER_STATEMENT = 200;
+
+type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
+
+/**
+ * Takes what `removed` contributed out of a sketch: a sketch's bins are counts of values in each
+ * bin, so the removed values' bins are subtracted exactly (the same relative accuracy, hence the
+ * same bins). Percentiles read afterwards are those of what is left, within the same 1 %.
+ */
+export function subtractSketch(from: Sketch, removed: Sketch): void {
+  for (const [into, out] of [[from.store, removed.store], [from.negativeStore, removed.negativeStore]] as const) {
+    out.bins.forEach((count, i) => {
+      if (count !== 0) into.add(i + out.offset, -count);
+    });
+  }
+  from.zeroCount -= removed.zeroCount;
+  from.count -= removed.count;
+}
+
+/** The one row of `key`, as a where clause of a select, an update or a delete. */
+const rowOf =
+  (key: Keyed) =>
+  (eb: ExpressionBuilder<DB, 'route_stats'>) =>
+    eb.and([eb('traffic_source_id', '=', key.sourceId), eb('minute', '=', key.minute), eb('route_id', '=', key.routeId), eb('method', '=', key.method), eb('domain_id', '=', key.domainId), eb('status_class', '=', key.statusClass)]);
+
+const byKey = <T extends Keyed>(rows: readonly T[]) => new Map(rows.map((r) => [keyOf(r), r]));
+const keyedRow = (row: { traffic_source_id: string; minute: string; route_id: string; method: Keyed['method']; domain_id: string; status_class: number }): Keyed => ({
+  sourceId: row.traffic_source_id, minute: row.minute, routeId: row.route_id, method: row.method, domainId: row.domain_id, statusClass: row.status_class,
+});
+
+/** The minute rows of `keys`, locked in key order (the order every writer takes them in, writer.ts). */
+async function lockRows(trx: Executor, dialect: SqlDialect, keys: readonly Keyed[]) {
+  const rows: (StoredMinute & Keyed)[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+    const part = keys.slice(i, i + KEYS_PER_STATEMENT);
+    const query = trx
+      .selectFrom('route_stats')
+      .selectAll()
+      .where((eb) => eb.or(part.map((t) => rowOf(t)(eb))))
+      .orderBy('traffic_source_id').orderBy('minute').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+    for (const row of await dialect.lockRows(query, 'wait').execute()) rows.push({ ...row, ...keyedRow(row) });
+  }
+  return rows;
+}
+
+/** The minute's stored entries under the key, now: how many, and the largest latency. */
+async function rawMinute(trx: Executor, key: Keyed) {
+  const next = new Date(Date.parse(key.minute) + 60_000).toISOString();
+  const row = await trx
+    .selectFrom('http_traffic')
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('elapsed_time').as('max')])
+    .where('traffic_source_id', '=', key.sourceId).where('route_id', '=', key.routeId).where('method', '=', key.method).where('domain_id', '=', key.domainId)
+    .where('created_at', '>=', key.minute).where('created_at', '<', next)
+    .where('status', '>=', key.statusClass * 100).where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), max: row?.max === null || row?.max === undefined ? null : Number(row.max) };
+}
+
+/**
+ * Moves entries' numbers from their old route's minute rows to their new one's, in the
+ * transaction that moved the entries (route-stats/reassign.ts), so both commit or neither does.
+ * Every row either side touches is locked first, all in key order, as ingest locks them, so the
+ * two never deadlock. Counts, sums, bytes and sketches are subtracted exactly. The maximum is
+ * taken again from the minute's stored entries when they are all still stored; a minute whose
+ * entries were partly pruned keeps the maximum it had (an upper bound: the largest may have moved).
+ * A row left with no request goes.
+ */
+export async function moveStats(trx: Executor, dialect: SqlDialect, removed: readonly StatInput[], added: readonly StatInput[]): Promise<void> {
+  if (removed.length === 0 && added.length === 0) return;
+  const minus = totalsOf(removed);
+  const plus = totalsOf(added);
+  if (dialect.concurrentWriters && plus.length > 0) {
+    for (let i = 0; i < plus.length; i += KEYS_PER_STATEMENT) {
+      const values = plus.slice(i, i + KEYS_PER_STATEMENT).map((t) => ({ traffic_source_id: t.sourceId, minute: t.minute, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }));
+      await trx.insertInto('route_stats').values(values).onConflict((oc) => oc.doNothing()).execute();
+    }
+  }
+  const keys = [...byKey<Keyed>([...minus, ...plus]).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+  const stored = byKey(await lockRows(trx, dialect, keys));
+  // The rows are held now; addStats locks its own again, which waits for nobody.
+  await addStats(trx, dialect, added);
+  for (const out of minus) {
+    const row = stored.get(keyOf(out));
+    if (!row) continue;
+    const count = Number(row.count) - out.count;
+    if (count <= 0) {
+      await trx.deleteFrom('route_stats').where(rowOf(out)).execute();
+      continue;
+    }
+    const sketch = newSketch();
+    mergeBytes(sketch, row.sketch);
+    subtractSketch(sketch, out.sketch);
+    const raw = await rawMinute(trx, out);
+    await trx
+      .updateTable('route_stats')
+      .where(rowOf(out))
+      .set({
+        count,
+        latency_sum: Number(row.latency_sum) - out.latencySum,
+        latency_max: raw.count === count && raw.max !== null ? raw.max : Number(row.latency_max),
+        request_bytes: Number(row.request_bytes) - out.requestBytes,
+        response_bytes: Number(row.response_bytes) - out.responseBytes,
+        sketch: encodeSketch(sketch),
+      })
+      .execute();
+  }
+}
