@@ -30,6 +30,14 @@ export interface DaemonConfig {
   readonly trustProxy: TrustProxy;
   /** `--no-stats`, `--stats-retention` (docs/statistics.md). */
   readonly stats: StatsConfig;
+  /** `--no-ui`, `--ui-host`: the web UI at `/` (docs/web-ui.md). */
+  readonly ui: UiConfig;
+}
+
+export interface UiConfig {
+  readonly enabled: boolean;
+  /** Host names the page answers to besides IP literals and localhost (DNS rebinding, web-ui/host.ts). */
+  readonly hosts: readonly string[];
 }
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
@@ -65,6 +73,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   retention: DEFAULT_POLICY,
   trustProxy: false,
   stats: DEFAULT_STATS,
+  ui: { enabled: true, hosts: [] },
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */

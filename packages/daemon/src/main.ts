@@ -39,6 +39,8 @@ interface GlobalOptions extends ServerFlags {
   trustProxy?: string;
   stats: boolean;
   statsRetention: string;
+  ui: boolean;
+  uiHost?: string;
 }
 
 const env = process.env;
@@ -79,6 +81,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     retention: parseRetention(opts),
     trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
     stats: parseStats(opts),
+    ui: { enabled: opts.ui, hosts: (opts.uiHost ?? '').split(',').map((h) => h.trim()).filter(Boolean) },
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -136,6 +139,8 @@ function program(): Command {
     )
     .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
     .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
+    .option('--no-ui', 'do not serve the web UI at / (docs/web-ui.md)')
+    .option('--ui-host <names>', 'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

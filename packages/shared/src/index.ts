@@ -1,22 +1,11 @@
-export * from './schemas/common.js';
-export * from './schemas/traffic-source.js';
-export * from './schemas/webhook.js';
-export * from './schemas/core-log.js';
-export * from './schemas/auth.js';
-export * from './schemas/http-traffic.js';
+// Everything a browser may load too (packages/web imports `@tapline/shared/browser`)...
+export * from './browser.js';
+// ...and what needs Node or only the daemon and capture clients use.
 export * from './schemas/compose-fast.js';
 export * from './schemas/ingest-log.js';
 export * from './schemas/formats.js';
-export * from './schemas/stats.js';
-export * from './contract.js';
-export * from './client.js';
 export * from './home.js';
-export * from './format.js';
-export * from './curl.js';
-export * from './filter/index.js';
-export * from './stream/index.js';
 export * from './capture/index.js';
 export * from './redact/index.js';
 export * from './id-prefix.js';
-export * from './json.js';
 export * from './routes/index.js';
