@@ -82,6 +82,24 @@ describe('the web UI as served', () => {
     expect((await rawGet(`${daemon.url}/`, { host: `127.0.0.1:${port}` })).status).toBe(200);
     expect((await rawGet(`${daemon.url}/`, { host: `attacker.example:${port}` })).status).toBe(421);
   });
+
+  it('serves no page with --no-ui, and answers to the names of --ui-host', async () => {
+    const other = tempHome('tapline-web-off-');
+    const off = await startDaemon(other.path, ['--no-ui']);
+    try {
+      expect((await fetch(`${off.url}/`)).status).toBe(404);
+    } finally {
+      await off.stop();
+    }
+    const named = await startDaemon(other.path, ['--ui-host', 'tapline.internal']);
+    try {
+      expect((await rawGet(`${named.url}/`, { host: 'tapline.internal' })).status).toBe(200);
+      expect((await rawGet(`${named.url}/`, { host: 'other.internal' })).status).toBe(421);
+    } finally {
+      await named.stop();
+      other.remove();
+    }
+  });
 });
 
 describe('the web UI in Chromium', { timeout: 90_000 }, () => {
