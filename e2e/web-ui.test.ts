@@ -1,7 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { admin, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { admin, cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { launchChromium, seriousViolations, watchErrors } from './support/browser.js';
 import { compose, createSource } from './support/compose.js';
 import { inkedPixels, rawGet, shownTargets } from './support/web-ui.js';
@@ -249,6 +251,30 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await page.getByText('Your token was revoked or is no longer valid. Sign in again.').waitFor();
     const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
     token = ((await login.json()) as { token: string }).token;
+  });
+
+  it('tapline open starts the browser signed in, the token on no command line and gone from the address bar', async () => {
+    const cliHome = tempHome('tapline-open-');
+    const browserScript = join(cliHome.path, 'browser.sh');
+    const opened = join(cliHome.path, 'opened.txt');
+    writeFileSync(browserScript, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(browserScript, 0o755);
+    try {
+      const result = await cli(['open'], { home: cliHome.path, env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token } });
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe(`opened ${daemon.url}/ in the browser, signed in as ${EMAIL}`);
+      const target = readFileSync(opened, 'utf8');
+      expect(target).toMatch(/^file:\/\/.*\/open\.html$/);
+      expect(target).not.toContain(token);
+      await newPage();
+      await page.goto(target);
+      await page.getByRole('listbox').waitFor();
+      expect(page.url().startsWith(`${daemon.url}/?view=traffic`)).toBe(true);
+      expect(page.url()).not.toContain('token');
+    } finally {
+      cliHome.remove();
+    }
   });
 
   it('shows "Reconnecting" while the daemon is away and resumes from its cursor when it is back', async () => {
