@@ -210,6 +210,22 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     expect(await page.evaluate('window.__xss')).toBeUndefined();
   });
 
+  it('diffs an entry against a marked one', async () => {
+    const entries = (await (await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: string; pathname: string }[] };
+    const byPath = (path: string) => entries.data.find((e) => e.pathname === path)?.id ?? '';
+    await newPage();
+    await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=${byPath('/users/0')}`));
+    await page.getByRole('button', { name: 'Mark for diff' }).click();
+    await page.getByRole('button', { name: 'Marked for diff' }).waitFor();
+    await page.goto(`${daemon.url}/?view=record&source=${sourceId}&entry=${byPath('/users/4')}`);
+    await page.getByRole('button', { name: 'Diff with marked' }).click();
+    const table = page.getByRole('table', { name: /differences/ });
+    await table.waitFor();
+    expect(await table.getByRole('row', { name: /^status/ }).textContent()).toBe('status200503');
+    expect(await table.getByRole('row', { name: /^url/ }).textContent()).toContain('/users/0');
+    await noSeriousViolations();
+  });
+
   it('shows a clear not-found view for an entry a shared link names that does not exist', async () => {
     await newPage();
     await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=01a1fc99-9069-75ce-b9c9-231f264bbe69`));

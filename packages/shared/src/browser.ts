@@ -17,3 +17,4 @@ export * from './curl.js';
 export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './json.js';
+export * from './diff/index.js';

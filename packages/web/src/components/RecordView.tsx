@@ -1,6 +1,14 @@
 import { ApiError, contract, formatLatency, formatLocalTime, type HttpTrafficRecord, recordUrl, type TaplineClient, toCurl } from '@tapline/shared/browser';
 import { useEffect, useState } from 'react';
+import { DiffTable } from './DiffTable.js';
 import { Message } from './Message.js';
+
+/** The entry marked to diff against, kept for the tab (as the token is): `{source} {id}`. */
+const MARK_KEY = 'tapline.marked';
+const markedId = (sourceId: string) => {
+  const [source, id] = (window.sessionStorage.getItem(MARK_KEY) ?? '').split(' ');
+  return source === sourceId ? id : undefined;
+};
 
 export interface RecordViewProps {
   readonly client: TaplineClient;
@@ -16,6 +24,8 @@ type Loaded = { readonly kind: 'loading' } | { readonly kind: 'missing' } | { re
 export function RecordView({ client, sourceId, entryId, onBack, onError }: RecordViewProps) {
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [copied, setCopied] = useState<string | undefined>();
+  const [marked, setMarked] = useState(() => markedId(sourceId));
+  const [against, setAgainst] = useState<HttpTrafficRecord | undefined>();
 
   useEffect(() => {
     client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: entryId } }).then(
@@ -46,6 +56,15 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
     );
   }
   const { record } = loaded;
+  const mark = () => {
+    window.sessionStorage.setItem(MARK_KEY, `${sourceId} ${record.id}`);
+    setMarked(record.id);
+    setAgainst(undefined);
+  };
+  const diff = () => {
+    if (!marked) return;
+    client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: marked } }).then(setAgainst, onError);
+  };
   const curl = toCurl(record);
   const copy = () => {
     navigator.clipboard.writeText(curl).then(
@@ -84,8 +103,17 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
         <button type="button" onClick={copy}>
           Copy as curl
         </button>
+        <button type="button" onClick={mark} disabled={marked === record.id}>
+          {marked === record.id ? 'Marked for diff' : 'Mark for diff'}
+        </button>
+        {marked && marked !== record.id && (
+          <button type="button" onClick={diff}>
+            Diff with marked
+          </button>
+        )}
         {copied && <span role="status">{copied}</span>}
       </div>
+      {against && <DiffTable a={against} b={record} />}
       <pre className="raw curl" aria-label="curl command">
         {curl}
       </pre>
