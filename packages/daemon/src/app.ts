@@ -43,6 +43,8 @@ import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import type { WebUi } from './web-ui/assets.js';
+import { webUiRoutes } from './web-ui/routes.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
 export interface AppOptions {
@@ -71,6 +73,10 @@ export interface AppOptions {
    * start and after each change unless `start` is false (tests then call `runNow`).
    */
   readonly routeReassignment?: { readonly start?: boolean };
+  /** The web UI's files (web-ui/assets.ts); none: `/` stays an unknown path. */
+  readonly webUi?: WebUi | null;
+  /** The address the daemon listens on: the web UI answers to it by name (web-ui/host.ts). */
+  readonly listenHost?: string;
 }
 
 export interface App {
@@ -133,6 +139,7 @@ export function createApp(options: AppOptions): App {
   app.set('query parser', 'simple');
   // Express's req.ip (the rate limit's key, the audit line's address) follows the same rule as the lean path.
   app.set('trust proxy', trust);
+  if (options.webUi) webUiRoutes(app, options.webUi, { hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts] });
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);
   authRoutes(router, deps);

@@ -40,6 +40,8 @@ interface GlobalOptions extends ServerFlags {
   stats: boolean;
   statsRetention: string;
   alertInterval: string;
+  ui: boolean;
+  uiHost?: string;
 }
 
 const env = process.env;
@@ -81,6 +83,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
     stats: parseStats(opts),
     alerts: { intervalMs: parseAlertInterval(opts.alertInterval) },
+    ui: { enabled: opts.ui, hosts: (opts.uiHost ?? '').split(',').map((h) => h.trim()).filter(Boolean) },
   };
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
@@ -139,6 +142,8 @@ function program(): Command {
     .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
     .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
     .option('--alert-interval <duration>', 'how often alert rules are evaluated, from 1s to 1h (docs/alerts.md)', `${DEFAULT_ALERT_INTERVAL_MS / 1000}s`)
+    .option('--no-ui', 'do not serve the web UI at / (docs/web-ui.md)')
+    .option('--ui-host <names>', 'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));

@@ -101,6 +101,7 @@ export const ERROR_CODES = [
   'database_unavailable',
   'stopping',
   'internal',
+  'unknown_host',
 ] as const;
 export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;
