@@ -99,6 +99,7 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{id}':
     case 'GET /stats/{trafficSourceId}':
     case 'GET /routes/{trafficSourceId}':
+    case 'GET /api-contract/{trafficSourceId}/openapi':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
     case 'GET /http-traffic/{trafficSourceId}/stream':
       return { path: fill({ trafficSourceId: ids.source }) };
@@ -119,6 +120,8 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
       return { path: fill({ trafficSourceId: ids.source, id: ids.entry }) };
     case 'GET /http-traffic/{trafficSourceId}/export.har':
       return { path: fill({ trafficSourceId: ids.source }) };
+    case 'POST /api-contract/{trafficSourceId}/check':
+      return { path: fill({ trafficSourceId: ids.source }), body: { spec: { openapi: '3.1.0', info: { title: 'matrix', version: '1' }, paths: {} } } };
     default:
       throw new Error(`the authorization matrix has no request for ${key}: add one`);
   }

@@ -25,6 +25,7 @@ import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
+import { apiContractRoutes } from './api-contract/api-contract.routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
@@ -129,6 +130,7 @@ export function createApp(options: AppOptions): App {
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   routeStatsRoutes(router, deps);
+  apiContractRoutes(router, deps);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);

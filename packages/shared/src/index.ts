@@ -8,6 +8,7 @@ export * from './schemas/compose-fast.js';
 export * from './schemas/ingest-log.js';
 export * from './schemas/formats.js';
 export * from './schemas/stats.js';
+export * from './schemas/api-contract.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './home.js';

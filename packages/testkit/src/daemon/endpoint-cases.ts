@@ -79,6 +79,8 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
   listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  inferApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h' } }),
+  checkApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { spec: { openapi: '3.1.0', info: { title: 'cases', version: '1' }, paths: {} } } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
