@@ -10,16 +10,19 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 const REDOCLY = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
 
 /**
- * What two validators nobody here wrote find wrong with a document: swagger-parser's validation
- * (its message) and every `error` of `redocly lint` (rule and message). Empty when both pass.
+ * What two validators nobody here wrote find wrong with a document (an object, or a YAML or JSON
+ * file): swagger-parser's validation (its message) and every `error` of `redocly lint` (rule and
+ * message). Empty when both pass.
  */
-export async function openApiErrors(doc: object): Promise<string[]> {
+export async function openApiErrors(doc: object | string): Promise<string[]> {
   const errors: string[] = [];
-  await SwaggerParser.validate(structuredClone(doc) as never).catch((error: unknown) => errors.push(`swagger-parser: ${error instanceof Error ? error.message : String(error)}`));
+  await SwaggerParser.validate(typeof doc === 'string' ? doc : (structuredClone(doc) as never)).catch((error: unknown) =>
+    errors.push(`swagger-parser: ${error instanceof Error ? error.message : String(error)}`),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'tapline-openapi-'));
   try {
-    const file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(doc));
+    const file = typeof doc === 'string' ? doc : join(dir, 'openapi.json');
+    if (typeof doc !== 'string') writeFileSync(file, JSON.stringify(doc));
     const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024 }).catch(
       (error: { stdout: string }) => error,
     );
