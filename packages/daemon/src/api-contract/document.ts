@@ -72,9 +72,12 @@ export class ContractEvidence {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const capital = (w: string) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`;
+
+/** `GET /users/{userId}/orders` → `getUsersByUserIdOrders`. */
 function operationIdOf(method: string, template: string): string {
-  const words = template.split(/[^A-Za-z0-9{}]+/).filter(Boolean).map((w) => (w.startsWith('{') ? `By${w.slice(1, -1)}` : w).replace(/[{}]/g, ''));
-  return method.toLowerCase() + words.map((w) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`).join('');
+  const words = template.split(/[^A-Za-z0-9{}]+/).filter(Boolean).map((w) => (w.startsWith('{') ? `By${capital(w.replace(/[{}]/g, ''))}` : w.replace(/[{}]/g, '')));
+  return method.toLowerCase() + words.map(capital).join('');
 }
 
 function uniqueId(taken: Set<string>, id: string): string {
