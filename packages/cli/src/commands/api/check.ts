@@ -1,5 +1,6 @@
 import { ApiError, type ApiCheckAnswer, type ApiViolation, contract } from '@tapline/shared';
 import { request } from '../../api.js';
+import { PASS_TIMEOUT_MS } from './pass-timeout.js';
 import type { CliContext } from '../../context.js';
 import { usage } from '../../exit-codes.js';
 import { resolveSource } from '../../resolve.js';
@@ -26,7 +27,7 @@ export async function checkApi(ctx: CliContext, source: string, opts: CheckOptio
     ...(opts.maxExamples !== undefined ? { maxExamples: opts.maxExamples } : {}),
   };
   try {
-    return await request(ctx, contract.checkApiContract, { params: { trafficSourceId: id }, body });
+    return await request(ctx, contract.checkApiContract, { params: { trafficSourceId: id }, body }, PASS_TIMEOUT_MS);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) throw usage(error.message);
     throw error;

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { ApiError, contract, type OpenApiDocument } from '@tapline/shared';
 import { stringify } from 'yaml';
 import { request } from '../../api.js';
+import { PASS_TIMEOUT_MS } from './pass-timeout.js';
 import type { CliContext } from '../../context.js';
 import { usage } from '../../exit-codes.js';
 import { fileError, isFileProblem } from '../../file-errors.js';
@@ -20,7 +21,7 @@ export async function inferApi(ctx: CliContext, source: string, opts: InferOptio
   const { id } = await resolveSource(ctx, source);
   const query = { ...(opts.since ? { since: opts.since } : {}), ...(opts.until ? { until: opts.until } : {}), ...(opts.route?.length ? { route: opts.route } : {}) };
   try {
-    return await request(ctx, contract.inferApiContract, { params: { trafficSourceId: id }, query }).then((a) => a.data);
+    return await request(ctx, contract.inferApiContract, { params: { trafficSourceId: id }, query }, PASS_TIMEOUT_MS).then((a) => a.data);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) throw usage(error.message);
     throw error;
