@@ -103,6 +103,7 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /routes/{trafficSourceId}':
     case 'GET /routes/{trafficSourceId}/rules':
     case 'GET /routes/{trafficSourceId}/suggestions':
+    case 'GET /api-contract/{trafficSourceId}/openapi':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
     case 'POST /routes/{trafficSourceId}/rules':
       return { path: fill({ trafficSourceId: ids.source }), body: { template: `/matrix-${n}/{id}` } };
@@ -136,6 +137,8 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
       return { path: fill({ trafficSourceId: ids.source, id: ids.entry }) };
     case 'GET /http-traffic/{trafficSourceId}/export.har':
       return { path: fill({ trafficSourceId: ids.source }) };
+    case 'POST /api-contract/{trafficSourceId}/check':
+      return { path: fill({ trafficSourceId: ids.source }), body: { spec: { openapi: '3.1.0', info: { title: 'matrix', version: '1' }, paths: {} } } };
     default:
       throw new Error(`the authorization matrix has no request for ${key}: add one`);
   }

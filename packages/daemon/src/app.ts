@@ -30,6 +30,7 @@ import { createHealthMetrics } from './metrics/health.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { createTrafficMetrics } from './metrics/traffic.js';
 import { otlpRoutes } from './otlp/routes.js';
+import { apiContractRoutes } from './api-contract/api-contract.routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
@@ -164,6 +165,7 @@ export function createApp(options: AppOptions): App {
   const routeReassignment: Reassignment =
     options.routeReassignment?.start === false ? { ...reassignment, start: () => undefined } : reassignment;
   routeRuleRoutes(router, deps, routeReassignment);
+  apiContractRoutes(router, deps);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);

@@ -17,6 +17,7 @@ import {
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
 import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
+import { ApiCheckAnswer, ApiCheckBody, ApiInferQuery, OpenApiDocument } from './schemas/api-contract.js';
 import { IngestLog } from './schemas/ingest-log.js';
 import { MetricsQuery, PROMETHEUS_TEXT } from './schemas/metrics.js';
 import { AlertEvent, AlertRule, AlertRuleParams, AlertTestResult, CreateAlertRule } from './schemas/alert.js';
@@ -230,6 +231,22 @@ export const contract = {
   suggestRoutes: endpoint({
     method: 'GET', path: '/routes/:trafficSourceId/suggestions', tag: 'statistics', summary: 'Rules worth adding: sibling constants under one parent, with their evidence',
     scopes: READ, params: TrafficSourceParams, status: 200, response: RouteSuggestions, errors: [403, 404],
+  }),
+  inferApiContract: endpoint({
+    method: 'GET', path: '/api-contract/:trafficSourceId/openapi', tag: 'api-contract', summary: 'An OpenAPI 3.1 document inferred from the stored traffic of a source',
+    scopes: READ, params: TrafficSourceParams, query: ApiInferQuery, status: 200, response: OpenApiDocument, errors: [403, 404],
+    description:
+      'Extension (docs/api-contract.md). One path per route template, one operation per method, schemas merged over every stored exchange in the window ' +
+      '(`since`/`until`: durations back from now or ISO 8601 times; default all stored), `route` (repeatable) to keep some routes. Bodies never leave the daemon.',
+  }),
+  checkApiContract: endpoint({
+    method: 'POST', path: '/api-contract/:trafficSourceId/check', tag: 'api-contract', summary: 'Check stored exchanges against an OpenAPI 3.0 or 3.1 document',
+    scopes: READ, params: TrafficSourceParams, body: ApiCheckBody, status: 200, response: ApiCheckAnswer, errors: [403, 404],
+    maxBody: 8 * 1024 * 1024,
+    description:
+      'Extension (docs/api-contract.md). `spec`: the document as JSON, with references to other files already bundled in. Answers, per operation, the exchanges ' +
+      'that conform, and each violation (undocumented path, method or status; a body, query parameter or required header against its schema) with its JSON pointer, ' +
+      'the rule broken and up to `maxExamples` entry ids. A spec that is not OpenAPI 3.0/3.1 or whose schemas do not compile is a 400 naming `spec`.',
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

@@ -93,6 +93,8 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   createRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { template: `/rules-${++worldCounter}/{id}` } }),
   deleteRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId, ruleId: w.ruleId } }),
   suggestRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  inferApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h' } }),
+  checkApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { spec: { openapi: '3.1.0', info: { title: 'cases', version: '1' }, paths: {} } } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);
