@@ -19,4 +19,5 @@ export * from './capture/index.js';
 export * from './redact/index.js';
 export * from './id-prefix.js';
 export * from './json.js';
+export * from './record-rules.js';
 export * from './routes/index.js';

@@ -1,4 +1,4 @@
-import { type ComposeRecord, contract, type ErrorBody, type HttpMethod, type Level, parseComposeBatchFast } from '@tapline/shared';
+import { type ComposeRecord, contract, domainOf, type ErrorBody, type HttpMethod, type Level, levelOf, parseComposeBatchFast } from '@tapline/shared';
 import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
@@ -45,17 +45,6 @@ export function issuesError(issues: readonly Issue[], message: string): HttpErro
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   return new HttpError(400, 'validation_failed', `${issues[0]?.path}: ${message}${more}`, issues);
 }
-
-
-/** docs/decisions.md §5.6: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
-export function levelOf(status: number): Level {
-  if (status >= 500) return 'FATAL';
-  if (status >= 400) return 'WARNING';
-  return 'INFO';
-}
-
-/** The host as a browser shows it: lower case, with the port only when it is not the scheme's default. */
-export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCase();
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
