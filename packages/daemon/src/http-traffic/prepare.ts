@@ -23,13 +23,13 @@ export interface PreparedRecord {
   readonly queryParams: string;
   readonly responseHeaders: string;
   readonly responseBody: string | null;
-  /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §16.1). */
+  /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §17.1). */
   readonly startedAt: string | null;
   /** The route template (extension field `route`), or null. */
   readonly route: string | null;
 }
 
-/** docs/decisions.md §16.1: a client clock a little ahead is fine; one further ahead is a mistake. */
+/** docs/decisions.md §17.1: a client clock a little ahead is fine; one further ahead is a mistake. */
 export const MAX_STARTED_AHEAD_MS = 5 * 60_000;
 const AHEAD_MESSAGE = 'startedAt must not be more than 5 minutes in the future';
 

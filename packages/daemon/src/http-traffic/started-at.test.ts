@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { composeBody, createSource, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
 import { until } from '@tapline/testkit';
 
-describe('compose: startedAt sets createdAt (docs/decisions.md §16.1)', () => {
+describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
   const NOW = '2026-05-05T05:05:05.555Z';
   const clock = manualClock(NOW);
   let h: Harness;

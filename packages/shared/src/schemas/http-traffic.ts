@@ -46,7 +46,7 @@ const Body = z
 
 /**
  * Extension: when the request started, as the client saw it; it becomes the entry's `createdAt`
- * (docs/decisions.md §16.1). An offset is accepted and normalised to UTC with milliseconds; the
+ * (docs/decisions.md §17.1). An offset is accepted and normalised to UTC with milliseconds; the
  * daemon, which owns the clock, refuses one more than 5 minutes ahead of it.
  */
 const StartedAt = z
