@@ -1,8 +1,8 @@
 import { type AlertPayload, type AlertRule, contract, createClient, type TaplineClient } from '@tapline/shared';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, until } from '@tapline/testkit';
 import { type FreshDatabase, freshDatabase, type Receiver, startReceiver } from '@tapline/testkit/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOn, type Member, startMember, waitFor } from './support/cluster.js';
+import { adminOn, type Member, startMember } from './support/cluster.js';
 
 /**
  * Two built daemons on one PostgreSQL database evaluate the same rule every second: one firing
@@ -54,13 +54,13 @@ describe('alert rules with two daemons on one PostgreSQL (built taplined)', () =
       });
 
     await post(a, 10, 900);
-    await waitFor(() => alerts().length >= 1, 'the firing message', 30_000);
+    await until(() => alerts().length >= 1, 'the firing message', 30_000);
     await a.kill();
     await post(b, 300, 20);
-    await waitFor(() => alerts().length >= 2, 'the resolved message', 150_000);
+    await until(() => alerts().length >= 2, 'the resolved message', 150_000);
     const rule = async (): Promise<AlertRule | undefined> => (await via(b).call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data[0];
     const resolvedAt = Date.parse((await rule())?.stateSince ?? '');
-    await waitFor(async () => Date.parse((await rule())?.evaluatedAt ?? '') > resolvedAt + 3_000, 'three more evaluations');
+    await until(async () => Date.parse((await rule())?.evaluatedAt ?? '') > resolvedAt + 3_000, 'three more evaluations', 20_000);
     expect(alerts().map((m) => m.state)).toEqual(['firing', 'resolved']);
     const history = await via(b).call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } });
     expect(history.data.map((e) => `${e.from}>${e.to}`).reverse()).toEqual(['ok>firing', 'firing>resolved']);

@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { type AlertPayload, type AlertRule } from '@tapline/shared';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, until } from '@tapline/testkit';
 import { type Receiver, startReceiver } from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
-import { waitFor } from './support/cluster.js';
 
 /**
  * Issue 27's walk-through with the built binaries: a rule on a route, the app gets slow, one
@@ -65,7 +64,7 @@ describe('alert rules with the built daemon and CLI', () => {
     // The app gets slow: one firing message within the interval (1 s), no --for.
     const slowAt = Date.now();
     await post(10, 900);
-    await waitFor(() => alerts().length >= 1, 'the firing message', 15_000);
+    await until(() => alerts().length >= 1, 'the firing message', 15_000);
     const firedAfter = Date.now() - slowAt;
     const listed = await run(['alerts', 'list', 'shop']);
     expect(listed.stdout).toMatch(/firing\s+p95 > 300ms\s+\/checkout/);
@@ -73,12 +72,12 @@ describe('alert rules with the built daemon and CLI', () => {
     // Fast again: resolved once the condition has been false for a whole window (1m).
     const fastAt = Date.now();
     await post(300, 20);
-    await waitFor(() => alerts().length >= 2, 'the resolved message', 90_000);
+    await until(() => alerts().length >= 2, 'the resolved message', 90_000);
     const resolvedAfter = Date.now() - fastAt;
     const rule = (JSON.parse((await run(['--json', 'alerts', 'list', 'shop'])).stdout) as { data: AlertRule[] }).data[0];
     // Two more evaluations after resolving, and still only the two messages.
     const resolvedAt = Date.parse(rule?.stateSince ?? '');
-    await waitFor(async () => Date.parse((JSON.parse((await run(['--json', 'alerts', 'list', 'shop'])).stdout) as { data: AlertRule[] }).data[0]?.evaluatedAt ?? '') > resolvedAt + 2_000, 'two more evaluations');
+    await until(async () => Date.parse((JSON.parse((await run(['--json', 'alerts', 'list', 'shop'])).stdout) as { data: AlertRule[] }).data[0]?.evaluatedAt ?? '') > resolvedAt + 2_000, 'two more evaluations', 20_000);
     expect(alerts().map((m) => m.alert.state)).toEqual(['firing', 'resolved']);
     const [fired, resolved] = alerts();
     expect(fired?.alert).toMatchObject({ rule: 'p95 > 300ms', route: '/checkout', threshold: 300, requests: 10 });
@@ -91,7 +90,7 @@ describe('alert rules with the built daemon and CLI', () => {
 
     const test = await run(['alerts', 'test', rule?.id ?? '']);
     expect(test).toMatchObject({ exitCode: 0 });
-    await waitFor(() => alerts().length >= 3, 'the test message');
+    await until(() => alerts().length >= 3, 'the test message', 20_000);
     expect(alerts()[2]?.alert).toMatchObject({ test: true, state: 'firing' });
     // Figures for the report: how long each message took after the traffic changed.
     console.info(`alerts e2e: firing ${firedAfter} ms after the slow traffic, resolved ${resolvedAfter} ms after the fast traffic`);

@@ -1,6 +1,6 @@
+import { until } from '@tapline/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
-import { waitFor } from './support/cluster.js';
 
 /**
  * Issue 26's route rules with the built binaries: traffic to sibling slugs is offered as a rule by
@@ -46,7 +46,7 @@ describe('tapline routes with the built binaries', () => {
     const added = await tapline(['routes', 'add', 'shop', '/products/{slug}']);
     expect(added.exitCode, added.stderr).toBe(0);
     const routes = async () => (JSON.parse((await tapline(['routes', 'list', 'shop', '--json'])).stdout) as { data: Route[] }).data;
-    await waitFor(async () => (await routes()).some((r) => r.template === '/products/{slug}' && r.entries === LATENCIES.length), 'the stored entries to move to the rule');
+    await until(async () => (await routes()).some((r) => r.template === '/products/{slug}' && r.entries === LATENCIES.length), 'the stored entries to move to the rule', 20_000);
     expect((await routes()).find((r) => r.template === '/products/{slug}')?.origin).toBe('rule');
     const table = await tapline(['routes', 'list', 'shop']);
     expect(table.stdout).toMatch(/12\s+rule\s+\/products\/\{slug\}/);

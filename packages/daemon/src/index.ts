@@ -15,3 +15,7 @@ export type { WebhookWorker } from './webhooks/worker.js';
 export type { AlertEvaluator } from './alerts/evaluator.js';
 export { copyDatabase, type CopyReporter } from './copy/copy.js';
 export { COPIED_TABLES } from './copy/tables.js';
+// For the test kit's databases as older daemons wrote them (the upgrade tests of db/).
+export { migrationProvider } from './db/migrations/index.js';
+export { plainValues } from './db/stored-values.js';
+export { recordOf } from './http-traffic/repo.js';

@@ -11,6 +11,7 @@ import { readWebUi, type WebUi } from './web-ui/assets.js';
 import { systemClock } from './clock.js';
 import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
+import { ExitError } from './exit-error.js';
 
 export interface ServeOptions {
   readonly host: string;
@@ -60,7 +61,7 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-export class StartError extends Error {}
+export class StartError extends ExitError {}
 
 /** The batch worker that the build puts beside taplined.js; run from source, there is none. */
 function bundledBatchWorker(): BatchWorker | null {

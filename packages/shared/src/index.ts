@@ -16,4 +16,5 @@ export * from './home.js';
 export * from './capture/index.js';
 export * from './redact/index.js';
 export * from './id-prefix.js';
+export * from './record-rules.js';
 export * from './routes/index.js';

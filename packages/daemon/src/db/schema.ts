@@ -2,7 +2,7 @@ import type { AlertTables } from '../alerts/table.js';
 import type { AuthTables } from '../auth/table.js';
 import type { CoreLogTables } from '../core-logs/table.js';
 import type { HttpTrafficTables } from '../http-traffic/table.js';
-import type { RouteRuleTables } from '../route-stats/rules.table.js';
+import type { RouteRuleTables } from '../route-stats/rules-table.js';
 import type { RouteStatsTables } from '../route-stats/table.js';
 import type { TrafficSourceTables } from '../traffic-sources/table.js';
 import type { WebhookTables } from '../webhooks/table.js';

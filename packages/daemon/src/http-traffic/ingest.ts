@@ -82,7 +82,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         const stored: StoredEntry[] = [];
         for (const record of records) {
           const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
-          // docs/decisions.md §16.1: the client's start time when it sent one; ids stay arrival order.
+          // docs/decisions.md §17.1: the client's start time when it sent one; ids stay arrival order.
           const createdAt = record.startedAt ?? receivedAt;
           const domainId = known.domain(source.id, domain);
           const pathnameId = known.pathname(domainId, pathname);

@@ -1,6 +1,5 @@
-import { evaluateFilter, type FilterExpr, type HttpTraffic, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
+import { evaluateFilter, type FilterExpr, type HttpTraffic, levelOf, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
 import type { Store } from '../db/open.js';
-import { levelOf } from '../http-traffic/prepare.js';
 import { addStored, emptyTotals, type Totals } from './rollup.js';
 import { quantileOf } from './sketch.js';
 import { bucketOf, bucketText, iso, previousOf, type Window, windowOf } from './window.js';

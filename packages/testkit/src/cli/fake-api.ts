@@ -1,4 +1,4 @@
-import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
+import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, levelOf, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
 import { type CopiedTo, type FollowOptions, newestFirst, type ReplayResponse, type StreamStatus, type UiApi } from '@tapline/cli';
 
 export const SOURCE: TrafficSource = {
@@ -21,7 +21,7 @@ export function makeEntry(overrides: Partial<HttpTraffic> = {}): HttpTraffic {
     id: uuid(0x100000 + n),
     status,
     method: 'GET',
-    level: status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO',
+    level: levelOf(status),
     elapsedTime: 12,
     trafficSourceId: SOURCE.id,
     domainId: uuid(0x200000),
