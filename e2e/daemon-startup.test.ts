@@ -5,6 +5,7 @@ import { contract, createClient, DEFAULT_PORT } from '@tapline/shared';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, TAPLINED, tempHome } from './support/binaries.js';
+import { until } from '@tapline/testkit';
 
 /**
  * How taplined starts and refuses to: the one stdout line, signals, flags, environment, a
@@ -48,12 +49,8 @@ async function spawnDaemon(args: readonly string[], env: Record<string, string> 
   children.push(child);
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!stdout.includes('\n')) {
-    if (child.exitCode !== null) throw new Error(`taplined exited with ${child.exitCode}: ${String((await child).stderr)}`);
-    if (Date.now() > deadline) throw new Error(`taplined printed no line within 20 s: ${stdout}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await until(() => stdout.includes('\n') || child.exitCode !== null, 'taplined to print a whole line', 20_000);
+  if (!stdout.includes('\n')) throw new Error(`taplined exited with ${child.exitCode}: ${String((await child).stderr)}`);
   const line = stdout.split('\n')[0] ?? '';
   return { child, line, url: /^taplined listening on (http:\/\/\S+) \(database: .+\)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
 }

@@ -1,11 +1,10 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contract, createClient } from '@tapline/shared';
-import { type Balancer, startBalancer } from '@tapline/testkit';
+import { type Balancer, startBalancer, until } from '@tapline/testkit';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admin, cleanEnv, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
-import { waitFor } from './support/cluster.js';
 
 const APP = join(dirname(fileURLToPath(import.meta.url)), 'support', 'tapline-app.mjs');
 
@@ -24,7 +23,7 @@ async function startApp(daemonUrl: string, token: string, source: string): Promi
   const child = execa('node', [APP], { env: cleanEnv({ APP_DAEMON_URL: daemonUrl, APP_TOKEN: token, APP_SOURCE: source }), extendEnv: false, reject: false, buffer: false });
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await waitFor(() => /listening \d+/.test(out) || child.exitCode !== null, 'the app to listen');
+  await until(() => /listening \d+/.test(out) || child.exitCode !== null, 'the app to listen', 20_000);
   const port = /listening (\d+)/.exec(out)?.[1];
   if (!port) throw new Error(`the app did not start: ${err}`);
   const url = `http://127.0.0.1:${port}`;
@@ -104,7 +103,7 @@ describe('@tapline/node (built) when the daemon refuses or goes away', () => {
     // A quiet app: one request while the daemon is away, its record alone in the queue.
     await serve(1);
     // Down about 8 s, as in issue 24's database restart: five failed tries, backing off.
-    await waitFor(async () => (await running.stats()).failures >= 5, 'the recorder to keep retrying through the outage', 20_000);
+    await until(async () => (await running.stats()).failures >= 5, 'the recorder to keep retrying through the outage', 20_000);
     daemon = await startDaemon(home.path, ['--port', port]);
     await serve(10);
     expect(await running.flush(20_000)).toBe(true);

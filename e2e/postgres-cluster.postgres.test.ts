@@ -1,8 +1,8 @@
 import { ApiError, contract, createClient, followTraffic, type HttpTraffic, type TaplineClient } from '@tapline/shared';
-import { type Balancer, composeBody, startBalancer } from '@tapline/testkit';
+import { type Balancer, composeBody, startBalancer, until } from '@tapline/testkit';
 import { type FreshDatabase, freshDatabase, type Receiver, startReceiver } from '@tapline/testkit/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOn, type Member, startMember, waitFor } from './support/cluster.js';
+import { adminOn, type Member, startMember } from './support/cluster.js';
 
 /**
  * Two built daemons on one PostgreSQL database behind a round-robin balancer behave as one daemon
@@ -52,10 +52,10 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     const stop = new AbortController();
     let live = false;
     const following = followTraffic(via(b), sourceId, { signal: stop.signal, onEntry: (e) => seen.push(e), onStatus: (s) => (live ||= s.state === 'live') });
-    await waitFor(() => live, 'the stream on b');
+    await until(() => live, 'the stream on b', 20_000);
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push((await compose(via(a))).id);
-    await waitFor(() => seen.length >= ids.length, 'b to stream what a stored');
+    await until(() => seen.length >= ids.length, 'b to stream what a stored', 20_000);
     expect(seen.map((e) => e.id)).toEqual(ids);
     stop.abort();
     await following;
@@ -65,7 +65,7 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     const again = new AbortController();
     const resuming = followTraffic(via(a), sourceId, { after: ids[4], signal: again.signal, onEntry: (e) => resumed.push(e.id) });
     const later = (await compose(via(b))).id;
-    await waitFor(() => resumed.length >= 6, 'a to replay and go live');
+    await until(() => resumed.length >= 6, 'a to replay and go live', 20_000);
     expect(resumed).toEqual([...ids.slice(5), later]);
     again.abort();
     await resuming;
@@ -76,9 +76,9 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     const stop = new AbortController();
     let live = false;
     const following = followTraffic(client, sourceId, { signal: stop.signal, onEntry: (e) => seen.push(e.id), onStatus: (s) => (live ||= s.state === 'live') });
-    await waitFor(() => live, 'the stream through the balancer');
+    await until(() => live, 'the stream through the balancer', 20_000);
     const ids = [(await compose(via(a))).id, (await compose(via(b))).id, (await compose(client)).id, (await compose(client)).id];
-    await waitFor(() => seen.length >= ids.length, 'every entry through the balancer');
+    await until(() => seen.length >= ids.length, 'every entry through the balancer', 20_000);
     expect(seen).toEqual(ids);
     stop.abort();
     await following;
@@ -126,7 +126,7 @@ describe('webhooks and a crash on two daemons (built taplined)', () => {
     const ids = [];
     for (let i = 0; i < 4; i++) ids.push((await compose(503)).id);
     const attempts = () => client.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id }, query: { limit: 100 } });
-    await waitFor(async () => (await attempts()).data.filter((d) => d.outcome === 'delivered').length === ids.length, 'four deliveries');
+    await until(async () => (await attempts()).data.filter((d) => d.outcome === 'delivered').length === ids.length, 'four deliveries', 20_000);
     expect((await attempts()).data.every((d) => d.attempt === 1)).toBe(true);
     const entries = receiver.requests.map((r) => r.json<{ entry: HttpTraffic }>().entry.id);
     expect(entries.sort()).toEqual([...ids].sort());
@@ -146,10 +146,10 @@ describe('webhooks and a crash on two daemons (built taplined)', () => {
         }
       }
     });
-    await waitFor(() => acknowledged.length >= 100, '100 acknowledged records');
+    await until(() => acknowledged.length >= 100, '100 acknowledged records', 20_000);
     await a.kill();
     const atKill = acknowledged.length;
-    await waitFor(() => acknowledged.length >= atKill + 100, '100 more through the survivor');
+    await until(() => acknowledged.length >= atKill + 100, '100 more through the survivor', 20_000);
     running = false;
     await Promise.all(writers);
     const stored = new Set<string>();

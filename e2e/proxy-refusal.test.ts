@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { contract, createClient } from '@tapline/shared';
-import { type Balancer, startBalancer } from '@tapline/testkit';
+import { type Balancer, startBalancer, until } from '@tapline/testkit';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admin, cleanEnv, type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
-import { waitFor } from './support/cluster.js';
 
 /**
  * `tapline proxy` (built) whose records the daemon starts refusing: the source is deleted under
@@ -49,14 +48,14 @@ describe('tapline proxy when the daemon refuses its records', () => {
     proxy = child;
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    await waitFor(() => /listening on http:\/\/\S+/.test(out), 'the proxy to listen');
+    await until(() => /listening on http:\/\/\S+/.test(out), 'the proxy to listen', 20_000);
     const proxyUrl = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '';
 
     /** One request through the proxy, then its record's request at the daemon. */
     const oneRecord = async (path: string) => {
       const before = balancer?.served.length ?? 0;
       expect(await (await fetch(`${proxyUrl}${path}`)).text()).toBe('ok');
-      await waitFor(() => (balancer?.served.length ?? 0) > before, `the record of ${path} to reach the daemon`);
+      await until(() => (balancer?.served.length ?? 0) > before, `the record of ${path} to reach the daemon`, 20_000);
     };
     await oneRecord('/stored');
     await owner.call(contract.deleteTrafficSource, { params: { trafficSourceId: source.id } });

@@ -1,6 +1,6 @@
 import { closeSync, copyFileSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, until } from '@tapline/testkit';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, type SpawnedDaemon, startDaemon, TAPLINED, tempHome } from './support/binaries.js';
@@ -85,7 +85,7 @@ describe('taplined prune, backup and check beside a running daemon', () => {
   it('backup under load writes a consistent copy that another daemon opens and check passes', async () => {
     const copy = join(other.path, 'copy.db');
     const ingest = load(daemon, sourceId);
-    while (ingest.posted() < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => ingest.posted() >= 200, '200 records posted');
     const backup = await taplined(['backup', copy, '--home', home.path]);
     await ingest.stop();
     expect(backup.stderr).toBe('');

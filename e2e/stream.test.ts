@@ -1,14 +1,7 @@
 import { contract, createClient, followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '@tapline/testkit';
 
 const body = (sourceId: string, status: number) => ({
   domainUrl: 'https://shop.example.com',
@@ -61,10 +54,10 @@ describe('following traffic across daemon restarts (built taplined)', () => {
       onEntry: (e) => entries.push(e),
       onStatus: (s) => statuses.push(s),
     });
-    await waitFor(() => statuses.some((s) => s.state === 'live'), 'the stream to be live');
+    await until(() => statuses.some((s) => s.state === 'live'), 'the stream to be live', 15_000);
 
     const beforeIds = await composeMany(client, source.id, [500, 200, 404]);
-    await waitFor(() => entries.length === 2, 'entries before the restart');
+    await until(() => entries.length === 2, 'entries before the restart', 15_000);
 
     const stoppedAt = Date.now();
     if (signal === 'SIGTERM') expect(await first.stop()).toBe(0);
@@ -72,7 +65,7 @@ describe('following traffic across daemon restarts (built taplined)', () => {
     running.splice(running.indexOf(first), 1);
     // A stopping daemon ends its streams, so SIGTERM does not wait out the 10 s force-close.
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
-    await waitFor(() => statuses.some((s) => s.state === 'reconnecting'), 'the follower to notice');
+    await until(() => statuses.some((s) => s.state === 'reconnecting'), 'the follower to notice', 15_000);
 
     // While the follower is cut off, another daemon on the same database stores more traffic.
     const side = await start();
@@ -82,9 +75,9 @@ describe('following traffic across daemon restarts (built taplined)', () => {
     running.splice(running.indexOf(side), 1);
 
     await start(['--port', portOf(first.url)]);
-    await waitFor(() => statuses.some((s) => s.state === 'live' && s.reconnected), 'the follower to reconnect');
+    await until(() => statuses.some((s) => s.state === 'live' && s.reconnected), 'the follower to reconnect', 15_000);
     const afterIds = await composeMany(client, source.id, [503, 200]);
-    await waitFor(() => entries.length === 5, 'every entry');
+    await until(() => entries.length === 5, 'every entry', 15_000);
 
     expect(entries.map((e) => e.id)).toEqual([beforeIds[0], beforeIds[2], whileDownIds[0], whileDownIds[2], afterIds[0]]);
     const reconnecting = statuses.filter((s) => s.state === 'reconnecting');

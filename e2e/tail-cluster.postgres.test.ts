@@ -2,8 +2,9 @@ import { execa, type ResultPromise } from 'execa';
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, TAPLINE, tempHome } from './support/binaries.js';
-import { adminOn, type Member, startMember, waitFor } from './support/cluster.js';
+import { adminOn, type Member, startMember } from './support/cluster.js';
 import { compose, createSource } from './support/compose.js';
+import { until } from '@tapline/testkit';
 
 interface Tail {
   readonly child: ResultPromise;
@@ -84,7 +85,7 @@ describe('tapline traffic tail on one of two daemons sharing PostgreSQL (built b
   it('prints every entry composed on either daemon exactly once, and what the page showed only once', async () => {
     await compose(a.url, token, sourceId, { pathnameUrl: '/start' });
     const early = startTail(b, 1);
-    await waitFor(() => early.entries().some((e) => e.pathname === '/start'), 'the tail to print its page', 30_000);
+    await until(() => early.entries().some((e) => e.pathname === '/start'), 'the tail to print its page', 30_000);
 
     // A second tail starts in the middle of the load: its page and its stream overlap.
     let late: Tail | undefined;
@@ -95,7 +96,7 @@ describe('tapline traffic tail on one of two daemons sharing PostgreSQL (built b
     });
     // Committed after everything above was acknowledged, so it is the last of the stream.
     const end = await compose(b.url, token, sourceId, { pathnameUrl: '/end' });
-    for (const tail of [early, late]) await waitFor(() => tail?.entries().some((e) => e.id === end.id) ?? false, 'the tail to print the last entry', 30_000);
+    for (const tail of [early, late]) await until(() => tail?.entries().some((e) => e.id === end.id) ?? false, 'the tail to print the last entry', 30_000);
 
     const printed = early.entries().filter((e) => e.pathname !== '/start' && e.id !== end.id).map((e) => e.id);
     const missing = acknowledged.filter((id) => !printed.includes(id));

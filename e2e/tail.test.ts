@@ -1,7 +1,8 @@
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
-import { compose, createSource, waitFor } from './support/compose.js';
+import { compose, createSource } from './support/compose.js';
+import { until } from '@tapline/testkit';
 
 const portOf = (url: string) => new URL(url).port;
 const count = (text: string, needle: string) => text.split('\n').filter((l) => l.includes(needle)).length;
@@ -41,24 +42,24 @@ describe('tapline traffic tail (built binaries)', () => {
     for (const n of [1, 2, 3]) await compose(daemon.url, token, sourceId, { pathnameUrl: `/before/${n}` });
 
     const t = startTail(['shop', '--lines', '2']);
-    await waitFor(() => t.out().includes('/before/3'), 'the last lines');
+    await until(() => t.out().includes('/before/3'), 'the last lines');
     expect(t.out()).not.toContain('/before/1');
     expect(t.out().indexOf('/before/2')).toBeLessThan(t.out().indexOf('/before/3'));
 
     await compose(daemon.url, token, sourceId, { pathnameUrl: '/live/1', status: 503, method: 'POST' });
-    await waitFor(() => t.out().includes('/live/1'), 'a followed entry');
+    await until(() => t.out().includes('/live/1'), 'a followed entry');
     expect(t.out()).toMatch(/POST\s+503\s+FATAL\s+12ms shop\.example\.com\/live\/1/);
 
     const port = portOf(daemon.url);
     await daemon.stop();
-    await waitFor(() => t.err().includes('reconnecting'), 'the reconnect notice');
+    await until(() => t.err().includes('reconnecting'), 'the reconnect notice');
     daemon = await startDaemon(home.path, ['--port', port]);
     // Composed at once: the tail may not be back yet, and must still print it exactly once.
     await compose(daemon.url, token, sourceId, { pathnameUrl: '/after/1' });
-    await waitFor(() => t.out().includes('/after/1'), 'the entry after the restart');
+    await until(() => t.out().includes('/after/1'), 'the entry after the restart');
     await compose(daemon.url, token, sourceId, { pathnameUrl: '/after/2' });
-    await waitFor(() => t.out().includes('/after/2'), 'the second entry after the restart');
-    await waitFor(() => t.err().includes('reconnected'), 'the reconnected notice');
+    await until(() => t.out().includes('/after/2'), 'the second entry after the restart');
+    await until(() => t.err().includes('reconnected'), 'the reconnected notice');
     for (const path of ['/before/2', '/before/3', '/live/1', '/after/1', '/after/2']) expect(count(t.out(), path), path).toBe(1);
 
     t.child.kill('SIGINT');
@@ -72,10 +73,10 @@ describe('tapline traffic tail (built binaries)', () => {
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/ok' });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/boom', status: 500 });
     const t = startTail(['shop', '--where', 'status>=500', '--ndjson']);
-    await waitFor(() => t.out().includes('/boom'), 'the matching entry');
+    await until(() => t.out().includes('/boom'), 'the matching entry');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/fine' });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/broken', status: 502 });
-    await waitFor(() => t.out().includes('/broken'), 'the new matching entry');
+    await until(() => t.out().includes('/broken'), 'the new matching entry');
     const lines = t.out().trim().split('\n').map((l) => JSON.parse(l) as { pathname: string; status: number });
     expect(lines.map((l) => l.pathname)).toEqual(['/boom', '/broken']);
   });
@@ -87,9 +88,9 @@ describe('tapline traffic tail (built binaries)', () => {
     // Stored last, listed second: the stream replays it after the cursor the page's newest gives.
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/late', startedAt: new Date(Date.now() - 60_000).toISOString() });
     const t = startTail(['shop', '--lines', '2', '--ndjson']);
-    await waitFor(() => t.out().includes('/late'), 'the page');
+    await until(() => t.out().includes('/late'), 'the page');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/next' });
-    await waitFor(() => t.out().includes('/next'), 'the entry after the page');
+    await until(() => t.out().includes('/next'), 'the entry after the page');
     const paths = t.out().trim().split('\n').map((l) => (JSON.parse(l) as { pathname: string }).pathname);
     expect(paths).toEqual(['/late', '/now', '/next']);
   });

@@ -3,6 +3,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admin, cleanEnv, listeningUrl, TAPLINED, tempHome } from './support/binaries.js';
 import { type Nginx, startNginx } from './support/nginx.js';
+import { until } from '@tapline/testkit';
 
 /**
  * The daemon behind nginx (issue 24, problem 11): without `--trust-proxy` a forwarded header is
@@ -82,11 +83,7 @@ function logLines(stderr: string): AuditLine[] {
  */
 async function logSettled(daemon: Daemon, marker: string): Promise<AuditLine[]> {
   await fetch(`${daemon.url}/auth/me?${marker}`, { headers: { authorization: `Bearer ${marker}` } });
-  const deadline = Date.now() + 10_000;
-  while (!daemon.stderr().includes('"path":"/auth/me"')) {
-    if (Date.now() > deadline) throw new Error(`no audit line for the marker request: ${daemon.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(() => daemon.stderr().includes('"path":"/auth/me"'), 'the audit line of the marker request');
   return logLines(daemon.stderr());
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
-import { tmuxServer } from './support/tmux.js';
+import { FOREGROUND, inverseAt, tmuxServer } from './support/tmux.js';
 
 const server = tmuxServer('ui');
 const { tmux } = server;
@@ -13,25 +13,6 @@ const styled = (pane = session) => server.styled(pane);
 const keys = (...k: string[]) => server.keys(session, ...k);
 const type = (text: string) => server.type(session, text);
 
-// tmux writes a colour as 30-37/90-97 or 38;5;n; inverse video as 7, alone or among others.
-const FOREGROUND = /\u001B\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]/;
-
-/** Whether `text` is drawn in inverse video: replays the SGR codes of the line up to it. */
-function inverseAt(line: string, text: string): boolean {
-  const at = line.indexOf(text);
-  if (at < 0) throw new Error(`"${text}" is not on the line ${JSON.stringify(line)}`);
-  let inverse = false;
-  for (const m of line.slice(0, at).matchAll(/\u001B\[([0-9;]*)m/g)) {
-    const codes = (m[1] || '0').split(';').map(Number);
-    for (let i = 0; i < codes.length; i++) {
-      const code = codes[i];
-      if (code === 38 || code === 48) i += codes[i + 1] === 5 ? 2 : 4;
-      else if (code === 0 || code === 27) inverse = false;
-      else if (code === 7) inverse = true;
-    }
-  }
-  return inverse;
-}
 const lineWith = (pane: string, text: string) => styled(pane).split('\n').find((l) => l.includes(text)) ?? '';
 
 const waitForScreen = (check: (s: string) => boolean, what: string, timeoutMs = 20_000, pane = session) => server.waitForScreen(pane, check, what, timeoutMs);

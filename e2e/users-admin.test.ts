@@ -5,7 +5,7 @@ import { ApiError, contract, createClient } from '@tapline/shared';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, cleanEnv, cli, type SpawnedDaemon, startDaemon, TAPLINED, tempHome } from './support/binaries.js';
-import { waitFor } from './support/compose.js';
+import { until } from '@tapline/testkit';
 
 /**
  * Administering users (issue 24, problems 10 and 12): `taplined user list | passwd | remove`,
@@ -101,13 +101,13 @@ describe('taplined user list, passwd and remove (built taplined)', () => {
     const command = `node ${TAPLINED} user passwd tty@example.com --home ${dir.path}; echo "exit=$?"; sleep 30`;
     tmux('new-session', '-d', '-s', 'passwd', '-x', '100', '-y', '10', command);
     try {
-      await waitFor(() => screen().includes('New password for tty@example.com:'), 'the first prompt');
+      await until(() => screen().includes('New password for tty@example.com:'), 'the first prompt');
       tmux('send-keys', '-t', 'passwd', '-l', 'typed in tmux');
       tmux('send-keys', '-t', 'passwd', 'Enter');
-      await waitFor(() => screen().includes('Again:'), 'the second prompt');
+      await until(() => screen().includes('Again:'), 'the second prompt');
       tmux('send-keys', '-t', 'passwd', '-l', 'typed in tmux');
       tmux('send-keys', '-t', 'passwd', 'Enter');
-      await waitFor(() => screen().includes('exit='), 'taplined to exit');
+      await until(() => screen().includes('exit='), 'taplined to exit');
       expect(screen()).toContain('exit=0');
       expect(screen()).not.toContain('typed in tmux');
     } finally {

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, until } from '@tapline/testkit';
 import { admin, type SpawnedDaemon } from './binaries.js';
-import { createSource, waitFor } from './compose.js';
+import { createSource } from './compose.js';
 import { rawConnect } from './raw-http.js';
 import { createRssSampler, largestSendQueue } from './rss.js';
 
@@ -72,7 +72,7 @@ export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promi
     kernelQueue = Math.max(kernelQueue, largestSendQueue(port));
   }
   // Every stream fell behind by megabytes: the daemon must have let go of each of them.
-  await waitFor(() => closedByDaemon === opened, 'the daemon to close the streams nobody read', 15_000).catch(() => undefined);
+  await until(() => closedByDaemon === opened, 'the daemon to close the streams nobody read', 15_000).catch(() => undefined);
   const streamPeakMb = rss.peak();
 
   // Many 15 MiB batches at once.

@@ -33,6 +33,7 @@ interface Ids {
   readonly source: string;
   readonly entry: string;
   readonly webhook: string;
+  readonly rule: string;
 }
 
 interface Condition {
@@ -43,8 +44,8 @@ interface Condition {
   readonly ids?: 'missing';
 }
 
-const MISSING: Ids = { source: '01a1fc8d-93a2-767e-92f3-e5a71388f88b', entry: '01a1fc8d-93a2-767e-92f3-e5a71388f88c', webhook: '01a1fc8d-93a2-767e-92f3-e5a71388f88d' };
-const namesSource = (op: Operation) => /\{(trafficSourceId|id|webhookId)\}/.test(op.path);
+const MISSING: Ids = { source: '01a1fc8d-93a2-767e-92f3-e5a71388f88b', entry: '01a1fc8d-93a2-767e-92f3-e5a71388f88c', webhook: '01a1fc8d-93a2-767e-92f3-e5a71388f88d', rule: '01a1fc8d-93a2-767e-92f3-e5a71388f88e' };
+const namesSource = (op: Operation) => /\{(trafficSourceId|id|webhookId|ruleId)\}/.test(op.path);
 
 async function operations(url: string): Promise<Operation[]> {
   const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; 'x-tapline-scopes'?: string[] }>> };
@@ -79,6 +80,7 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /auth/me':
     case 'DELETE /auth/token':
     case 'GET /traffic-source':
+    case 'GET /metrics':
       return { path: op.path };
     case 'POST /auth/token':
       return { path: op.path, body: { email: 'ana@example.com', password: 'correct horse battery' } };
@@ -99,7 +101,14 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{id}':
     case 'GET /stats/{trafficSourceId}':
     case 'GET /routes/{trafficSourceId}':
+    case 'GET /routes/{trafficSourceId}/rules':
+    case 'GET /routes/{trafficSourceId}/suggestions':
+    case 'GET /api-contract/{trafficSourceId}/openapi':
       return { path: fill({ trafficSourceId: ids.source, id: ids.source }) };
+    case 'POST /routes/{trafficSourceId}/rules':
+      return { path: fill({ trafficSourceId: ids.source }), body: { template: `/matrix-${n}/{id}` } };
+    case 'DELETE /routes/{trafficSourceId}/rules/{ruleId}':
+      return ids === MISSING ? { path: fill({ trafficSourceId: ids.source, ruleId: ids.entry }) } : newRouteRule(owner, ids.source, n).then((ruleId) => ({ path: fill({ trafficSourceId: ids.source, ruleId }) }));
     case 'GET /http-traffic/{trafficSourceId}/stream':
       return { path: fill({ trafficSourceId: ids.source }) };
     case 'POST /core-log/{trafficSourceId}':
@@ -111,6 +120,15 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
     case 'GET /webhooks/{webhookId}/deliveries':
     case 'POST /webhooks/{webhookId}/test':
       return { path: fill({ webhookId: ids.webhook }) };
+    case 'GET /alerts/{trafficSourceId}':
+    case 'GET /alerts/{trafficSourceId}/history':
+      return { path: fill({ trafficSourceId: ids.source }) };
+    case 'POST /alerts/{trafficSourceId}':
+      return { path: fill({ trafficSourceId: ids.source }), body: { when: `p95 > ${n}ms`, webhookIds: [ids.webhook] } };
+    case 'DELETE /alerts/rules/{ruleId}':
+      return ids === MISSING ? { path: fill({ ruleId: ids.rule }) } : newAlertRule(owner, ids.source, ids.webhook).then((ruleId) => ({ path: fill({ ruleId }) }));
+    case 'POST /alerts/rules/{ruleId}/test':
+      return { path: fill({ ruleId: ids.rule }) };
     case 'POST /http-traffic-record/{trafficSourceId}':
       return { path: fill({ trafficSourceId: ids.source }), body: composeBody(ids.source) };
     case 'POST /http-traffic-record/{trafficSourceId}/batch':
@@ -119,9 +137,21 @@ function request(op: Operation, ids: Ids, owner: { url: string; token: string })
       return { path: fill({ trafficSourceId: ids.source, id: ids.entry }) };
     case 'GET /http-traffic/{trafficSourceId}/export.har':
       return { path: fill({ trafficSourceId: ids.source }) };
+    case 'POST /api-contract/{trafficSourceId}/check':
+      return { path: fill({ trafficSourceId: ids.source }), body: { spec: { openapi: '3.1.0', info: { title: 'matrix', version: '1' }, paths: {} } } };
     default:
       throw new Error(`the authorization matrix has no request for ${key}: add one`);
   }
+}
+
+async function newRouteRule(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {
+  const response = await fetch(`${owner.url}/routes/${sourceId}/rules`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template: `/doomed-${n}/{id}` }),
+  });
+  if (response.status !== 201) throw new Error(`rule for the matrix: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
 }
 
 async function newWebhook(owner: { url: string; token: string }, sourceId: string, n: number): Promise<string> {
@@ -129,6 +159,15 @@ async function newWebhook(owner: { url: string; token: string }, sourceId: strin
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'http', level: 'fatal', value: `http://127.0.0.1:9/doomed/${n}` }),
+  });
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function newAlertRule(owner: { url: string; token: string }, sourceId: string, webhookId: string): Promise<string> {
+  const response = await fetch(`${owner.url}/alerts/${sourceId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ when: 'error_rate > 5%', webhookIds: [webhookId] }),
   });
   return ((await response.json()) as { id: string }).id;
 }
@@ -155,7 +194,8 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
   const owner = { url, token };
   const source = await createSource(url, token, 'matrix');
   const other = await createSource(url, token, 'matrix-other');
-  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook: await newWebhook(owner, source, 0) };
+  const webhook = await newWebhook(owner, source, 0);
+  const ids: Ids = { source, entry: (await compose(url, token, source)).id, webhook, rule: await newAlertRule(owner, source, webhook) };
   const make = (email: string, ...args: string[]) => admin(home, ['token', 'create', email, ...args]);
   await Promise.all([admin(home, ['user', 'add', 'ana@example.com', '--password-stdin'], 'correct horse battery'), admin(home, ['user', 'add', 'gone@example.com'])]);
   // Each admin command is a process of its own: start them together, SQLite's WAL lets them write in turn.
@@ -196,7 +236,8 @@ export async function authorizationMatrix(daemon: SpawnedDaemon, badTokenSet: 's
     {
       name: 'restricted to another source',
       header: `Bearer ${limited}`,
-      expected: (op) => (op.open || op.path === '/auth/me' || revokesCaller(op) || (op.method === 'GET' && op.path === '/traffic-source') ? op.success : 403),
+      // Like the list of sources, /metrics answers a restricted token with its one source's series.
+      expected: (op) => (op.open || op.path === '/auth/me' || revokesCaller(op) || (op.method === 'GET' && (op.path === '/traffic-source' || op.path === '/metrics')) ? op.success : 403),
     },
     { name: "another user's token", header: `Bearer ${ana}`, expected: (op) => (namesSource(op) && !op.open ? 403 : op.success) },
     { name: "another user's token, ids that do not exist", header: `Bearer ${ana}`, ids: 'missing', expected: (op) => (namesSource(op) && !op.open ? 404 : op.success) },

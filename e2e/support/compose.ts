@@ -22,11 +22,3 @@ export async function createSource(url: string, token: string, name: string): Pr
   return ((await response.json()) as { id: string }).id;
 }
 
-/** Polls `check` every 25 ms until it is true or `timeoutMs` passes. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

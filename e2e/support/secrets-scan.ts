@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { admin, cleanEnv, cli, startDaemon, TAPLINE, tempHome } from './binaries.js';
-import { createSource, waitFor } from './compose.js';
+import { createSource } from './compose.js';
 import { rawConnect } from './raw-http.js';
 import { plantThroughCaptureClients } from './secrets-capture.js';
 import { EXTRA_REDACT_KEY, recordWithSecrets, Secrets } from './secrets-plant.js';
 import { decodedPayloads } from './secrets-rows.js';
+import { until } from '@tapline/testkit';
 
 /**
  * The secrets scan of issue 11, against the built binaries under umask 000: secrets are planted
@@ -102,8 +103,8 @@ export async function scanForSecrets(records: number): Promise<ScanReport> {
     const captured = await plantThroughCaptureClients(secrets, { url, ingestToken, sourceId, workDir: root.path }, Math.max(1, Math.floor(records / 8)));
     // Each record is one event with an `id:` (the ready event has none on an empty source).
     const stored = records + captured.entries;
-    await waitFor(() => (stream.received().match(/^id: /gm)?.length ?? 0) >= stored, 'the stream to carry every record', 30_000);
-    await waitFor(() => hooks.bodies.length > 0, 'a webhook delivery', 20_000);
+    await until(() => (stream.received().match(/^id: /gm)?.length ?? 0) >= stored, 'the stream to carry every record', 30_000);
+    await until(() => hooks.bodies.length > 0, 'a webhook delivery', 20_000);
 
     // Every read the API offers, the CLI's views of it, the stream and the webhooks so far.
     const reads = ['/healthz', '/openapi.json', '/auth/me', '/traffic-source', `/traffic-source/${sourceId}`, `/http-traffic/${sourceId}?limit=1000`, `/domains/${sourceId}`, `/pathnames/${sourceId}`, `/core-log/${sourceId}`, `/webhooks/${sourceId}`];
@@ -194,7 +195,7 @@ async function tailOnce(home: string, url: string, token: string, sourceId: stri
   const child = execa('node', [TAPLINE, '--home', home, '--url', url, '--token', token, 'traffic', 'tail', sourceId, '--lines', '50'], { env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await waitFor(() => out.includes('/secrets/'), 'tail to print entries', 15_000);
+  await until(() => out.includes('/secrets/'), 'tail to print entries', 15_000);
   child.kill('SIGINT');
   const done = await child;
   return `${out}\n${String(done.stderr)}`;

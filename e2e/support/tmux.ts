@@ -36,3 +36,23 @@ export function tmuxServer(name: string) {
     },
   };
 }
+
+// tmux writes a colour as 30-37/90-97 or 38;5;n; inverse video as 7, alone or among others.
+export const FOREGROUND = /\u001B\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]/;
+
+/** Whether `text` is drawn in inverse video: replays the SGR codes of the line up to it. */
+export function inverseAt(line: string, text: string): boolean {
+  const at = line.indexOf(text);
+  if (at < 0) throw new Error(`"${text}" is not on the line ${JSON.stringify(line)}`);
+  let inverse = false;
+  for (const m of line.slice(0, at).matchAll(/\u001B\[([0-9;]*)m/g)) {
+    const codes = (m[1] || '0').split(';').map(Number);
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i];
+      if (code === 38 || code === 48) i += codes[i + 1] === 5 ? 2 : 4;
+      else if (code === 0 || code === 27) inverse = false;
+      else if (code === 7) inverse = true;
+    }
+  }
+  return inverse;
+}

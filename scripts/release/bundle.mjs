@@ -39,7 +39,8 @@ export function programs(root) {
       // Optional speed-ups Piscina and pg try to load and do without.
       external: ['@napi-rs/nice', 'pg-native'],
       // better-sqlite3 finds it by db/native-addon.ts.
-      extraFiles: { 'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node') },
+      // The web UI's pack (packages/web's build; serve.ts reads it beside the bundle).
+      extraFiles: { 'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node'), 'web-ui.json': join(root, 'packages/web/dist/web-ui.json') },
     },
     {
       name: 'tapline',

@@ -10,9 +10,9 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * `client.request` with the CLI's signals: the CLI's promise is that `--json` and `--ndjson` show
  * the API's own output, never a re-serialisation, and Ctrl-C or a time-out ends a request.
  */
-export async function request<E extends Endpoint>(ctx: CliContext, endpoint: E, input?: ClientInput<E>): Promise<Answer<ResponseOf<E>>> {
+export async function request<E extends Endpoint>(ctx: CliContext, endpoint: E, input?: ClientInput<E>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer<ResponseOf<E>>> {
   // Ctrl-C aborts the Io's signal; main.ts keeps the process alive for that, so requests must stop.
-  const signal = AbortSignal.any([ctx.io.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+  const signal = AbortSignal.any([ctx.io.signal, AbortSignal.timeout(timeoutMs)]);
   try {
     return await ctx.client.request(endpoint, input, signal);
   } catch (error) {

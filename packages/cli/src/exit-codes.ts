@@ -7,6 +7,8 @@ export const EXIT = {
   UNEXPECTED: 1,
   /** `traffic diff` only, as diff(1): the two differ (its unexpected errors exit 2 instead). */
   DIFFERENT: 1,
+  /** `api check` only: some stored exchange breaks the spec (and `api diff`: a breaking change). */
+  NONCONFORMING: 1,
   USAGE: 2,
   UNREACHABLE: 3,
   AUTH: 4,

@@ -20,7 +20,11 @@ import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhookDeliveries } from './commands/webhook-deliveries.js';
 import { registerTail } from './commands/tail.js';
 import { registerUi } from './commands/ui.js';
+import { registerOpen } from './commands/open.js';
 import { registerStats } from './commands/stats.js';
+import { registerAlerts } from './commands/alerts.js';
+import { registerRoutes } from './commands/routes.js';
+import { registerApi } from './commands/api/api.register.js';
 import { registerAuth } from './commands/auth.js';
 import { registerLogout } from './commands/logout.js';
 
@@ -38,7 +42,7 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi, registerStats];
+export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi, registerStats, registerRoutes, registerAlerts, registerApi, registerOpen];
 
 /**
  * The program; `onContext` learns each command's context as it is made, so a failure can be told

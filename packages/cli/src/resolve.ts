@@ -97,11 +97,12 @@ export async function resolveEntryId(ctx: CliContext, sourceId: string, text: st
 }
 
 /** `<webhookId>`: a whole id, or a unique prefix among the webhooks of every source the token sees. */
-export async function resolveWebhookId(ctx: CliContext, text: string): Promise<string> {
+export async function resolveWebhookId(ctx: CliContext, text: string, within?: SourceRef): Promise<string> {
   const given = idOrPrefix(text, 'a webhook');
   if ('id' in given) return given.id;
   // A user has few sources and few webhooks on each: looking through them all here is cheap.
-  const sources = await allSources(ctx);
+  // `within` (an alert rule's source) narrows it to the webhooks a rule may name.
+  const sources = within ? [{ id: within.id, name: within.name ?? within.id }] : await allSources(ctx);
   const hits: (Webhook & { source: string })[] = [];
   for (const source of sources) {
     const found = await findInPages<Webhook>(

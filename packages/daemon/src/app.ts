@@ -2,6 +2,8 @@ import { contract } from '@tapline/shared';
 import type { RequestListener } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
+import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
+import { alertRoutes } from './alerts/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
@@ -24,7 +26,11 @@ import { createReclaimer } from './http/reclaim.js';
 import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
+import { createHealthMetrics } from './metrics/health.js';
+import { metricsRoutes } from './metrics/routes.js';
+import { createTrafficMetrics } from './metrics/traffic.js';
 import { otlpRoutes } from './otlp/routes.js';
+import { apiContractRoutes } from './api-contract/api-contract.routes.js';
 import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
@@ -32,10 +38,14 @@ import type { StatInput } from './route-stats/rollup.js';
 import { addStats } from './route-stats/writer.js';
 import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
 import { routeStatsRoutes } from './route-stats/routes.js';
+import { createReassignment, type Reassignment } from './route-stats/reassign.js';
+import { routeRuleRoutes } from './route-stats/rules.routes.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import type { WebUi } from './web-ui/assets.js';
+import { webUiRoutes } from './web-ui/routes.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
 export interface AppOptions {
@@ -57,6 +67,17 @@ export interface AppOptions {
   readonly pruner?: { readonly start?: boolean };
   /** The route backfill (route-stats/backfill.ts) starts with the app unless `start` is false (tests then call `runNow`). */
   readonly routeBackfill?: { readonly start?: boolean };
+  /** The alert evaluator starts with the app unless `start` is false (tests then call `runDue`); `owner` names its claims. */
+  readonly alerts?: { readonly start?: boolean; readonly owner?: string };
+  /**
+   * The job that moves stored entries after a rule changes (route-stats/reassign.ts) runs at
+   * start and after each change unless `start` is false (tests then call `runNow`).
+   */
+  readonly routeReassignment?: { readonly start?: boolean };
+  /** The web UI's files (web-ui/assets.ts); none: `/` stays an unknown path. */
+  readonly webUi?: WebUi | null;
+  /** The address the daemon listens on: the web UI answers to it by name (web-ui/host.ts). */
+  readonly listenHost?: string;
 }
 
 export interface App {
@@ -71,7 +92,9 @@ export interface App {
   readonly batches: BatchPreparer;
   readonly pruner: Pruner;
   readonly routeBackfill: Backfill;
+  readonly routeReassignment: Reassignment;
   readonly statsPruner: StatsPruner;
+  readonly alerts: AlertEvaluator;
   stop: () => Promise<void>;
 }
 
@@ -117,6 +140,7 @@ export function createApp(options: AppOptions): App {
   app.set('query parser', 'simple');
   // Express's req.ip (the rate limit's key, the audit line's address) follows the same rule as the lean path.
   app.set('trust proxy', trust);
+  if (options.webUi) webUiRoutes(app, options.webUi, { hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts] });
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);
   authRoutes(router, deps);
@@ -124,11 +148,24 @@ export function createApp(options: AppOptions): App {
   const compose = createComposer(deps, ingest);
   // Before httpTrafficRoutes, whose one-record route would take `export.har` as an id.
   harRoutes(router, deps);
-  const ingestRoutes = [...httpTrafficRoutes(router, deps, ingest, preparer, compose), ingestLogRoutes(router, deps, compose)];
+  const traffic = httpTrafficRoutes(router, deps, ingest, preparer, compose);
+  const ingestRoutes = [...traffic.ingest, ingestLogRoutes(router, deps, compose)];
   otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
   routeStatsRoutes(router, deps);
+  const trafficMetrics = createTrafficMetrics(deps.bus, deps.findSource);
+  const health = createHealthMetrics({
+    db: deps.db, bus: deps.bus, queuedRecords: () => ingest.queuedRecords, waitingBatches: () => deps.largeBodies.waiting,
+    openStreams: traffic.openStreams, databaseBytes: () => deps.storage.sizeBytes(),
+  });
+  metricsRoutes(router, deps, trafficMetrics, health);
+  alertRoutes(router, deps, webhooks);
+  const reassignment = createReassignment({ ...deps, stats: stats !== undefined });
+  const routeReassignment: Reassignment =
+    options.routeReassignment?.start === false ? { ...reassignment, start: () => undefined } : reassignment;
+  routeRuleRoutes(router, deps, routeReassignment);
+  apiContractRoutes(router, deps);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
@@ -139,8 +176,11 @@ export function createApp(options: AppOptions): App {
   if (options.pruner?.start !== false) pruner.start();
   const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
   if (options.routeBackfill?.start !== false) routeBackfill.start();
+  routeReassignment.start();
   const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
   if (options.pruner?.start !== false) statsPruner.start();
+  const alerts = createAlertEvaluator({ ...deps, intervalMs: options.config.alerts.intervalMs, onQueued: () => webhooks.nudge(), ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}) });
+  if (options.alerts?.start !== false) alerts.start();
   return {
     app,
     handler: (req, res) =>
@@ -153,12 +193,18 @@ export function createApp(options: AppOptions): App {
     batches: preparer,
     pruner,
     routeBackfill,
+    routeReassignment,
     statsPruner,
+    alerts,
     stop: async () => {
       statsPruner.stop();
+      trafficMetrics.stop();
+      health.stop();
+      await alerts.stop();
       shutdown.abort();
       await pruner.stop();
       await routeBackfill.stop();
+      await routeReassignment.stop();
       if (!(await deps.inflight.drain(10_000))) options.logger.warn('stopping with requests still running after 10 s');
       await webhooks.stop();
       await preparer.close();

@@ -30,7 +30,19 @@ export interface DaemonConfig {
   readonly trustProxy: TrustProxy;
   /** `--no-stats`, `--stats-retention` (docs/statistics.md). */
   readonly stats: StatsConfig;
+  /** `--alert-interval` (docs/alerts.md). */
+  readonly alerts: { readonly intervalMs: number };
+  /** `--no-ui`, `--ui-host`: the web UI at `/` (docs/web-ui.md). */
+  readonly ui: UiConfig;
 }
+
+export interface UiConfig {
+  readonly enabled: boolean;
+  /** Host names the page answers to besides IP literals and localhost (DNS rebinding, web-ui/host.ts). */
+  readonly hosts: readonly string[];
+}
+
+export const DEFAULT_ALERT_INTERVAL_MS = 30_000;
 
 /** What clients may hold at once, so memory has a ceiling (docs/api.md, "Limits"). */
 export interface Limits {
@@ -65,6 +77,8 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   retention: DEFAULT_POLICY,
   trustProxy: false,
   stats: DEFAULT_STATS,
+  alerts: { intervalMs: DEFAULT_ALERT_INTERVAL_MS },
+  ui: { enabled: true, hosts: [] },
 });
 
 /** Everything a route or service needs, passed in: no module keeps state of its own. */

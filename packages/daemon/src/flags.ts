@@ -2,9 +2,14 @@ import ms from 'ms';
 import { DEFAULT_LIMITS, type Limits } from './deps.js';
 import type { ServerTimeouts } from './serve.js';
 import { parseTrustProxy, type TrustProxy, TrustProxyError } from './http/trust-proxy.js';
+import { ExitError } from './exit-error.js';
 
 /** Bad usage of taplined: exit code 2 and this message. */
-export class UsageError extends Error {}
+export class UsageError extends ExitError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
 
 /** The daemon's flags as commander hands them over: text, parsed here into checked numbers. */
 export interface ServerFlags {
@@ -84,4 +89,11 @@ export function parseTrustProxyFlag(text: string | undefined): TrustProxy {
     const why = error instanceof TrustProxyError ? `: ${error.message}` : '';
     throw new UsageError(`--trust-proxy takes "off", a number of proxies from 1, or proxy addresses such as loopback or 10.0.0.0/8, comma-separated${why} (got "${text}")`);
   }
+}
+
+/** `--alert-interval`: from 1 s (a test, a demo) to an hour. */
+export function parseAlertInterval(text: string): number {
+  const interval = parseDuration('--alert-interval', text);
+  if (interval < 1_000 || interval > 3_600_000) throw new UsageError(`--alert-interval takes a duration from 1s to 60m such as 30s (got "${text}")`);
+  return interval;
 }

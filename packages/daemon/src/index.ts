@@ -12,5 +12,10 @@ export { createUser } from './auth/users.js';
 export { hashPassword } from './auth/passwords.js';
 export type { BatchWorker } from './http-traffic/prepare-pool.js';
 export type { WebhookWorker } from './webhooks/worker.js';
+export type { AlertEvaluator } from './alerts/evaluator.js';
 export { copyDatabase, type CopyReporter } from './copy/copy.js';
 export { COPIED_TABLES } from './copy/tables.js';
+// For the test kit's databases as older daemons wrote them (the upgrade tests of db/).
+export { migrationProvider } from './db/migrations/index.js';
+export { plainValues } from './db/stored-values.js';
+export { recordOf } from './http-traffic/repo.js';

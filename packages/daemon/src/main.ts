@@ -2,25 +2,24 @@ import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { AdminError, createToken, revoke, tokenTable } from './admin/commands.js';
+import { createToken, revoke, tokenTable } from './admin/commands.js';
+import { ExitError } from './exit-error.js';
 import { registerUserCommands } from './admin/user-commands.js';
 import { ensureHome } from './bootstrap.js';
 import { runCopy } from './copy/command.js';
-import { CopyError } from './copy/copy.js';
 import type { SqlDialect } from './db/dialect.js';
-import { DatabaseLocatorError } from './db/locator.js';
 import { openDatabase } from './db/open.js';
 import { defaultPoolSize } from './db/pool-size.js';
 import { systemClock } from './clock.js';
-import { DEFAULT_LIMITS, defaultConfig } from './deps.js';
-import { parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags, UsageError } from './flags.js';
+import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, defaultConfig } from './deps.js';
+import { parseAlertInterval, parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags } from './flags.js';
 import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
 import { DEFAULT_RETENTION } from './retention/options.js';
 import { parseRetention } from './retention/parse-flags.js';
 import { DEFAULT_STATS_RETENTION } from './route-stats/options.js';
 import { parseStats } from './route-stats/parse-flags.js';
-import { DEFAULT_TIMEOUTS, serve, StartError } from './serve.js';
+import { DEFAULT_TIMEOUTS, serve } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
   host?: string;
@@ -39,6 +38,9 @@ interface GlobalOptions extends ServerFlags {
   trustProxy?: string;
   stats: boolean;
   statsRetention: string;
+  alertInterval: string;
+  ui: boolean;
+  uiHost?: string;
 }
 
 const env = process.env;
@@ -79,7 +81,10 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     retention: parseRetention(opts),
     trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
     stats: parseStats(opts),
+    alerts: { intervalMs: parseAlertInterval(opts.alertInterval) },
+    ui: { enabled: opts.ui, hosts: (opts.uiHost ?? '').split(',').map((h) => h.trim()).filter(Boolean) },
   };
+  let stopSignal: Promise<string> | undefined;
   const daemon = await serve({
     host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
     port: parsePort(opts.port || env.TAPLINE_PORT || String(DEFAULT_PORT)),
@@ -89,19 +94,18 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
     config,
     logger,
     timeouts,
-    announce: (line) => process.stdout.write(`${line}\n`),
+    announce: (line) => {
+      // Listening before the line is out: a signal sent the moment it is read must stop the
+      // daemon gracefully, not kill it (Node's default) before a handler exists.
+      stopSignal = nextSignal();
+      process.stdout.write(`${line}\n`);
+    },
   });
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      logger.info({ signal }, 'stopping');
-      daemon.stop().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'error while stopping');
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+  const signal = await (stopSignal ?? nextSignal());
+  logger.info({ signal }, 'stopping');
+  await daemon.stop().catch((error: unknown) => {
+    logger.error({ err: error }, 'error while stopping');
+    process.exitCode = 1;
   });
 }
 
@@ -136,6 +140,9 @@ function program(): Command {
     )
     .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
     .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
+    .option('--alert-interval <duration>', 'how often alert rules are evaluated, from 1s to 1h (docs/alerts.md)', `${DEFAULT_ALERT_INTERVAL_MS / 1000}s`)
+    .option('--no-ui', 'do not serve the web UI at / (docs/web-ui.md)')
+    .option('--ui-host <names>', 'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
     .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
@@ -189,16 +196,20 @@ function program(): Command {
   return cmd;
 }
 
+const nextSignal = () =>
+  new Promise<string>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+
 /** The exit code and message for what a command threw. */
 function reportFailure(error: unknown): void {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
-  } else if (error instanceof UsageError || error instanceof DatabaseLocatorError || (error instanceof AdminError && error.exitCode === 2)) {
+  } else if (error instanceof ExitError) {
+    // UsageError, DatabaseLocatorError (2); StartError, CopyError (1); a command's own (either).
     process.stderr.write(`taplined: ${error.message}\n`);
-    process.exitCode = 2;
-  } else if (error instanceof AdminError || error instanceof StartError || error instanceof CopyError) {
-    process.stderr.write(`taplined: ${error.message}\n`);
-    process.exitCode = 1;
+    process.exitCode = error.exitCode;
   } else {
     process.stderr.write(`taplined: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

@@ -7,9 +7,11 @@ import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
+import { readWebUi, type WebUi } from './web-ui/assets.js';
 import { systemClock } from './clock.js';
 import type { DaemonConfig } from './deps.js';
 import type { Logger } from 'pino';
+import { ExitError } from './exit-error.js';
 
 export interface ServeOptions {
   readonly host: string;
@@ -59,12 +61,28 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-export class StartError extends Error {}
+export class StartError extends ExitError {}
 
 /** The batch worker that the build puts beside taplined.js; run from source, there is none. */
 function bundledBatchWorker(): BatchWorker | null {
   const file = new URL('./prepare-worker.js', import.meta.url);
   return existsSync(fileURLToPath(file)) ? { file } : null;
+}
+
+/** The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source, there is none. */
+function bundledWebUi(config: DaemonConfig, logger: Logger): WebUi | null {
+  if (!config.ui.enabled) return null;
+  const file = new URL('./web-ui.json', import.meta.url);
+  if (!existsSync(fileURLToPath(file))) {
+    logger.warn('the web UI is not built (no web-ui.json beside the daemon): / answers 404');
+    return null;
+  }
+  try {
+    return readWebUi(file);
+  } catch (error) {
+    logger.error({ err: error }, 'the web UI pack cannot be read: / answers 404');
+    return null;
+  }
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -99,7 +117,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     throw new StartError(messageOf(error));
   }
   const signals = opened.signals(logger);
-  const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker() });
+  const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker(), webUi: bundledWebUi(options.config, logger), listenHost: options.host });
 
   const server = await listen(handler, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();

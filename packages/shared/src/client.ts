@@ -19,7 +19,8 @@ export function queryString(query: unknown): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(isRecord(query) ? query : {})) {
     if (value === undefined || value === null || value === '') continue;
-    search.append(key, scalarText(value));
+    // A repeatable parameter (`route` of api infer) is sent once per value.
+    for (const one of Array.isArray(value) ? value : [value]) search.append(key, scalarText(one));
   }
   const text = search.toString();
   return text ? `?${text}` : '';

@@ -17,7 +17,11 @@ import {
   TrafficStreamQuery,
 } from './schemas/http-traffic.js';
 import { HarDocument, OtlpTraceRequest, OtlpTraceResponse } from './schemas/formats.js';
+import { ApiCheckAnswer, ApiCheckBody, ApiInferQuery, OpenApiDocument } from './schemas/api-contract.js';
 import { IngestLog } from './schemas/ingest-log.js';
+import { MetricsQuery, PROMETHEUS_TEXT } from './schemas/metrics.js';
+import { AlertEvent, AlertRule, AlertRuleParams, AlertTestResult, CreateAlertRule } from './schemas/alert.js';
+import { CreateRouteRule, RouteRule, RouteRuleParams, RouteSuggestions } from './schemas/route-rules.js';
 import { RouteSummary, StatsAnswer, StatsQuery } from './schemas/stats.js';
 import { CreateTrafficSource, TrafficSource, TrafficSourceParams, UpdateTrafficSource } from './schemas/traffic-source.js';
 import { CreateWebhook, CreatedWebhook, Webhook, WebhookAttempt, WebhookParams, WebhookTestResult } from './schemas/webhook.js';
@@ -174,6 +178,75 @@ export const contract = {
   listRoutes: endpoint({
     method: 'GET', path: '/routes/:trafficSourceId', tag: 'statistics', summary: 'Route templates of a traffic source, with their origin and stored entries',
     scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(RouteSummary), errors: [403, 404],
+  }),
+  getMetrics: endpoint({
+    method: 'GET', path: '/metrics', tag: 'statistics', summary: 'Prometheus metrics: per-route request counters and latency histograms, and the daemon\'s health',
+    scopes: READ, query: MetricsQuery, status: 200, response: z.string(), errors: [403, 404, 503], media: [PROMETHEUS_TEXT],
+    description:
+      'Extension (docs/statistics.md, "Prometheus"). The Prometheus text format. Without `source`, the series of every source the token may see ' +
+      '(a token restricted to one source: that one); with `source`, that source alone (404, 403 as every source route). Request counters and ' +
+      'latency histograms count what this daemon committed since it started; the health gauges are the daemon\'s and its database\'s.',
+  }),
+  listAlertRules: endpoint({
+    method: 'GET', path: '/alerts/:trafficSourceId', tag: 'alerts', summary: 'Alert rules of a traffic source, with their state',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(AlertRule), errors: [403, 404],
+    description: 'Extension (docs/alerts.md). `webhookIds` lists the webhooks that still exist: empty means the rule has no target.',
+  }),
+  createAlertRule: endpoint({
+    method: 'POST', path: '/alerts/:trafficSourceId', tag: 'alerts', summary: 'Add an alert rule on the route numbers',
+    scopes: FULL, params: TrafficSourceParams, body: CreateAlertRule, status: 201, response: AlertRule, errors: [403, 404],
+    description:
+      'Extension (docs/alerts.md). `when`: `p50|p90|p95|p99 > 800ms`, `error_rate > 5%`, `client_error_rate > 20%`, `requests < 10/min`, `p95 > 2x baseline`. ' +
+      '`for` and `window` from 1m to 24h; every webhook must belong to the same source (another source: 404; another user\'s: 403), and nothing is created otherwise.',
+  }),
+  listAlertHistory: endpoint({
+    method: 'GET', path: '/alerts/:trafficSourceId/history', tag: 'alerts', summary: "Transitions of a source's alert rules, newest first",
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(AlertEvent), errors: [403, 404],
+  }),
+  deleteAlertRule: endpoint({
+    method: 'DELETE', path: '/alerts/rules/:ruleId', tag: 'alerts', summary: 'Delete an alert rule and its history',
+    scopes: FULL, params: AlertRuleParams, status: 204, response: null, errors: [403, 404],
+  }),
+  testAlertRule: endpoint({
+    method: 'POST', path: '/alerts/rules/:ruleId/test', tag: 'alerts', summary: "Queue a sample firing message for each of a rule's webhooks",
+    scopes: FULL, params: AlertRuleParams, status: 200, response: AlertTestResult, errors: [403, 404],
+    description: 'Through the outbox, as real alerts: delivered with retries, visible in `GET /webhooks/:webhookId/deliveries`.',
+  }),
+  listRouteRules: endpoint({
+    method: 'GET', path: '/routes/:trafficSourceId/rules', tag: 'statistics', summary: 'Route rules of a traffic source, newest first, with the entries each holds',
+    scopes: READ, params: TrafficSourceParams, query: PageQuery, status: 200, response: paginated(RouteRule), errors: [403, 404],
+  }),
+  createRouteRule: endpoint({
+    method: 'POST', path: '/routes/:trafficSourceId/rules', tag: 'statistics', summary: 'Add a route rule: paths it matches are filed under its template, stored ones too',
+    scopes: FULL, params: TrafficSourceParams, body: CreateRouteRule, status: 201, response: RouteRule, errors: [403, 404, 409],
+    description:
+      'Extension (docs/statistics.md "Rules"). `template` in any spelling (`/products/:slug` is stored as `/products/{slug}`); one that does not begin with `/`, ' +
+      'has unbalanced braces or repeats a parameter name is a 400; one matching the same paths as an existing rule is a 409 naming it. ' +
+      'Entries already stored move to it in the background, and the statistics they feed with them.',
+  }),
+  deleteRouteRule: endpoint({
+    method: 'DELETE', path: '/routes/:trafficSourceId/rules/:ruleId', tag: 'statistics', summary: 'Remove a route rule: its entries go back to what inference (or their client) gives them',
+    scopes: FULL, params: RouteRuleParams, status: 204, response: null, errors: [403, 404],
+  }),
+  suggestRoutes: endpoint({
+    method: 'GET', path: '/routes/:trafficSourceId/suggestions', tag: 'statistics', summary: 'Rules worth adding: sibling constants under one parent, with their evidence',
+    scopes: READ, params: TrafficSourceParams, status: 200, response: RouteSuggestions, errors: [403, 404],
+  }),
+  inferApiContract: endpoint({
+    method: 'GET', path: '/api-contract/:trafficSourceId/openapi', tag: 'api-contract', summary: 'An OpenAPI 3.1 document inferred from the stored traffic of a source',
+    scopes: READ, params: TrafficSourceParams, query: ApiInferQuery, status: 200, response: OpenApiDocument, errors: [403, 404],
+    description:
+      'Extension (docs/api-contract.md). One path per route template, one operation per method, schemas merged over every stored exchange in the window ' +
+      '(`since`/`until`: durations back from now or ISO 8601 times; default all stored), `route` (repeatable) to keep some routes. Bodies never leave the daemon.',
+  }),
+  checkApiContract: endpoint({
+    method: 'POST', path: '/api-contract/:trafficSourceId/check', tag: 'api-contract', summary: 'Check stored exchanges against an OpenAPI 3.0 or 3.1 document',
+    scopes: READ, params: TrafficSourceParams, body: ApiCheckBody, status: 200, response: ApiCheckAnswer, errors: [403, 404],
+    maxBody: 8 * 1024 * 1024,
+    description:
+      'Extension (docs/api-contract.md). `spec`: the document as JSON, with references to other files already bundled in. Answers, per operation, the exchanges ' +
+      'that conform, and each violation (undocumented path, method or status; a body, query parameter or required header against its schema) with its JSON pointer, ' +
+      'the rule broken and up to `maxExamples` entry ids. A spec that is not OpenAPI 3.0/3.1 or whose schemas do not compile is a 400 naming `spec`.',
   }),
   listPathnames: endpoint({
     method: 'GET', path: '/pathnames/:trafficSourceId', tag: 'http-traffic', summary: 'Pathnames seen for a traffic source',

@@ -3,8 +3,6 @@ import { ApiError, contract, formatLatency, STATS_GROUPINGS, type StatsAnswer, t
 import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
-import { printList, pagesOf } from '../list-output.js';
-import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../register.js';
 import { resolveSource } from '../resolve.js';
 import { usage } from '../exit-codes.js';
@@ -16,11 +14,15 @@ export interface StatsOptions {
   readonly by?: StatsGrouping;
   readonly route?: string;
   readonly where?: string;
-  readonly sort?: 'count' | 'p95' | 'p99' | 'errors';
+  readonly sort?: StatsSort;
   readonly compare?: string;
 }
 
-const SORTS = ['count', 'p95', 'p99', 'errors'] as const;
+export const SORTS = ['count', 'p95', 'p99', 'errors'] as const;
+export type StatsSort = (typeof SORTS)[number];
+
+/** What the table needs of its surroundings: `tapline stats` passes its context, the UI its palette and width. */
+export type TableStyle = Pick<CliContext, 'colors' | 'width'>;
 const BARS = '▁▂▃▄▅▆▇█';
 
 /** Eight levels from the smallest to the largest value of the row; empty points are the lowest bar. */
@@ -64,7 +66,7 @@ function squeeze(values: readonly (number | null)[], combine: (a: number | null,
 const sum = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : a + b);
 const most = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-const sortKey: Record<(typeof SORTS)[number], (g: StatsGroup) => number> = {
+const sortKey: Record<StatsSort, (g: StatsGroup) => number> = {
   count: (g) => g.count,
   p95: (g) => g.p95 ?? -1,
   p99: (g) => g.p99 ?? -1,
@@ -72,7 +74,7 @@ const sortKey: Record<(typeof SORTS)[number], (g: StatsGroup) => number> = {
 };
 
 /** The change against `previous`: worse in red, better in green, with an arrow that survives NO_COLOR. */
-function change(ctx: CliContext, now: number | null, before: number | null | undefined, higherIsWorse: boolean): string {
+function change(ctx: TableStyle, now: number | null, before: number | null | undefined, higherIsWorse: boolean): string {
   if (now === null || before === null || before === undefined || before === 0) return '';
   const ratio = (now - before) / before;
   if (Math.abs(ratio) < 0.005) return '=';
@@ -83,8 +85,14 @@ function change(ctx: CliContext, now: number | null, before: number | null | und
 const percent = (rate: number) => `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)}%`;
 const ms = (v: number | null) => (v === null ? '-' : formatLatency(v));
 
-export function statsTable(ctx: CliContext, answer: StatsAnswer, opts: StatsOptions): string[] {
-  const rows = [...answer.data].sort((a, b) => sortKey[opts.sort ?? 'count'](b) - sortKey[opts.sort ?? 'count'](a));
+/** The groups in the order the table shows them, largest first by `sort` (count by default). */
+export function sortGroups(groups: readonly StatsGroup[], sort: StatsSort = 'count'): StatsGroup[] {
+  return [...groups].sort((a, b) => sortKey[sort](b) - sortKey[sort](a));
+}
+
+/** The table's lines, the header first, then one per group in `sortGroups` order. */
+export function statsTable(ctx: TableStyle, answer: StatsAnswer, opts: Pick<StatsOptions, 'sort'>): string[] {
+  const rows = sortGroups(answer.data, opts.sort);
   const compared = answer.meta.previous !== undefined;
   // Colour codes are added after padding; the change columns are padded by their plain text.
   const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
@@ -139,29 +147,4 @@ export const registerStats: Register = (program, context) => {
       if (answer.data.meta.retention) ctx.print(ctx.colors.dim(answer.data.meta.retention.note));
     });
   example(stats, 'tapline stats shop --since 24h --sort p95', 'tapline stats shop --compare 1d --by route', 'tapline stats shop --json | jq ".data[0]"');
-
-  const routes = program.command('routes').description('route templates of a traffic source');
-  const list = pagingOptions(routes.command('list <source>').alias('ls').description('templates with where each came from and how many stored entries it holds')).action(
-    async (source: string, opts: PagingOptions, cmd: Command) => {
-      const ctx = context(cmd);
-      const { id } = await resolveSource(ctx, source);
-      const pages = pagesOf((page) => request(ctx, contract.listRoutes, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }), opts);
-      await printList(
-        ctx,
-        pages,
-        (rows) =>
-          renderTable(
-            rows,
-            [
-              { header: 'ENTRIES', value: (r) => String(r.entries), align: 'right' },
-              { header: 'ORIGIN', value: (r) => r.origin },
-              { header: 'TEMPLATE', value: (r) => r.template, flex: true },
-            ],
-            { ...ctx, width: ctx.width },
-          ),
-        'routes',
-      );
-    },
-  );
-  example(list, 'tapline routes list shop');
 };

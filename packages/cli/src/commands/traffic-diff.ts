@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { diffRecords, type Difference } from '../diff/compare.js';
+import { diffRecords, type Difference } from '@tapline/shared';
 import { describeExchange, diffLines } from '../diff/render.js';
 import { CliError, EXIT, toCliError } from '../exit-codes.js';
 import { example } from '../help.js';

@@ -1,7 +1,6 @@
 import { contract } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../../daemon/src/auth/passwords.js';
-import { createUser } from '../../../daemon/src/auth/users.js';
+import { createUser, hashPassword } from '@tapline/daemon';
 import { startHarness, type Harness, type TestUser } from '@tapline/testkit/daemon';
 import { readCredentials } from '../credentials.js';
 import { EXIT } from '../exit-codes.js';

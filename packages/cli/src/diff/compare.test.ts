@@ -1,7 +1,7 @@
 import type { HttpTrafficRecord } from '@tapline/shared';
 import { createColors } from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { diffRecords } from './compare.js';
+import { diffRecords } from '@tapline/shared';
 import { diffLines } from './render.js';
 
 /** Two exchanges of one endpoint, a minute apart: the second slower, failing, with a price changed. */

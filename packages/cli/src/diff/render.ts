@@ -1,6 +1,5 @@
-import { formatLatency, formatLocalTime, recordUrl, truncate, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
+import { type Difference, formatLatency, formatLocalTime, recordUrl, truncate, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
 import type { Colors } from '../context.js';
-import type { Difference } from './compare.js';
 
 const MARK = { changed: '~', added: '+', removed: '-' } as const;
 

@@ -1,4 +1,4 @@
-import { ApiError, contract, MAX_PAGE_LIMIT, type RecordBody } from '@tapline/shared';
+import { ApiError, contract, domainOf, MAX_PAGE_LIMIT, type RecordBody } from '@tapline/shared';
 import { everyPage, request } from '../api.js';
 import type { CliContext } from '../context.js';
 
@@ -20,8 +20,7 @@ const print = (e: Printed) => JSON.stringify([e.createdAt, e.method, e.domain, e
 /** A record about to be sent, as the source will show it; undefined without a start time (it gets the daemon's clock). */
 function asStored(r: RecordBody): Printed | undefined {
   if (!r.startedAt) return undefined;
-  // The domain rule (§5.7): the host, lower case, with a port only when it is not the default.
-  return { createdAt: r.startedAt, method: r.method.toUpperCase(), domain: new URL(r.domainUrl).host.toLowerCase(), pathname: r.pathnameUrl, status: r.status, elapsedTime: r.elapsedTime };
+  return { createdAt: r.startedAt, method: r.method.toUpperCase(), domain: domainOf(r.domainUrl), pathname: r.pathnameUrl, status: r.status, elapsedTime: r.elapsedTime };
 }
 
 /** The filter language's quoting (docs/filter-language.md, Values). */

@@ -1,4 +1,4 @@
-import { compilePredicate, Method, parseFilter, Protocol, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
+import { compilePredicate, domainOf, levelOf, Method, parseFilter, Protocol, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
 
 /**
  * `--exclude` path globs, matched against the request path without its query:
@@ -63,15 +63,14 @@ function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRe
   const method = Method.safeParse(body.method);
   const protocol = Protocol.safeParse(body.protocol);
   if (!method.success || !protocol.success) return null;
-  const level = body.status >= 500 ? 'FATAL' : body.status >= 400 ? 'WARNING' : 'INFO';
   const common = {
     id: PLACEHOLDER_ID,
     status: body.status,
     method: method.data,
-    level,
+    level: levelOf(body.status),
     elapsedTime: body.elapsedTime,
     createdAt: body.startedAt ?? new Date().toISOString(),
-    domain: new URL(body.domainUrl).host,
+    domain: domainOf(body.domainUrl),
     pathname: body.pathnameUrl,
     protocol: protocol.data,
     trafficSourceId: PLACEHOLDER_ID,

@@ -1,5 +1,4 @@
-import { placeholderOf, REDACTED, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
-import { formatPath } from '../diff/path.js';
+import { formatPath, placeholderOf, REDACTED, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
 
 /** Where the daemon stored `[REDACTED]` in place of a secret, in a recorded request. */
 export interface RedactedPlaces {

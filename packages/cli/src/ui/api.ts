@@ -1,4 +1,4 @@
-import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, TrafficSource, Webhook } from '@tapline/shared';
+import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, StatsAnswer, TrafficSource, Webhook } from '@tapline/shared';
 import type { Page } from '../api.js';
 import type { ReplayResponse } from '../replay/send.js';
 import type { CopiedTo } from './clipboard.js';
@@ -32,6 +32,8 @@ export interface UiApi {
   follow(sourceId: string, options: FollowOptions): Promise<void>;
   listCoreLogs(sourceId: string, page: number, limit: number): Promise<Page<CoreLog>>;
   listWebhooks(sourceId: string): Promise<readonly Webhook[]>;
+  /** `GET /stats` by route and method over the last `since` (`1h`), with a series for the sparklines. */
+  routeStats(sourceId: string, since: string): Promise<StatsAnswer>;
   deleteWebhook(id: string): Promise<void>;
   checkFilter: (q: string) => FilterCheck;
   /** The curl command that replays a record, or null when none can be built. */

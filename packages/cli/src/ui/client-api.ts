@@ -34,6 +34,7 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
     async listWebhooks(sourceId) {
       return (await client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })).data;
     },
+    routeStats: (sourceId, since) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since, series: '1' } }),
     async deleteWebhook(id) {
       await client.call(contract.deleteWebhook, { params: { webhookId: id } });
     },

@@ -37,7 +37,10 @@ const headerLines = (headers: Record<string, string | string[]>) => {
 export function recordLines(record: HttpTrafficRecord, side: Side, width: number): string[] {
   const lines: string[] = [];
   if (side === 'request') {
-    lines.push(`${record.method} ${record.protocol.toLowerCase()}://${record.domain}${record.pathname}`, '', 'Headers');
+    lines.push(`${record.method} ${record.protocol.toLowerCase()}://${record.domain}${record.pathname}`);
+    // The template the entry is counted under in `tapline stats` and the routes view.
+    if (record.route) lines.push(`Route ${record.route}`);
+    lines.push('', 'Headers');
     lines.push(...headerLines(record.request.headers));
     if (Object.keys(record.request.queryParams).length > 0) lines.push('', 'Query', ...headerLines(record.request.queryParams));
     lines.push('', 'Body', ...prettyBody(record.request.body).split('\n'));

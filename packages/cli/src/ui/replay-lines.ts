@@ -1,4 +1,4 @@
-import type { HttpTrafficRecord } from '@tapline/shared';
+import { type HttpTrafficRecord, levelOf } from '@tapline/shared';
 import { CliError } from '../exit-codes.js';
 import { ReplayUnreachable, type ReplayResponse } from '../replay/send.js';
 import { recordLines, wrapLine } from './record-lines.js';
@@ -25,9 +25,6 @@ export function failureLines(error: unknown, shellCommand: string): string[] {
 }
 
 const GUTTER = ' │ ';
-
-/** The daemon's level rule (docs/decisions.md), for an answer it never stored. */
-const levelOf = (status: number): HttpTrafficRecord['level'] => (status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO');
 
 /** The recorded response and the replayed one side by side, each wrapped to half the width. */
 export function replayLines(record: HttpTrafficRecord, replay: ReplayState, width: number): string[] {

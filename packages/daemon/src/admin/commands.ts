@@ -8,21 +8,13 @@ import type { Db } from '../db/open.js';
 import type { Clock } from '../clock.js';
 import { createSourceFinder } from '../traffic-sources/repo.js';
 import { readFirstStartToken } from '../bootstrap.js';
+import { ExitError } from '../exit-error.js';
 
-/** An admin command's failure: the message is for the person at the shell; exit 2 marks bad usage. */
-export class AdminError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 1,
-  ) {
-    super(message);
-  }
-}
 
 /** Refuses a password the API would refuse too (exit 2): one rule, in the shared schema. */
 export function checkNewPassword(password: string): string {
   const checked = NewPassword.safeParse(password);
-  if (!checked.success) throw new AdminError(checked.error.issues[0]?.message ?? 'the password is not allowed', 2);
+  if (!checked.success) throw new ExitError(checked.error.issues[0]?.message ?? 'the password is not allowed', 2);
   return checked.data;
 }
 
@@ -30,8 +22,8 @@ const Email = z.email({ message: 'give a valid email address' });
 
 export async function addUser(db: Db, clock: Clock, input: { email: string; name?: string | undefined; password?: string | undefined }): Promise<string> {
   const email = Email.safeParse(input.email.trim());
-  if (!email.success) throw new AdminError(`"${input.email}" is not a valid email address`, 2);
-  if (await findUserByEmail(db, email.data)) throw new AdminError(`a user with email ${email.data} already exists`);
+  if (!email.success) throw new ExitError(`"${input.email}" is not a valid email address`, 2);
+  if (await findUserByEmail(db, email.data)) throw new ExitError(`a user with email ${email.data} already exists`);
   const passwordHash = input.password === undefined ? null : await hashPassword(checkNewPassword(input.password));
   const user = await createUser(db, clock, { email: email.data, name: input.name, passwordHash });
   return user.id;
@@ -43,7 +35,7 @@ export function parseExpiry(text: string, clock: Clock): Date | null {
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- ms reads any text (its types list only the forms it knows); what it cannot read is refused below
   const duration = ms(text as ms.StringValue);
   if (typeof duration !== 'number' || !Number.isFinite(duration) || duration <= 0) {
-    throw new AdminError(`--expires takes a duration such as 30d, 12h or 90m, or "never" (got "${text}")`, 2);
+    throw new ExitError(`--expires takes a duration such as 30d, 12h or 90m, or "never" (got "${text}")`, 2);
   }
   return new Date(clock.now().getTime() + duration);
 }
@@ -54,16 +46,16 @@ export async function createToken(
   input: { email: string; expires: string; scope: string; source?: string | undefined },
 ): Promise<string> {
   const scope = Scope.safeParse(input.scope);
-  if (!scope.success) throw new AdminError(`--scope takes full, read or ingest (got "${input.scope}")`, 2);
+  if (!scope.success) throw new ExitError(`--scope takes full, read or ingest (got "${input.scope}")`, 2);
   const expiresAt = parseExpiry(input.expires, clock);
   const user = await findUserByEmail(db, input.email);
-  if (!user) throw new AdminError(`no user with email ${input.email}; add one with: taplined user add ${input.email}`);
+  if (!user) throw new ExitError(`no user with email ${input.email}; add one with: taplined user add ${input.email}`);
   let sourceId: string | null = null;
   if (input.source !== undefined) {
     const id = contract.updateTrafficSource.params.shape.trafficSourceId.safeParse(input.source);
-    if (!id.success) throw new AdminError('--source takes a traffic source id (a UUID)', 2);
+    if (!id.success) throw new ExitError('--source takes a traffic source id (a UUID)', 2);
     const source: TrafficSource | undefined = await createSourceFinder(db)(id.data);
-    if (!source || source.userId !== user.id) throw new AdminError(`${input.email} owns no traffic source ${input.source}`);
+    if (!source || source.userId !== user.id) throw new ExitError(`${input.email} owns no traffic source ${input.source}`);
     sourceId = source.id;
   }
   const issued = await createTokenService(db, clock).issue({ userId: user.id, scope: scope.data, sourceId, expiresAt });
@@ -86,5 +78,5 @@ export async function tokenTable(db: Db, email?: string): Promise<string> {
 }
 
 export async function revoke(db: Db, clock: Clock, tokenId: string): Promise<void> {
-  if (!(await revokeToken(db, clock, tokenId))) throw new AdminError(`no token with id ${tokenId}; see: taplined token list`);
+  if (!(await revokeToken(db, clock, tokenId))) throw new ExitError(`no token with id ${tokenId}; see: taplined token list`);
 }

@@ -1,4 +1,4 @@
-import { AdminError } from './commands.js';
+import { ExitError } from '../exit-error.js';
 
 const ENTER = new Set(['\r', '\n']);
 const ERASE = new Set(['\u007f', '\b']);
@@ -26,7 +26,7 @@ export function askHidden(question: string, input: NodeJS.ReadStream, output: No
     function onData(chunk: string) {
       for (const key of chunk) {
         if (ENTER.has(key)) return finish(() => resolve(typed));
-        if (CANCEL.has(key)) return finish(() => reject(new AdminError('cancelled; nothing changed')));
+        if (CANCEL.has(key)) return finish(() => reject(new ExitError('cancelled; nothing changed')));
         if (ERASE.has(key)) typed = typed.slice(0, -1);
         else if (key >= ' ') typed += key;
       }
@@ -39,6 +39,6 @@ export function askHidden(question: string, input: NodeJS.ReadStream, output: No
 export async function askNewPassword(email: string, input: NodeJS.ReadStream, output: NodeJS.WritableStream): Promise<string> {
   const first = await askHidden(`New password for ${email}: `, input, output);
   const again = await askHidden('Again: ', input, output);
-  if (first !== again) throw new AdminError('the two passwords differ; nothing changed');
+  if (first !== again) throw new ExitError('the two passwords differ; nothing changed');
   return first;
 }

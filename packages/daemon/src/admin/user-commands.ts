@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import type { CommandDatabase } from '../retention/commands.js';
-import { AdminError, addUser } from './commands.js';
+import { addUser } from './commands.js';
+import { ExitError } from '../exit-error.js';
 import { askNewPassword } from './prompt.js';
 import { removeUser, setPassword, userTable } from './users.js';
 
@@ -14,7 +15,7 @@ function readStdin(): string {
 /** `--password-stdin`, else a prompt on a terminal, else a usage error (nothing to ask on). */
 async function newPassword(email: string, fromStdin: boolean | undefined): Promise<string> {
   if (fromStdin) return readStdin();
-  if (!process.stdin.isTTY) throw new AdminError('no terminal to ask for the password on; pipe it in with --password-stdin', 2);
+  if (!process.stdin.isTTY) throw new ExitError('no terminal to ask for the password on; pipe it in with --password-stdin', 2);
   return askNewPassword(email, process.stdin, process.stderr);
 }
 

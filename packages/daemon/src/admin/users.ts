@@ -2,7 +2,8 @@ import { hashPassword } from '../auth/passwords.js';
 import { deleteUser, findUserByEmail, listUsersWithCounts, setPasswordHash } from '../auth/users.js';
 import { type Clock, isoNow } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { AdminError, checkNewPassword, formatTable } from './commands.js';
+import { checkNewPassword, formatTable } from './commands.js';
+import { ExitError } from '../exit-error.js';
 
 /** `taplined user list`: one row per user; PASSWORD says whether `tapline login` can work for them. */
 export async function userTable(db: Db, clock: Clock): Promise<string> {
@@ -15,7 +16,7 @@ export async function userTable(db: Db, clock: Clock): Promise<string> {
 
 async function existingUser(db: Db, email: string) {
   const user = await findUserByEmail(db, email);
-  if (!user) throw new AdminError(`no user with email ${email.trim()}; see: taplined user list`);
+  if (!user) throw new ExitError(`no user with email ${email.trim()}; see: taplined user list`);
   return user;
 }
 
@@ -37,7 +38,7 @@ export async function removeUser(db: Db, email: string, force: boolean): Promise
   const sources = await db.selectFrom('traffic_sources').select('name').where('user_id', '=', user.id).orderBy('name').execute();
   if (sources.length > 0 && !force) {
     const them = sources.length === 1 ? 'it' : 'them';
-    throw new AdminError(
+    throw new ExitError(
       `${user.email} owns ${count(sources.length, 'traffic source', 'traffic sources')} (${sources.map((s) => s.name).join(', ')}); remove ${them} first, or pass --force to delete ${them} and ${sources.length === 1 ? 'its' : 'their'} traffic with the user`,
     );
   }

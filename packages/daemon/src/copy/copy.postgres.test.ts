@@ -35,13 +35,18 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
     receiver = await startReceiver();
     fresh = await freshDatabase();
     const sourceId = await app.source();
-    await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const webhook = await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    await app.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'requests > 1/min', webhookIds: [webhook.id] } });
+    await app.client.call(contract.createRouteRule, { params: { trafficSourceId: sourceId }, body: { template: '/orders/{order}' } });
     for (let i = 0; i < 25; i++) {
       clock.advance(7);
       await app.compose(sourceId, { status: i % 8 === 0 ? 503 : 201, pathnameUrl: `/orders/${i % 3}`, elapsedTime: 12.345678 + i });
     }
     await app.client.call(contract.createCoreLog, { params: { trafficSourceId: sourceId }, body: { title: 'Error', description: 'boom', source: 'api', layer: 'db', stack: 'at g (b.js:2)' } });
+    await app.alerts.runDue();
     await app.worker.runDue();
+    // A rule's reassignment as a daemon stopped half-way leaves it: the copies carry it on.
+    await app.store.db.insertInto('route_reassignments').values({ traffic_source_id: sourceId, after_id: null, generation: 1 }).onConflict((oc) => oc.doNothing()).execute();
   });
   afterEach(async () => {
     for (const database of opened.splice(0)) await database.close();

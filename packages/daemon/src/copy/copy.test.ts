@@ -15,9 +15,11 @@ describe('copying a database', () => {
     source = await startWebhookApp({ clock });
     receiver = await startReceiver();
     target = await openTestDatabase();
-    // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt.
+    // Something in every table: entries, counts, a core log, a webhook with a delivery and an attempt, an alert rule with a transition.
     const sourceId = await source.source();
-    await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const webhook = await source.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    await source.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'requests > 1/min', webhookIds: [webhook.id] } });
+    await source.client.call(contract.createRouteRule, { params: { trafficSourceId: sourceId }, body: { template: '/items/{item}' } });
     for (let i = 0; i < 30; i++) {
       clock.advance(10);
       // Bodies of a realistic size, so that the source's payloads train a dictionary (compact storage).
@@ -25,7 +27,10 @@ describe('copying a database', () => {
       await source.compose(sourceId, { status: i % 10 === 0 ? 500 : 200, pathnameUrl: `/items/${i % 4}`, responseBody: { items } });
     }
     await source.client.call(contract.createCoreLog, { params: { trafficSourceId: sourceId }, body: { title: 'TypeError', description: 'x is undefined', source: 'api', layer: 'service', stack: 'at f (a.js:1)' } });
+    await source.alerts.runDue();
     await source.worker.runDue();
+    // A rule's reassignment as a daemon stopped half-way leaves it: the copy carries it on.
+    await source.store.db.insertInto('route_reassignments').values({ traffic_source_id: sourceId, after_id: null, generation: 1 }).onConflict((oc) => oc.doNothing()).execute();
   });
   afterEach(async () => {
     await source.close();

@@ -5,9 +5,10 @@ import type { StoredValues } from '../db/stored-values.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
 import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
+import { ExitError } from '../exit-error.js';
 
 /** A copy that cannot start or go on: the message is for the person at the shell. */
-export class CopyError extends Error {}
+export class CopyError extends ExitError {}
 
 /** What the progress display is told. */
 export interface CopyReporter {

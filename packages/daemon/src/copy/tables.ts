@@ -23,6 +23,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'pathnames', key: ['id'] },
   { name: 'payload_dictionaries', key: ['id'] },
   { name: 'routes', key: ['id'] },
+  { name: 'route_rules', key: ['id'] },
+  { name: 'route_reassignments', key: ['traffic_source_id'] },
   { name: 'http_traffic', key: ['id'], payloads: ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] },
   { name: 'traffic_counts', key: ['traffic_source_id', 'pathname_id', 'method', 'status'] },
   { name: 'route_stats', key: ['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'] },
@@ -32,6 +34,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'webhook_deliveries', key: ['id'] },
   { name: 'webhook_attempts', key: ['id'] },
   { name: 'webhook_windows', key: ['webhook_id'] },
+  { name: 'alert_rules', key: ['id'] },
+  { name: 'alert_rule_webhooks', key: ['rule_id', 'webhook_id'] },
+  { name: 'alert_events', key: ['id'] },
 ];
 
 /**

@@ -4,7 +4,7 @@ import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
 import { checkDatabase } from '../retention/check.js';
 import { MigrationError } from './migrate.js';
 import { migrationProvider } from './migrations/index.js';
-import { asWritten, eachFreshDatabase, id, readBeforeRoutes, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { asWritten, eachFreshDatabase, id, readBeforeRoutes, SOURCE, seedThreeTables } from '@tapline/testkit/daemon';
 
 // SQLite only: PostgreSQL keeps text ids (docs/storage.md, "Ids").
 const database = eachFreshDatabase();

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { getTrafficRecord } from '../http-traffic/repo.js';
 import { MigrationError } from './migrate.js';
-import { eachFreshDatabase, id, oldRecords, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { eachFreshDatabase, id, oldRecords, SOURCE, seedThreeTables } from '@tapline/testkit/daemon';
 
 // SQLite only: its upgrade moves the entries in batches of 1,000, each committed; PostgreSQL's
 // runs in the migration's one transaction, which an interruption rolls back whole.

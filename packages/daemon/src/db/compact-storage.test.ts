@@ -2,7 +2,7 @@ import { type HttpTraffic, parseFilter } from '@tapline/shared';
 import { describe, expect, it } from 'vitest';
 import { getTrafficRecord, listTraffic } from '../http-traffic/repo.js';
 import type { Store } from './open.js';
-import { asWritten, eachFreshDatabase, id, oldRecords, readBeforeRoutes, SOURCE, seedThreeTables } from './three-tables.fixture.js';
+import { asWritten, eachFreshDatabase, id, oldRecords, readBeforeRoutes, SOURCE, seedThreeTables } from '@tapline/testkit/daemon';
 
 /**
  * A database of the three-table format upgrades in place (issue 14, compact storage): every field

@@ -1,4 +1,5 @@
 import type { Backend } from './dialect.js';
+import { ExitError } from '../exit-error.js';
 
 /** `--db` read: a PostgreSQL connection string, or a SQLite file (`:memory:` for a private one). */
 export type DatabaseLocator =
@@ -13,7 +14,11 @@ export interface DatabaseDescription {
 }
 
 /** A `--db` value that names no database taplined can open. The message never repeats the value. */
-export class DatabaseLocatorError extends Error {}
+export class DatabaseLocatorError extends ExitError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
 
 const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
 

@@ -44,7 +44,7 @@ export interface StoredValues {
 /** Columns holding UUIDs (every table's). `traffic_user_id` is the app's own text and stays as it is. */
 const ID_COLUMNS = new Set([
   'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'http_traffic_id', 'user_id', 'source_id', 'webhook_id', 'delivery_id',
-  'summary_id', 'request_id', 'response_id', 'route_id',
+  'summary_id', 'request_id', 'response_id', 'route_id', 'rule_id',
 ]);
 /**
  * Result columns read back as ids: the id columns, and any `…_id` alias of one. Decided by name,

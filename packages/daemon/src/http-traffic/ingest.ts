@@ -12,12 +12,15 @@ import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';
 import { createRouteResolver } from '../route-stats/resolve.js';
+import { rulesOf } from '../route-stats/rules-repo.js';
 import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
 import type { NewTrafficRow } from './table.js';
 
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */
   store(source: TrafficSource, records: readonly PreparedRecord[]): Promise<StoredEntry[]>;
+  /** Records accepted and waiting for the next transaction (`/metrics`' queue depth). */
+  readonly queuedRecords: number;
 }
 
 export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
@@ -73,12 +76,13 @@ export function createIngest(deps: IngestDeps): Ingest {
 
     await deps.db.transaction().execute(async (trx) => {
       const known = await resolveNames(trx, group, receivedAt, { cache, learned });
-      const routeOf = await routes.resolve(trx, group, receivedAt);
+      const rules = await rulesOf(trx, deps, [...new Set(group.map((g) => g.source.id))], true);
+      const routeOf = await routes.resolve(trx, group, receivedAt, rules);
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {
           const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
-          // docs/decisions.md §16.1: the client's start time when it sent one; ids stay arrival order.
+          // docs/decisions.md §17.1: the client's start time when it sent one; ids stay arrival order.
           const createdAt = record.startedAt ?? receivedAt;
           const domainId = known.domain(source.id, domain);
           const pathnameId = known.pathname(domainId, pathname);
@@ -185,6 +189,9 @@ export function createIngest(deps: IngestDeps): Ingest {
         if (waiting.length === 0 && !inFlight) setImmediate(flush);
         waiting.push({ source, records, resolve, reject });
       });
+    },
+    get queuedRecords() {
+      return waiting.reduce((n, item) => n + item.records.length, 0);
     },
   };
 }

@@ -32,9 +32,9 @@ const IDLE_THREAD_MS = 2_000;
 
 /**
  * Prepares large batches in a worker thread, so the event loop spends a batch's time on SQLite
- * and the next batch is parsed and validated meanwhile. In the bench (2 cores, 4 connections)
- * batches of 1,000 went from about 28,000 to about 34,000 records/s, and a 16 MiB body no longer
- * holds up every other request while it is parsed. Without a worker (the in-process tests run
+ * and the next batch is parsed and validated meanwhile, and a 16 MiB body does not hold up every
+ * other request while it is parsed (figures: docs/performance.md, "Figures behind the code").
+ * Without a worker (the in-process tests run
  * TypeScript, which a worker thread cannot load) everything is prepared on the event loop; the
  * same function runs in both places, and the batch tests run against both. If the thread cannot
  * run, batches fall back to the event loop, with one error logged, rather than failing.

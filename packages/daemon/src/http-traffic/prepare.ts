@@ -1,4 +1,4 @@
-import { type ComposeRecord, contract, type ErrorBody, type HttpMethod, type Level, parseComposeBatchFast } from '@tapline/shared';
+import { type ComposeRecord, contract, domainOf, type ErrorBody, type HttpMethod, type Level, levelOf, parseComposeBatchFast } from '@tapline/shared';
 import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
@@ -23,13 +23,13 @@ export interface PreparedRecord {
   readonly queryParams: string;
   readonly responseHeaders: string;
   readonly responseBody: string | null;
-  /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §16.1). */
+  /** The client's `startedAt`, normalised; becomes `createdAt` (docs/decisions.md §17.1). */
   readonly startedAt: string | null;
   /** The route template (extension field `route`), or null. */
   readonly route: string | null;
 }
 
-/** docs/decisions.md §16.1: a client clock a little ahead is fine; one further ahead is a mistake. */
+/** docs/decisions.md §17.1: a client clock a little ahead is fine; one further ahead is a mistake. */
 export const MAX_STARTED_AHEAD_MS = 5 * 60_000;
 const AHEAD_MESSAGE = 'startedAt must not be more than 5 minutes in the future';
 
@@ -45,17 +45,6 @@ export function issuesError(issues: readonly Issue[], message: string): HttpErro
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   return new HttpError(400, 'validation_failed', `${issues[0]?.path}: ${message}${more}`, issues);
 }
-
-
-/** docs/decisions.md §5.6: 5xx is FATAL, 4xx is WARNING, anything else INFO. */
-export function levelOf(status: number): Level {
-  if (status >= 500) return 'FATAL';
-  if (status >= 400) return 'WARNING';
-  return 'INFO';
-}
-
-/** The host as a browser shows it: lower case, with the port only when it is not the scheme's default. */
-export const domainOf = (domainUrl: string) => new URL(domainUrl).host.toLowerCase();
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 

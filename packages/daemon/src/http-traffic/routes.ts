@@ -14,9 +14,10 @@ const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, b
 
 /**
  * The HTTP side of recorded traffic: every route checks, prepares or reads, and answers; nothing
- * more. Gives back the two ingest routes, which the lean path (http/lean.ts) serves as well.
+ * more. Gives back the two ingest routes, which the lean path (http/lean.ts) serves as well, and
+ * the count of open streams (`/metrics`).
  */
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): MountedRoute[] {
+export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): { ingest: MountedRoute[]; openStreams: () => number } {
   const { db } = deps;
 
   /**
@@ -60,7 +61,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
   });
 
   // Before getTraffic, whose `:id` would otherwise take the word `stream`.
-  streamTrafficRoute(router, deps);
+  const streams = streamTrafficRoute(router, deps);
 
   mount(router, deps, contract.getTraffic, async ({ params }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
@@ -79,5 +80,5 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     return listPathnames(db, source.id, query.domainId, query);
   });
 
-  return [single, batch];
+  return { ingest: [single, batch], openStreams: streams.open };
 }

@@ -1,17 +1,9 @@
 import { contract, followTraffic, type HttpTraffic, type TaplineClient } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { composeBody, createSource, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
+import { until } from '@tapline/testkit';
 
-/** Polls `check` until it holds; no fixed sleeps. */
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-describe('compose: startedAt sets createdAt (docs/decisions.md §16.1)', () => {
+describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
   const NOW = '2026-05-05T05:05:05.555Z';
   const clock = manualClock(NOW);
   let h: Harness;
@@ -72,11 +64,11 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §16.1)', () => {
     const seen: HttpTraffic[] = [];
     let live = false;
     const done = followTraffic(client, sourceId, { signal: controller.signal, onEntry: (e) => seen.push(e), onStatus: (s) => (live ||= s.state === 'live') });
-    await waitFor(() => live, 'the stream to be live');
+    await until(() => live, 'the stream to be live');
     await compose({});
     await compose({ startedAt: '2026-05-04T00:00:00.000Z' });
     await compose({});
-    await waitFor(() => seen.length >= 3, 'three entries');
+    await until(() => seen.length >= 3, 'three entries');
     expect(seen.map((e) => e.createdAt)).toEqual([NOW, '2026-05-04T00:00:00.000Z', NOW]);
     controller.abort();
     const { cursor } = await done;
@@ -85,7 +77,7 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §16.1)', () => {
     const again = new AbortController();
     let replayed = false;
     const resumed = followTraffic(client, sourceId, { after: seen[0]?.id ?? '', signal: again.signal, onEntry: (e) => replay.push(e), onStatus: (s) => (replayed ||= s.state === 'live') });
-    await waitFor(() => replayed && replay.length >= 2, 'the replay');
+    await until(() => replayed && replay.length >= 2, 'the replay');
     again.abort();
     await resumed;
     expect(replay.map((e) => e.id)).toEqual([seen[1]?.id, seen[2]?.id]);

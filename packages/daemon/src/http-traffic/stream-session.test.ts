@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 import { createStreamHub, type StreamHub } from './stream-hub.js';
 import { DEFAULT_STREAM_OPTIONS, StreamSession, type StreamSink } from './stream-session.js';
+import { until } from '@tapline/testkit';
 
 /** A sink that records events, and blocks writes (a full socket) while `hold` is set. */
 function recordingSink() {
@@ -38,14 +39,6 @@ function recordingSink() {
   return sink satisfies StreamSink;
 }
 
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe('StreamSession', () => {
   let h: Harness;
   let hub: StreamHub;
@@ -66,7 +59,7 @@ describe('StreamSession', () => {
     const sink = recordingSink();
     const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
     const running = session.run();
-    await waitFor(() => sink.heartbeats() >= 3, 'three heartbeats');
+    await until(() => sink.heartbeats() >= 3, 'three heartbeats');
     session.close();
     await running;
     expect(sink.events[0]).toEqual({ event: 'ready', data: '{"cursor":null}', id: undefined });
@@ -77,10 +70,10 @@ describe('StreamSession', () => {
     const sink = recordingSink();
     const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
     const running = session.run();
-    await waitFor(() => sink.events.length === 1, 'ready');
+    await until(() => sink.events.length === 1, 'ready');
     sink.hold = true;
     const [first] = await batch(1);
-    await waitFor(() => sink.ids().length === 1, 'the first entry');
+    await until(() => sink.ids().length === 1, 'the first entry');
     await batch(6);
     await running;
     expect(sink.events.at(-1)).toEqual({ event: 'overflow', data: JSON.stringify({ cursor: first }), id: undefined });
@@ -94,16 +87,16 @@ describe('StreamSession', () => {
     sink.hold = true;
     const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
     const running = session.run();
-    await waitFor(() => sink.events.length === 1, 'ready');
+    await until(() => sink.events.length === 1, 'ready');
     sink.step();
-    await waitFor(() => sink.ids().length === 3, 'the first replay page');
+    await until(() => sink.ids().length === 3, 'the first replay page');
     sink.step();
-    await waitFor(() => sink.ids().length === 6, 'the second replay page, held');
+    await until(() => sink.ids().length === 6, 'the second replay page, held');
     const during = await batch(4);
     sink.release();
     const after = await batch(2);
     const expected = [...stored, ...during, ...after];
-    await waitFor(() => sink.ids().length >= expected.length, 'everything');
+    await until(() => sink.ids().length >= expected.length, 'everything');
     expect(sink.ids()).toEqual(expected);
     session.close();
     await running;

@@ -1,15 +1,7 @@
 import { contract, followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient, type TrafficStreamFilters } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, MISSING_ID, createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
-
-/** Polls `check` until it holds; no fixed sleeps. */
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from '@tapline/testkit';
 
 interface Follower {
   readonly entries: HttpTraffic[];
@@ -28,7 +20,7 @@ function follow(client: TaplineClient, sourceId: string, options: { filters?: Tr
     entries,
     statuses,
     done,
-    live: () => waitFor(() => statuses.some((s) => s.state === 'live'), 'the stream to be live'),
+    live: () => until(() => statuses.some((s) => s.state === 'live'), 'the stream to be live'),
     stop: () => {
       controller.abort();
       return done;
@@ -62,8 +54,8 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const c = await compose(client, source.id, { status: 500, method: 'POST', pathnameUrl: '/api/health' });
     const d = await compose(client, source.id, { status: 404, responseHeaders: { 'x-trace': ['no', 'abc'] } });
 
-    await waitFor(() => all.entries.length === 4, 'every entry');
-    await waitFor(() => jsonHeader.entries.length === 2 && timeoutBody.entries.length === 1, 'header and body matches');
+    await until(() => all.entries.length === 4, 'every entry');
+    await until(() => jsonHeader.entries.length === 2 && timeoutBody.entries.length === 1, 'header and body matches');
     expect(all.entries.map((e) => e.id)).toEqual([a.id, b.id, c.id, d.id]);
     expect(fatal.entries.map((e) => e.id)).toEqual([b.id, c.id]);
     expect(posts.entries.map((e) => e.id)).toEqual([a.id]);
@@ -80,16 +72,16 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const first = follow(client, source.id, { q: 'status!=4xx' });
     await first.live();
     const seen1 = await compose(client, source.id, { status: 201 });
-    await waitFor(() => first.entries.length === 1, 'the first entry');
+    await until(() => first.entries.length === 1, 'the first entry');
     const { cursor } = await first.stop();
     expect(cursor).toBe(seen1.id);
 
     const missed = [];
     for (let i = 0; i < 5; i++) missed.push(await compose(client, source.id, { status: i % 2 ? 404 : 200 + i }));
     const second = follow(client, source.id, { q: 'status!=4xx', after: cursor });
-    await waitFor(() => second.entries.length === 3, 'the replay');
+    await until(() => second.entries.length === 3, 'the replay');
     const after = await compose(client, source.id);
-    await waitFor(() => second.entries.length === 4, 'the live entry');
+    await until(() => second.entries.length === 4, 'the live entry');
     expect(second.entries.map((e) => e.id)).toEqual([missed[0]!.id, missed[2]!.id, missed[4]!.id, after.id]);
     expect(second.entries.map((e) => e.id)).not.toContain(before.id);
     await second.stop();
@@ -104,7 +96,7 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const concurrent: string[] = [];
     for (let i = 0; i < 40; i++) concurrent.push((await compose(client, source.id)).id);
     const expected = [...stored.ids, ...concurrent];
-    await waitFor(() => follower.entries.length >= expected.length, 'replay and live');
+    await until(() => follower.entries.length >= expected.length, 'replay and live');
     expect(follower.entries.map((e) => e.id)).toEqual(expected);
     await follower.stop();
   });
@@ -178,7 +170,7 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
       ids.push(...stored);
       fatalIds.push(...stored.filter((_, i) => i % 4 === 0));
     }
-    await waitFor(() => followers.every((f, i) => f.entries.length === (i % 2 ? fatalIds.length : ids.length)), 'every stream to catch up', 20_000);
+    await until(() => followers.every((f, i) => f.entries.length === (i % 2 ? fatalIds.length : ids.length)), 'every stream to catch up', 20_000);
     for (const [i, f] of followers.entries()) expect(f.entries.map((e) => e.id)).toEqual(i % 2 ? fatalIds : ids);
     // Ten publishes of 20 entries to 100 streams: in-memory filtering and a push each.
     expect(publishMs / 10).toBeLessThan(20);
@@ -192,7 +184,7 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const follower = follow(client, source.id);
     await follower.live();
     const closed = h.close();
-    await waitFor(() => follower.statuses.some((s) => s.state === 'reconnecting'), 'the stream to end');
+    await until(() => follower.statuses.some((s) => s.state === 'reconnecting'), 'the stream to end');
     await closed;
     await follower.stop();
     h = await startHarness();

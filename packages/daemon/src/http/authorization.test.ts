@@ -55,14 +55,15 @@ describe('authorization matrix', () => {
       const own = await send(h, owner.token, e, build(ownerWorld));
       expect(own.status, `${name} as owner: ${own.text}`).toBe(e.status);
     }
-  });
+    // Two users' worlds for each of the 20-odd endpoints: past 30 s on PostgreSQL on a busy machine.
+  }, 120_000);
 
   it('checks existence before ownership: 404 for a missing resource, whoever asks', async () => {
     const { stranger } = await twoUsers();
     for (const [name, e] of resourceBound()) {
       const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', MISSING_ID]));
       const build = VALID_REQUESTS[name];
-      const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID }).body : undefined;
+      const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID, alertRuleId: MISSING_ID, ruleId: MISSING_ID }).body : undefined;
       const answer = await send(h, stranger.token, e, { params, ...(body !== undefined ? { body } : {}) });
       expect(answer.status, `${name}: ${answer.text}`).toBe(404);
       expect((answer.json as { error: string }).error, name).toMatch(/ not found$/);

@@ -59,6 +59,7 @@ export const OVERLOADED = new RetryLater('overloaded', 'Too many large batches a
 const NOT_FOUND = {
   source_not_found: 'Traffic Source',
   webhook_not_found: 'Webhook',
+  alert_rule_not_found: 'Alert rule',
   entry_not_found: 'HTTP traffic entry',
 } as const;
 

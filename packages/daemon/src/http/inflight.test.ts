@@ -25,7 +25,8 @@ describe('in-flight handlers', () => {
     void inflight.track(new Promise<void>((resolve) => (finishLate = resolve)).then(() => void order.push('late')));
     finishFirst();
     await first;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // drain waits on promises alone: a turn of the event loop runs every callback it could run.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['first']);
     finishLate();
     expect(await drained).toBe(true);

@@ -26,8 +26,13 @@ describe('pagination of every list', () => {
     for (let i = 0; i < 3; i++) {
       await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { domainUrl: `https://d${i}.example.com`, pathnameUrl: `/p${i}` }) });
       await client.call(contract.createCoreLog, { params: { trafficSourceId: source.id }, body: { title: `log ${i}` } });
-      await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      const webhook = await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      // True at once: each rule's first evaluation is one transition, so the history holds three.
+      await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: `requests < ${1000 + i}/min`, webhookIds: [webhook.id] } });
+      // The paths' own templates: three rules, and still three routes.
+      await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: `/p${i}` } });
     }
+    await h.alerts.runDue();
     Object.assign(lists, {
       listTrafficSources: '/traffic-source',
       listCoreLogs: `/core-log/${source.id}`,
@@ -36,6 +41,9 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${source.id}`,
       listPathnames: `/pathnames/${source.id}`,
       listRoutes: `/routes/${source.id}`,
+      listAlertRules: `/alerts/${source.id}`,
+      listAlertHistory: `/alerts/${source.id}/history`,
+      listRouteRules: `/routes/${source.id}/rules`,
     });
     Object.assign(empties, {
       listCoreLogs: `/core-log/${emptySource.id}`,
@@ -44,6 +52,9 @@ describe('pagination of every list', () => {
       listDomains: `/domains/${emptySource.id}`,
       listPathnames: `/pathnames/${emptySource.id}`,
       listRoutes: `/routes/${emptySource.id}`,
+      listAlertRules: `/alerts/${emptySource.id}`,
+      listAlertHistory: `/alerts/${emptySource.id}/history`,
+      listRouteRules: `/routes/${emptySource.id}/rules`,
     });
   });
   afterAll(() => h.close());
@@ -55,9 +66,9 @@ describe('pagination of every list', () => {
 
   it('covers every paginated list of a user or a source', () => {
     // Streams (the event stream, the HAR export) take filters but do not paginate, nor do the
-    // statistics (one group per route and method); a webhook's deliveries belong to the webhook tests.
+    // statistics (one group per route and method) nor /metrics; a webhook's deliveries belong to the webhook tests.
     const paginated = Object.entries(contract)
-      .filter(([, e]) => e.method === 'GET' && 'query' in e && e.query !== undefined && !e.path.includes('stream') && !e.path.endsWith('.har') && !e.path.startsWith('/stats/') && !e.path.includes(':webhookId'))
+      .filter(([, e]) => e.method === 'GET' && 'query' in e && e.query !== undefined && !e.path.includes('stream') && !e.path.endsWith('.har') && !e.path.startsWith('/stats/') && e.path !== '/metrics' && !e.path.includes(':webhookId'))
       .map(([name]) => name);
     expect(Object.keys(lists).sort()).toEqual(paginated.sort());
   });

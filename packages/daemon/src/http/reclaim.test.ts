@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { createReclaimer } from './reclaim.js';
 
 /** A dropped batch, seen through a WeakRef; a new job starts before it is looked at (WeakRefs keep their target until then). */
@@ -8,12 +8,21 @@ async function droppedBatch(): Promise<WeakRef<object>> {
   return ref;
 }
 
-it('collects garbage shortly after soon(), with nothing else allocating', async () => {
-  const reclaim = createReclaimer(20);
+it('collects garbage once its delay has passed after soon(), not before', async () => {
   const batch = await droppedBatch();
-  reclaim.soon();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(batch.deref()).toBeUndefined();
+  // The clock is the test's, so nothing else runs (or allocates) between soon() and the collection.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const reclaim = createReclaimer(20);
+    reclaim.soon();
+    vi.advanceTimersByTime(19);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(batch.deref()).toBeUndefined();
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it('collects at once on due() when a collection is pending, before the next batch', async () => {

@@ -1,6 +1,6 @@
 import { formatBytes } from '@tapline/shared';
 import { z } from 'zod';
-import { AdminError } from '../admin/commands.js';
+import { ExitError } from '../exit-error.js';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
@@ -20,13 +20,13 @@ const Iso = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 /** The moment entries must be older than: `--older-than 7d` from now, or `--before` an ISO time. */
 export function pruneCutoff(clock: Clock, options: PruneOptions): string {
-  if ((options.olderThan === undefined) === (options.before === undefined)) throw new AdminError('give one of --older-than DURATION or --before ISO-TIME', 2);
+  if ((options.olderThan === undefined) === (options.before === undefined)) throw new ExitError('give one of --older-than DURATION or --before ISO-TIME', 2);
   if (options.olderThan !== undefined) {
     const ms = usage(() => parseRetentionDuration('--older-than', options.olderThan ?? '', false)) ?? 0;
     return new Date(clock.now().getTime() - ms).toISOString();
   }
   const text = options.before ?? '';
-  if (!Iso.safeParse(text).success) throw new AdminError(`--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`, 2);
+  if (!Iso.safeParse(text).success) throw new ExitError(`--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`, 2);
   return new Date(text).toISOString();
 }
 
@@ -34,7 +34,7 @@ function usage<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new AdminError(error instanceof Error ? error.message : String(error), 2);
+    throw new ExitError(error instanceof Error ? error.message : String(error), 2);
   }
 }
 
@@ -43,9 +43,9 @@ export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, op
   const before = pruneCutoff(clock, options);
   if (options.source !== undefined) {
     const id = z.uuid().safeParse(options.source);
-    if (!id.success) throw new AdminError('--source takes a traffic source id (a UUID)', 2);
+    if (!id.success) throw new ExitError('--source takes a traffic source id (a UUID)', 2);
     const found = await db.selectFrom('traffic_sources').select('id').where('id', '=', id.data).executeTakeFirst();
-    if (!found) throw new AdminError(`no traffic source ${options.source}; see: tapline sources`);
+    if (!found) throw new ExitError(`no traffic source ${options.source}; see: tapline sources`);
   }
   const ops = storageOps(db, dialect);
   const sizeBefore = await ops.sizeBytes();

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { formatBytes } from '@tapline/shared';
 import Database from 'better-sqlite3';
-import { AdminError } from '../admin/commands.js';
+import { ExitError } from '../exit-error.js';
 import { parseLocator } from '../db/locator.js';
 import { nativeBinding } from '../db/native-addon.js';
 
@@ -14,10 +14,10 @@ import { nativeBinding } from '../db/native-addon.js';
  */
 export async function backupFile(database: string, target: string): Promise<string> {
   const locator = parseLocator(database);
-  if (locator.backend === 'postgres') throw new AdminError('taplined backup copies a SQLite database; back up PostgreSQL with pg_dump (see docs/storage.md)');
+  if (locator.backend === 'postgres') throw new ExitError('taplined backup copies a SQLite database; back up PostgreSQL with pg_dump (see docs/storage.md)');
   const source = locator.file;
-  if (source === ':memory:' || !existsSync(source)) throw new AdminError(`no database at ${source}`);
-  if (existsSync(target)) throw new AdminError(`${target} already exists; remove it or choose another file`);
+  if (source === ':memory:' || !existsSync(source)) throw new ExitError(`no database at ${source}`);
+  if (existsSync(target)) throw new ExitError(`${target} already exists; remove it or choose another file`);
   const partial = `${target}.partial`;
   // Owner-only from the first byte: the copy holds password hashes and the token signing key.
   closeSync(openSync(partial, 'w', 0o600));
@@ -29,15 +29,15 @@ export async function backupFile(database: string, target: string): Promise<stri
     const copy = new Database(partial, { fileMustExist: true, nativeBinding: nativeBinding() });
     try {
       const verdict = copy.pragma('quick_check', { simple: true });
-      if (verdict !== 'ok') throw new AdminError(`the copy did not verify (${String(verdict)}); ${target} was not written`);
+      if (verdict !== 'ok') throw new ExitError(`the copy did not verify (${String(verdict)}); ${target} was not written`);
     } finally {
       copy.close();
     }
     renameSync(partial, target);
   } catch (error) {
     for (const file of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true });
-    if (error instanceof AdminError) throw error;
-    throw new AdminError(`backup failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof ExitError) throw error;
+    throw new ExitError(`backup failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     db.close();
   }

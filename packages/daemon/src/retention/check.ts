@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { sql } from 'kysely';
-import { AdminError } from '../admin/commands.js';
+import { ExitError } from '../exit-error.js';
 import type { SqlDialect } from '../db/dialect.js';
 import { parseLocator, withoutSecret } from '../db/locator.js';
 import { type Db, openDatabase } from '../db/open.js';
@@ -73,7 +73,7 @@ async function unreadableExchanges(db: Db, dialect: SqlDialect): Promise<string[
  */
 export async function checkDatabaseAt(database: string): Promise<string[]> {
   const locator = parseLocator(database);
-  if (locator.backend === 'sqlite' && (locator.file === ':memory:' || !existsSync(locator.file))) throw new AdminError(`no database at ${locator.file}`);
+  if (locator.backend === 'sqlite' && (locator.file === ':memory:' || !existsSync(locator.file))) throw new ExitError(`no database at ${locator.file}`);
   let opened: ReturnType<typeof openDatabase> | undefined;
   try {
     opened = openDatabase(database, { pool: 1 });

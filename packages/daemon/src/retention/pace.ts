@@ -16,11 +16,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * In the daemon, whose ingest shares the pruner's connection (and queues for it, so it gets the
- * next turn) and its event loop. A prune of 169,000 entries back to back took half the event loop
- * for 49 s: compose p99 went from 70 to 390 ms at 50 connections. So the pruner rests twice as
- * long as it worked, a third of the loop at most. And it copies the log back as it goes, a
- * little at a time: left to the commits' autocheckpoint, 40 MB of the prune's pages were copied
- * at once, 0.6-2 s with the event loop stopped.
+ * next turn) and its event loop: a prune back to back took half the loop for most of a minute,
+ * and compose latency with it. So the pruner rests twice as long as it worked, a third of the
+ * loop at most. And it copies the log back as it goes, a little at a time: left to the commits'
+ * autocheckpoint, the prune's pages were copied at once with the event loop stopped for seconds
+ * (figures: docs/performance.md, "Figures behind the code").
  */
 export function inTheDaemon(ops: LogCopier): Pause {
   return async (heldMs) => {

@@ -5,7 +5,9 @@ import { type Clock, isoNow } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
 import { bodyBytes, type StatInput } from './rollup.js';
+import { createPacedJob, type PacedJob } from './paced-job.js';
 import { findOrCreateRoute } from './resolve.js';
+import { rulesOf } from './rules-repo.js';
 
 /** An entry that has just been given its route, as the statistics need it. */
 export interface AssignedEntry {
@@ -27,8 +29,8 @@ export const BACKFILL_BATCH = 500;
  * is checked again under the row lock, and only the rows it changed are handed to `onAssigned`,
  * so no entry is counted twice.
  */
-export async function backfillRoutes(db: Db, clock: Clock, onAssigned: OnAssigned | undefined, limit = BACKFILL_BATCH): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+export async function backfillRoutes(deps: { readonly db: Db; readonly dialect: SqlDialect; readonly clock: Clock }, onAssigned: OnAssigned | undefined, limit = BACKFILL_BATCH): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('http_traffic as t')
       .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
@@ -38,10 +40,12 @@ export async function backfillRoutes(db: Db, clock: Clock, onAssigned: OnAssigne
       .limit(limit)
       .execute();
     if (rows.length === 0) return 0;
-    const now = isoNow(clock);
+    const now = isoNow(deps.clock);
+    // Under the sources' rules, held until the commit (rules-repo.ts), as ingest reads them.
+    const rules = await rulesOf(trx, deps, [...new Set(rows.map((r) => r.traffic_source_id))], true);
     const byRoute = new Map<string, { sourceId: string; template: ReturnType<typeof resolveRoute>; ids: string[] }>();
     for (const row of rows) {
-      const route = resolveRoute(row.pathname, row.route);
+      const route = resolveRoute(row.pathname, row.route, rules.get(row.traffic_source_id));
       const key = `${row.traffic_source_id} ${route.template}`;
       const found = byRoute.get(key);
       if (found) found.ids.push(row.id);
@@ -63,71 +67,43 @@ export async function backfillRoutes(db: Db, clock: Clock, onAssigned: OnAssigne
  * (their bodies' sizes too), so they count exactly once, as ingest counts new ones.
  */
 export function statsOfAssigned(deps: { readonly dialect: SqlDialect }, add: (trx: Executor, inputs: readonly StatInput[]) => Promise<void>): OnAssigned {
-  return async (trx, assigned) => {
-    const routeOf = new Map(assigned.map((a) => [a.id, a.route_id]));
-    const inputs: StatInput[] = [];
-    for (let i = 0; i < assigned.length; i += BACKFILL_BATCH) {
-      const ids = assigned.slice(i, i + BACKFILL_BATCH).map((a) => a.id);
-      const rows = await trx
-        .selectFrom('http_traffic as t')
-        .select(['t.id', 't.traffic_source_id', 't.method', 't.domain_id', 't.created_at', 't.status', 't.elapsed_time'])
-        .select([
-          sql<string | null>`${deps.dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
-          sql<string | null>`${deps.dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
-        ])
-        .where('t.id', 'in', ids)
-        .execute();
-      for (const row of rows) {
-        const routeId = routeOf.get(row.id);
-        if (!routeId) continue;
-        inputs.push({
-          sourceId: row.traffic_source_id, routeId, method: row.method, domainId: row.domain_id, createdAt: row.created_at, status: row.status, elapsedTime: row.elapsed_time,
-          requestBytes: bodyBytes(row.request_body), responseBytes: bodyBytes(row.response_body),
-        });
-      }
-    }
-    await add(trx, inputs);
-  };
+  return async (trx, assigned) => add(trx, await statInputsOf(trx, deps, assigned));
 }
 
-export interface Backfill {
-  start(): void;
-  /** Every batch until none is left (tests, and the start of a daemon that is not started). */
-  runNow(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/**
- * The background job: batch after batch until no entry lacks a route, resting twice as long as
- * each batch worked (as the pruner does, retention/pace.ts), so ingest keeps most of the loop.
- */
-export function createBackfill(deps: { readonly db: Db; readonly clock: Clock; readonly logger: Logger; readonly onAssigned?: OnAssigned }): Backfill {
-  const stopping = new AbortController();
-  let running: Promise<number> | undefined;
-
-  async function run(): Promise<number> {
-    let total = 0;
-    while (!stopping.signal.aborted) {
-      const started = performance.now();
-      const done = await backfillRoutes(deps.db, deps.clock, deps.onAssigned);
-      total += done;
-      if (done === 0) break;
-      const held = performance.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, 2 * held));
+/** What the statistics take of stored entries, each under the route given in `assigned` (read in `trx`). */
+export async function statInputsOf(trx: Executor, deps: { readonly dialect: SqlDialect }, assigned: readonly AssignedEntry[]): Promise<(StatInput & { readonly id: string })[]> {
+  const routeOf = new Map(assigned.map((a) => [a.id, a.route_id]));
+  const inputs: (StatInput & { readonly id: string })[] = [];
+  for (let i = 0; i < assigned.length; i += BACKFILL_BATCH) {
+    const ids = assigned.slice(i, i + BACKFILL_BATCH).map((a) => a.id);
+    const rows = await trx
+      .selectFrom('http_traffic as t')
+      .select(['t.id', 't.traffic_source_id', 't.method', 't.domain_id', 't.created_at', 't.status', 't.elapsed_time'])
+      .select([
+        sql<string | null>`${deps.dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
+        sql<string | null>`${deps.dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
+      ])
+      .where('t.id', 'in', ids)
+      .execute();
+    for (const row of rows) {
+      const routeId = routeOf.get(row.id);
+      if (!routeId) continue;
+      inputs.push({
+        id: row.id, sourceId: row.traffic_source_id, routeId, method: row.method, domainId: row.domain_id, createdAt: row.created_at, status: row.status, elapsedTime: row.elapsed_time,
+        requestBytes: bodyBytes(row.request_body), responseBytes: bodyBytes(row.response_body),
+      });
     }
-    if (total > 0) deps.logger.info({ entries: total }, 'route templates given to stored entries');
-    return total;
   }
+  return inputs;
+}
 
-  const runNow = () => (running ??= run().finally(() => (running = undefined)));
-  return {
-    start() {
-      runNow().catch((error: unknown) => deps.logger.warn({ err: error }, 'route backfill stopped; it resumes at the next start'));
-    },
-    runNow,
-    async stop() {
-      stopping.abort();
-      await running?.catch(() => undefined);
-    },
-  };
+export type Backfill = PacedJob;
+
+/** The background job: batch after batch until no entry lacks a route (route-stats/paced-job.ts). */
+export function createBackfill(deps: { readonly db: Db; readonly dialect: SqlDialect; readonly clock: Clock; readonly logger: Logger; readonly onAssigned?: OnAssigned }): Backfill {
+  return createPacedJob(deps, {
+    step: () => backfillRoutes(deps, deps.onAssigned),
+    done: 'route templates given to stored entries',
+    stopped: 'route backfill stopped; it resumes at the next start',
+  });
 }

@@ -14,7 +14,7 @@ export interface Sent {
 
 /**
  * Entries fall in the three days after BASE, which is two hours before a UTC midnight: windows
- * then take day rows, hour rows and minute rows together (docs/decisions.md §21.4).
+ * then take day rows, hour rows and minute rows together (docs/decisions.md §21.5).
  */
 export const BASE = Date.parse('2026-05-03T22:00:00.000Z');
 export const MINUTES = 3 * 1440;

@@ -1,6 +1,5 @@
-import { evaluateFilter, type FilterExpr, type HttpTraffic, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
+import { evaluateFilter, type FilterExpr, type HttpTraffic, levelOf, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
 import type { Store } from '../db/open.js';
-import { levelOf } from '../http-traffic/prepare.js';
 import { addStored, emptyTotals, type Totals } from './rollup.js';
 import { quantileOf } from './sketch.js';
 import { bucketOf, bucketText, iso, previousOf, type Segment, segmentsOf, spansFor, type Window, windowOf } from './window.js';
@@ -178,4 +177,16 @@ export async function readStats(store: Store, sourceId: string, query: StatsQuer
 /** The key of a group from its labels, to find the same group in the earlier window. */
 function dimsOfLabels(l: Pick<StatsGroup, 'route' | 'method' | 'status'>): Dims {
   return { route: l.route ?? '', method: l.method ?? 'GET', domain: '', statusClass: Number(l.status?.[0] ?? 0) };
+}
+
+/**
+ * The numbers of every row of a window that a `route` and a `where` select, as one group: what an
+ * alert rule compares (alerts/observe.ts), where `readStats` would split them by a `by`.
+ */
+export async function readWindowTotal(store: Store, sourceId: string, query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>, now: number): Promise<StatsNumbers> {
+  const total = emptyGroup();
+  for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined)) {
+    if (matches(query.where, row)) addRow(total, row, row);
+  }
+  return numbersOf(total);
 }

@@ -25,7 +25,7 @@ export interface RouteResolver {
    * names are, so two daemons creating the same templates wait for each other rather than
    * deadlock); returns each record's route. Call after the domains and pathnames.
    */
-  resolve(trx: Executor, group: readonly Group[], now: string): Promise<(sourceId: string, record: Routed) => StoredRoute>;
+  resolve(trx: Executor, group: readonly Group[], now: string, rules: ReadonlyMap<string, readonly string[]>): Promise<(sourceId: string, record: Routed) => StoredRoute>;
   /** The last resolve's transaction committed: its new ids may be cached. */
   committed(): void;
   /** A transaction failed: ids cached may name rows that are gone. */
@@ -37,31 +37,41 @@ const RANK: Readonly<Record<RouteOrigin, number>> = { sent: 0, rule: 1, inferred
 const MAX_CACHED = 20_000;
 
 /**
- * Routes of ingested records. No rules exist yet, so a path's template depends on the path and
- * what its client sent alone, and is memoised; rules, when they come, will clear the memo.
+ * Routes of ingested records. A path's template depends on the path, what its client sent and
+ * its source's rules (read in each transaction, route-stats/rules-repo.ts), and is memoised per
+ * source for as long as that source's rules stay the same.
  */
 export function createRouteResolver(): RouteResolver {
   const cache = new Map<string, { id: string; origin: RouteOrigin }>();
   let learned = new Map<string, { id: string; origin: RouteOrigin }>();
-  const resolved = new Map<string, ResolvedRoute>();
+  const memos = new Map<string, { rules: string; resolved: Map<string, ResolvedRoute> }>();
+  let memoSize = 0;
 
-  const routeOf = (record: Routed): ResolvedRoute => {
-    const memo = `${record.route ?? ''}\u0000${record.pathname}`;
-    let route = resolved.get(memo);
+  const routeOf = (sourceId: string, rules: readonly string[], record: Routed): ResolvedRoute => {
+    const signature = rules.join('\u0000');
+    if (memoSize > MAX_CACHED) {
+      memos.clear();
+      memoSize = 0;
+    }
+    let memo = memos.get(sourceId);
+    if (!memo || memo.rules !== signature) memos.set(sourceId, (memo = { rules: signature, resolved: new Map() }));
+    const key = `${record.route ?? ''}\u0000${record.pathname}`;
+    let route = memo.resolved.get(key);
     if (!route) {
-      if (resolved.size > MAX_CACHED) resolved.clear();
-      resolved.set(memo, (route = resolveRoute(record.pathname, record.route)));
+      memo.resolved.set(key, (route = resolveRoute(record.pathname, record.route, rules)));
+      memoSize += 1;
     }
     return route;
   };
 
   return {
-    async resolve(trx, group, now) {
+    async resolve(trx, group, now, rulesBySource) {
       learned = new Map();
+      const rulesFor = (sourceId: string) => rulesBySource.get(sourceId) ?? [];
       const wanted = new Map<string, { sourceId: string; route: ResolvedRoute }>();
       for (const { source, records } of group) {
         for (const record of records) {
-          const route = routeOf(record);
+          const route = routeOf(source.id, rulesFor(source.id), record);
           const key = `${source.id} ${route.template}`;
           const known = cache.get(key);
           const pending = wanted.get(key);
@@ -73,7 +83,7 @@ export function createRouteResolver(): RouteResolver {
         learned.set(key, await findOrCreateRoute(trx, sourceId, route, now));
       }
       return (sourceId, record) => {
-        const { template } = routeOf(record);
+        const { template } = routeOf(sourceId, rulesFor(sourceId), record);
         const key = `${sourceId} ${template}`;
         const found = learned.get(key) ?? cache.get(key);
         if (!found) throw new Error(`route ${key} was not resolved`);

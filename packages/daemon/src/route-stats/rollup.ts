@@ -28,7 +28,7 @@ export interface Totals {
 
 /**
  * How long a row's bucket is, in minutes: a minute row (`route_stats`), or an hour or a day row
- * (`route_rollups`, docs/decisions.md §21.4). Every entry is added to one row of each.
+ * (`route_rollups`, docs/decisions.md §21.5). Every entry is added to one row of each.
  */
 export const SPANS = [1, 60, 1440] as const;
 export type Span = (typeof SPANS)[number];

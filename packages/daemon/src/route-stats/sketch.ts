@@ -12,7 +12,7 @@ export type Sketch = DDSketch;
 export const newSketch = (): Sketch => new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
 
 /**
- * The stored form (docs/decisions.md §21.4): the library's protobuf writes every bin between the
+ * The stored form (docs/decisions.md §21.5): the library's protobuf writes every bin between the
  * lowest and the highest as an 8-byte double (2 KB for a sketch of three latencies) and decodes
  * at about 300 µs, which made a day's read take seconds. Stored instead: a version byte, then
  * varints: the zero count, and per store (positive, negative) its non-empty bins as (key delta,

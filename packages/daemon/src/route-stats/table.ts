@@ -41,7 +41,7 @@ export interface RouteStatsTable {
 
 /**
  * An hour (`span` 60) or a UTC day (`span` 1440) of the same numbers, written with the minute rows
- * in the ingest transaction (migration 2026-11-28T0100-route-rollups, docs/decisions.md §21.4).
+ * in the ingest transaction (migration 2026-11-28T0100-route-rollups, docs/decisions.md §21.5).
  */
 export interface RouteRollupsTable extends Omit<RouteStatsTable, 'minute'> {
   span: number;

@@ -63,7 +63,7 @@ export interface Segment extends Window {
 }
 
 /**
- * A window cut into the fewest rows to read (docs/decisions.md §21.4): whole UTC days from day
+ * A window cut into the fewest rows to read (docs/decisions.md §21.5): whole UTC days from day
  * rows, the whole hours around them from hour rows, the minutes at the edges from minute rows.
  * `spans` are the ones allowed, coarsest first: a series takes only spans its bucket is a whole
  * number of, so that no row straddles two points.

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { addStored, type BucketTotals, keyOf, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
+import { addStored, type BucketTotals, type Keyed, keyOf, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
 import { encodeSketch } from './sketch.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
 const KEYS_PER_STATEMENT = 200;
 
-function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+export function* chunks<T>(rows: readonly T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += KEYS_PER_STATEMENT) yield rows.slice(i, i + KEYS_PER_STATEMENT);
 }
 
@@ -29,13 +29,17 @@ const replaced = {
   sketch: sql.ref<Uint8Array>('excluded.sketch'),
 };
 
-type StoredRow = StoredMinute & Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & { readonly span: number };
+export type StoredRow = StoredMinute & Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & { readonly span: number };
 
-/** The three statements of one table: make missing rows (PostgreSQL), read them locked in key order, write them back. */
-interface Level {
-  insertEmpty(trx: Executor, part: readonly BucketTotals[]): Promise<unknown>;
-  locked(trx: Executor, dialect: SqlDialect, part: readonly BucketTotals[]): Promise<StoredRow[]>;
+/**
+ * The statements of one table: make missing rows (PostgreSQL), read them locked in key order,
+ * write them back, and delete one (a row a rule's move left empty, move-stats.ts).
+ */
+export interface Level {
+  insertEmpty(trx: Executor, part: readonly Keyed[]): Promise<unknown>;
+  locked(trx: Executor, dialect: SqlDialect, part: readonly Keyed[]): Promise<StoredRow[]>;
   write(trx: Executor, part: readonly BucketTotals[]): Promise<unknown>;
+  remove(trx: Executor, key: Keyed): Promise<unknown>;
 }
 
 const minutes: Level = {
@@ -61,6 +65,11 @@ const minutes: Level = {
       .insertInto('route_stats')
       .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass, ...numbersOf(t) })))
       .onConflict((oc) => oc.columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
+      .execute(),
+  remove: (trx, t) =>
+    trx
+      .deleteFrom('route_stats')
+      .where((eb) => eb.and({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))
       .execute(),
 };
 
@@ -92,12 +101,23 @@ const rollups: Level = {
       )
       .onConflict((oc) => oc.columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
       .execute(),
+  remove: (trx, t) =>
+    trx
+      .deleteFrom('route_rollups')
+      .where((eb) => eb.and({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))
+      .execute(),
 };
+
+/** Minute rows, then hour and day rows: the order every writer locks them in. */
+export const LEVELS = [
+  { level: minutes, holds: (t: Keyed) => t.span === 1 },
+  { level: rollups, holds: (t: Keyed) => t.span !== 1 },
+] as const;
 
 /**
  * Adds the entries of one ingest transaction to the minute, hour and day rows, in that
  * transaction, so the numbers and the entries commit together or not at all (docs/decisions.md
- * §21.2, §21.4). A sketch cannot be added in SQL, so each row is read, merged and written back;
+ * §21.2, §21.5). A sketch cannot be added in SQL, so each row is read, merged and written back;
  * exact with several writers:
  * - PostgreSQL: missing rows are first inserted empty (`on conflict do nothing`, which waits for
  *   another transaction inserting the same key), then all of the group's rows are read `for
@@ -109,8 +129,8 @@ const rollups: Level = {
 export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
   if (inputs.length === 0) return;
   const totals = totalsOf(inputs);
-  for (const [level, rows] of [[minutes, totals.filter((t) => t.span === 1)], [rollups, totals.filter((t) => t.span !== 1)]] as const) {
-    for (const part of chunks(rows)) {
+  for (const { level, holds } of LEVELS) {
+    for (const part of chunks(totals.filter(holds))) {
       if (dialect.concurrentWriters) await level.insertEmpty(trx, part);
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
       for (const row of await level.locked(trx, dialect, part)) {

@@ -1,4 +1,5 @@
-import { type HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import { type AlertPayload, type HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import { alertCard } from '../alerts/message.js';
 import { z } from 'zod';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
 
@@ -20,7 +21,8 @@ const TRAFFIC_LEVEL: Readonly<Record<WebhookLevel, Level>> = { fatal: 'FATAL', w
 export type Message =
   | { readonly kind: 'traffic'; readonly entry: HttpTraffic }
   | { readonly kind: 'summary'; readonly summary: SummaryPayload }
-  | { readonly kind: 'test'; readonly sentAt: string };
+  | { readonly kind: 'test'; readonly sentAt: string }
+  | { readonly kind: 'alert'; readonly alert: AlertPayload };
 
 export interface Target {
   readonly id: string;
@@ -98,6 +100,8 @@ function card(target: Target, message: Message): Card {
         fields: [{ name: 'Time', value: rich`${message.sentAt}` }],
         time: message.sentAt,
       };
+    case 'alert':
+      return alertCard(message.alert);
   }
 }
 
@@ -130,7 +134,7 @@ export function slackBody(target: Target, message: Message): object {
   };
 }
 
-/** docs/decisions.md §8.6: `{"event": "traffic", "webhookId", "trafficSourceId", "entry"}`; summaries and tests alike. */
+/** docs/decisions.md §8.6: `{"event": "traffic", "webhookId", "trafficSourceId", "entry"}`; summaries, tests and alerts (docs/alerts.md) alike. */
 export function httpBody(target: Target, message: Message): object {
   const envelope = { webhookId: target.id, trafficSourceId: target.trafficSourceId };
   switch (message.kind) {
@@ -140,6 +144,8 @@ export function httpBody(target: Target, message: Message): object {
       return { event: 'summary', ...envelope, summary: { ...message.summary, text: summaryText(message.summary) } };
     case 'test':
       return { event: 'test', ...envelope, sentAt: message.sentAt };
+    case 'alert':
+      return { event: 'alert', ...envelope, alert: { ...message.alert, text: plain(alertCard(message.alert).title) } };
   }
 }
 

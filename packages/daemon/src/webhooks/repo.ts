@@ -84,8 +84,8 @@ export function listAttempts(db: Db, webhookId: string, page: PageQuery) {
   return newestFirst(page, base, (q) => q.selectAll(), toAttempt);
 }
 
-/** Queues a message (a traffic entry or a storm summary), due at `dueAt`. */
-export function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind: Extract<DeliveryKind, 'traffic' | 'summary'>; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
+/** Queues a message (a traffic entry, a storm summary or an alert), due at `dueAt`. */
+export function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind: Extract<DeliveryKind, 'traffic' | 'summary' | 'alert'>; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
   return db
     .insertInto('webhook_deliveries')
     .values({

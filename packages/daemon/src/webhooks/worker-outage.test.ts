@@ -1,4 +1,5 @@
 import { contract } from '@tapline/shared';
+import { until } from '@tapline/testkit';
 import { adminShutdown, databaseOutage, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -20,7 +21,7 @@ describe('the webhook worker across a database outage', () => {
     outage.fail(adminShutdown());
     app.worker.start();
     // The first pass fails while the database is down; then it comes back, and no signal says so.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => outage.refused() > 0, "the worker's first pass to fail");
     outage.heal();
     await expect.poll(() => receiver?.requests.length, { timeout: 10_000 }).toBe(1);
   });

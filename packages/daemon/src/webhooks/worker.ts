@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { HttpTraffic, type WebhookAttempt } from '@tapline/shared';
+import { AlertPayload, HttpTraffic, type WebhookAttempt } from '@tapline/shared';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
@@ -28,6 +28,8 @@ export interface WebhookWorker {
   runDue(): Promise<number>;
   /** Aborts sends in flight for a deleted webhook, so nothing reaches it after the delete answers. */
   cancel(webhookId: string): void;
+  /** Something was queued outside ingest (an alert): this daemon and the others look at once. */
+  nudge(): void;
   /** Sends a test message now, once, and records the attempt; null when the webhook is gone. */
   sendTest(webhookId: string): Promise<WebhookAttempt | null>;
 }
@@ -69,6 +71,7 @@ function messageOf(row: DeliveryRow): Message {
   const payload: unknown = JSON.parse(row.payload);
   if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
   if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
+  if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
   return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
 }
 
@@ -236,6 +239,10 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     },
     runDue,
     cancel,
+    nudge() {
+      options.signals.notify('outbox');
+      wake();
+    },
     async sendTest(webhookId) {
       const now = clock.now();
       const row = await createTestDelivery(db, webhookId, now, now.toISOString());

@@ -1,5 +1,6 @@
 import { HTTP_METHODS, type HttpMethod } from '../schemas/traffic-enums.js';
 import type { ComposeRecordInput, JsonValue } from '../schemas/http-traffic.js';
+import { pathnameOf } from '../record-rules.js';
 
 /** A compose body before its source is known; the recorder fills `trafficSourceId` in. */
 export type RecordBody = Omit<ComposeRecordInput, 'trafficSourceId'>;
@@ -33,9 +34,6 @@ export function queryMap(search: URLSearchParams): Record<string, string | strin
   }
   return out;
 }
-
-/** The daemon refuses longer pathnames; a record with a cut one is better than none. */
-const MAX_PATHNAME = 8192;
 
 /** One finished HTTP transaction as a proxy or middleware observed it. */
 export interface ObservedTransaction {
@@ -81,7 +79,7 @@ export function toRecordBody(t: ObservedTransaction): RecordBody | null {
   const url = urlOf(t.url, domainUrl);
   return {
     domainUrl,
-    pathnameUrl: (url.pathname || '/').slice(0, MAX_PATHNAME),
+    pathnameUrl: pathnameOf(url),
     status: t.status,
     protocol: t.protocol,
     method: t.method.toUpperCase(),

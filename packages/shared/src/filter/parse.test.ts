@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilterExpr } from './ast.js';
+import { FILTER_LIMITS, type FilterExpr } from './ast.js';
 import { FilterSyntaxError, parseFilter, pointAtColumn, tryParseFilter } from './parse.js';
 
 const cmp = (field: string, op: string, value: string | number, header?: string): FilterExpr =>
@@ -152,5 +152,47 @@ describe('parseFilter: every error names its column', () => {
     const result = tryParseFilter('status>=5OO');
     expect(result.ok).toBe(false);
     if (!result.ok) expect(pointAtColumn(result.error)).toBe('status>=5OO\n        ^ status takes a status code such as 404 or a class such as 4xx, not "5OO"');
+  });
+});
+
+/** `n` conditions joined by `or`, so the count is exact and nothing nests. */
+const conditions = (n: number) => Array.from({ length: n }, (_, i) => `status=${100 + i}`).join(' or ');
+
+describe(`parseFilter: each limit of FILTER_LIMITS (${JSON.stringify(FILTER_LIMITS)}) holds at the limit and refuses one past it`, () => {
+  it.each([
+    ['parentheses', (n: number) => `${'('.repeat(n)}status=1${')'.repeat(n)}`],
+    ['nots', (n: number) => `${'not '.repeat(n)}status=1`],
+  ])('takes 32 levels of %s and refuses 33', (_, nest) => {
+    expect(FILTER_LIMITS.depth).toBe(32);
+    expect(tryParseFilter(nest(32)).ok).toBe(true);
+    expect(() => parseFilter(nest(33))).toThrow(/nesting is deeper than 32 levels/);
+  });
+
+  it('counts depth, not groups: 33 sibling groups, each one level deep, parse', () => {
+    const siblings = Array.from({ length: 33 }, (_, i) => `(status=${200 + i})`).join(' or ');
+    expect(parseFilter(siblings)).toEqual({ type: 'or', operands: Array.from({ length: 33 }, (_, i) => cmp('status', '=', 200 + i)) });
+    const deepThenWide = `${'('.repeat(32)}status=1${')'.repeat(32)} and ${'('.repeat(32)}status=2${')'.repeat(32)}`;
+    expect(tryParseFilter(deepThenWide).ok).toBe(true);
+  });
+
+  it('takes 4,000 characters and refuses 4,001 at column 4001', () => {
+    const at = `path=${'a'.repeat(FILTER_LIMITS.length - 'path='.length)}`;
+    expect(at).toHaveLength(4000);
+    expect(parseFilter(at)).toEqual(cmp('path', '=', 'a'.repeat(3995)));
+    const past = tryParseFilter(`${at}a`);
+    expect(past.ok).toBe(false);
+    if (!past.ok) expect(past.error.message).toBe('the expression is longer than 4000 characters at column 4001');
+  });
+
+  it('takes 100 conditions and refuses the 101st, naming its column', () => {
+    expect(FILTER_LIMITS.comparisons).toBe(100);
+    expect(tryParseFilter(conditions(100)).ok).toBe(true);
+    const text = conditions(101);
+    const past = tryParseFilter(text);
+    expect(past.ok).toBe(false);
+    if (!past.ok) {
+      expect(past.error.reason).toBe('more than 100 conditions');
+      expect(past.error.column).toBe(text.lastIndexOf('status=200') + 1);
+    }
   });
 });

@@ -20,7 +20,8 @@ function headerValues(record: HttpTrafficRecord, name: string): string[] {
   return values;
 }
 
-function compareNumber(actual: number, op: FilterComparison['op'], expected: number): boolean {
+/** Also what an alert rule's condition compares with (alerts/condition.ts). */
+export function compareNumber(actual: number, op: FilterComparison['op'], expected: number): boolean {
   switch (op) {
     case '=':
       return actual === expected;

@@ -1,1 +1,3 @@
 export * from './template.js';
+export * from './rules.js';
+export * from './suggest.js';

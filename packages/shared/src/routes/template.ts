@@ -26,6 +26,9 @@ const FILE = /^(.+)\.([A-Za-z][A-Za-z0-9]{0,4})$/;
 /** Path prefixes and versions: never a parameter, and never the name of one. */
 const RESERVED = /^(?:api|apis|rest|graphql|rpc|v\d+(?:\.\d+)*|latest|public|internal|admin)$/i;
 
+/** A path prefix or a version (`api`, `v1`): kept constant by inference, and never offered as a value by suggestions. */
+export const isReservedSegment = (segment: string): boolean => RESERVED.test(segment);
+
 type ParamKind = 'id' | 'date' | 'email';
 
 /**

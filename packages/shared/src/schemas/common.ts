@@ -86,18 +86,22 @@ export const ERROR_CODES = [
   'bad_request',
   'source_not_found',
   'webhook_not_found',
+  'alert_rule_not_found',
   'entry_not_found',
+  'rule_not_found',
   'route_not_found',
   'method_not_allowed',
   'forbidden',
   'source_name_taken',
   'webhook_exists',
+  'rule_conflict',
   'rate_limited',
   'too_many_streams',
   'overloaded',
   'database_unavailable',
   'stopping',
   'internal',
+  'unknown_host',
 ] as const;
 export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;

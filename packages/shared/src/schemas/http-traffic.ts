@@ -4,6 +4,7 @@ import { FilterQuery } from '../filter/query.js';
 import { idPrefixRange, MIN_ID_PREFIX } from '../id-prefix.js';
 import { isWellFormed, PageQuery, Timestamp, uuidField, wellFormed, wellFormedMessage } from './common.js';
 import { HTTP_METHODS, LEVELS, PROTOCOLS } from './traffic-enums.js';
+import { MAX_PATHNAME } from '../record-rules.js';
 
 export { HTTP_METHODS, type HttpMethod, type Level, LEVELS, PROTOCOLS } from './traffic-enums.js';
 // Beside the `Protocol` schema below, as one name for the value and its type.
@@ -45,7 +46,7 @@ const Body = z
 
 /**
  * Extension: when the request started, as the client saw it; it becomes the entry's `createdAt`
- * (docs/decisions.md §16.1). An offset is accepted and normalised to UTC with milliseconds; the
+ * (docs/decisions.md §17.1). An offset is accepted and normalised to UTC with milliseconds; the
  * daemon, which owns the clock, refuses one more than 5 minutes ahead of it.
  */
 const StartedAt = z
@@ -60,7 +61,7 @@ export const ComposeRecord = z.object({
     .string({ message: 'pathnameUrl must be a string beginning with /' })
     .refine(...wellFormed('pathnameUrl'))
     .startsWith('/', 'pathnameUrl must begin with /')
-    .max(8192, 'pathnameUrl must be at most 8192 characters'),
+    .max(MAX_PATHNAME, `pathnameUrl must be at most ${MAX_PATHNAME} characters`),
   trafficSourceId: uuidField('trafficSourceId'),
   status: z
     .number({ message: 'status must be an integer from 100 to 599' })

@@ -17,7 +17,7 @@ export function durationMs(text: string): number | undefined {
 const isIsoTime = (text: string) => z.iso.datetime({ offset: true }).safeParse(text).success || z.iso.date().safeParse(text).success;
 
 /** A duration back from now (`1h`) or an ISO 8601 time; resolved against the daemon's clock. */
-const TimeParam = (name: string) =>
+export const TimeParam = (name: string) =>
   z.string().refine((v) => durationMs(v) !== undefined || isIsoTime(v), `${name} must be a duration such as 15m, 1h or 7d, or an ISO 8601 date-time`);
 
 export const STATS_GROUPINGS = ['route', 'route,method', 'method', 'status'] as const;

@@ -62,8 +62,8 @@ export const CreateWebhook = z
 
 export const WebhookParams = z.object({ webhookId: uuidField('webhookId') });
 
-/** What a delivery carries: a traffic entry, a storm summary, or a test message. */
-export const WEBHOOK_DELIVERY_KINDS = ['traffic', 'summary', 'test'] as const;
+/** What a delivery carries: a traffic entry, a storm summary, a test message, or an alert's transition (docs/alerts.md). */
+export const WEBHOOK_DELIVERY_KINDS = ['traffic', 'summary', 'test', 'alert'] as const;
 /** `retrying` means another attempt is scheduled at `nextAttemptAt`. */
 export const WEBHOOK_ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
 

@@ -1,4 +1,4 @@
-import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
+import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, levelOf, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
 import { type CopiedTo, type FollowOptions, newestFirst, type ReplayResponse, type StreamStatus, type UiApi } from '@tapline/cli';
 
 export const SOURCE: TrafficSource = {
@@ -21,7 +21,7 @@ export function makeEntry(overrides: Partial<HttpTraffic> = {}): HttpTraffic {
     id: uuid(0x100000 + n),
     status,
     method: 'GET',
-    level: status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO',
+    level: levelOf(status),
     elapsedTime: 12,
     trafficSourceId: SOURCE.id,
     domainId: uuid(0x200000),
@@ -110,6 +110,14 @@ export class FakeApi implements UiApi {
   get following(): number {
     return this.followers.length;
   }
+
+  /** The groups `routeStats` answers; each call is counted in `statsCalls`. */
+  routeGroups: StatsGroup[] = [];
+  statsCalls = 0;
+  routeStats = async (_sourceId: string, since: string): Promise<StatsAnswer> => {
+    this.statsCalls += 1;
+    return { data: this.routeGroups, meta: { since: new Date(Date.now() - (since === '1h' ? 3_600_000 : 0)).toISOString(), until: new Date().toISOString(), by: 'route,method' } };
+  };
 
   listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({ data: this.logs.slice((page - 1) * limit, page * limit), meta: { total: this.logs.length, page, limit } });
   listWebhooks = async () => this.webhooks;

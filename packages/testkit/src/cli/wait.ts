@@ -1,14 +1,6 @@
-/** Polls `read` until `check` holds or the deadline passes; the failure shows the last value. */
-export async function until<T>(read: () => T, check: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = read();
-  while (!check(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value:\n${String(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    value = read();
-  }
-  return value;
-}
+import { until } from '../until.js';
+
+export { until };
 
 /** Waits until the frame contains `text` (a string or a pattern) and returns the frame. */
 export const frameWith = (lastFrame: () => string | undefined, text: string | RegExp, timeoutMs?: number) =>

@@ -12,6 +12,8 @@ export interface World {
   readonly pathnameId: string;
   readonly coreLogId: string;
   readonly webhookId: string;
+  readonly alertRuleId: string;
+  readonly ruleId: string;
 }
 
 let worldCounter = 0;
@@ -35,7 +37,9 @@ export async function buildWorld(client: TaplineClient, options: { webhook?: 'di
         ? { type: 'http', level: 'fatal', value: `http://127.0.0.1:9/hook-${n}` }
         : { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${n}/tok-${n}` },
   });
-  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id };
+  const alertRule = await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: 'error_rate > 5%', webhookIds: [webhook.id] } });
+  const rule = await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: '/products/{slug}' } });
+  return { sourceId: source.id, entryId: record.id, domainId: entry.domainId, pathnameId: entry.pathnameId, coreLogId: log.data.id, webhookId: webhook.id, alertRuleId: alertRule.id, ruleId: rule.id };
 }
 
 export interface RequestInput {
@@ -79,6 +83,18 @@ export const VALID_REQUESTS: Record<string, (world: World) => RequestInput> = {
   streamTraffic: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { level: 'fatal' } }),
   getStats: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h', by: 'route' } }),
   listRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  getMetrics: (w) => ({ query: { source: w.sourceId } }),
+  listAlertRules: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createAlertRule: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { when: 'p95 > 800ms', route: '/api/orders', webhookIds: [w.webhookId] } }),
+  listAlertHistory: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  deleteAlertRule: (w) => ({ params: { ruleId: w.alertRuleId } }),
+  testAlertRule: (w) => ({ params: { ruleId: w.alertRuleId } }),
+  listRouteRules: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  createRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { template: `/rules-${++worldCounter}/{id}` } }),
+  deleteRouteRule: (w) => ({ params: { trafficSourceId: w.sourceId, ruleId: w.ruleId } }),
+  suggestRoutes: (w) => ({ params: { trafficSourceId: w.sourceId } }),
+  inferApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, query: { since: '1h' } }),
+  checkApiContract: (w) => ({ params: { trafficSourceId: w.sourceId }, body: { spec: { openapi: '3.1.0', info: { title: 'cases', version: '1' }, paths: {} } } }),
 };
 
 export const endpoints = (): Array<[string, Endpoint]> => Object.entries(contract as Record<string, Endpoint>);

@@ -17,7 +17,9 @@ export interface Harness {
   readonly batches: App['batches'];
   readonly pruner: App['pruner'];
   readonly routeBackfill: App['routeBackfill'];
+  readonly routeReassignment: App['routeReassignment'];
   readonly statsPruner: App['statsPruner'];
+  readonly alerts: App['alerts'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
   user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
@@ -51,11 +53,11 @@ export async function startHarness(
      * several daemons do; it is left in place at close. Without it the harness has its own.
      */
     database?: string;
-  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner' | 'routeBackfill'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner' | 'routeBackfill' | 'routeReassignment'> & Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
-  const { handler, deps, batches, pruner, routeBackfill, statsPruner, stop } = createApp({
+  const { handler, deps, batches, pruner, routeBackfill, routeReassignment, statsPruner, alerts, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), ...options.config },
@@ -66,6 +68,7 @@ export async function startHarness(
     ...(options.batchWorker ? { batchWorker: options.batchWorker } : {}),
     ...(options.pruner ? { pruner: options.pruner } : {}),
     ...(options.routeBackfill ? { routeBackfill: options.routeBackfill } : {}),
+    ...(options.routeReassignment ? { routeReassignment: options.routeReassignment } : {}),
   });
   const server = await listen(handler, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -81,7 +84,9 @@ export async function startHarness(
     batches,
     pruner,
     routeBackfill,
+    routeReassignment,
     statsPruner,
+    alerts,
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });

@@ -8,3 +8,4 @@ export * from './traffic-volume.js';
 export { composeBody } from '../compose.js';
 export * from './dump.js';
 export * from './outage.js';
+export * from './three-tables.js';

@@ -6,6 +6,8 @@ export interface DatabaseOutage {
   fail(error: Error): void;
   /** Queries reach the database again. */
   heal(): void;
+  /** How many queries the outage has refused so far: what a test waits on instead of a sleep. */
+  refused(): number;
 }
 
 /**
@@ -15,12 +17,17 @@ export interface DatabaseOutage {
  */
 export function databaseOutage(db: Db): DatabaseOutage {
   let failure: Error | undefined;
+  let refused = 0;
+  const refuse = (error: Error) => {
+    refused += 1;
+    return error;
+  };
   const executor = db.getExecutor();
   const provide = executor.provideConnection.bind(executor);
   const wrap = (connection: DatabaseConnection): DatabaseConnection => ({
-    executeQuery: (query) => (failure ? Promise.reject(failure) : connection.executeQuery(query)),
+    executeQuery: (query) => (failure ? Promise.reject(refuse(failure)) : connection.executeQuery(query)),
     streamQuery(query, chunkSize) {
-      if (failure) throw failure;
+      if (failure) throw refuse(failure);
       return connection.streamQuery(query, chunkSize);
     },
   });
@@ -28,6 +35,7 @@ export function databaseOutage(db: Db): DatabaseOutage {
   return {
     fail: (error) => void (failure = error),
     heal: () => void (failure = undefined),
+    refused: () => refused,
   };
 }
 

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type Clock, createApp, createUser, type Db, defaultConfig, listen, type Store, type WebhookWorker } from '@tapline/daemon';
+import { type AlertEvaluator, type Clock, createApp, createUser, type Db, defaultConfig, listen, openDatabase, type Store, type WebhookWorker } from '@tapline/daemon';
 import { composeBody } from '../compose.js';
 import { openTestDatabase } from './database.js';
 
@@ -85,6 +86,8 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
 export interface WebhookApp {
   readonly url: string;
   readonly worker: WebhookWorker;
+  /** The alert evaluator, not started: tests move the clock and call `alerts.runDue()`. */
+  readonly alerts: AlertEvaluator;
   readonly client: TaplineClient;
   readonly db: Db;
   /** The database with its dialect, for calling repository functions as another daemon would. */
@@ -101,21 +104,30 @@ export interface WebhookApp {
  * The app in-process with its webhook worker not started: tests move the clock and call
  * `worker.runDue()` to deliver, so retries and windows are checked without sleeping.
  */
-export async function startWebhookApp(options: { clock: Clock; random?: () => number; timeoutMs?: number }): Promise<WebhookApp> {
-  const opened = await openTestDatabase();
-  const { app, deps, webhooks, stop } = createApp({
+export async function startWebhookApp(options: {
+  clock: Clock;
+  random?: () => number;
+  timeoutMs?: number;
+  /** Another app's database (a `freshDatabase` locator), as a second daemon on it; left in place at close. */
+  database?: string;
+  /** Names this app's alert claims (a daemon's). */
+  owner?: string;
+}): Promise<WebhookApp> {
+  const opened = options.database === undefined ? await openTestDatabase() : openDatabase(options.database, { pool: 4 });
+  const { app, deps, webhooks, alerts, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), allowPrivateWebhooks: true },
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     webhooks: { start: false, random: options.random ?? (() => 1), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
+    alerts: { start: false, ...(options.owner ? { owner: options.owner } : {}) },
   });
   const server = await listen(app, 0, '127.0.0.1', deps.logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let users = 0;
   const clientFor = async () => {
-    const user = await createUser(opened.db, deps.clock, { email: `webhooks${++users}@example.com` });
+    const user = await createUser(opened.db, deps.clock, { email: `webhooks${++users}.${randomUUID().slice(0, 8)}@example.com` });
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', sourceId: null, expiresAt: null });
     return createClient({ baseUrl: url, token: issued.token });
   };
@@ -123,6 +135,7 @@ export async function startWebhookApp(options: { clock: Clock; random?: () => nu
   return {
     url,
     worker: webhooks,
+    alerts,
     client,
     db: opened.db,
     store: opened,

@@ -1,8 +1,7 @@
-import type { HttpTraffic } from '@tapline/shared';
 import { Box, Text } from 'ink';
 import { createColors } from 'picocolors';
 import { useMemo } from 'react';
-import { diffRecords, type Difference } from '../../diff/compare.js';
+import { diffRecords, type Difference, type HttpTraffic } from '@tapline/shared';
 import { describeExchange, diffLines } from '../../diff/render.js';
 import type { UiApi } from '../api.js';
 import type { Tone } from '../entry-columns.js';

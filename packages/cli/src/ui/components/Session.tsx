@@ -1,4 +1,4 @@
-import type { HttpTraffic, TrafficSource } from '@tapline/shared';
+import { type FilterExpr, type HttpTraffic, printFilter, type StatsGroup, type TrafficSource } from '@tapline/shared';
 import { Box } from 'ink';
 import { useCallback, useEffect, useState } from 'react';
 import type { UiApi } from '../api.js';
@@ -14,6 +14,7 @@ import { Footer } from './Footer.js';
 import { HeaderBar } from './HeaderBar.js';
 import { HelpView } from './HelpView.js';
 import { RecordView } from './RecordView.js';
+import { RoutesView } from './RoutesView.js';
 import { StatusLine, type Tone } from './StatusLine.js';
 import { TrafficView } from './TrafficView.js';
 import { WebhooksView } from './WebhooksView.js';
@@ -29,9 +30,17 @@ export interface SessionProps {
   readonly onQuit: () => void;
 }
 
-type Body = 'traffic' | 'record' | 'diff' | 'logs' | 'webhooks' | 'help';
+type Body = 'traffic' | 'record' | 'diff' | 'logs' | 'webhooks' | 'routes' | 'help';
 const RECENT_MAX = 20;
 const NOTICE_MS = 5000;
+
+/** The filter that shows a routes-view row's entries: its route, and its method when the row has one. */
+export function routeFilter(group: Pick<StatsGroup, 'route' | 'method'>): string {
+  const parts: FilterExpr[] = [];
+  if (group.route !== undefined) parts.push({ type: 'compare', field: 'route', op: '=', value: group.route });
+  if (group.method !== undefined) parts.push({ type: 'compare', field: 'method', op: '=', value: group.method });
+  return parts.length === 1 && parts[0] ? printFilter(parts[0]) : printFilter({ type: 'and', operands: parts });
+}
 
 /** What the status line says when nothing more urgent does. */
 function feedLine(feed: TrafficFeed, q: string): { text: string; tone: Tone } {
@@ -88,6 +97,7 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
       '/': () => setFiltering(true),
       l: () => setBody('logs'),
       w: () => setBody('webhooks'),
+      r: () => setBody('routes'),
       '?': () => setBody('help'),
     },
     body === 'traffic' && !filtering,
@@ -125,6 +135,20 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
       ) : null}
       {body === 'logs' ? <CoreLogsView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} /> : null}
       {body === 'webhooks' ? <WebhooksView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} onQuit={onQuit} /> : null}
+      {body === 'routes' ? (
+        <RoutesView
+          api={api}
+          sourceId={source.id}
+          width={size.columns}
+          rows={bodyRows}
+          active={!filtering}
+          onBack={back}
+          onOpen={(group) => {
+            apply(routeFilter(group));
+            setBody('traffic');
+          }}
+        />
+      ) : null}
       {body === 'help' ? <HelpView rows={bodyRows} /> : null}
       {filtering ? (
         <FilterPrompt

@@ -6,7 +6,7 @@ export interface AsyncState<T> {
   /** One line, never a stack. */
   readonly error: string | null;
   readonly loading: boolean;
-  reload(): void;
+  readonly reload: () => void;
 }
 
 /** Runs `load` when `deps` change (and on `reload`), ignoring answers that arrive after a newer run. */

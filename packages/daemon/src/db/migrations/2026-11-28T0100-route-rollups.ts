@@ -6,7 +6,7 @@ import { foldMinutes } from './fold-minutes.js';
 type AnyDB = Kysely<unknown>;
 
 /**
- * Hour and day rows of the route statistics (docs/decisions.md §21.4): the columns of
+ * Hour and day rows of the route statistics (docs/decisions.md §21.5): the columns of
  * `route_stats`, keyed by `span` (60 or 1440 minutes) and the bucket's `start` instead of the
  * minute, so a day's read merges 24 hour rows a group instead of 1,440 minute rows. From this
  * migration on, ingest writes them in its transaction beside the minute rows; the minute rows

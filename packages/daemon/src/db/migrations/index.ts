@@ -13,6 +13,8 @@ import * as compactIds from './2026-11-26T0100-compact-ids.js';
 import * as narrowNewestFirst from './2026-11-26T0200-narrow-newest-first.js';
 import * as routes from './2026-11-27T0100-routes.js';
 import * as routeStats from './2026-11-27T0200-route-stats.js';
+import * as alerts from './2026-11-27T0500-alerts.js';
+import * as routeRules from './2026-11-27T0500-route-rules.js';
 import * as routeRollups from './2026-11-28T0100-route-rollups.js';
 
 /**
@@ -42,6 +44,8 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-26T0200-narrow-newest-first': narrowNewestFirst,
   '2026-11-27T0100-routes': routes,
   '2026-11-27T0200-route-stats': routeStats,
+  '2026-11-27T0500-alerts': alerts,
+  '2026-11-27T0500-route-rules': routeRules,
   '2026-11-28T0100-route-rollups': routeRollups,
 };
 

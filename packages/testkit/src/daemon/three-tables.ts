@@ -1,12 +1,9 @@
+import { type Db, migrationProvider, type OpenedDatabase, openDatabase, plainValues, recordOf, type Store } from '@tapline/daemon';
 import { type HttpTrafficRecord } from '@tapline/shared';
-import { realisticRecord } from '@tapline/testkit';
 import { Migrator, sql } from 'kysely';
-import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { recordOf } from '../http-traffic/repo.js';
-import { migrationProvider } from './migrations/index.js';
-import { type Db, type OpenedDatabase, openDatabase, type Store } from './open.js';
-import { plainValues } from './stored-values.js';
+import { realisticRecord } from '../realistic/record.js';
+import { type FreshDatabase, freshDatabase } from './database.js';
 
 // For the tests of 2026-11-25T0100-compact-storage: a database as the daemons before it wrote one.
 

@@ -1,5 +1,7 @@
 import microdiff from 'microdiff';
-import { isJsonValue, recordUrl, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
+import { isJsonValue } from '../json.js';
+import { recordUrl } from '../curl.js';
+import type { HttpTrafficRecord, JsonValue } from '../schemas/http-traffic.js';
 import { formatPath } from './path.js';
 
 /** One difference between exchange A and exchange B, at a path such as `response.body.items[3].price`. */

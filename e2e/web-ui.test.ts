@@ -1,0 +1,308 @@
+import { gunzipSync } from 'node:zlib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { admin, cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { launchChromium, seriousViolations, watchErrors } from './support/browser.js';
+import { compose, createSource } from './support/compose.js';
+import { inkedPixels, rawGet, shownTargets } from './support/web-ui.js';
+
+const home = tempHome('tapline-web-');
+const EMAIL = 'ana@example.com';
+const PASSWORD = 'correct horse battery';
+const XSS_PATH = '/p/<img src=x onerror="window.__xss=1">';
+const XSS_HEADER = '<script>window.__xss=2</script>';
+const XSS_LINK = 'javascript:window.__xss=3';
+
+let daemon: SpawnedDaemon;
+let browser: Browser;
+let token: string;
+let sourceId: string;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+async function newPage(): Promise<void> {
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  errors = watchErrors(page);
+}
+
+const signedInUrl = (query = '') => `${daemon.url}/${query}#token=${encodeURIComponent(token)}`;
+
+async function noSeriousViolations(): Promise<void> {
+  expect(await seriousViolations(page)).toEqual([]);
+}
+
+beforeAll(async () => {
+  daemon = await startDaemon(home.path);
+  await admin(home.path, ['user', 'add', EMAIL, '--password-stdin'], PASSWORD);
+  const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+  token = ((await login.json()) as { token: string }).token;
+  sourceId = await createSource(daemon.url, token, 'shop');
+  for (let i = 0; i < 5; i++) await compose(daemon.url, token, sourceId, { pathnameUrl: `/users/${i}`, route: '/users/:id', status: i === 4 ? 503 : 200, elapsedTime: 10 + i * 40 });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await daemon?.stop();
+  home.remove();
+});
+
+describe('the web UI as served', () => {
+  it('answers / with a strict Content-Security-Policy, and hashed assets cached for good, gzipped, at most 250 KB of script', async () => {
+    const index = await fetch(`${daemon.url}/`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(index.status).toBe(200);
+    const csp = index.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(index.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    const scripts = [...html.matchAll(/src="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1] ?? '');
+    expect(scripts).toHaveLength(1);
+    let gzipped = 0;
+    for (const path of scripts) {
+      const asset = await rawGet(`${daemon.url}${path}`, { 'accept-encoding': 'gzip' });
+      expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(asset.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(asset.body).length).toBeGreaterThan(asset.body.length);
+      gzipped += asset.body.length;
+    }
+    expect(gzipped).toBeLessThanOrEqual(250 * 1024);
+  });
+
+  it('answers the page only to a Host that names the daemon (DNS rebinding)', async () => {
+    const port = new URL(daemon.url).port;
+    expect((await rawGet(`${daemon.url}/`, { host: `localhost:${port}` })).status).toBe(200);
+    expect((await rawGet(`${daemon.url}/`, { host: `127.0.0.1:${port}` })).status).toBe(200);
+    expect((await rawGet(`${daemon.url}/`, { host: `attacker.example:${port}` })).status).toBe(421);
+  });
+
+  it('serves no page with --no-ui, and answers to the names of --ui-host', async () => {
+    const other = tempHome('tapline-web-off-');
+    const off = await startDaemon(other.path, ['--no-ui']);
+    try {
+      expect((await fetch(`${off.url}/`)).status).toBe(404);
+    } finally {
+      await off.stop();
+    }
+    const named = await startDaemon(other.path, ['--ui-host', 'tapline.internal']);
+    try {
+      expect((await rawGet(`${named.url}/`, { host: 'tapline.internal' })).status).toBe(200);
+      expect((await rawGet(`${named.url}/`, { host: 'other.internal' })).status).toBe(421);
+    } finally {
+      await named.stop();
+      other.remove();
+    }
+  });
+});
+
+describe('the web UI in Chromium', { timeout: 90_000 }, () => {
+  afterEach(async () => {
+    // No view may throw or log an error on its way, whatever the test did.
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('signs in with e-mail and password, and says so when the password is wrong', async () => {
+    await newPage();
+    await page.goto(`${daemon.url}/`);
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Password').fill('wrong password!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong e-mail or password.');
+    await noSeriousViolations();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('listbox', { name: /Traffic, 5 entries/ }).waitFor();
+    expect(await page.evaluate('window.sessionStorage.length')).toBe(1);
+    expect(await page.evaluate('document.cookie')).toBe('');
+  });
+
+  it('takes a token from the fragment and removes it from the address bar', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    await page.getByRole('listbox', { name: /Traffic, 5 entries/ }).waitFor();
+    expect(page.url()).not.toContain('token');
+    expect(page.url()).toContain(`source=${sourceId}`);
+    await noSeriousViolations();
+  });
+
+  it('shows an entry composed by the test within a second', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const composed = Date.now();
+    await compose(daemon.url, token, sourceId, { pathnameUrl: '/live/arrival' });
+    await page.locator('[role="option"]', { hasText: '/live/arrival' }).waitFor({ timeout: 5_000 });
+    expect(Date.now() - composed).toBeLessThan(1_000);
+  });
+
+  it('filters with the language, and shows the error and its column of a bad expression, the list unchanged', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    const list = page.getByRole('listbox');
+    await list.waitFor();
+    const before = await shownTargets(page);
+    const filter = page.getByLabel('Filter');
+    await filter.fill('stauts=500');
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain('column 1');
+    expect(await alert.textContent()).toContain('unknown field');
+    expect(await filter.getAttribute('aria-invalid')).toBe('true');
+    await filter.press('Enter');
+    expect(await shownTargets(page)).toEqual(before);
+    await filter.fill('status>=500');
+    await filter.press('Enter');
+    await expect.poll(() => shownTargets(page)).toEqual(['shop.example.com/users/4']);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('status>=500');
+  });
+
+  it('is usable from the keyboard alone: / filters, j and k move, Enter opens, Tab reaches the way back', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    await page.getByRole('listbox').waitFor();
+    await page.keyboard.press('/');
+    expect(await page.evaluate("document.activeElement.closest('.filter-bar') !== null")).toBe(true);
+    await page.keyboard.type('path^="/users/"');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => shownTargets(page)).toHaveLength(5);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await page.keyboard.press('Enter');
+    await page.getByRole('article', { name: 'Entry' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('/users/3');
+    await page.getByRole('button', { name: '← Traffic' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('listbox').waitFor();
+    await page.keyboard.press('?');
+    await page.getByRole('complementary', { name: 'Keys' }).waitFor();
+  });
+
+  it('shows a record, request and response side by side, with recorded markup inert', async () => {
+    const { id } = await compose(daemon.url, token, sourceId, {
+      pathnameUrl: XSS_PATH,
+      requestHeaders: { 'x-evil': XSS_HEADER },
+      requestBody: { link: XSS_LINK, nested: { html: XSS_HEADER } },
+    });
+    await newPage();
+    await page.goto(signedInUrl(`?view=traffic&source=${sourceId}`));
+    await page.locator('[role="option"]', { hasText: '/p/<img' }).dblclick();
+    await page.getByRole('article', { name: 'Entry' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('entry')).toBe(id);
+    await page.getByRole('region', { name: 'Request' }).getByText(XSS_HEADER).first().waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(XSS_PATH);
+    await page.getByRole('region', { name: 'Request' }).getByText(`"${XSS_LINK}"`).waitFor();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('img, a[href^="javascript:"], iframe').count()).toBe(0);
+    await noSeriousViolations();
+    await page.getByRole('button', { name: 'Show raw' }).first().click();
+    await page.getByText(/"link": "javascript:window.__xss=3"/).waitFor();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+  });
+
+  it('diffs an entry against a marked one', async () => {
+    const entries = (await (await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: string; pathname: string }[] };
+    const byPath = (path: string) => entries.data.find((e) => e.pathname === path)?.id ?? '';
+    await newPage();
+    await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=${byPath('/users/0')}`));
+    await page.getByRole('button', { name: 'Mark for diff' }).click();
+    await page.getByRole('button', { name: 'Marked for diff' }).waitFor();
+    await page.goto(`${daemon.url}/?view=record&source=${sourceId}&entry=${byPath('/users/4')}`);
+    await page.getByRole('button', { name: 'Diff with marked' }).click();
+    const table = page.getByRole('table', { name: /differences/ });
+    await table.waitFor();
+    expect(await table.getByRole('row', { name: /^status/ }).textContent()).toBe('status200503');
+    expect(await table.getByRole('row', { name: /^url/ }).textContent()).toContain('/users/0');
+    await noSeriousViolations();
+  });
+
+  it('shows a clear not-found view for an entry a shared link names that does not exist', async () => {
+    await newPage();
+    await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=01a1fc99-9069-75ce-b9c9-231f264bbe69`));
+    await page.getByRole('heading', { name: 'Entry not found' }).waitFor();
+    await noSeriousViolations();
+  });
+
+  it('draws the routes dashboard: the table, sortable, and a chart that has pixels on it', async () => {
+    await newPage();
+    await page.goto(signedInUrl(`?view=routes&source=${sourceId}`));
+    const row = page.getByRole('row', { name: /GET \/users\/\{id\}/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('20.0 %');
+    const chart = page.getByRole('img', { name: /p95 latency over time/ });
+    await chart.locator('canvas').waitFor();
+    const empty = await inkedPixels(browser, await page.getByRole('heading', { level: 2 }).screenshot());
+    const inked = await inkedPixels(browser, await chart.locator('canvas').screenshot());
+    expect(empty).toBeGreaterThan(0);
+    expect(inked).toBeGreaterThan(500);
+    await page.getByRole('button', { name: 'Requests', exact: true }).click();
+    expect(await page.getByRole('columnheader', { name: 'Requests', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    await noSeriousViolations();
+    await row.getByRole('button', { name: /Traffic/ }).click();
+    await page.getByRole('listbox').waitFor();
+    expect(new URL(page.url()).searchParams.get('q')).toBe('route="/users/{id}"');
+    await expect.poll(() => shownTargets(page)).toHaveLength(5);
+  });
+
+  it('sends a user whose token was revoked back to the sign-in page, saying why; signing out revokes', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    await page.getByRole('listbox').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('status').filter({ hasText: 'You signed out.' }).waitFor();
+    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+    const me = await fetch(`${daemon.url}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(401);
+    await page.goto(signedInUrl());
+    await page.getByText('Your token was revoked or is no longer valid. Sign in again.').waitFor();
+    const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    token = ((await login.json()) as { token: string }).token;
+  });
+
+  it('tapline open starts the browser signed in, the token on no command line and gone from the address bar', async () => {
+    const cliHome = tempHome('tapline-open-');
+    const browserScript = join(cliHome.path, 'browser.sh');
+    const opened = join(cliHome.path, 'opened.txt');
+    writeFileSync(browserScript, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(browserScript, 0o755);
+    try {
+      const result = await cli(['open'], { home: cliHome.path, env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token } });
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe(`opened ${daemon.url}/ in the browser, signed in as ${EMAIL}`);
+      const target = readFileSync(opened, 'utf8');
+      expect(target).toMatch(/^file:\/\/.*\/open\.html$/);
+      expect(target).not.toContain(token);
+      await newPage();
+      await page.goto(target);
+      await page.getByRole('listbox').waitFor();
+      expect(page.url().startsWith(`${daemon.url}/?view=traffic`)).toBe(true);
+      expect(page.url()).not.toContain('token');
+    } finally {
+      cliHome.remove();
+    }
+  });
+
+  it('shows "Reconnecting" while the daemon is away and resumes from its cursor when it is back', async () => {
+    await newPage();
+    await page.goto(signedInUrl());
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const port = new URL(daemon.url).port;
+    await daemon.stop();
+    await page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor({ timeout: 10_000 });
+    daemon = await startDaemon(home.path, ['--port', port]);
+    await compose(daemon.url, token, sourceId, { pathnameUrl: '/after/restart' });
+    await page.locator('[role="option"]', { hasText: '/after/restart' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+  });
+});

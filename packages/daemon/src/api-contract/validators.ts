@@ -1,0 +1,81 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { OpenApiDocument } from '@tapline/shared';
+import { invalidField } from '../http/errors.js';
+
+/** Where the spec is registered with Ajv; schemas are compiled by JSON pointer under it. */
+const SPEC_ID = 'https://spec.tapline.invalid/openapi.json';
+
+/** A failure of one value against its schema, as the check reports it. */
+export interface SchemaFailure {
+  readonly pointer: string;
+  readonly rule: string;
+  readonly message: string;
+}
+
+const INT32 = 2 ** 31;
+
+/** OpenAPI's own formats, which JSON Schema does not define: checked where they say something, accepted otherwise. */
+function addOpenApiFormats(ajv: Ajv): void {
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  for (const name of ['float', 'double']) ajv.addFormat(name, { type: 'number', validate: () => true });
+  ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
+  for (const name of ['binary', 'password']) ajv.addFormat(name, true);
+}
+
+function ajvFor(spec: OpenApiDocument, coerce: boolean): Ajv {
+  // Unknown keywords of OpenAPI (example, xml, discriminator) are ignored, and Ajv writes no warning anywhere.
+  const options: Options = { strict: false, allErrors: true, validateSchema: false, logger: false, ...(coerce ? { coerceTypes: 'array' as const } : {}) };
+  // OpenAPI 3.1's schemas are JSON Schema 2020-12; 3.0's a subset of draft 7 with `nullable`, which Ajv knows.
+  const ajv = typeof spec.openapi === 'string' && spec.openapi.startsWith('3.1') ? new Ajv2020(options) : new Ajv(options);
+  addFormats(ajv);
+  addOpenApiFormats(ajv);
+  ajv.addSchema(spec, SPEC_ID);
+  return ajv;
+}
+
+/**
+ * Compiled validators of one spec, one per schema location, compiled once before any exchange is
+ * read: a schema that does not compile is a 400 naming `spec` rather than a failure mid-way.
+ * Parameters are validated with type coercion (a query value is text); bodies without.
+ */
+export class SpecValidators {
+  readonly #bodies: Ajv;
+  readonly #parameters: Ajv;
+  readonly #compiled = new Map<string, ValidateFunction>();
+
+  constructor(spec: OpenApiDocument) {
+    this.#bodies = ajvFor(spec, false);
+    this.#parameters = ajvFor(spec, true);
+  }
+
+  prepare(pointer: string, kind: 'body' | 'parameter'): void {
+    const key = `${kind} ${pointer}`;
+    if (this.#compiled.has(key)) return;
+    const ajv = kind === 'body' ? this.#bodies : this.#parameters;
+    try {
+      this.#compiled.set(key, ajv.compile({ $ref: `${SPEC_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` }));
+    } catch (error) {
+      throw invalidField('spec', `the schema at ${pointer} does not compile: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** The failures of `value` against the schema at `pointer` (prepared before); empty when it conforms. */
+  validate(pointer: string, kind: 'body' | 'parameter', value: unknown): SchemaFailure[] {
+    const validate = this.#compiled.get(`${kind} ${pointer}`);
+    if (!validate || validate(value)) return [];
+    return (validate.errors ?? []).filter((e) => !COMBINATOR_NOISE.has(e.keyword)).map(failureOf);
+  }
+}
+
+/** With allErrors, a failed `anyOf` also lists each branch's failure; its own line says enough with them. */
+const COMBINATOR_NOISE = new Set(['if', 'then', 'else']);
+
+function failureOf(error: ErrorObject): SchemaFailure {
+  const params: Record<string, unknown> = error.params;
+  const child = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined;
+  const pointer = typeof child === 'string' ? `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}` : error.instancePath;
+  return { pointer, rule: error.keyword, message: error.message ?? error.keyword };
+}

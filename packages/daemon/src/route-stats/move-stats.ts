@@ -1,0 +1,88 @@
+import type { SqlDialect } from '../db/dialect.js';
+import type { Executor } from '../db/open.js';
+import { type BucketTotals, type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
+import { mergeBytes, newSketch, type Sketch } from './sketch.js';
+import { addStats, chunks, LEVELS, type StoredRow } from './writer.js';
+
+/**
+ * Takes what `removed` contributed out of a sketch: a sketch's bins are counts of values in each
+ * bin, so the removed values' bins are subtracted exactly (the same relative accuracy, hence the
+ * same bins). Percentiles read afterwards are those of what is left, within the same 1 %.
+ */
+export function subtractSketch(from: Sketch, removed: Sketch): void {
+  for (const [into, out] of [[from.store, removed.store], [from.negativeStore, removed.negativeStore]] as const) {
+    out.bins.forEach((count, i) => {
+      if (count !== 0) into.add(i + out.offset, -count);
+    });
+  }
+  from.zeroCount -= removed.zeroCount;
+  from.count -= removed.count;
+}
+
+/** Each key once, in key order. */
+const keysOf = (rows: readonly Keyed[]): Keyed[] => [...new Map(rows.map((r) => [keyOf(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+
+/** The stored entries under a row's key and in its bucket (a minute, an hour or a day), now: how many, and the largest latency. */
+async function rawBucket(trx: Executor, key: Keyed) {
+  const next = new Date(Date.parse(key.start) + key.span * 60_000).toISOString();
+  const row = await trx
+    .selectFrom('http_traffic')
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('elapsed_time').as('max')])
+    .where('traffic_source_id', '=', key.sourceId).where('route_id', '=', key.routeId).where('method', '=', key.method).where('domain_id', '=', key.domainId)
+    .where('created_at', '>=', key.start).where('created_at', '<', next)
+    .where('status', '>=', key.statusClass * 100).where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), max: row?.max === null || row?.max === undefined ? null : Number(row.max) };
+}
+
+/** A stored row less what `out` contributed; the maximum as `moveStats` says. */
+async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals): Promise<BucketTotals> {
+  const count = Number(row.count) - out.count;
+  const sketch = newSketch();
+  mergeBytes(sketch, row.sketch);
+  subtractSketch(sketch, out.sketch);
+  const raw = await rawBucket(trx, out);
+  return {
+    ...out,
+    count,
+    latencySum: Number(row.latency_sum) - out.latencySum,
+    latencyMax: raw.count === count && raw.max !== null ? raw.max : Number(row.latency_max),
+    requestBytes: Number(row.request_bytes) - out.requestBytes,
+    responseBytes: Number(row.response_bytes) - out.responseBytes,
+    sketch,
+  };
+}
+
+/**
+ * Moves entries' numbers from their old route's rows to their new one's, minute, hour and day rows
+ * alike, in the transaction that moved the entries (route-stats/reassign.ts), so both commit or
+ * neither does. Every row either side touches is locked first, minute rows then hour and day rows,
+ * each in key order, as ingest locks them (writer.ts), so the two never deadlock. Counts, sums,
+ * bytes and sketches are subtracted exactly. The maximum is taken again from the stored entries of
+ * the row's minute, hour or day when they are all still stored; a row whose entries were partly
+ * pruned keeps the maximum it had (an upper bound: the largest may have moved). A row left with no
+ * request goes. The old rows are subtracted before the new ones are added, so a key on both sides
+ * (entries swapping routes in one batch) ends with both.
+ */
+export async function moveStats(trx: Executor, dialect: SqlDialect, removed: readonly StatInput[], added: readonly StatInput[]): Promise<void> {
+  if (removed.length === 0 && added.length === 0) return;
+  const minus = totalsOf(removed);
+  const plus = totalsOf(added);
+  const stored = new Map<string, StoredRow>();
+  for (const { level, holds } of LEVELS) {
+    if (dialect.concurrentWriters) for (const part of chunks(keysOf(plus.filter(holds)))) await level.insertEmpty(trx, part);
+    for (const part of chunks(keysOf([...minus, ...plus].filter(holds)))) for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
+  }
+  for (const { level, holds } of LEVELS) {
+    const left: BucketTotals[] = [];
+    for (const out of minus.filter(holds)) {
+      const row = stored.get(keyOf(out));
+      if (!row) continue;
+      if (Number(row.count) - out.count <= 0) await level.remove(trx, out);
+      else left.push(await subtracted(trx, row, out));
+    }
+    for (const part of chunks(left)) await level.write(trx, part);
+  }
+  // The rows are held now; addStats locks them again, which waits for nobody.
+  await addStats(trx, dialect, added);
+}

@@ -1,0 +1,58 @@
+import type { Express, Request, Response } from 'express';
+import { HttpError } from '../http/errors.js';
+import type { WebUi } from './assets.js';
+import { hostNamesDaemon, hostName } from './host.js';
+
+/**
+ * The page may load only its own script, style and data: no inline script (React renders
+ * everything recorded as text, and this makes a slip inert too), no frames of it anywhere, no
+ * form posting elsewhere. `data:` images are uPlot's; `connect-src 'self'` is the API.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+export interface WebUiOptions {
+  /** `--host` and `--ui-host`: names besides IP literals and localhost that the page answers to. */
+  readonly hosts: readonly string[];
+}
+
+/**
+ * `GET /` (the page) and `GET /assets/*` (hashed, immutable). Mounted before the API's router:
+ * no API path is `/` or under `/assets/`.
+ */
+export function webUiRoutes(app: Express, ui: WebUi, options: WebUiOptions): void {
+  const allowed = new Set(options.hosts.map((h) => hostName(h)).filter((h): h is string => h !== undefined));
+  const serve = (req: Request, res: Response) => {
+    if (!hostNamesDaemon(req.headers.host, allowed)) {
+      throw new HttpError(421, 'unknown_host', 'This daemon does not answer to that host name; start it with --ui-host NAME to allow it');
+    }
+    const asset = ui.files.get(req.path);
+    if (!asset) throw new HttpError(404, 'route_not_found', 'Not Found');
+    res.set(SECURITY_HEADERS);
+    res.set('content-type', asset.type);
+    res.set('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    res.set('vary', 'Accept-Encoding');
+    const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    if (gzip) res.set('content-encoding', 'gzip');
+    res.status(200).end(gzip ? asset.gzip : asset.body);
+  };
+  app.get('/', serve);
+  app.get('/assets/:name', serve);
+}

@@ -1,0 +1,20 @@
+/**
+ * What a browser may import (`@tapline/shared/browser`, used by packages/web): the contract, the
+ * typed client, the stream follower, the filter language and the formatting helpers. The index
+ * also re-exports capture and home-folder code that needs Node's modules.
+ */
+export * from './schemas/common.js';
+export * from './schemas/traffic-source.js';
+export * from './schemas/webhook.js';
+export * from './schemas/core-log.js';
+export * from './schemas/auth.js';
+export * from './schemas/http-traffic.js';
+export * from './schemas/stats.js';
+export * from './contract.js';
+export * from './client.js';
+export * from './format.js';
+export * from './curl.js';
+export * from './filter/index.js';
+export * from './stream/index.js';
+export * from './json.js';
+export * from './diff/index.js';

@@ -1,0 +1,2 @@
+export * from './compare.js';
+export * from './path.js';

@@ -1,0 +1,42 @@
+import { useEffect, useState } from 'react';
+import { keepToken, openSession, type Session, signInReason, storedToken, takeTokenFromFragment } from '../session.js';
+import { Shell } from './Shell.js';
+import { SignIn } from './SignIn.js';
+
+type Phase = { readonly kind: 'checking' } | { readonly kind: 'signed-out'; readonly reason?: string } | { readonly kind: 'signed-in'; readonly session: Session };
+
+/** Signs in from the fragment's token, the tab's stored one, or the sign-in page. */
+export function App() {
+  const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
+
+  useEffect(() => {
+    const token = takeTokenFromFragment() ?? storedToken();
+    if (!token) {
+      setPhase({ kind: 'signed-out' });
+      return;
+    }
+    openSession(token).then(
+      (session) => {
+        keepToken(token);
+        setPhase({ kind: 'signed-in', session });
+      },
+      (error: unknown) => {
+        keepToken(undefined);
+        setPhase({ kind: 'signed-out', reason: signInReason(error) });
+      },
+    );
+  }, []);
+
+  const onSignedIn = (session: Session) => {
+    keepToken(session.token);
+    setPhase({ kind: 'signed-in', session });
+  };
+  const onSignedOut = (reason?: string) => {
+    keepToken(undefined);
+    setPhase({ kind: 'signed-out', ...(reason ? { reason } : {}) });
+  };
+
+  if (phase.kind === 'checking') return <p className="centered" role="status">Signing in…</p>;
+  if (phase.kind === 'signed-out') return <SignIn reason={phase.reason} onSignedIn={onSignedIn} />;
+  return <Shell session={phase.session} onSignedOut={onSignedOut} />;
+}

@@ -1,0 +1,92 @@
+import { contract, type TrafficSource } from '@tapline/shared/browser';
+import { useCallback, useEffect, useState } from 'react';
+import { authFailure, describeError } from '../errors.js';
+import { useUrlState } from '../hooks/useUrlState.js';
+import { type Session, signOut } from '../session.js';
+import { RecordView } from './RecordView.js';
+import { RoutesView } from './RoutesView.js';
+import { TrafficView } from './TrafficView.js';
+
+export interface ShellProps {
+  readonly session: Session;
+  readonly onSignedOut: (reason?: string) => void;
+}
+
+/** Header (source, views, sign out) and the view the address names. */
+export function Shell({ session, onSignedOut }: ShellProps) {
+  const [state, update] = useUrlState();
+  const [sources, setSources] = useState<readonly TrafficSource[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  /** Every view reports failures here: a refused token signs out, anything else is shown. */
+  const onError = useCallback(
+    (failure: unknown) => {
+      const reason = authFailure(failure);
+      if (reason) onSignedOut(reason);
+      else setError(describeError(failure));
+    },
+    [onSignedOut],
+  );
+
+  useEffect(() => {
+    session.client.call(contract.listTrafficSources, { query: { limit: 1000 } }).then((page) => setSources(page.data), onError);
+  }, [session, onError]);
+
+  const source = state.source ?? sources?.[0]?.id;
+  useEffect(() => {
+    if (!state.source && source) update({ source }, true);
+  }, [state.source, source, update]);
+
+  const nav = (view: 'traffic' | 'routes', label: string) => (
+    <button type="button" aria-current={state.view === view ? 'page' : undefined} onClick={() => update({ view, entry: undefined })}>
+      {label}
+    </button>
+  );
+
+  return (
+    <div className="shell">
+      <header className="top">
+        <strong className="brand">Tapline</strong>
+        <nav aria-label="Views">
+          {nav('traffic', 'Traffic')}
+          {nav('routes', 'Routes')}
+        </nav>
+        <label className="source-picker">
+          Source
+          <select value={source ?? ''} onChange={(e) => update({ source: e.target.value, entry: undefined, q: '' })}>
+            {sources?.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="who">{session.me.email}</span>
+        <button type="button" onClick={() => void signOut(session).then(() => onSignedOut('You signed out.'))}>
+          Sign out
+        </button>
+      </header>
+      {error && (
+        <p className="error banner" role="alert">
+          {error}{' '}
+          <button type="button" className="link" onClick={() => setError(undefined)}>
+            Dismiss
+          </button>
+        </p>
+      )}
+      <main>
+        {sources === undefined ? (
+          <p role="status">Loading sources…</p>
+        ) : !source ? (
+          <p>No traffic source yet. Create one with <code>tapline sources add</code>.</p>
+        ) : state.view === 'record' && state.entry ? (
+          <RecordView key={state.entry} client={session.client} sourceId={source} entryId={state.entry} onError={onError} onBack={() => update({ view: 'traffic', entry: undefined })} />
+        ) : state.view === 'routes' ? (
+          <RoutesView client={session.client} sourceId={source} since={state.since} onSince={(since) => update({ since })} onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })} onError={onError} />
+        ) : (
+          <TrafficView key={`${source} ${state.q}`} client={session.client} sourceId={source} q={state.q} onQuery={(q) => update({ q }, true)} onOpen={(entry) => update({ view: 'record', entry })} onError={onError} />
+        )}
+      </main>
+    </div>
+  );
+}
