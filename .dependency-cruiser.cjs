@@ -39,14 +39,24 @@ module.exports = {
       from: { path: '^packages/daemon/src/db/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/[^/]+/',
-        pathNot: ['^packages/daemon/src/db/', '/table\\.ts$', '-table\\.ts$', '^packages/daemon/src/http-traffic/payload(-codec)?\\.ts$', '^packages/daemon/src/route-stats/(sketch|rollup)\\.ts$'],
+        pathNot: [
+          '^packages/daemon/src/db/',
+          '/table\\.ts$',
+          '-table\\.ts$',
+          '^packages/daemon/src/http-traffic/payload(-codec)?\\.ts$',
+          '^packages/daemon/src/route-stats/(sketch|rollup)\\.ts$',
+        ],
       },
     },
     {
       name: 'commands-apart',
       severity: 'error',
-      comment: "One command's module never imports another's (admin/ is the user and token commands); shared failures are exit-error.ts.",
-      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/admin/', '^packages/daemon/src/main\\.ts$', '\\.test\\.ts$'] },
+      comment:
+        "One command's module never imports another's (admin/ is the user and token commands); shared failures are exit-error.ts.",
+      from: {
+        path: '^packages/daemon/src/',
+        pathNot: ['^packages/daemon/src/admin/', '^packages/daemon/src/main\\.ts$', '\\.test\\.ts$'],
+      },
       to: { path: '^packages/daemon/src/admin/' },
     },
   ],

@@ -11,7 +11,7 @@ const DAY = 86_400_000;
 const routeOf = (r) => ({
   method: r % 5 === 0 ? 'POST' : r % 11 === 0 ? 'DELETE' : 'GET',
   path: (id) => `/api/v1/area-${r % 10}/resource-${r}/${id}`,
-  median: 4 * Math.pow(100, (r * 37) % ROUTES / ROUTES),
+  median: 4 * Math.pow(100, ((r * 37) % ROUTES) / ROUTES),
 });
 
 /** A standard normal variate (Box–Muller). */
@@ -42,9 +42,14 @@ export async function seedStats(daemon, sourceId, count, realisticRecord, log, n
     for (let i = next++; i < sizes.length; i = next++) {
       const body = JSON.stringify(statsBatch(realisticRecord, sourceId, sizes[i], now, i * 1000));
       for (;;) {
-        const r = await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body });
+        const r = await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+          body,
+        });
         // The daemon sheds load with a 503 and Retry-After when this busy machine falls behind.
-        if (r.status === 503) await new Promise((resolve) => setTimeout(resolve, 1000 * Number(r.headers.get('retry-after') ?? 1)));
+        if (r.status === 503)
+          await new Promise((resolve) => setTimeout(resolve, 1000 * Number(r.headers.get('retry-after') ?? 1)));
         else if (!r.ok) throw new Error(`seeding batch answered ${r.status}: ${await r.text()}`);
         else break;
       }

@@ -10,7 +10,10 @@ import { addStats, chunks, LEVELS, type StoredRow } from './writer.js';
  * same bins). Percentiles read afterwards are those of what is left, within the same 1 %.
  */
 export function subtractSketch(from: Sketch, removed: Sketch): void {
-  for (const [into, out] of [[from.store, removed.store], [from.negativeStore, removed.negativeStore]] as const) {
+  for (const [into, out] of [
+    [from.store, removed.store],
+    [from.negativeStore, removed.negativeStore],
+  ] as const) {
     out.bins.forEach((count, i) => {
       if (count !== 0) into.add(i + out.offset, -count);
     });
@@ -20,7 +23,10 @@ export function subtractSketch(from: Sketch, removed: Sketch): void {
 }
 
 /** Each key once, in key order. */
-const keysOf = (rows: readonly Keyed[]): Keyed[] => [...new Map(rows.map((r) => [keyOf(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+const keysOf = (rows: readonly Keyed[]): Keyed[] =>
+  [...new Map(rows.map((r) => [keyOf(r), r])).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, k]) => k);
 
 /** The stored entries under a row's key and in its bucket (a minute, an hour or a day), now: how many, and the largest latency. */
 async function rawBucket(trx: Executor, key: Keyed) {
@@ -28,9 +34,14 @@ async function rawBucket(trx: Executor, key: Keyed) {
   const row = await trx
     .selectFrom('http_traffic')
     .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('elapsed_time').as('max')])
-    .where('traffic_source_id', '=', key.sourceId).where('route_id', '=', key.routeId).where('method', '=', key.method).where('domain_id', '=', key.domainId)
-    .where('created_at', '>=', key.start).where('created_at', '<', next)
-    .where('status', '>=', key.statusClass * 100).where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
+    .where('traffic_source_id', '=', key.sourceId)
+    .where('route_id', '=', key.routeId)
+    .where('method', '=', key.method)
+    .where('domain_id', '=', key.domainId)
+    .where('created_at', '>=', key.start)
+    .where('created_at', '<', next)
+    .where('status', '>=', key.statusClass * 100)
+    .where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
     .executeTakeFirst();
   return { count: Number(row?.n ?? 0), max: row?.max === null || row?.max === undefined ? null : Number(row.max) };
 }
@@ -64,14 +75,21 @@ async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals): Pro
  * request goes. The old rows are subtracted before the new ones are added, so a key on both sides
  * (entries swapping routes in one batch) ends with both.
  */
-export async function moveStats(trx: Executor, dialect: SqlDialect, removed: readonly StatInput[], added: readonly StatInput[]): Promise<void> {
+export async function moveStats(
+  trx: Executor,
+  dialect: SqlDialect,
+  removed: readonly StatInput[],
+  added: readonly StatInput[],
+): Promise<void> {
   if (removed.length === 0 && added.length === 0) return;
   const minus = totalsOf(removed);
   const plus = totalsOf(added);
   const stored = new Map<string, StoredRow>();
   for (const { level, holds } of LEVELS) {
-    if (dialect.concurrentWriters) for (const part of chunks(keysOf(plus.filter(holds)))) await level.insertEmpty(trx, part);
-    for (const part of chunks(keysOf([...minus, ...plus].filter(holds)))) for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
+    if (dialect.concurrentWriters)
+      for (const part of chunks(keysOf(plus.filter(holds)))) await level.insertEmpty(trx, part);
+    for (const part of chunks(keysOf([...minus, ...plus].filter(holds))))
+      for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
   }
   for (const { level, holds } of LEVELS) {
     const left: BucketTotals[] = [];

@@ -1,8 +1,29 @@
-import { evaluateFilter, type FilterExpr, type HttpTraffic, levelOf, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
+import {
+  evaluateFilter,
+  type FilterExpr,
+  type HttpTraffic,
+  levelOf,
+  type StatsAnswer,
+  type StatsGroup,
+  type StatsGrouping,
+  type StatsNumbers,
+  type StatsPoint,
+  type StatsQuery,
+} from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { addStored, emptyTotals, type Totals } from './rollup.js';
 import { quantileOf } from './sketch.js';
-import { bucketOf, bucketText, iso, previousOf, type Segment, segmentsOf, spansFor, type Window, windowOf } from './window.js';
+import {
+  bucketOf,
+  bucketText,
+  iso,
+  previousOf,
+  type Segment,
+  segmentsOf,
+  spansFor,
+  type Window,
+  windowOf,
+} from './window.js';
 
 /** A group's totals with the error classes counted beside them. */
 interface Group extends Totals {
@@ -29,8 +50,21 @@ function matches(where: FilterExpr | undefined, dims: Dims): boolean {
   if (!where) return true;
   const status = dims.statusClass * 100;
   const stand: HttpTraffic = {
-    id: '', status, method: dims.method, level: levelOf(status), elapsedTime: 0, trafficSourceId: '', domainId: '', pathnameId: '', requestId: '',
-    responseId: '', createdAt: '', domain: dims.domain, pathname: '', protocol: 'HTTP', route: dims.route,
+    id: '',
+    status,
+    method: dims.method,
+    level: levelOf(status),
+    elapsedTime: 0,
+    trafficSourceId: '',
+    domainId: '',
+    pathnameId: '',
+    requestId: '',
+    responseId: '',
+    createdAt: '',
+    domain: dims.domain,
+    pathname: '',
+    protocol: 'HTTP',
+    route: dims.route,
   };
   return evaluateFilter(where, stand) === true;
 }
@@ -49,15 +83,30 @@ function groupKey(by: StatsGrouping, d: Dims): string {
 }
 
 const labels = (by: StatsGrouping, d: Dims): Pick<StatsGroup, 'route' | 'method' | 'status'> =>
-  by === 'route' ? { route: d.route } : by === 'method' ? { method: d.method } : by === 'status' ? { status: `${d.statusClass}xx` } : { route: d.route, method: d.method };
+  by === 'route'
+    ? { route: d.route }
+    : by === 'method'
+      ? { method: d.method }
+      : by === 'status'
+        ? { status: `${d.statusClass}xx` }
+        : { route: d.route, method: d.method };
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 export function numbersOf(g: Group): StatsNumbers {
   const q = (p: number) => round(quantileOf(g.sketch, p));
   return {
-    count: g.count, status4xx: g.status4xx, status5xx: g.status5xx, errorRate: g.count === 0 ? 0 : (g.status4xx + g.status5xx) / g.count,
-    p50: q(0.5), p90: q(0.9), p95: q(0.95), p99: q(0.99), max: g.count === 0 ? null : g.latencyMax, requestBytes: g.requestBytes, responseBytes: g.responseBytes,
+    count: g.count,
+    status4xx: g.status4xx,
+    status5xx: g.status5xx,
+    errorRate: g.count === 0 ? 0 : (g.status4xx + g.status5xx) / g.count,
+    p50: q(0.5),
+    p90: q(0.9),
+    p95: q(0.95),
+    p99: q(0.99),
+    max: g.count === 0 ? null : g.latencyMax,
+    requestBytes: g.requestBytes,
+    responseBytes: g.responseBytes,
   };
 }
 
@@ -68,14 +117,41 @@ function addRow(g: Group, dims: Dims, row: Parameters<typeof addStored>[1]): voi
 }
 
 /** A stored row of any span, by ids, and the start of its bucket. */
-type Row = Parameters<typeof addStored>[1] & { readonly start: string; readonly route_id: string; readonly domain_id: string; readonly method: HttpTraffic['method']; readonly status_class: number };
+type Row = Parameters<typeof addStored>[1] & {
+  readonly start: string;
+  readonly route_id: string;
+  readonly domain_id: string;
+  readonly method: HttpTraffic['method'];
+  readonly status_class: number;
+};
 
-const NUMBERS = ['count', 'latency_max', 'latency_sum', 'request_bytes', 'response_bytes', 'sketch', 'route_id', 'domain_id', 'method', 'status_class'] as const;
+const NUMBERS = [
+  'count',
+  'latency_max',
+  'latency_sum',
+  'request_bytes',
+  'response_bytes',
+  'sketch',
+  'route_id',
+  'domain_id',
+  'method',
+  'status_class',
+] as const;
 
 /** The rows of one segment: minute rows, or hour or day rows. One range of either table's primary key. */
-async function segmentRows({ db }: Store, sourceId: string, segment: Segment, routeId: string | undefined): Promise<Row[]> {
+async function segmentRows(
+  { db }: Store,
+  sourceId: string,
+  segment: Segment,
+  routeId: string | undefined,
+): Promise<Row[]> {
   if (segment.span === 1) {
-    let query = db.selectFrom('route_stats').select([...NUMBERS, 'minute as start']).where('traffic_source_id', '=', sourceId).where('minute', '>=', iso(segment.since)).where('minute', '<', iso(segment.until));
+    let query = db
+      .selectFrom('route_stats')
+      .select([...NUMBERS, 'minute as start'])
+      .where('traffic_source_id', '=', sourceId)
+      .where('minute', '>=', iso(segment.since))
+      .where('minute', '<', iso(segment.until));
     if (routeId !== undefined) query = query.where('route_id', '=', routeId);
     return query.execute();
   }
@@ -94,26 +170,65 @@ async function segmentRows({ db }: Store, sourceId: string, segment: Segment, ro
  * The rows of a window, coarsest that fit (window.ts `segmentsOf`), with the names a `where` and
  * a `by` read. Templates and domains are looked up once per id, not joined to every row.
  */
-async function rowsOf(store: Store, sourceId: string, window: Window, route: string | undefined, bucket: number | undefined): Promise<(Row & Dims)[]> {
+async function rowsOf(
+  store: Store,
+  sourceId: string,
+  window: Window,
+  route: string | undefined,
+  bucket: number | undefined,
+): Promise<(Row & Dims)[]> {
   let routeId: string | undefined;
   if (route !== undefined) {
-    const found = await store.db.selectFrom('routes').select('id').where('traffic_source_id', '=', sourceId).where('template', '=', route).executeTakeFirst();
+    const found = await store.db
+      .selectFrom('routes')
+      .select('id')
+      .where('traffic_source_id', '=', sourceId)
+      .where('template', '=', route)
+      .executeTakeFirst();
     if (!found) return [];
     routeId = found.id;
   }
   let rows: Row[] = [];
-  for (const segment of segmentsOf(window, spansFor(bucket))) rows = rows.concat(await segmentRows(store, sourceId, segment, routeId));
+  for (const segment of segmentsOf(window, spansFor(bucket)))
+    rows = rows.concat(await segmentRows(store, sourceId, segment, routeId));
   if (rows.length === 0) return [];
-  const routes = new Map((await store.db.selectFrom('routes').select(['id', 'template']).where('traffic_source_id', '=', sourceId).execute()).map((r) => [r.id, r.template]));
-  const domains = new Map((await store.db.selectFrom('domains').select(['id', 'value']).where('id', 'in', [...new Set(rows.map((r) => r.domain_id))]).execute()).map((d) => [d.id, d.value]));
-  return rows.map((row) => ({ ...row, route: routes.get(row.route_id) ?? '', domain: domains.get(row.domain_id) ?? '', statusClass: row.status_class }));
+  const routes = new Map(
+    (
+      await store.db.selectFrom('routes').select(['id', 'template']).where('traffic_source_id', '=', sourceId).execute()
+    ).map((r) => [r.id, r.template]),
+  );
+  const domains = new Map(
+    (
+      await store.db
+        .selectFrom('domains')
+        .select(['id', 'value'])
+        .where('id', 'in', [...new Set(rows.map((r) => r.domain_id))])
+        .execute()
+    ).map((d) => [d.id, d.value]),
+  );
+  return rows.map((row) => ({
+    ...row,
+    route: routes.get(row.route_id) ?? '',
+    domain: domains.get(row.domain_id) ?? '',
+    statusClass: row.status_class,
+  }));
 }
 
 interface Aggregate {
-  readonly groups: Map<string, { labels: Pick<StatsGroup, 'route' | 'method' | 'status'>; totals: Group; points: Map<number, Group> }>;
+  readonly groups: Map<
+    string,
+    { labels: Pick<StatsGroup, 'route' | 'method' | 'status'>; totals: Group; points: Map<number, Group> }
+  >;
 }
 
-async function aggregate(store: Store, sourceId: string, window: Window, query: StatsQuery, by: StatsGrouping, bucket: number | undefined): Promise<Aggregate> {
+async function aggregate(
+  store: Store,
+  sourceId: string,
+  window: Window,
+  query: StatsQuery,
+  by: StatsGrouping,
+  bucket: number | undefined,
+): Promise<Aggregate> {
   const groups: Aggregate['groups'] = new Map();
   for (const row of await rowsOf(store, sourceId, window, query.route, bucket)) {
     if (!matches(query.where, row)) continue;
@@ -135,7 +250,12 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
   const series: StatsPoint[] = [];
   for (let start = Math.floor(window.since / bucket) * bucket; start < window.until; start += bucket) {
     const point = points.get(start);
-    series.push({ start: iso(start), count: point?.count ?? 0, status5xx: point?.status5xx ?? 0, p95: point ? round(quantileOf(point.sketch, 0.95)) : null });
+    series.push({
+      start: iso(start),
+      count: point?.count ?? 0,
+      status5xx: point?.status5xx ?? 0,
+      p95: point ? round(quantileOf(point.sketch, 0.95)) : null,
+    });
   }
   return series;
 }
@@ -144,7 +264,13 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
  * `GET /stats/:id`: the minute rows of the window merged per group (counts and bytes added, sketches
  * merged, maxima taken), and with `compare` the same for the earlier window. Groups by count, most first.
  */
-export async function readStats(store: Store, sourceId: string, query: StatsQuery, now: number, retentionMs: number | null): Promise<StatsAnswer> {
+export async function readStats(
+  store: Store,
+  sourceId: string,
+  query: StatsQuery,
+  now: number,
+  retentionMs: number | null,
+): Promise<StatsAnswer> {
   const window = windowOf(query, now);
   const by = query.by ?? 'route,method';
   const bucket = query.series === '1' ? bucketOf(window, query.bucket) : undefined;
@@ -162,14 +288,20 @@ export async function readStats(store: Store, sourceId: string, query: StatsQuer
     if (bucket !== undefined) group.series = seriesOf(window, bucket, points);
     return group;
   });
-  data.sort((a, b) => b.count - a.count || (a.route ?? a.method ?? a.status ?? '').localeCompare(b.route ?? b.method ?? b.status ?? ''));
+  data.sort(
+    (a, b) =>
+      b.count - a.count || (a.route ?? a.method ?? a.status ?? '').localeCompare(b.route ?? b.method ?? b.status ?? ''),
+  );
 
   const meta: StatsAnswer['meta'] = { since: iso(window.since), until: iso(window.until), by };
   if (bucket !== undefined) meta.bucket = bucketText(bucket);
   if (earlier) meta.previous = { since: iso(earlier.since), until: iso(earlier.until) };
   const oldest = Math.min(window.since, earlier?.since ?? window.since);
   if (keptSince !== undefined && oldest < keptSince) {
-    meta.retention = { keptSince: iso(keptSince), note: 'part of the window is older than --stats-retention: only what is kept is counted' };
+    meta.retention = {
+      keptSince: iso(keptSince),
+      note: 'part of the window is older than --stats-retention: only what is kept is counted',
+    };
   }
   return { data, meta };
 }
@@ -183,7 +315,12 @@ function dimsOfLabels(l: Pick<StatsGroup, 'route' | 'method' | 'status'>): Dims 
  * The numbers of every row of a window that a `route` and a `where` select, as one group: what an
  * alert rule compares (alerts/observe.ts), where `readStats` would split them by a `by`.
  */
-export async function readWindowTotal(store: Store, sourceId: string, query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>, now: number): Promise<StatsNumbers> {
+export async function readWindowTotal(
+  store: Store,
+  sourceId: string,
+  query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>,
+  now: number,
+): Promise<StatsNumbers> {
   const total = emptyGroup();
   for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined)) {
     if (matches(query.where, row)) addRow(total, row, row);

@@ -58,12 +58,23 @@ export const statusClassOf = (status: number): number => Math.min(5, Math.max(1,
 /** UTF-8 bytes of a body's JSON text as stored (0 without a body): what requestBytes and responseBytes add up. */
 export const bodyBytes = (json: string | null): number => (json === null ? 0 : Buffer.byteLength(json));
 
-export type Keyed = Pick<BucketTotals, 'sourceId' | 'span' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
+export type Keyed = Pick<
+  BucketTotals,
+  'sourceId' | 'span' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'
+>;
 
 /** A row's key: spans apart (they are different tables), then the primary key's order. */
-export const keyOf = (t: Omit<Keyed, 'span'> & { readonly span: number }): string => `${String(t.span).padStart(4, '0')} ${t.sourceId} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
+export const keyOf = (t: Omit<Keyed, 'span'> & { readonly span: number }): string =>
+  `${String(t.span).padStart(4, '0')} ${t.sourceId} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
 
-export const emptyTotals = (): Totals => ({ count: 0, latencyMax: 0, latencySum: 0, requestBytes: 0, responseBytes: 0, sketch: newSketch() });
+export const emptyTotals = (): Totals => ({
+  count: 0,
+  latencyMax: 0,
+  latencySum: 0,
+  requestBytes: 0,
+  responseBytes: 0,
+  sketch: newSketch(),
+});
 
 /** The inputs summed per row key, of every span, sorted by key (minutes first, then hours, then days). */
 export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
@@ -71,7 +82,12 @@ export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
   for (const input of inputs) {
     for (const span of SPANS) {
       const keyed: Keyed = {
-        sourceId: input.sourceId, span, start: startOf(input.createdAt, span), routeId: input.routeId, method: input.method, domainId: input.domainId,
+        sourceId: input.sourceId,
+        span,
+        start: startOf(input.createdAt, span),
+        routeId: input.routeId,
+        method: input.method,
+        domainId: input.domainId,
         statusClass: statusClassOf(input.status),
       };
       const key = keyOf(keyed);
@@ -88,7 +104,10 @@ export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, totals]) => totals);
 }
 
-export type StoredMinute = Pick<Selectable<RouteStatsTable>, 'count' | 'latency_max' | 'latency_sum' | 'request_bytes' | 'response_bytes' | 'sketch'>;
+export type StoredMinute = Pick<
+  Selectable<RouteStatsTable>,
+  'count' | 'latency_max' | 'latency_sum' | 'request_bytes' | 'response_bytes' | 'sketch'
+>;
 
 /** Adds a stored row's numbers into `totals` (bigints arrive as text from PostgreSQL). */
 export function addStored(totals: Totals, row: StoredMinute): void {

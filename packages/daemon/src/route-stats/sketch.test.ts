@@ -8,18 +8,24 @@ const QUANTILES = [0, 0.5, 0.9, 0.95, 0.99, 1];
 describe('stored sketches', () => {
   it('merge from the compact form exactly as the library merges its own sketches', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true })), { maxLength: 60 }), { minLength: 1, maxLength: 8 }), (parts) => {
-        const library = newSketch();
-        const stored = newSketch();
-        for (const latencies of parts) {
-          const part = newSketch();
-          for (const latency of latencies) part.accept(latency);
-          library.merge(part);
-          mergeBytes(stored, encodeSketch(part));
-        }
-        expect(stored.count).toBe(library.count);
-        for (const q of QUANTILES) expect(quantileOf(stored, q)).toBe(quantileOf(library, q));
-      }),
+      fc.property(
+        fc.array(
+          fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true })), { maxLength: 60 }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (parts) => {
+          const library = newSketch();
+          const stored = newSketch();
+          for (const latencies of parts) {
+            const part = newSketch();
+            for (const latency of latencies) part.accept(latency);
+            library.merge(part);
+            mergeBytes(stored, encodeSketch(part));
+          }
+          expect(stored.count).toBe(library.count);
+          for (const q of QUANTILES) expect(quantileOf(stored, q)).toBe(quantileOf(library, q));
+        },
+      ),
     );
   });
 

@@ -14,7 +14,9 @@ const DEFAULT_SPAN = 3_600_000;
 /** A duration back from `now`, or an ISO time (the schema let only these through). */
 const timeOf = (text: string, now: number): number => {
   const span = durationMs(text);
-  return span !== undefined ? now - span : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text);
+  return span !== undefined
+    ? now - span
+    : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text);
 };
 
 /**
@@ -26,7 +28,11 @@ export function windowOf(query: Pick<StatsQuery, 'since' | 'until'>, now: number
   const until = query.until ? timeOf(query.until, now) : now;
   const since = query.since ? timeOf(query.since, now) : until - DEFAULT_SPAN;
   const window = { since: Math.floor(since / MINUTE) * MINUTE, until: Math.ceil(until / MINUTE) * MINUTE };
-  if (since >= until) throw invalidField('since', `since (${new Date(since).toISOString()}) must be before until (${new Date(until).toISOString()})`);
+  if (since >= until)
+    throw invalidField(
+      'since',
+      `since (${new Date(since).toISOString()}) must be before until (${new Date(until).toISOString()})`,
+    );
   return window;
 }
 
@@ -77,8 +83,13 @@ export function segmentsOf(window: Window, spans: readonly Span[] = [1440, 60, 1
   const from = Math.ceil(window.since / ms) * ms;
   const to = Math.floor(window.until / ms) * ms;
   if (from >= to) return segmentsOf(window, finer);
-  return [...segmentsOf({ since: window.since, until: from }, finer), { since: from, until: to, span }, ...segmentsOf({ since: to, until: window.until }, finer)];
+  return [
+    ...segmentsOf({ since: window.since, until: from }, finer),
+    { since: from, until: to, span },
+    ...segmentsOf({ since: to, until: window.until }, finer),
+  ];
 }
 
 /** The spans a series of `bucket` milliseconds can read (always minutes). */
-export const spansFor = (bucket: number | undefined): Span[] => SPANS.filter((span) => bucket === undefined || bucket % (span * MINUTE) === 0).reverse();
+export const spansFor = (bucket: number | undefined): Span[] =>
+  SPANS.filter((span) => bucket === undefined || bucket % (span * MINUTE) === 0).reverse();

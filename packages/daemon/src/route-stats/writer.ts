@@ -1,7 +1,15 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { addStored, type BucketTotals, type Keyed, keyOf, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
+import {
+  addStored,
+  type BucketTotals,
+  type Keyed,
+  keyOf,
+  type StatInput,
+  type StoredMinute,
+  totalsOf,
+} from './rollup.js';
 import { encodeSketch } from './sketch.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
@@ -29,7 +37,10 @@ const replaced = {
   sketch: sql.ref<Uint8Array>('excluded.sketch'),
 };
 
-export type StoredRow = StoredMinute & Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & { readonly span: number };
+export type StoredRow = StoredMinute &
+  Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & {
+    readonly span: number;
+  };
 
 /**
  * The statements of one table: make missing rows (PostgreSQL), read them locked in key order,
@@ -46,7 +57,16 @@ const minutes: Level = {
   insertEmpty: (trx, part) =>
     trx
       .insertInto('route_stats')
-      .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
+      .values(
+        part.map((t) => ({
+          traffic_source_id: t.sourceId,
+          minute: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+        })),
+      )
       .onConflict((oc) => oc.doNothing())
       .execute(),
   async locked(trx, dialect, part) {
@@ -54,22 +74,69 @@ const minutes: Level = {
       .selectFrom('route_stats')
       .selectAll()
       .where((eb) =>
-        eb.or(part.map((t) => eb.and({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))),
+        eb.or(
+          part.map((t) =>
+            eb.and({
+              traffic_source_id: t.sourceId,
+              minute: t.start,
+              route_id: t.routeId,
+              method: t.method,
+              domain_id: t.domainId,
+              status_class: t.statusClass,
+            }),
+          ),
+        ),
       )
-      .orderBy('traffic_source_id').orderBy('minute').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+      .orderBy('traffic_source_id')
+      .orderBy('minute')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class');
     const rows = await dialect.lockRows(query, 'wait').execute();
-    return rows.map((r) => ({ ...r, sourceId: r.traffic_source_id, span: 1, start: r.minute, routeId: r.route_id, domainId: r.domain_id, statusClass: r.status_class }));
+    return rows.map((r) => ({
+      ...r,
+      sourceId: r.traffic_source_id,
+      span: 1,
+      start: r.minute,
+      routeId: r.route_id,
+      domainId: r.domain_id,
+      statusClass: r.status_class,
+    }));
   },
   write: (trx, part) =>
     trx
       .insertInto('route_stats')
-      .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass, ...numbersOf(t) })))
-      .onConflict((oc) => oc.columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
+      .values(
+        part.map((t) => ({
+          traffic_source_id: t.sourceId,
+          minute: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+          ...numbersOf(t),
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'])
+          .doUpdateSet(replaced),
+      )
       .execute(),
   remove: (trx, t) =>
     trx
       .deleteFrom('route_stats')
-      .where((eb) => eb.and({ traffic_source_id: t.sourceId, minute: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))
+      .where((eb) =>
+        eb.and({
+          traffic_source_id: t.sourceId,
+          minute: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+        }),
+      )
       .execute(),
 };
 
@@ -77,7 +144,17 @@ const rollups: Level = {
   insertEmpty: (trx, part) =>
     trx
       .insertInto('route_rollups')
-      .values(part.map((t) => ({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
+      .values(
+        part.map((t) => ({
+          traffic_source_id: t.sourceId,
+          span: t.span,
+          start: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+        })),
+      )
       .onConflict((oc) => oc.doNothing())
       .execute(),
   async locked(trx, dialect, part) {
@@ -86,25 +163,71 @@ const rollups: Level = {
       .selectAll()
       .where((eb) =>
         eb.or(
-          part.map((t) => eb.and({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })),
+          part.map((t) =>
+            eb.and({
+              traffic_source_id: t.sourceId,
+              span: t.span,
+              start: t.start,
+              route_id: t.routeId,
+              method: t.method,
+              domain_id: t.domainId,
+              status_class: t.statusClass,
+            }),
+          ),
         ),
       )
-      .orderBy('traffic_source_id').orderBy('span').orderBy('start').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+      .orderBy('traffic_source_id')
+      .orderBy('span')
+      .orderBy('start')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class');
     const rows = await dialect.lockRows(query, 'wait').execute();
-    return rows.map((r) => ({ ...r, sourceId: r.traffic_source_id, span: r.span, routeId: r.route_id, domainId: r.domain_id, statusClass: r.status_class }));
+    return rows.map((r) => ({
+      ...r,
+      sourceId: r.traffic_source_id,
+      span: r.span,
+      routeId: r.route_id,
+      domainId: r.domain_id,
+      statusClass: r.status_class,
+    }));
   },
   write: (trx, part) =>
     trx
       .insertInto('route_rollups')
       .values(
-        part.map((t) => ({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass, ...numbersOf(t) })),
+        part.map((t) => ({
+          traffic_source_id: t.sourceId,
+          span: t.span,
+          start: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+          ...numbersOf(t),
+        })),
       )
-      .onConflict((oc) => oc.columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class']).doUpdateSet(replaced))
+      .onConflict((oc) =>
+        oc
+          .columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'])
+          .doUpdateSet(replaced),
+      )
       .execute(),
   remove: (trx, t) =>
     trx
       .deleteFrom('route_rollups')
-      .where((eb) => eb.and({ traffic_source_id: t.sourceId, span: t.span, start: t.start, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }))
+      .where((eb) =>
+        eb.and({
+          traffic_source_id: t.sourceId,
+          span: t.span,
+          start: t.start,
+          route_id: t.routeId,
+          method: t.method,
+          domain_id: t.domainId,
+          status_class: t.statusClass,
+        }),
+      )
       .execute(),
 };
 

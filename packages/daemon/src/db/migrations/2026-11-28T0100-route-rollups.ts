@@ -30,7 +30,15 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
       .addColumn('request_bytes', 'bigint', (c) => c.notNull().defaultTo(0))
       .addColumn('response_bytes', 'bigint', (c) => c.notNull().defaultTo(0))
       .addColumn('sketch', dialect.backend === 'sqlite' ? 'blob' : 'bytea')
-      .addPrimaryKeyConstraint('route_rollups_pk', ['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'])
+      .addPrimaryKeyConstraint('route_rollups_pk', [
+        'traffic_source_id',
+        'span',
+        'start',
+        'route_id',
+        'method',
+        'domain_id',
+        'status_class',
+      ])
       .execute();
     await foldMinutes(trx);
   };

@@ -30,11 +30,15 @@ const DAY = 86_400_000;
  */
 export async function foldMinutes(db: AnyDB): Promise<void> {
   const sources = await sql<{ traffic_source_id: unknown; first: string; last: string }>`
-    select traffic_source_id, min(minute) as first, max(minute) as last from route_stats group by traffic_source_id`.execute(db);
+    select traffic_source_id, min(minute) as first, max(minute) as last from route_stats group by traffic_source_id`.execute(
+    db,
+  );
   for (const { traffic_source_id: sourceId, first, last } of sources.rows) {
     for (let day = Date.parse(startOf(first, 1440)); day <= Date.parse(last); day += DAY) {
       const rows = await sql<MinuteRow>`
-        select * from route_stats where traffic_source_id = ${sourceId} and minute >= ${new Date(day).toISOString()} and minute < ${new Date(day + DAY).toISOString()}`.execute(db);
+        select * from route_stats where traffic_source_id = ${sourceId} and minute >= ${new Date(day).toISOString()} and minute < ${new Date(day + DAY).toISOString()}`.execute(
+        db,
+      );
       const buckets = new Map<string, Bucket>();
       for (const row of rows.rows) {
         for (const span of [60, 1440] as const) {
