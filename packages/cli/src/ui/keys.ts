@@ -61,7 +61,7 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
       { keys: 'enter', does: 'open the selected record (the table pauses meanwhile)' },
       { keys: 'm  =', does: 'mark the selected entry (◆) / diff the selected entry against the mark' },
       { keys: 'r', does: 'routes: requests, errors and latency per route over the last hour' },
-      { keys: 'a', does: 'the alert rules firing now (the header counts them): route, condition, since, value' },
+      { keys: 'a', does: 'the alert rules firing now (the header counts them); esc back' },
       { keys: 'l  w', does: 'core logs / webhooks of this source' },
       { keys: 'q', does: 'quit' },
     ],
@@ -89,13 +89,6 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
     [
       { keys: 's', does: 'sort by count, p95, p99 or error rate (in turn)' },
       { keys: 'enter', does: "the traffic of the selected route and method (a route= filter)" },
-      { keys: 'esc', does: 'back to the traffic' },
-    ],
-  ],
-  [
-    'Alerts',
-    [
-      { keys: '↑ ↓ PgUp PgDn', does: 'scroll' },
       { keys: 'esc', does: 'back to the traffic' },
     ],
   ],
