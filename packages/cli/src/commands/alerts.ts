@@ -77,7 +77,7 @@ export async function addAlert(ctx: CliContext, source: string, opts: AddAlertOp
 const scope = (r: Pick<AlertRule, 'route' | 'method'>) => [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
 const spans = (r: AlertRule) => `${r.forMs ? `for ${formatSpan(r.forMs)}, ` : ''}window ${formatSpan(r.windowMs)}`;
 
-export function alertTable(ctx: CliContext, rows: readonly AlertRule[]): string[] {
+export function alertTable(ctx: TableStyle, rows: readonly AlertRule[]): string[] {
   const c = ctx.colors;
   return renderTable(
     rows,
