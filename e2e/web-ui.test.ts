@@ -3,10 +3,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { admin, cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { launchChromium, seriousViolations, watchErrors } from './support/browser.js';
 import { compose, createSource } from './support/compose.js';
-import { inkedPixels, rawGet, shownTargets } from './support/web-ui.js';
+import { inkedPixels, rawGet, shownTargets, userToken } from './support/web-ui.js';
 
 const home = tempHome('tapline-web-');
 const EMAIL = 'ana@example.com';
@@ -37,9 +37,7 @@ async function noSeriousViolations(): Promise<void> {
 
 beforeAll(async () => {
   daemon = await startDaemon(home.path);
-  await admin(home.path, ['user', 'add', EMAIL, '--password-stdin'], PASSWORD);
-  const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-  token = ((await login.json()) as { token: string }).token;
+  token = await userToken(home.path, daemon.url, EMAIL, PASSWORD);
   sourceId = await createSource(daemon.url, token, 'shop');
   for (let i = 0; i < 5; i++) await compose(daemon.url, token, sourceId, { pathnameUrl: `/users/${i}`, route: '/users/:id', status: i === 4 ? 503 : 200, elapsedTime: 10 + i * 40 });
   browser = await launchChromium();

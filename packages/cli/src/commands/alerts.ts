@@ -22,6 +22,7 @@ import { pageLimit, pagingOptions, type PagingOptions } from '../options.js';
 import type { Register } from '../register.js';
 import { resolveSource, resolveWebhookId } from '../resolve.js';
 import { renderTable } from '../table.js';
+import type { TableStyle } from './stats.js';
 
 export interface AddAlertOptions {
   readonly when: string;
@@ -76,7 +77,7 @@ export async function addAlert(ctx: CliContext, source: string, opts: AddAlertOp
 const scope = (r: Pick<AlertRule, 'route' | 'method'>) => [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
 const spans = (r: AlertRule) => `${r.forMs ? `for ${formatSpan(r.forMs)}, ` : ''}window ${formatSpan(r.windowMs)}`;
 
-export function alertTable(ctx: CliContext, rows: readonly AlertRule[]): string[] {
+export function alertTable(ctx: TableStyle, rows: readonly AlertRule[]): string[] {
   const c = ctx.colors;
   return renderTable(
     rows,
@@ -88,6 +89,27 @@ export function alertTable(ctx: CliContext, rows: readonly AlertRule[]): string[
       { header: 'SPANS', value: spans, optional: true },
       { header: 'LAST', value: (r) => (r.lastValue === null ? '-' : `${formatMetricValue(r.metric, r.lastValue)} (${r.lastRequests ?? 0} req)`), optional: true },
       { header: 'NOTIFIES', value: (r) => (r.webhookIds.length === 0 ? 'no target' : `${r.webhookIds.length} webhook${r.webhookIds.length === 1 ? '' : 's'}`), color: (r, cell) => (r.webhookIds.length === 0 ? c.yellow(cell) : cell) },
+    ],
+    ctx,
+  );
+}
+
+/** The rules that are firing now, longest firing first: the terminal UI's `a` and the header's count. */
+export const firingOf = (rules: readonly AlertRule[]): AlertRule[] =>
+  rules.filter((r) => r.state === 'firing').sort((a, b) => Date.parse(a.stateSince) - Date.parse(b.stateSince));
+
+/** Firing rules: where, the condition, since when (and how long at `now`), the last value. */
+export function firingTable(ctx: TableStyle, rows: readonly AlertRule[], now: number): string[] {
+  const c = ctx.colors;
+  return renderTable(
+    rows,
+    [
+      { header: 'ROUTE', value: scope },
+      { header: 'WHEN', value: (r) => r.when, color: (_, cell) => c.red(c.bold(cell)) },
+      { header: 'SINCE', value: (r) => `${formatLocalTime(r.stateSince)} (${formatSpan(now - Date.parse(r.stateSince))})` },
+      { header: 'VALUE', value: (r) => (r.lastValue === null ? '-' : formatMetricValue(r.metric, r.lastValue)), align: 'right' },
+      { header: 'REQUESTS', value: (r) => String(r.lastRequests ?? 0), align: 'right', optional: true },
+      { header: 'ID', value: (r) => r.id.slice(0, 13), color: (_, cell) => c.dim(cell), optional: true, flex: true },
     ],
     ctx,
   );

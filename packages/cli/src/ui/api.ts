@@ -1,4 +1,4 @@
-import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, StatsAnswer, TrafficSource, Webhook } from '@tapline/shared';
+import type { AlertRule, CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, StatsAnswer, TrafficSource, Webhook } from '@tapline/shared';
 import type { Page } from '../api.js';
 import type { ReplayResponse } from '../replay/send.js';
 import type { CopiedTo } from './clipboard.js';
@@ -34,6 +34,8 @@ export interface UiApi {
   listWebhooks(sourceId: string): Promise<readonly Webhook[]>;
   /** `GET /stats` by route and method over the last `since` (`1h`), with a series for the sparklines. */
   routeStats(sourceId: string, since: string): Promise<StatsAnswer>;
+  /** The alert rules of a source with their state (`GET /alerts/:trafficSourceId`), for the header's count and `a`. */
+  listAlertRules(sourceId: string): Promise<readonly AlertRule[]>;
   deleteWebhook(id: string): Promise<void>;
   checkFilter: (q: string) => FilterCheck;
   /** The curl command that replays a record, or null when none can be built. */

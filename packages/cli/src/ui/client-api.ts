@@ -35,6 +35,9 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
       return (await client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })).data;
     },
     routeStats: (sourceId, since) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since, series: '1' } }),
+    async listAlertRules(sourceId) {
+      return (await client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })).data;
+    },
     async deleteWebhook(id) {
       await client.call(contract.deleteWebhook, { params: { webhookId: id } });
     },

@@ -1,4 +1,4 @@
-import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, levelOf, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
+import { type AlertRule, compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, levelOf, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
 import { type CopiedTo, type FollowOptions, newestFirst, type ReplayResponse, type StreamStatus, type UiApi } from '@tapline/cli';
 
 export const SOURCE: TrafficSource = {
@@ -121,6 +121,14 @@ export class FakeApi implements UiApi {
 
   listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({ data: this.logs.slice((page - 1) * limit, page * limit), meta: { total: this.logs.length, page, limit } });
   listWebhooks = async () => this.webhooks;
+
+  /** The rules `listAlertRules` answers; each call is counted in `alertCalls`. */
+  alertRules: AlertRule[] = [];
+  alertCalls = 0;
+  listAlertRules = async () => {
+    this.alertCalls += 1;
+    return this.alertRules;
+  };
   deleteWebhook = async (id: string) => {
     this.webhooks = this.webhooks.filter((w) => w.id !== id);
   };
@@ -174,5 +182,30 @@ export const makeWebhook = (overrides: Partial<Webhook> = {}): Webhook => ({
   trafficSourceId: SOURCE.id,
   createdAt: '2026-11-21T10:00:00.000Z',
   updatedAt: '2026-11-21T10:00:00.000Z',
+  ...overrides,
+});
+
+/** A rule of SOURCE, `ok` unless told; `p95 > 300ms` on `GET /checkout` by default. */
+export const makeAlertRule = (overrides: Partial<AlertRule> = {}): AlertRule => ({
+  id: uuid(0x800000 + ++serial),
+  trafficSourceId: SOURCE.id,
+  when: 'p95 > 300ms',
+  metric: 'p95',
+  operator: '>',
+  threshold: 300,
+  baselineDays: null,
+  route: '/checkout',
+  method: 'GET',
+  forMs: 0,
+  windowMs: 300_000,
+  minRequests: 10,
+  repeatMs: null,
+  webhookIds: [uuid(0x700000)],
+  state: 'ok',
+  stateSince: '2026-11-21T10:00:00.000Z',
+  lastValue: null,
+  lastRequests: null,
+  evaluatedAt: null,
+  createdAt: '2026-11-21T10:00:00.000Z',
   ...overrides,
 });

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { authFailure, describeError } from '../errors.js';
 import { useUrlState } from '../hooks/useUrlState.js';
 import { type Session, signOut } from '../session.js';
+import { AlertsBanner } from './AlertsBanner.js';
 import { RecordView } from './RecordView.js';
 import { RoutesView } from './RoutesView.js';
 import { TrafficView } from './TrafficView.js';
@@ -74,6 +75,7 @@ export function Shell({ session, onSignedOut }: ShellProps) {
           </button>
         </p>
       )}
+      {source && <AlertsBanner key={source} client={session.client} sourceId={source} onError={onError} />}
       <main>
         {sources === undefined ? (
           <p role="status">Loading sources…</p>

@@ -12,6 +12,8 @@ export interface HeaderBarProps {
   /** The table takes new entries at the top (false when paused, scrolled away or a record is open). */
   readonly following: boolean;
   readonly width: number;
+  /** Alert rules of the source firing now; 0 (or not known yet) shows nothing. */
+  readonly firing?: number;
 }
 
 /**
@@ -31,8 +33,12 @@ const connection = (status: FeedStatus, following: boolean) =>
 
 const ms = (v: number | null) => (v === null ? '-' : formatLatency(v));
 
-/** One line: source, connection, req/s, counts by level and p50/p95 latency over the last minute. */
-export function HeaderBar({ source, stats, status, following, width }: HeaderBarProps) {
+/**
+ * One line: source, connection, the alerts firing (only when some are, right after the connection
+ * so that a narrow terminal cuts the latencies first), req/s, counts by level and p50/p95 latency
+ * over the last minute.
+ */
+export function HeaderBar({ source, stats, status, following, width, firing = 0 }: HeaderBarProps) {
   const paint = usePaint();
   const conn = connection(status, following);
   const rate = stats.perSecond >= 10 ? stats.perSecond.toFixed(0) : stats.perSecond.toFixed(1);
@@ -40,6 +46,11 @@ export function HeaderBar({ source, stats, status, following, width }: HeaderBar
     <Box width={width}>
       <Text wrap="truncate">
         <Text bold>tapline</Text> <Text color={paint('cyan')}>{source}</Text> <Text color={paint(conn.color)}>{conn.text}</Text>
+        {firing > 0 ? (
+          <Text bold color={paint('red')}>
+            {'  '}▲ {firing} alert{firing === 1 ? '' : 's'} firing
+          </Text>
+        ) : null}
         {'  '}
         {rate} req/s{'  '}
         <Text color={paint('green')}>INFO {stats.levels.INFO}</Text> <Text color={paint('yellow')}>WARN {stats.levels.WARNING}</Text>{' '}
