@@ -148,6 +148,8 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await page.goto(signedInUrl());
     const list = page.getByRole('listbox');
     await list.waitFor();
+    // The list box is drawn before its first page arrives: compare against the rows, not an empty list.
+    await expect.poll(() => shownTargets(page)).not.toEqual([]);
     const before = await shownTargets(page);
     const filter = page.getByLabel('Filter');
     await filter.fill('stauts=500');
