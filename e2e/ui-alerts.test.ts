@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
+import { cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
 import { tmuxServer } from './support/tmux.js';
 
@@ -21,8 +21,7 @@ describe('tapline ui: firing alerts in a real terminal (tmux, 120x30, colour)', 
     const hook = JSON.parse((await run(['--json', 'webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', 'http://127.0.0.1:9/hook'])).stdout) as { id: string };
     const added = await run(['alerts', 'add', 'shop', '--when', 'requests > 0/min', '--route', '/checkout', '--window', '1m', '--notify', hook.id]);
     expect(added.exitCode, added.stderr).toBe(0);
-    const ui = `env -u DISPLAY CI=true TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`;
-    server.tmux('new-session', '-d', '-s', pane, '-x', '120', '-y', '30', ui);
+    server.startUi(pane, 'shop', { url: daemon.url, home: home.path });
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
+import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
 import { FOREGROUND, inverseAt, tmuxServer } from './support/tmux.js';
 
@@ -23,8 +23,7 @@ describe('tapline ui: the routes view in a real terminal (tmux, 120x30, colour)'
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/users/42', elapsedTime: 10 });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/users/43', elapsedTime: 20 });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/orders/7', method: 'POST', status: 503, elapsedTime: 840 });
-    const ui = `env -u DISPLAY CI=true TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`;
-    server.tmux('new-session', '-d', '-s', pane, '-x', '120', '-y', '30', ui);
+    server.startUi(pane, 'shop', { url: daemon.url, home: home.path });
   });
 
   afterAll(async () => {
