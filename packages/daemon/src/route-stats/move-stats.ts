@@ -72,7 +72,8 @@ async function rawMinute(trx: Executor, key: Keyed) {
  * two never deadlock. Counts, sums, bytes and sketches are subtracted exactly. The maximum is
  * taken again from the minute's stored entries when they are all still stored; a minute whose
  * entries were partly pruned keeps the maximum it had (an upper bound: the largest may have moved).
- * A row left with no request goes.
+ * A row left with no request goes. The old numbers come out before the new go in: a key on both
+ * sides (entries swapping routes within one minute) would otherwise have its arrivals overwritten.
  */
 export async function moveStats(trx: Executor, dialect: SqlDialect, removed: readonly StatInput[], added: readonly StatInput[]): Promise<void> {
   if (removed.length === 0 && added.length === 0) return;
@@ -86,8 +87,8 @@ export async function moveStats(trx: Executor, dialect: SqlDialect, removed: rea
   }
   const keys = [...byKey<Keyed>([...minus, ...plus]).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
   const stored = byKey(await lockRows(trx, dialect, keys));
-  // The rows are held now; addStats locks its own again, which waits for nobody.
-  await addStats(trx, dialect, added);
+  // What arrives in each row: the minute's stored entries count those already.
+  const arriving = new Map(plus.map((p) => [keyOf(p), p.count]));
   for (const out of minus) {
     const row = stored.get(keyOf(out));
     if (!row) continue;
@@ -106,11 +107,13 @@ export async function moveStats(trx: Executor, dialect: SqlDialect, removed: rea
       .set({
         count,
         latency_sum: Number(row.latency_sum) - out.latencySum,
-        latency_max: raw.count === count && raw.max !== null ? raw.max : Number(row.latency_max),
+        latency_max: raw.count === count + (arriving.get(keyOf(out)) ?? 0) && raw.max !== null ? raw.max : Number(row.latency_max),
         request_bytes: Number(row.request_bytes) - out.requestBytes,
         response_bytes: Number(row.response_bytes) - out.responseBytes,
         sketch: encodeSketch(sketch),
       })
       .execute();
   }
+  // The rows are held; addStats locks its own again, which waits for nobody, and reads them as left above.
+  await addStats(trx, dialect, added);
 }
