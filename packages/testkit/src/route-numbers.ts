@@ -1,4 +1,4 @@
-import type { StatsNumbers } from '@tapline/shared';
+import { contract, type StatsAnswer, type StatsNumbers, type StatsQuery, type TaplineClient } from '@tapline/shared';
 import { expect } from 'vitest';
 
 /** One stored entry as the numbers see it. */
@@ -36,4 +36,14 @@ export function expectNumbersOf(group: StatsNumbers | undefined, entries: readon
     const got = group?.[key] ?? Number.NaN;
     expect(Math.abs(got - exact), `${label} ${key}: ${got} against ${exact}`).toBeLessThanOrEqual(exact * 0.01 + 0.0011);
   }
+}
+
+/**
+ * The answers of `GET /stats` over one window that a copy of a database must give as its original
+ * does: by route and method, the same with a series per bucket, by route in 5-minute buckets, and
+ * by status class.
+ */
+export async function statsViews(client: TaplineClient, sourceId: string, window: { readonly since: string; readonly until: string }): Promise<StatsAnswer[]> {
+  const ask = (query: Pick<StatsQuery, 'by' | 'series' | 'bucket'>) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { ...window, ...query } });
+  return Promise.all([ask({}), ask({ series: '1' }), ask({ by: 'route', series: '1', bucket: '5m' }), ask({ by: 'status' })]);
 }
