@@ -1,39 +1,22 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contract, createClient, type TaplineClient } from '@tapline/shared';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { runOtelApp } from './support/otel-run.js';
 
 const APP = join(dirname(fileURLToPath(import.meta.url)), 'support', 'otel-app.cjs');
 
 /**
- * Runs the instrumented Express app (support/otel-app.cjs) with the OTLP variables of
- * docs/opentelemetry.md, sends it three requests, stops it (the SDK flushes on shutdown). Metrics
- * and logs exporters are off: Tapline takes traces only (the docs say the same).
+ * Runs the instrumented Express app (support/otel-app.cjs) with `env`, sends it three requests,
+ * stops it (the SDK flushes on shutdown).
  */
 async function runApp(env: Record<string, string>): Promise<void> {
-  // A loaded CI machine can take longer than the exporter's default 10 s (and the batch processor's
-  // 30 s) to answer; the SDK then drops the batch (twice in full runs, silently before the app set
-  // up the SDK's diagnostic logger).
-  const app = execa('node', [APP], { env: cleanEnv({ OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '60000', OTEL_BSP_EXPORT_TIMEOUT: '60000', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', ...env }), extendEnv: false, reject: false, buffer: { stdout: false, stderr: true } });
-  const port = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    app.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\d+)/.exec(seen);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void app.then((r) => reject(new Error(`the app exited with ${r.exitCode}: ${String(r.stderr)}`)));
+  await runOtelApp(APP, env, async (base) => {
+    expect((await fetch(`${base}/orders/42?page=2`, { headers: { authorization: 'Bearer app-user-token' } })).status).toBe(200);
+    expect((await fetch(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sku":"A-1"}' })).status).toBe(201);
+    expect((await fetch(`${base}/boom`)).status).toBe(500);
   });
-  const base = `http://127.0.0.1:${port}`;
-  expect((await fetch(`${base}/orders/42?page=2`, { headers: { authorization: 'Bearer app-user-token' } })).status).toBe(200);
-  expect((await fetch(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sku":"A-1"}' })).status).toBe(201);
-  expect((await fetch(`${base}/boom`)).status).toBe(500);
-  app.kill('SIGTERM');
-  const result = await app;
-  expect(result.exitCode, String(result.stderr)).toBe(0);
-  expect(String(result.stderr)).not.toMatch(/error/i);
 }
 
 describe('the OpenTelemetry Node SDK exports to taplined', () => {

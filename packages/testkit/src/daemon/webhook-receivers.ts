@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type AlertEvaluator, type Clock, createApp, createUser, type Db, defaultConfig, listen, openDatabase, type Store, type WebhookWorker } from '@tapline/daemon';
+import { type AlertEvaluator, type App, type Clock, createApp, createUser, type Db, defaultConfig, listen, openDatabase, type Store, type WebhookWorker } from '@tapline/daemon';
 import { composeBody } from '../compose.js';
 import { openTestDatabase } from './database.js';
 
@@ -88,6 +88,8 @@ export interface WebhookApp {
   readonly worker: WebhookWorker;
   /** The alert evaluator, not started: tests move the clock and call `alerts.runDue()`. */
   readonly alerts: AlertEvaluator;
+  /** The route rule move, started by a rule change; `runNow()` waits until none is left. */
+  readonly routeReassignment: App['routeReassignment'];
   readonly client: TaplineClient;
   readonly db: Db;
   /** The database with its dialect, for calling repository functions as another daemon would. */
@@ -114,7 +116,7 @@ export async function startWebhookApp(options: {
   owner?: string;
 }): Promise<WebhookApp> {
   const opened = options.database === undefined ? await openTestDatabase() : openDatabase(options.database, { pool: 4 });
-  const { app, deps, webhooks, alerts, stop } = createApp({
+  const { app, deps, webhooks, alerts, routeReassignment, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), allowPrivateWebhooks: true },
@@ -136,6 +138,7 @@ export async function startWebhookApp(options: {
     url,
     worker: webhooks,
     alerts,
+    routeReassignment,
     client,
     db: opened.db,
     store: opened,
