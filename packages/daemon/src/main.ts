@@ -11,7 +11,7 @@ import type { SqlDialect } from './db/dialect.js';
 import { openDatabase } from './db/open.js';
 import { defaultPoolSize } from './db/pool-size.js';
 import { systemClock } from './clock.js';
-import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, defaultConfig } from './deps.js';
+import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, defaultConfig } from './config.js';
 import { parseAlertInterval, parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags } from './flags.js';
 import { createLogger } from './logger.js';
 import { registerStorageCommands } from './retention/commands.js';
@@ -19,7 +19,7 @@ import { DEFAULT_RETENTION } from './retention/options.js';
 import { parseRetention } from './retention/parse-flags.js';
 import { DEFAULT_STATS_RETENTION } from './route-stats/options.js';
 import { parseStats } from './route-stats/parse-flags.js';
-import { DEFAULT_TIMEOUTS, serve } from './serve.js';
+import { serve } from './serve.js';
 
 interface GlobalOptions extends ServerFlags {
   host?: string;

@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, Kysely, SqliteDialect, SqliteDriver, type SqliteDialectConfig, type TransactionSettings } from 'kysely';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
-import { compressingPayloads } from '../http-traffic/payload-codec.js';
+import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
 import { storedValuesPlugin } from './stored-values.js';

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/tokens.js';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
 import { failureAnswer, HttpError, MALFORMED_JSON, OVERLOADED, RetryLater } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
@@ -11,7 +11,7 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
+type LeanDeps = Pick<ServerDeps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
 
 interface Matched {
   readonly route: MountedRoute;
