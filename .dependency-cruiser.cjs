@@ -76,8 +76,24 @@ module.exports = {
     {
       name: 'commands-apart',
       severity: 'error',
-      comment: "One command's module never imports another's (admin/ is the user and token commands); shared failures are exit-error.ts.",
-      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/admin/', '^packages/daemon/src/main\\.ts$', '\\.test\\.ts$'] },
+      comment:
+        "The daemon's commands are one module each in commands/; one never imports another, but for commands/database.ts " +
+        '(where --home, --db and --db-pool lead). Shared failures are exit-error.ts.',
+      from: { path: '^packages/daemon/src/commands/' },
+      to: { path: '^packages/daemon/src/commands/', pathNot: '^packages/daemon/src/commands/database\\.ts$' },
+    },
+    {
+      name: 'commands-on-top',
+      severity: 'error',
+      comment: 'Only main.ts wires the commands: no other module imports commands/.',
+      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/(commands/|main\\.ts$)', '\\.test\\.ts$'] },
+      to: { path: '^packages/daemon/src/commands/' },
+    },
+    {
+      name: 'admin-for-commands',
+      severity: 'error',
+      comment: 'admin/ is what the user and token commands do on the database; only commands/ uses it.',
+      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/(admin|commands)/', '\\.test\\.ts$'] },
       to: { path: '^packages/daemon/src/admin/' },
     },
   ],

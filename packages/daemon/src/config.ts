@@ -72,7 +72,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   ui: { enabled: true, hosts: [] },
 });
 
-/** How long a client may take, in milliseconds (`--headers-timeout` and friends in main.ts). */
+/** How long a client may take, in milliseconds (`--headers-timeout` and friends in commands/serve.ts). */
 export interface ServerTimeouts {
   /** From connecting to the end of the request headers; a fresh socket that sends nothing counts too. */
   readonly headers: number;
