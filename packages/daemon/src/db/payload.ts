@@ -12,9 +12,9 @@ export type StoredPayload = string | Uint8Array;
 /** Shorter JSON texts gain little (deflate's own overhead is ~10 bytes) and are read most (`{}`, `null`). */
 export const RAW_BELOW = 64;
 /**
- * Deflate's cost is mostly setting up a stream and loading its dictionary, per value: with zlib's
- * defaults (32 KiB window and dictionary, memLevel 8) that was ~4x the CPU of an 8 KiB window and
- * dictionary with memLevel 5, for 5% more bytes (docs/storage.md). A dictionary fills the window.
+ * Deflate's cost is mostly setting up a stream and loading its dictionary, per value: a small
+ * window, dictionary and memLevel cost far less CPU than zlib's defaults for a few more bytes
+ * (docs/performance.md#storage-format, docs/storage.md). A dictionary fills the window.
  */
 const WINDOW_BITS = 13;
 export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;

@@ -94,9 +94,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown, extra: Re
 /**
  * The ingest endpoints (single compose, batches, `/ingest-log`) without Express: the same route
  * work (mount.ts), authentication, body rules and error bodies, read and answered on node:http.
- * Express's router, body-parser and `res.json` were a sixth of a compose's CPU time (issue 17).
- * Anything out of the ordinary (no or a bad token, a body it does not read, a stopping daemon)
- * goes to Express untouched, which answers it as it always did; docs/performance.md.
+ * Express's router, body-parser and `res.json` were a large share of a compose's CPU time
+ * (docs/performance.md#ingest-and-the-http-path). Anything out of the ordinary (no or a bad token,
+ * a body it does not read, a stopping daemon) goes to Express untouched, as it always did.
  */
 export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRoute[]): LeanDispatcher {
   const matchers = routes.filter((r) => r.endpoint.method === 'POST').map(pathMatcher);
