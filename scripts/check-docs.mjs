@@ -21,6 +21,9 @@
 //    "RFC 1234", "interface" or "spec" cites that document instead and is skipped. When the citing
 //    line names in backticks a term that some decisions heading names in backticks (`startedAt`),
 //    the cited section must contain that term: a citation left behind when its rule moved fails.
+// 4. Anchors. Every `docs/<name>.md#<anchor>` in those source files names a heading of that doc, by
+//    GitHub's slug (lower case, punctuation dropped, spaces as hyphens, `-1` on a repeated one):
+//    a comment's pointer to the figures behind it (docs/performance.md) stays followable.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -38,7 +41,7 @@ const files = listed.filter((f) => {
 });
 const folders = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
 const problems = [];
-const counts = { paths: 0, names: 0, citations: 0 };
+const counts = { paths: 0, names: 0, citations: 0, anchors: 0 };
 const report = (file, line, message) => problems.push(`${file}:${line}: ${message}`);
 
 const NOT_A_PATH = /[\s:<>*…{}$~?#=,|]/;
@@ -149,10 +152,36 @@ for (const doc of files.filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.t
 const SOURCE = /^(packages\/[^/]+\/src|e2e|scripts|bench)\/.*\.(ts|tsx|mts|mjs|cjs)$/;
 for (const file of files.filter((f) => SOURCE.test(f))) checkCitations(file, /§ ?(\d+(?:\.\d+)?)/g);
 
+/** The anchors GitHub gives the headings of a Markdown file (outside fenced blocks). */
+const anchorsOf = (doc) => {
+  const seen = new Map();
+  let fenced = false;
+  for (const line of read(doc).split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.*)$/.exec(line);
+    if (!heading) continue;
+    const slug = heading[1].trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    seen.set(slug, (seen.get(slug) ?? -1) + 1);
+    if (seen.get(slug) > 0) seen.set(`${slug}-${seen.get(slug)}`, 0);
+  }
+  return new Set(seen.keys());
+};
+for (const file of files.filter((f) => SOURCE.test(f))) {
+  read(file)
+    .split('\n')
+    .forEach((line, index) => {
+      for (const [, doc, anchor] of line.matchAll(/\b(docs\/[\w.-]+\.md)#([\w-]+)/g)) {
+        counts.anchors += 1;
+        if (!files.includes(doc)) report(file, index + 1, `${doc} does not exist`);
+        else if (!anchorsOf(doc).has(anchor)) report(file, index + 1, `${doc} has no heading whose anchor is #${anchor}`);
+      }
+    });
+}
+
 if (problems.length > 0) {
   console.error(problems.join('\n'));
   console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in the docs or decision citations (rules: scripts/check-docs.mjs)`);
   process.exitCode = 1;
 } else {
-  console.log(`docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, all found`);
+  console.log(`docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, ${counts.anchors} anchors, all found`);
 }

@@ -2,7 +2,7 @@ import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 
 const PAYLOADS = ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] as const;
-/** The daemon's deflate window (packages/daemon/src/http-traffic/payload.ts). */
+/** The daemon's deflate window (packages/daemon/src/db/payload.ts). */
 const WINDOW_BITS = 13;
 
 /**

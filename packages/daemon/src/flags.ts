@@ -1,15 +1,7 @@
 import ms from 'ms';
-import { DEFAULT_LIMITS, type Limits } from './deps.js';
-import type { ServerTimeouts } from './serve.js';
+import { DEFAULT_LIMITS, type Limits, type ServerTimeouts } from './config.js';
 import { parseTrustProxy, type TrustProxy, TrustProxyError } from './http/trust-proxy.js';
-import { ExitError } from './exit-error.js';
-
-/** Bad usage of taplined: exit code 2 and this message. */
-export class UsageError extends ExitError {
-  constructor(message: string) {
-    super(message, 2);
-  }
-}
+import { UsageError } from './exit-error.js';
 
 /** The daemon's flags as commander hands them over: text, parsed here into checked numbers. */
 export interface ServerFlags {

@@ -5,7 +5,8 @@
 export { type App, createApp, type AppOptions } from './app.js';
 export { openDatabase, type Db, type OpenedDatabase, type Store } from './db/open.js';
 export { systemClock, type Clock } from './clock.js';
-export { defaultConfig, type DaemonConfig, type Deps } from './deps.js';
+export { defaultConfig, type DaemonConfig } from './config.js';
+export type { Deps } from './deps.js';
 export { serve, type RunningDaemon } from './serve.js';
 export { listen, MAX_HEADER_BYTES } from './http/listen.js';
 export { createUser } from './auth/users.js';

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from './deps.js';
+import { defaultConfig } from './config.js';
 import { serve, StartError } from './serve.js';
 
 /**

@@ -9,7 +9,7 @@ import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
 import { readWebUi, type WebUi } from './web-ui/assets.js';
 import { systemClock } from './clock.js';
-import type { DaemonConfig } from './deps.js';
+import { type DaemonConfig, DEFAULT_TIMEOUTS, type ServerTimeouts } from './config.js';
 import type { Logger } from 'pino';
 import { ExitError } from './exit-error.js';
 
@@ -27,19 +27,6 @@ export interface ServeOptions {
   readonly announce: (line: string) => void;
   readonly timeouts?: ServerTimeouts;
 }
-
-/** How long a client may take, in milliseconds (`--headers-timeout` and friends in main.ts). */
-export interface ServerTimeouts {
-  /** From connecting to the end of the request headers; a fresh socket that sends nothing counts too. */
-  readonly headers: number;
-  /** From connecting to the end of the request body. Answers (event streams) are not limited. */
-  readonly request: number;
-  /** How long a keep-alive socket may sit idle between requests. */
-  readonly keepAlive: number;
-}
-
-/** A local daemon's clients are near: anything slower than this is stuck or hostile. */
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { headers: 10_000, request: 60_000, keepAlive: 5_000 };
 
 /**
  * Node checks the header and request deadlines only every `connectionsCheckingInterval` (30 s by

@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type PayloadCodec, plainPayloads } from '../http-traffic/payload-codec.js';
+import { type PayloadCodec, plainPayloads } from './payload-codec.js';
 import { compactValues, plainValues, type StoredValues } from './stored-values.js';
 
 /** The database engines taplined runs on: an embedded SQLite file, or a PostgreSQL server. */
@@ -37,7 +37,7 @@ export interface SqlDialect {
    * payloadText reads it) has a value meeting `test`: it maps a name to a string or an array of strings.
    */
   headerMatches(headers: Text, name: string, test: (value: Text) => Expression<SqlBool>): Expression<SqlBool>;
-  /** How this database stores header sets and bodies (http-traffic/payload-codec.ts), one per opened database. */
+  /** How this database stores header sets and bodies (db/payload-codec.ts), one per opened database. */
   readonly payloads: PayloadCodec;
   /** A stored payload column as its JSON text, in SQL (SQLite: the codec's function `tapline_text`). */
   payloadText(stored: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;

@@ -64,9 +64,8 @@ const spelled = new Uint8Array(36);
 const ascii = new TextDecoder('latin1');
 
 /**
- * Lower-case hyphenated text of 16 bytes. Written byte by byte into one buffer and decoded once:
- * a template of 16 table lookups left a string of 21 pieces for JSON.stringify to join, 0.4 µs
- * more an id (300 on a list page).
+ * Lower-case hyphenated text of 16 bytes. Written byte by byte into one buffer and decoded once: a
+ * template left a string of pieces for JSON.stringify to join (docs/performance.md#reads-and-indexes).
  */
 export function uuidText(b: Uint8Array): string {
   let at = 0;

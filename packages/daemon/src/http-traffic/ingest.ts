@@ -7,7 +7,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from './bus.js';
 import type { Sequenced } from './stream-repo.js';
-import { exchangeIdOf } from './payload.js';
+import { exchangeIdOf } from './exchange-id.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from './names.js';
 import { createTrafficWriter } from './repo.js';

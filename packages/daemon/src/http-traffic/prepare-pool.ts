@@ -33,7 +33,7 @@ const IDLE_THREAD_MS = 2_000;
 /**
  * Prepares large batches in a worker thread, so the event loop spends a batch's time on SQLite
  * and the next batch is parsed and validated meanwhile, and a 16 MiB body does not hold up every
- * other request while it is parsed (figures: docs/performance.md, "Figures behind the code").
+ * other request while it is parsed (docs/performance.md#ingest-and-the-http-path).
  * Without a worker (the in-process tests run
  * TypeScript, which a worker thread cannot load) everything is prepared on the event loop; the
  * same function runs in both places, and the batch tests run against both. If the thread cannot

@@ -7,8 +7,9 @@ import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
 import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
-import type { PayloadCodec } from './payload-codec.js';
-import { exchangeIdOf, type StoredPayload } from './payload.js';
+import type { PayloadCodec } from '../db/payload-codec.js';
+import type { StoredPayload } from '../db/payload.js';
+import { exchangeIdOf } from './exchange-id.js';
 import type { CountRow, HttpTrafficTable, NewTrafficRow, TrafficRow } from './table.js';
 
 /**
@@ -36,8 +37,8 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
       filters.status.min === filters.status.max
         ? eb('t.status', '=', filters.status.min)
         : // The column itself, which the newest-first index carries: PostgreSQL tests it on the
-          // index entry and reads the row only for a match (as `+status`, the row of every entry
-          // walked: a first page of 5xx read 274 pages instead of about 80, p99 over 20 ms).
+          // index entry and reads the row only for a match, not every row it walks
+          // (docs/performance.md#reads-and-indexes).
           eb.and([eb('t.status', '>=', filters.status.min), eb('t.status', '<=', filters.status.max)]),
     );
   }
@@ -51,7 +52,7 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
   return eb.and(conditions);
 }
 
-/** The exchange's columns, stored by the database's payload codec (payload-codec.ts). */
+/** The exchange's columns, stored by the database's payload codec (db/payload-codec.ts). */
 const PAYLOAD_COLUMNS = ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] as const;
 type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
 
@@ -231,7 +232,7 @@ export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
 }
 
 
-/** Each row's exchange in its stored form, in place, with one encoder per source (see payload-codec.ts). */
+/** Each row's exchange in its stored form, in place, with one encoder per source (see db/payload-codec.ts). */
 async function encodeExchanges(trx: Executor, payloads: PayloadCodec, traffic: readonly NewTrafficRow[]): Promise<void> {
   if (!payloads.compresses) return;
   const bySource = new Map<string, NewTrafficRow[]>();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
-import { DEFAULT_LIMITS } from '../deps.js';
+import { DEFAULT_LIMITS } from '../config.js';
 
 /** Open streams are limited per token and in all: one more is a 429 with Retry-After. */
 describe('stream limits', () => {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { BODY_TOO_LARGE, HttpError, OVERLOADED } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 import { carriesBody } from './linger.js';
@@ -48,7 +48,7 @@ const isVerifyFailure = (error: unknown) => typeof error === 'object' && error !
  * Reads a JSON body: 415 for a body that is not JSON, 413 past `limit` bytes, 400 for malformed
  * JSON or bytes that are not UTF-8. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
-export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeBodies' | 'config'>): RequestHandler {
+export function jsonBody(limit: number, mode: BodyMode, deps: Pick<ServerDeps, 'largeBodies' | 'config'>): RequestHandler {
   const parser =
     mode === 'raw'
       ? express.raw({ limit, type: () => true, verify: checkUtf8 })
@@ -84,7 +84,7 @@ const isLarge = (req: Request, bytes: number) => req.headers['content-length'] =
  * gone: reading, parsing and storing one costs many times its size in memory, so the number of
  * them at once is what bounds the daemon's memory. Waiting clients' bytes stay in their sockets.
  */
-function admitLarge(req: Request, res: Response, deps: Pick<Deps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
+function admitLarge(req: Request, res: Response, deps: Pick<ServerDeps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
   deps.largeBodies.enter().then((release) => {
     if (!release) return next(OVERLOADED);
     res.once('close', release);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../deps.js';
+import { DEFAULT_LIMITS } from '../config.js';
 import { composeBody, createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /**

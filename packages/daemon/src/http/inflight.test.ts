@@ -3,7 +3,7 @@ import { contract } from '@tapline/shared';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
-import { defaultConfig } from '../deps.js';
+import { defaultConfig } from '../config.js';
 import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
 import { composeBody, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 import { createInflight } from './inflight.js';

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import { createUser } from '../auth/users.js';
-import { defaultConfig } from '../deps.js';
+import { defaultConfig } from '../config.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { listen } from './listen.js';
 

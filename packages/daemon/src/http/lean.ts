@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/tokens.js';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
 import { failureAnswer, HttpError, MALFORMED_JSON, OVERLOADED, RetryLater } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
@@ -11,7 +11,7 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
+type LeanDeps = Pick<ServerDeps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -94,9 +94,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown, extra: Re
 /**
  * The ingest endpoints (single compose, batches, `/ingest-log`) without Express: the same route
  * work (mount.ts), authentication, body rules and error bodies, read and answered on node:http.
- * Express's router, body-parser and `res.json` were a sixth of a compose's CPU time (issue 17).
- * Anything out of the ordinary (no or a bad token, a body it does not read, a stopping daemon)
- * goes to Express untouched, which answers it as it always did; docs/performance.md.
+ * Express's router, body-parser and `res.json` were a large share of a compose's CPU time
+ * (docs/performance.md#ingest-and-the-http-path). Anything out of the ordinary (no or a bad token,
+ * a body it does not read, a stopping daemon) goes to Express untouched, as it always did.
  */
 export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRoute[]): LeanDispatcher {
   const matchers = routes.filter((r) => r.endpoint.method === 'POST').map(pathMatcher);

@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { type BodyMode, declaredOver, jsonBody } from './body.js';
 import { BODY_TOO_LARGE, forbidden, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
@@ -56,7 +56,7 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
 }
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
-function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
+function checks(deps: ServerDeps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
   return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
 }
 
@@ -69,7 +69,7 @@ const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => contextFor
 const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
 
 /** The checks, then the endpoint's own work, which stopping waits for (see inflight.ts). */
-function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
+function register(router: Router, deps: ServerDeps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
   const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
   router[VERB[endpoint.method]](endpoint.path, ...checks(deps, endpoint, mode), tracked);
 }
@@ -92,7 +92,7 @@ export interface MountedRoute {
   readonly work: RouteWork;
 }
 
-function registerJson(router: Router, deps: Deps, route: MountedRoute): MountedRoute {
+function registerJson(router: Router, deps: ServerDeps, route: MountedRoute): MountedRoute {
   const { endpoint, work } = route;
   register(router, deps, endpoint, endpoint.body === undefined && route.mode === 'parse' ? 'none' : route.mode, async (req, res) =>
     answer(res, endpoint, await work(req, res.locals.principal ?? null)),
@@ -104,7 +104,7 @@ function registerJson(router: Router, deps: Deps, route: MountedRoute): MountedR
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
  * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
  */
-export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): MountedRoute {
+export function mount<E extends Endpoint>(router: Router, deps: ServerDeps, endpoint: E, handler: Handler<E>): MountedRoute {
   return registerJson(router, deps, {
     endpoint,
     mode: 'parse',
@@ -135,7 +135,7 @@ function parseInput<E extends Endpoint>(endpoint: E, req: Pick<Request, 'params'
  */
 export function mountPrepared<E extends Endpoint, B>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   prepare: (body: Buffer | null, path: Request['params']) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
@@ -157,7 +157,7 @@ export function mountPrepared<E extends Endpoint, B>(
  */
 export function mountRaw<E extends Endpoint>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
@@ -173,7 +173,7 @@ export function mountRaw<E extends Endpoint>(
  */
 export function mountBytes<E extends Endpoint>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   types: { readonly accepts: (contentType: string) => boolean; readonly message: string },
   handler: (body: Buffer, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import type { OpenedDatabase } from '../db/open.js';
-import { defaultConfig } from '../deps.js';
+import { defaultConfig } from '../config.js';
 import { raw, type Harness, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 
 interface Layer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../flags.js';
+import { UsageError } from '../exit-error.js';
 import { DEFAULT_POLICY, DEFAULT_RETENTION } from './options.js';
 import { parseRetention } from './parse-flags.js';
 

@@ -1,5 +1,5 @@
 import ms from 'ms';
-import { UsageError } from '../flags.js';
+import { UsageError } from '../exit-error.js';
 import type { RetentionPolicy } from './options.js';
 
 /** `30d`, `12h`, `90m`, `45s` (and `ms`'s other spellings); `off` only where `allowOff`. */

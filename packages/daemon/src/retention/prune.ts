@@ -93,7 +93,7 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
   const sources = [...new Set(gone.map((g) => g.traffic_source_id))];
   const pathnames = [...new Set(gone.map((g) => g.pathname_id))];
   // Among the keys just decremented (the primary key's first two columns): by source alone it
-  // read every key of the source, 30 ms a batch with 50,000 pathnames, while holding the lock.
+  // read every key of the source while holding the lock (docs/performance.md#retention-and-the-pruner).
   await trx.deleteFrom('traffic_counts').where('traffic_source_id', 'in', sources).where('pathname_id', 'in', pathnames).where('count', '<=', 0).execute();
 }
 

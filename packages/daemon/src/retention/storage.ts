@@ -78,9 +78,9 @@ function sqliteOps(db: AnyDb): StorageOps {
     async reclaim(pause = nextTurn, signal) {
       // `pragma incremental_vacuum` gives back one page per step of the statement, and the driver
       // steps a statement without result columns once: each call is one page. Alone, each call
-      // was its own transaction: 61,000 of them after a prune of 200,000 entries, back to back,
-      // which wrote 500 MB of log and kept another process's writes out. So a slice of calls in
-      // one short transaction, and the pruner's pause between two.
+      // was its own transaction, which wrote the log over and over and kept another process's
+      // writes out (docs/performance.md#retention-and-the-pruner). So a slice of calls in one
+      // short transaction, and the pruner's pause between two.
       for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; ) {
         const started = performance.now();
         const slice = async (c: AnyDb) => {

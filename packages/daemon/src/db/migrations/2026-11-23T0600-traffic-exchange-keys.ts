@@ -11,8 +11,8 @@ const cascade = 'cascade' as const;
  * `http_traffic` without foreign keys to `requests` and `responses`. Those rows are only ever
  * deleted with their source, which cascades to all three tables, so the two keys protected
  * nothing; but each cost every stored record a parent lookup and, for the cascade, an index
- * (`http_traffic_request`, `http_traffic_response`) to update. Dropping them made batch ingest
- * about 8% cheaper in SQLite.
+ * (`http_traffic_request`, `http_traffic_response`) to update, at every ingest
+ * (docs/performance.md#storage-format).
  *
  * SQLite cannot drop a foreign key in place (PostgreSQL would drop the constraints with ALTER
  * TABLE): the table is rebuilt by the procedure of SQLite's ALTER TABLE documentation (section

@@ -13,7 +13,7 @@ const FILTER_INDEXES = ['http_traffic_source_level', 'http_traffic_source_status
 /**
  * Compact storage (issue 14, docs/storage.md). The request and response rows are folded into
  * their entry (each carried its own text id, the source id and two indexes), the header sets
- * and bodies are compressed on SQLite (http-traffic/payload.ts, one trained dictionary per
+ * and bodies are compressed on SQLite (db/payload.ts, one trained dictionary per
  * source in `payload_dictionaries`), the level, status and method indexes go, and new entries
  * store no request and response ids (derived from the entry's id; the old ones keep theirs).
  *
@@ -92,7 +92,7 @@ async function createCompactTable(db: AnyDB): Promise<void> {
     .addColumn('traffic_source_id', 'text', (c) => c.notNull().references('traffic_sources.id').onDelete(cascade))
     .addColumn('domain_id', 'text', (c) => c.notNull().references('domains.id').onDelete(cascade))
     .addColumn('pathname_id', 'text', (c) => c.notNull().references('pathnames.id').onDelete(cascade))
-    // Kept for the entries stored before; null for new ones, whose ids are derived (payload.ts exchangeIdOf).
+    // Kept for the entries stored before; null for new ones, whose ids are derived (http-traffic/exchange-id.ts exchangeIdOf).
     .addColumn('request_id', 'text')
     .addColumn('response_id', 'text')
     .addColumn('status', 'integer', (c) => c.notNull())
@@ -104,7 +104,7 @@ async function createCompactTable(db: AnyDB): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('route', 'text')
     .addColumn('stream_seq', 'bigint', (c) => c.notNull().defaultTo(0))
-    // Declared blob: a value is JSON text, or a compressed blob (http-traffic/payload.ts).
+    // Declared blob: a value is JSON text, or a compressed blob (db/payload.ts).
     .addColumn('request_headers', 'blob', (c) => c.notNull())
     .addColumn('request_body', 'blob')
     .addColumn('query_params', 'blob', (c) => c.notNull())

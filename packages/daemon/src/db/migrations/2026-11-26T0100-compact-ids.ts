@@ -38,8 +38,9 @@ function compacted(column: string): string {
  */
 export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
   if (dialect.backend !== 'sqlite') return;
-  // The entries' secondary indexes are rebuilt once at the end rather than updated row by row
-  // (about half the time); a resumed upgrade finds them gone and builds them the same way.
+  // The entries' secondary indexes are rebuilt once at the end rather than updated row by row,
+  // which is faster (docs/performance.md#storage-format); a resumed upgrade finds them gone and
+  // builds them the same way.
   for (const name of Object.keys(TRAFFIC_INDEXES)) await db.schema.dropIndex(name).ifExists().execute();
   const brokenBefore = (await sql`select * from pragma_foreign_key_check`.execute(db)).rows.length;
   const tables = (await sql<{ name: string }>`select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db)).rows;

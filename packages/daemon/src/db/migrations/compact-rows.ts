@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { encodePayload, type PayloadDictionary, trainDictionary } from '../../http-traffic/payload.js';
+import { encodePayload, type PayloadDictionary, trainDictionary } from '../payload.js';
 import type { SqlDialect } from '../dialect.js';
 
 // The row work of 2026-11-25T0100-compact-storage (SQLite), frozen with it.

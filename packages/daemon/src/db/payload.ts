@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
@@ -13,9 +12,9 @@ export type StoredPayload = string | Uint8Array;
 /** Shorter JSON texts gain little (deflate's own overhead is ~10 bytes) and are read most (`{}`, `null`). */
 export const RAW_BELOW = 64;
 /**
- * Deflate's cost is mostly setting up a stream and loading its dictionary, per value: with zlib's
- * defaults (32 KiB window and dictionary, memLevel 8) that was ~4x the CPU of an 8 KiB window and
- * dictionary with memLevel 5, for 5% more bytes (docs/storage.md). A dictionary fills the window.
+ * Deflate's cost is mostly setting up a stream and loading its dictionary, per value: a small
+ * window, dictionary and memLevel cost far less CPU than zlib's defaults for a few more bytes
+ * (docs/performance.md#storage-format, docs/storage.md). A dictionary fills the window.
  */
 const WINDOW_BITS = 13;
 export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;
@@ -87,16 +86,4 @@ export function trainDictionary(samples: readonly string[]): Buffer {
   }
   const data = Buffer.concat(parts.reverse());
   return data.subarray(Math.max(0, data.length - DICTIONARY_BYTES));
-}
-
-/**
- * The `requestId` and `responseId` of an entry stored since compact storage: derived from its id
- * rather than stored (two 36-character ids a record). UUIDv8 (RFC 9562's custom version) over a
- * SHA-256 of the id and the side, so they are as unique as random ids, and the same at every read.
- * Entries stored before keep the ids they were given (the columns hold them).
- */
-export function exchangeIdOf(entryId: string, side: 'request' | 'response'): string {
-  const hex = createHash('sha256').update(`${entryId} ${side}`).digest('hex');
-  const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { addUser } from '../admin/commands.js';
+import { askNewPassword } from '../admin/prompt.js';
+import { removeUser, setPassword, userTable } from '../admin/users.js';
 import { systemClock } from '../clock.js';
-import type { CommandDatabase } from '../retention/commands.js';
-import { addUser } from './commands.js';
 import { ExitError } from '../exit-error.js';
-import { askNewPassword } from './prompt.js';
-import { removeUser, setPassword, userTable } from './users.js';
+import { commandDatabase as where } from './database.js';
 
 /** One trailing newline is what `echo` and here-strings add; it is not part of the password. */
 function readStdin(): string {
@@ -19,8 +19,8 @@ async function newPassword(email: string, fromStdin: boolean | undefined): Promi
   return askNewPassword(email, process.stdin, process.stderr);
 }
 
-/** `taplined user add | list | passwd | remove`; returns the commands so main.ts can set their exit handling. */
-export function registerUserCommands(cmd: Command, where: CommandDatabase): Command[] {
+/** `taplined user add | list | passwd | remove`. */
+export function registerUserCommands(cmd: Command): void {
   const user = cmd.command('user').description('manage users (docs/decisions.md §3.8)');
   user
     .command('add <email>')
@@ -57,5 +57,4 @@ export function registerUserCommands(cmd: Command, where: CommandDatabase): Comm
     .action(async (email: string, opts: { force?: boolean }, command: Command) => {
       process.stderr.write(`taplined: ${await where.withDatabase(command, (db) => removeUser(db, email, opts.force === true))}\n`);
     });
-  return [user, ...user.commands];
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from './schema.js';
 import { decodePayload, DICTIONARY_BYTES, encodePayload, type PayloadDictionary, RAW_BELOW, type StoredPayload, trainDictionary } from './payload.js';
 
 /** db/types.ts's Executor, spelled here: that module needs the dialect, which holds a codec. */

@@ -1,14 +1,29 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type CopiedCount, CopyError, copyDatabase } from '../copy/copy.js';
+import { progressReporter } from '../copy/progress.js';
 import { openDatabase } from '../db/open.js';
 import { parseCount } from '../flags.js';
-import { type CopiedCount, CopyError, copyDatabase } from './copy.js';
-import { progressReporter } from './progress.js';
 
 const isUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
 
-/** `taplined copy`: opens both ends (migrating each to this version), copies, and returns the summary to print. */
-export async function runCopy(opts: { from: string; to: string; batchSize: string }, progress: NodeJS.WriteStream): Promise<string> {
+/** `taplined copy` (copy/, docs/storage.md). It reads neither --home nor --db: both ends are its own flags. */
+export function registerCopyCommand(cmd: Command): void {
+  cmd
+    .command('copy')
+    .description("copy a whole database to another, ids and timestamps unchanged (SQLite file or postgres:// URL); resumes if interrupted")
+    .requiredOption('--from <db>', 'the database to read')
+    .requiredOption('--to <db>', 'the database to write: empty, or left by an interrupted copy of the same source')
+    .option('--batch-size <rows>', 'rows read and written at once', '250')
+    .addHelpText('after', '\nExample:\n  $ taplined copy --from ~/.local/share/tapline/tapline.db --to postgres://tapline@db.internal/tapline')
+    .action(async (opts: { from: string; to: string; batchSize: string }) => {
+      process.stdout.write(await runCopy(opts, process.stderr));
+    });
+}
+
+/** Opens both ends (migrating each to this version), copies, and returns the summary to print. */
+async function runCopy(opts: { from: string; to: string; batchSize: string }, progress: NodeJS.WriteStream): Promise<string> {
   const batchSize = parseCount('--batch-size', opts.batchSize);
   const same = isUrl(opts.from) || isUrl(opts.to) ? opts.from === opts.to : resolve(opts.from) === resolve(opts.to);
   if (same) throw new CopyError('--from and --to name the same database');
