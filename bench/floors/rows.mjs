@@ -1,5 +1,5 @@
 // What every batch floor does to a batch's records before storing them: the daemon's redaction
-// rules (packages/daemon/src/http-traffic/redact.ts) and its serialization, written plainly, with
+// rules (packages/daemon/src/ingest/redact.ts) and its serialization, written plainly, with
 // no framework, validation or worker thread. Shared by sqlite-batch.mjs and postgres-copy.mjs.
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 const SECRET_KEY = /password|passwd|secret|token|api[-_]?key|authorization|session/i;

@@ -29,5 +29,5 @@ export default defineConfig([
   { ...common, entry: { taplined: 'src/main.ts' }, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
   { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
   // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
-  { ...common, entry: { 'prepare-worker': 'src/http-traffic/prepare-pool-thread.ts' }, format: ['esm'], banner: { js: commonJsShim } },
+  { ...common, entry: { 'prepare-worker': 'src/ingest/prepare-pool-thread.ts' }, format: ['esm'], banner: { js: commonJsShim } },
 ]);

@@ -30,7 +30,7 @@ export function programs(root) {
         taplined: join(root, 'packages/daemon/src/launch.ts'),
         // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
         // daemon's tsup.config.ts)...
-        'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-pool-thread.ts'),
+        'prepare-worker': join(root, 'packages/daemon/src/ingest/prepare-pool-thread.ts'),
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },

@@ -2,7 +2,7 @@ import type { Clock } from './clock.js';
 import type { SqlDialect } from './db/dialect.js';
 import type { Db } from './db/open.js';
 import type { ClusterSignals } from './db/signals.js';
-import type { TrafficBus } from './http-traffic/bus.js';
+import type { TrafficBus } from './stream/bus.js';
 import type { ServerDeps } from './http/server-deps.js';
 import type { StorageOps } from './retention/storage.js';
 import type { SourceFinder } from './traffic-sources/repo.js';

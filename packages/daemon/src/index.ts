@@ -11,7 +11,7 @@ export { serve, type RunningDaemon } from './serve.js';
 export { listen, MAX_HEADER_BYTES } from './http/listen.js';
 export { createUser } from './auth/users.js';
 export { hashPassword } from './auth/passwords.js';
-export type { BatchWorker } from './http-traffic/prepare-pool.js';
+export type { BatchWorker } from './ingest/prepare-pool.js';
 export type { WebhookWorker } from './webhooks/worker.js';
 export type { AlertEvaluator } from './alerts/evaluator.js';
 export { copyDatabase, type CopyReporter } from './copy/copy.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { endpointFile } from '@tapline/shared';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import type { BatchWorker } from './http-traffic/prepare-pool.js';
+import type { BatchWorker } from './ingest/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';

@@ -8,10 +8,10 @@ import { bulkyRecord, dumpTables, freshDatabase, type FreshDatabase, manualClock
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { copyDatabase } from './copy.js';
 import { COPIED_TABLES } from './tables.js';
-import { createTrafficBus } from '../http-traffic/bus.js';
-import { createIngest } from '../http-traffic/ingest.js';
-import { prepareRecord } from '../http-traffic/prepare.js';
-import { createRedactor } from '../http-traffic/redact.js';
+import { createTrafficBus } from '../stream/bus.js';
+import { createIngest } from '../ingest/ingest.js';
+import { prepareRecord } from '../ingest/prepare.js';
+import { createRedactor } from '../ingest/redact.js';
 import { getTrafficRecord } from '../http-traffic/repo.js';
 import { createSourceFinder } from '../traffic-sources/repo.js';
 import { addStats } from '../route-stats/writer.js';

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';
 import type { StoredValues } from '../db/stored-values.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
-import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
+import { lastStreamSeq, setLastStreamSeq } from '../stream/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
 import { ExitError } from '../exit-error.js';
 

@@ -4,11 +4,11 @@ import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { type MountedRoute, mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import type { Composer } from './compose.js';
-import type { Ingest } from './ingest.js';
-import type { BatchPreparer } from './prepare-pool.js';
+import type { Composer } from '../ingest/compose.js';
+import type { Ingest } from '../ingest/ingest.js';
+import type { BatchPreparer } from '../ingest/prepare-pool.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
-import { streamTrafficRoute } from './stream.js';
+import { streamTrafficRoute } from '../stream/stream.js';
 
 const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
 

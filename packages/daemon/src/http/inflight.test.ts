@@ -4,7 +4,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import { defaultConfig } from '../config.js';
-import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
+import { createTrafficBus, type IngestHook, type StoredEntry } from '../stream/bus.js';
 import { composeBody, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 import { createInflight } from './inflight.js';
 

@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import type { Composer } from '../http-traffic/compose.js';
+import type { Composer } from '../ingest/compose.js';
 import { type MountedRoute, mount } from '../http/mount.js';
 
 /**

@@ -1,12 +1,12 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Db } from '../db/open.js';
-import type { TrafficBus } from '../http-traffic/bus.js';
+import type { TrafficBus } from '../stream/bus.js';
 
 /** What the health metrics read at each scrape; every part is this daemon's, or its database's. */
 export interface HealthProbes {
   readonly db: Db;
   readonly bus: TrafficBus;
-  /** Records accepted and waiting for the next ingest transaction (http-traffic/ingest.ts). */
+  /** Records accepted and waiting for the next ingest transaction (ingest/ingest.ts). */
   readonly queuedRecords: () => number;
   /** Large batch bodies waiting for their turn to be read (`Limits.largeBatches`). */
   readonly waitingBatches: () => number;

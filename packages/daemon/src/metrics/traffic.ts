@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { TrafficBus } from '../http-traffic/bus.js';
-import type { Sequenced } from '../http-traffic/stream-repo.js';
+import type { TrafficBus } from '../stream/bus.js';
+import type { Sequenced } from '../stream/stream-repo.js';
 import type { SourceFinder } from '../traffic-sources/repo.js';
 
 /** Labels of every traffic series: per source, domain, route, method and status class. */

@@ -1,8 +1,8 @@
 import { contract } from '@tapline/shared';
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Deps } from '../deps.js';
-import type { Ingest } from '../http-traffic/ingest.js';
-import { createRedactor } from '../http-traffic/redact.js';
+import type { Ingest } from '../ingest/ingest.js';
+import { createRedactor } from '../ingest/redact.js';
 import { failureAnswer, type FailureLogs, HttpError, RetryLater } from '../http/errors.js';
 import { mountBytes, requireScope } from '../http/mount.js';
 import { decodeRequest, encodeResponse, encodeStatus, encodingOf, type OtlpEncoding } from './codec.js';

@@ -1,9 +1,9 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
 import { createCoreLog } from '../core-logs/repo.js';
 import type { Deps } from '../deps.js';
-import type { Ingest } from '../http-traffic/ingest.js';
-import { type PreparedRecord, prepareRecord, startedAtIssues } from '../http-traffic/prepare.js';
-import type { Redactor } from '../http-traffic/redact.js';
+import type { Ingest } from '../ingest/ingest.js';
+import { type PreparedRecord, prepareRecord, startedAtIssues } from '../ingest/prepare.js';
+import type { Redactor } from '../ingest/redact.js';
 import type { SpanException, SpanRecord, Translation } from './translate.js';
 
 /** Spans of one source, as translate() gave them. */

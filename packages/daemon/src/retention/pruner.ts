@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
-import type { TrafficBus } from '../http-traffic/bus.js';
+import type { TrafficBus } from '../stream/bus.js';
 import type { RetentionPolicy } from './options.js';
 import { inTheDaemon } from './pace.js';
 import { addRemoved, noneRemoved, type Removed } from './prune.js';

@@ -1,7 +1,7 @@
 import { newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import type { StoredEntry } from '../http-traffic/bus.js';
+import type { StoredEntry } from '../stream/bus.js';
 import { MAX_SUMMARY_PATHS, SummaryPayload } from './format.js';
 import { insertDelivery, loadWindowStates, lockStormState, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';

@@ -7,7 +7,7 @@ import type { Db } from '../db/open.js';
 import type { DeliveryRow, WebhookRow } from './table.js';
 import type { Clock } from '../clock.js';
 import type { DaemonConfig } from '../config.js';
-import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
+import type { IngestHook, TrafficBus } from '../stream/bus.js';
 import type { ClusterSignals } from '../db/signals.js';
 import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';

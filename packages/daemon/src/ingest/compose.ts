@@ -6,7 +6,7 @@ import { loadAuthorizedSource } from '../traffic-sources/load.js';
 import type { Ingest } from './ingest.js';
 import { prepareRecord, startedAtIssues } from './prepare.js';
 import { createRedactor } from './redact.js';
-import { toRecord } from './repo.js';
+import { toRecord } from '../http-traffic/repo.js';
 
 /** One validated compose body, stored: what every single-record ingest path (compose, `/ingest-log`) shares. */
 export type Composer = (ctx: RequestContext, body: ComposeRecord) => Promise<HttpTrafficRecord>;

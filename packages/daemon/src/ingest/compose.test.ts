@@ -1,7 +1,7 @@
 import { ApiError, contract, type HttpTrafficRecord } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
-import { recordRows } from './repo.js';
+import { recordRows } from '../http-traffic/repo.js';
 
 describe('POST /http-traffic-record/:trafficSourceId', () => {
   let h: Harness;

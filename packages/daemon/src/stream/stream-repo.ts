@@ -1,6 +1,6 @@
 import type { HttpTraffic, TrafficFilters } from '@tapline/shared';
 import type { Db, Executor, Store } from '../db/open.js';
-import { entries, toEntry, trafficFilter } from './repo.js';
+import { entries, toEntry, trafficFilter } from '../http-traffic/repo.js';
 
 /**
  * The stream's reads. The stream follows `stream_seq`, the commit order (docs/decisions.md §9.7),

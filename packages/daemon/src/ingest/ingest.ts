@@ -5,16 +5,16 @@ import { isoNow, newId } from '../clock.js';
 import { isConflict } from '../db/conflict.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Deps } from '../deps.js';
-import type { IngestHook, StoredEntry } from './bus.js';
-import type { Sequenced } from './stream-repo.js';
-import { exchangeIdOf } from './exchange-id.js';
+import type { IngestHook, StoredEntry } from '../stream/bus.js';
+import type { Sequenced } from '../stream/stream-repo.js';
+import { exchangeIdOf } from '../http-traffic/exchange-id.js';
 import type { PreparedRecord } from './prepare.js';
-import { type IdCache, resolveNames } from './names.js';
-import { createTrafficWriter } from './repo.js';
+import { type IdCache, resolveNames } from '../http-traffic/names.js';
+import { createTrafficWriter } from '../http-traffic/repo.js';
 import { createRouteResolver } from '../route-stats/resolve.js';
 import { rulesOf } from '../route-stats/rules-repo.js';
 import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
-import type { NewTrafficRow } from './table.js';
+import type { NewTrafficRow } from '../http-traffic/table.js';
 
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */

@@ -6,7 +6,7 @@ import { createUser } from '../auth/users.js';
 import type { OpenedDatabase } from '../db/open.js';
 import { systemClock } from '../clock.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
-import { createTrafficBus, type StoredEntry } from './bus.js';
+import { createTrafficBus, type StoredEntry } from '../stream/bus.js';
 import { createIngest, type Ingest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';

@@ -2,7 +2,7 @@ import { type ComposeRecord, contract, domainOf, type ErrorBody, type HttpMethod
 import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
-import type { Exchange } from './repo.js';
+import type { Exchange } from '../http-traffic/repo.js';
 
 /**
  * A compose body made ready to store: its level and host derived, secrets redacted, and the
