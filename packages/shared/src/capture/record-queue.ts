@@ -1,5 +1,5 @@
 import type { RejectReason } from './answers.js';
-import type { DropEvent, DropReason } from './recorder-types.js';
+import type { DropEvent, DropReason, RecorderStats } from './recorder-types.js';
 
 /** One record waiting to be sent: its JSON without the source, and who waits for its id. */
 export interface QueuedRecord {
@@ -18,15 +18,8 @@ export interface RecordQueueOptions {
   readonly onDrop?: (event: DropEvent) => void;
 }
 
-/** What the queue counts of the records it let go, for `stats()`. */
-export interface QueueCounts {
-  readonly queued: number;
-  readonly queuedBytes: number;
-  readonly dropped: number;
-  readonly droppedBy: { readonly queueFull: number; readonly closed: number };
-  readonly rejected: number;
-  readonly rejectedBy: Readonly<Record<RejectReason, number>>;
-}
+/** What the queue counts of the records it holds and let go: its part of `stats()`. */
+export type QueueCounts = Pick<RecorderStats, 'queued' | 'queuedBytes' | 'dropped' | 'droppedBy' | 'rejected' | 'rejectedBy'>;
 
 export interface RecordQueue {
   readonly length: number;
