@@ -1,7 +1,9 @@
-import { type AlertPayload, type HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import { createHmac } from 'node:crypto';
+import { AlertPayload, HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
 import { alertCard } from '../alerts/message.js';
 import { z } from 'zod';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
+import type { DeliveryRow, WebhookRow } from './table.js';
 
 /** What the outbox stores for a storm summary: how many entries were folded, and where. */
 export const SummaryPayload = z.object({
@@ -154,3 +156,20 @@ export function renderBody(target: Target, message: Message): string {
   const build = { discord: discordBody, slack: slackBody, http: httpBody }[target.type];
   return JSON.stringify(build(target, message));
 }
+
+/** The `X-Tapline-Signature` of a body sent to an `http` webhook with a secret (docs/webhooks.md). */
+export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
+
+const TestPayload = z.object({ sentAt: z.string() });
+
+/** A stored outbox row's payload as the message it carries. */
+export function messageOf(row: DeliveryRow): Message {
+  const payload: unknown = JSON.parse(row.payload);
+  if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
+  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
+  if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
+  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
+}
+
+/** A webhook's row as what rendering needs of it. */
+export const targetOf = (w: WebhookRow): Target => ({ id: w.id, type: w.type, level: w.level, trafficSourceId: w.traffic_source_id });

@@ -1,18 +1,16 @@
-import { createHmac } from 'node:crypto';
-import { AlertPayload, HttpTraffic, type WebhookAttempt } from '@tapline/shared';
-import { z } from 'zod';
+import type { WebhookAttempt } from '@tapline/shared';
 import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
-import type { DeliveryRow, WebhookRow } from './table.js';
 import type { Clock } from '../clock.js';
 import type { DaemonConfig } from '../config.js';
+import type { DeliveryRow } from './table.js';
 import type { IngestHook, TrafficBus } from '../stream/bus.js';
 import type { ClusterSignals } from '../db/signals.js';
 import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
-import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
+import { messageOf, renderBody, signature, targetOf } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
 import { send } from './send.js';
@@ -62,20 +60,6 @@ const PRUNE_EVERY_MS = 60 * 60_000;
 /** After a failed pass (the database down), look again after 1 s, then 2, 4… up to 30 s, until one succeeds. */
 const FAILED_PASS_RETRY_MS = 1_000;
 const MAX_FAILED_PASS_RETRY_MS = 30_000;
-
-export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
-
-const TestPayload = z.object({ sentAt: z.string() });
-
-function messageOf(row: DeliveryRow): Message {
-  const payload: unknown = JSON.parse(row.payload);
-  if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
-  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
-  if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
-  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
-}
-
-const targetOf = (w: WebhookRow): Target => ({ id: w.id, type: w.type, level: w.level, trafficSourceId: w.traffic_source_id });
 
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, clock, logger, config } = options;
