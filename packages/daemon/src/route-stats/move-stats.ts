@@ -93,6 +93,13 @@ export async function moveStats(trx: Executor, dialect: SqlDialect, removed: rea
     const row = stored.get(keyOf(out));
     if (!row) continue;
     const count = Number(row.count) - out.count;
+    if (count <= 0 && arriving.has(keyOf(out))) {
+      // Emptied, as the empty row a concurrent writer inserts first, and filled again by addStats
+      // below. Not deleted: a writer waiting on this row's lock would find it gone, not see the
+      // row addStats inserts anew, and overwrite it with its own numbers alone.
+      await trx.updateTable('route_stats').where(rowOf(out)).set({ count: 0, latency_sum: 0, latency_max: 0, request_bytes: 0, response_bytes: 0, sketch: null }).execute();
+      continue;
+    }
     if (count <= 0) {
       await trx.deleteFrom('route_stats').where(rowOf(out)).execute();
       continue;
