@@ -3,7 +3,7 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 import { postgresForTests } from './packages/testkit/src/postgres/availability.js';
 
 /**
- * Two projects. `sqlite`: every test, the daemon's on SQLite. `postgres`: the daemon's in-process
+ * Two projects. `sqlite`: every test (but `alone`'s, below), the daemon's on SQLite. `postgres`: the daemon's in-process
  * tests again, each on a PostgreSQL database of its own (packages/testkit: the harness reads
  * TAPLINE_TEST_BACKEND; the globalSetup starts a throwaway cluster, or uses TAPLINE_TEST_PG).
  * `*.sqlite.test.ts` and `*.postgres.test.ts` hold what only means something on one engine.

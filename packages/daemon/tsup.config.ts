@@ -28,6 +28,6 @@ export default defineConfig([
   // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
   { ...common, entry: { taplined: 'src/main.ts' }, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
   { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
-  // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
+  // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).
   { ...common, entry: { 'prepare-worker': 'src/ingest/prepare-pool-thread.ts' }, format: ['esm'], banner: { js: commonJsShim } },
 ]);

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '@tapline/testkit';
 import { openTestDatabase } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,9 +23,10 @@ describe('a PostgreSQL session ended under a transaction', () => {
     try {
       const transaction = db.transaction().execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(db);
-        // The server's notice of the ended session arrives on the idle-in-transaction client.
-        await sleep(300);
+        const pid = rows[0]!.pid;
+        await sql`select pg_terminate_backend(${pid})`.execute(db);
+        // The session is gone once the server no longer lists it; its client hears of it as it ends.
+        await until(async () => (await sql`select 1 from pg_stat_activity where pid = ${pid}`.execute(db)).rows.length === 0, 'the session to end');
         await sql`select 1`.execute(trx);
       });
       await expect(transaction).rejects.toThrow();

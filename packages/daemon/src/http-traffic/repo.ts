@@ -15,7 +15,7 @@ import type { CountRow, HttpTrafficTable, NewTrafficRow, TrafficRow } from './ta
 /**
  * Every SQL statement of recorded traffic: the list and its filters, one record, the names a
  * record is filed under, the writes of an ingest, the count rollup (the stream's reads are
- * in stream-repo.ts). Rows become wire objects here and nowhere else (toEntry, toRecord).
+ * in stream/stream-repo.ts). Rows become wire objects here and nowhere else (toEntry, toRecord).
  */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 

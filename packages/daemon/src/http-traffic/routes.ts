@@ -23,7 +23,7 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
   /**
    * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
    * One authentication, one source check and one transaction for up to 1,000 records; large bodies
-   * are prepared in a worker thread (prepare-pool.ts). All or nothing: one invalid item rejects the
+   * are prepared in a worker thread (ingest/prepare-pool.ts). All or nothing: one invalid item rejects the
    * batch with a 400 whose issues name it by index (`3.method`), before anything is written.
    */
   const batch = mountPrepared(
