@@ -107,7 +107,11 @@ describe('the web UI views beyond traffic', { timeout: 60_000 }, () => {
   });
 
   it('webhooks: one added by keyboard (a bad URL shown by field first), tested to a local receiver, its delivery shown, deleted after confirming', async () => {
-    await open(`?view=logs&source=${sourceId}`);
+    // Keyboard only: the terminal UI's `l` from the traffic list, then the header's button.
+    await open(`?view=traffic&source=${sourceId}`);
+    await page.getByRole('listbox').waitFor();
+    await page.keyboard.press('l');
+    await page.getByRole('region', { name: 'Core logs' }).waitFor();
     await page.getByRole('button', { name: 'Webhooks', exact: true }).focus();
     await page.keyboard.press('Enter');
     await page.getByText('No webhook for this source yet.').waitFor();

@@ -18,6 +18,8 @@ export interface ShellProps {
   readonly onSignedOut: (reason?: string) => void;
 }
 
+const VIEW_KEYS: Readonly<Record<string, Exclude<View, 'record'>>> = { r: 'routes', l: 'logs', w: 'webhooks', a: 'alerts' };
+
 /** Header (source, views, sign out) and the view the address names. */
 export function Shell({ session, onSignedOut }: ShellProps) {
   const [state, update] = useUrlState();
@@ -52,8 +54,21 @@ export function Shell({ session, onSignedOut }: ShellProps) {
     if (!state.source && source) update({ source }, true);
   }, [state.source, source, update]);
 
+  const go = useCallback((view: Exclude<View, 'record'>) => update({ view, entry: undefined, log: undefined, webhook: undefined }), [update]);
+  useEffect(() => {
+    // The terminal UI's keys from its live table (docs/ui.md): r routes, l core logs, w webhooks, a alerts.
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target;
+      if (event.ctrlKey || event.metaKey || event.altKey || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
+      const view = VIEW_KEYS[event.key];
+      if (view) go(view);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go]);
+
   const nav = (view: Exclude<View, 'record'>, label: string) => (
-    <button type="button" aria-current={state.view === view ? 'page' : undefined} onClick={() => update({ view, entry: undefined, log: undefined, webhook: undefined })}>
+    <button type="button" aria-current={state.view === view ? 'page' : undefined} onClick={() => go(view)}>
       {label}
     </button>
   );
