@@ -12,7 +12,7 @@ export interface AlertsBannerProps {
 const REFRESH_MS = 10_000;
 
 /** `POST /checkout`, `/checkout`, `POST (every route)` or `every route`, as `tapline alerts list` says. */
-const scope = (r: AlertRule) => [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
+export const scope = (r: Pick<AlertRule, 'route' | 'method'>) => [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
 
 /**
  * The rules of the source firing now, under the header of every view, longest firing first; nothing

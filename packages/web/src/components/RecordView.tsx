@@ -1,6 +1,7 @@
 import { ApiError, contract, formatLatency, formatLocalTime, type HttpTrafficRecord, recordUrl, type TaplineClient, toCurl } from '@tapline/shared/browser';
 import { useEffect, useState } from 'react';
 import { DiffTable } from './DiffTable.js';
+import { LinkedLogs } from './LinkedLogs.js';
 import { Message } from './Message.js';
 
 /** The entry marked to diff against, kept for the tab (as the token is): `{source} {id}`. */
@@ -15,13 +16,15 @@ export interface RecordViewProps {
   readonly sourceId: string;
   readonly entryId: string;
   readonly onBack: () => void;
+  /** A linked core log: the logs view, open at it. */
+  readonly onOpenLog: (logId: string) => void;
   readonly onError: (error: unknown) => void;
 }
 
 type Loaded = { readonly kind: 'loading' } | { readonly kind: 'missing' } | { readonly kind: 'record'; readonly record: HttpTrafficRecord };
 
-/** One whole record: request and response side by side, timing, copy as curl. */
-export function RecordView({ client, sourceId, entryId, onBack, onError }: RecordViewProps) {
+/** One whole record: request and response side by side, timing, copy as curl, its core logs. */
+export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onError }: RecordViewProps) {
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [copied, setCopied] = useState<string | undefined>();
   const [marked, setMarked] = useState(() => markedId(sourceId));
@@ -121,6 +124,7 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
         <Message title="Request" headers={record.request.headers} query={record.request.queryParams} body={record.request.body} />
         <Message title="Response" headers={record.response.headers} body={record.response.body} />
       </div>
+      <LinkedLogs client={client} sourceId={sourceId} entryId={record.id} entryCreatedAt={record.createdAt} onOpenLog={onOpenLog} onError={onError} />
     </article>
   );
 }
