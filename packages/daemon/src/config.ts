@@ -23,7 +23,7 @@ export interface DaemonConfig {
   readonly stats: StatsConfig;
   /** `--alert-interval` (docs/alerts.md). */
   readonly alerts: { readonly intervalMs: number };
-  /** `--no-ui`, `--ui-host`: the web UI at `/` (docs/web-ui.md). */
+  /** `--no-ui`, `--ui-host`: the web UI at `/` (docs/web.md). */
   readonly ui: UiConfig;
 }
 

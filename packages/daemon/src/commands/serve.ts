@@ -115,7 +115,7 @@ export function registerServe(cmd: Command): void {
     .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
     .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
     .option('--alert-interval <duration>', 'how often alert rules are evaluated, from 1s to 1h (docs/alerts.md)', `${DEFAULT_ALERT_INTERVAL_MS / 1000}s`)
-    .option('--no-ui', 'do not serve the web UI at / (docs/web-ui.md)')
+    .option('--no-ui', 'do not serve the web UI at / (docs/web.md)')
     .option('--ui-host <names>', 'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
