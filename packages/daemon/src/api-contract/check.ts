@@ -1,7 +1,7 @@
 import { type ApiCheckAnswer, type ApiCheckBody, type ApiViolation, type HttpTrafficRecord, isRecord, type ViolationKind } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { mediaOf } from './evidence.js';
-import { eachRecord } from './records.js';
+import { type ContractExchange, eachExchange } from './records.js';
 import { basePathsOf, follow, operationsOf, PathIndex, type SpecOperation } from './spec.js';
 import { type SchemaFailure, SpecValidators } from './validators.js';
 
@@ -71,7 +71,7 @@ class Checker {
   }
 
   /** The operation of an exchange (or why there is none), and every way the exchange breaks it. */
-  check(record: HttpTrafficRecord): { op: SpecOperation | undefined; found: Found[] } {
+  check(record: ContractExchange): { op: SpecOperation | undefined; found: Found[] } {
     const at = { method: record.method, status: record.status };
     const path = this.#paths.find(record.pathname);
     if (path === undefined) return { op: undefined, found: [{ ...at, kind: 'undocumented-path', path: record.route ?? record.pathname, pointer: '', rule: 'undocumented-path', message: `no path of the spec matches ${record.pathname}` }] };
@@ -112,7 +112,7 @@ class Checker {
   }
 }
 
-function headerOrQuery(record: HttpTrafficRecord, where: 'query' | 'header', name: string): string | string[] | undefined {
+function headerOrQuery(record: ContractExchange, where: 'query' | 'header', name: string): string | string[] | undefined {
   return where === 'header' ? headerValue(record.request.headers, name) : record.request.queryParams[name];
 }
 
@@ -131,7 +131,7 @@ export async function checkContract(store: Store, sourceId: string, body: ApiChe
   const violations = new Map<string, ApiViolation>();
   let exchanges = 0;
   let conforming = 0;
-  for await (const record of eachRecord(store, sourceId, body, now)) {
+  for await (const record of eachExchange(store, sourceId, body, now)) {
     exchanges += 1;
     const { op, found } = checker.check(record);
     const counts = op && perOperation.get(op);
