@@ -122,6 +122,24 @@ describe('stored exchanges checked against a spec', () => {
     expect(most.examples).toEqual([ids.good, ids.missingProperty]);
   });
 
+  it('checks path parameters against their schemas, with the value coerced as a query value is', async () => {
+    const other = (await createSource(client)).id;
+    const entries: Record<string, string> = {};
+    for (const [name, pathnameUrl] of Object.entries({ named: '/api/pets/rex', numbered: '/api/pets/7', encoded: '/api/pets/%F0%9F%90%B6' })) {
+      const answer = await rawJson(h, 'POST', `/http-traffic-record/${other}`, token, composeBody(other, pet({ pathnameUrl })));
+      expect(answer.status, answer.text).toBe(201);
+      entries[name] = (answer.json as { id: string }).id;
+    }
+    const answer = await rawJson(h, 'POST', `/api-contract/${other}/check`, token, { spec: SPEC });
+    expect(answer.status, answer.text).toBe(200);
+    const report = answer.json as ApiCheckAnswer;
+    expect(report.violations.map((v) => [v.kind, v.path, v.pointer, v.rule, v.count, v.examples])).toEqual([
+      ['path', '/pets/{petId}', '/petId', 'type', 2, [entries.named, entries.encoded]],
+    ]);
+    expect(report.violations[0]?.message).toBe('must be integer');
+    expect([report.exchanges, report.conforming]).toEqual([3, 1]);
+  });
+
   it('answers 400 naming spec for what is not OpenAPI 3.x or a schema that does not compile', async () => {
     for (const spec of [{ swagger: '2.0', paths: {} }, { ...SPEC, components: { ...SPEC.components, schemas: { ...SPEC.components.schemas, Pet: { type: 'no-such-type' } } } }]) {
       const answer = await check(spec);

@@ -1,7 +1,7 @@
 import { type ApiCheckAnswer, type ApiCheckBody, type ApiViolation, type HttpTrafficRecord, isRecord, type ViolationKind } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { mediaOf } from './evidence.js';
-import { eachRecord } from './records.js';
+import { type ContractExchange, eachExchange } from './records.js';
 import { basePathsOf, follow, operationsOf, PathIndex, type SpecOperation } from './spec.js';
 import { type SchemaFailure, SpecValidators } from './validators.js';
 
@@ -71,10 +71,11 @@ class Checker {
   }
 
   /** The operation of an exchange (or why there is none), and every way the exchange breaks it. */
-  check(record: HttpTrafficRecord): { op: SpecOperation | undefined; found: Found[] } {
+  check(record: ContractExchange): { op: SpecOperation | undefined; found: Found[] } {
     const at = { method: record.method, status: record.status };
-    const path = this.#paths.find(record.pathname);
-    if (path === undefined) return { op: undefined, found: [{ ...at, kind: 'undocumented-path', path: record.route ?? record.pathname, pointer: '', rule: 'undocumented-path', message: `no path of the spec matches ${record.pathname}` }] };
+    const match = this.#paths.find(record.pathname);
+    if (match === undefined) return { op: undefined, found: [{ ...at, kind: 'undocumented-path', path: record.route ?? record.pathname, pointer: '', rule: 'undocumented-path', message: `no path of the spec matches ${record.pathname}` }] };
+    const { path } = match;
     const op = this.#ops.get(`${record.method} ${path}`);
     if (!op) return { op: undefined, found: [{ ...at, kind: 'undocumented-method', path, pointer: '', rule: 'undocumented-method', message: `${path} documents no ${record.method}` }] };
     const found: Found[] = [];
@@ -82,10 +83,11 @@ class Checker {
       for (const f of failures) found.push({ ...at, kind, path, pointer: prefix + f.pointer, rule: f.rule, message: f.message });
     };
     for (const p of op.parameters) {
-      const value = headerOrQuery(record, p.in, p.name);
-      const kind = p.in === 'query' ? 'query' : 'header';
+      // A path parameter the template does not name is the spec's slip, not the exchange's: not checked.
+      const value = p.in === 'path' ? match.values.get(p.name) : headerOrQuery(record, p.in, p.name);
+      const kind = p.in;
       if (value === undefined) {
-        if (p.required) add(kind, [{ pointer: '', rule: 'required', message: `the required ${p.in} parameter ${p.name} is missing` }], `/${p.name}`);
+        if (p.required && p.in !== 'path') add(kind, [{ pointer: '', rule: 'required', message: `the required ${p.in} parameter ${p.name} is missing` }], `/${p.name}`);
       } else if (p.schema) add(kind, this.#validators.validate(p.schema, 'parameter', value), `/${p.name}`);
     }
     if (op.requestBody) {
@@ -112,7 +114,7 @@ class Checker {
   }
 }
 
-function headerOrQuery(record: HttpTrafficRecord, where: 'query' | 'header', name: string): string | string[] | undefined {
+function headerOrQuery(record: ContractExchange, where: 'query' | 'header', name: string): string | string[] | undefined {
   return where === 'header' ? headerValue(record.request.headers, name) : record.request.queryParams[name];
 }
 
@@ -131,7 +133,7 @@ export async function checkContract(store: Store, sourceId: string, body: ApiChe
   const violations = new Map<string, ApiViolation>();
   let exchanges = 0;
   let conforming = 0;
-  for await (const record of eachRecord(store, sourceId, body, now)) {
+  for await (const record of eachExchange(store, sourceId, body, now)) {
     exchanges += 1;
     const { op, found } = checker.check(record);
     const counts = op && perOperation.get(op);

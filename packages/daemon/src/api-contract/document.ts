@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import type { HttpTrafficRecord, JsonValue } from '@tapline/shared';
+import type { JsonValue } from '@tapline/shared';
 import { addExchange, type Evidence, newEvidence } from './evidence.js';
+import type { ContractExchange } from './records.js';
 import { parameterNames, pathKeyOf, TemplateMatcher } from './paths.js';
 import { type JsonSchema, schemaOf, type Shape } from './shape.js';
 
@@ -19,7 +20,7 @@ export class ContractEvidence {
   #firstSeen: string | undefined;
   #lastSeen: string | undefined;
 
-  add(record: HttpTrafficRecord): void {
+  add(record: ContractExchange): void {
     const template = record.route ?? record.pathname.split('?')[0] ?? '/';
     const key = pathKeyOf(template);
     let path = this.#paths.get(key);

@@ -1,4 +1,5 @@
 import type { HttpTrafficRecord, JsonValue } from '@tapline/shared';
+import type { ContractExchange } from './records.js';
 import { emptyShape, observe, type Shape } from './shape.js';
 
 /**
@@ -81,7 +82,7 @@ function observeBody(bodies: Map<string, Body>, media: string, body: JsonValue):
 }
 
 /** Adds one exchange; `pathValues` are the template's parameters as the path filled them. */
-export function addExchange(evidence: Evidence, record: HttpTrafficRecord, pathValues: readonly string[] | undefined): void {
+export function addExchange(evidence: Evidence, record: ContractExchange, pathValues: readonly string[] | undefined): void {
   evidence.count += 1;
   if (record.createdAt < evidence.firstSeen) evidence.firstSeen = record.createdAt;
   if (record.createdAt > evidence.lastSeen) evidence.lastSeen = record.createdAt;

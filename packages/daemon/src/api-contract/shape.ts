@@ -43,9 +43,12 @@ export const emptyShape = (): Shape => ({
 
 function observeString(shape: Shape, value: string): void {
   shape.strings += 1;
-  const format = stringFormat(value);
-  if (shape.format === undefined) shape.format = format ?? null;
-  else if (shape.format !== format) shape.format = null;
+  // Once two samples differed the field has no format whatever comes: the regexes are not run again.
+  if (shape.format !== null) {
+    const format = stringFormat(value);
+    if (shape.format === undefined) shape.format = format ?? null;
+    else if (shape.format !== format) shape.format = null;
+  }
   if (shape.values === null) return;
   if (value.length > ENUM_VALUE_LENGTH) shape.values = null;
   else {

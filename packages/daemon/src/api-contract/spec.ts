@@ -1,12 +1,12 @@
 import { type HttpMethod, isRecord, type OpenApiDocument } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
-import { templatePattern } from './paths.js';
+import { decodeSegment, parameterNames, templatePattern } from './paths.js';
 
 type Json = Record<string, unknown>;
 
 export interface SpecParameter {
   readonly name: string;
-  readonly in: 'query' | 'header';
+  readonly in: 'query' | 'header' | 'path';
   readonly required: boolean;
   /** Where its schema is, as a JSON pointer into the spec (the validators compile it there). */
   readonly schema: string | undefined;
@@ -46,7 +46,7 @@ function parametersOf(spec: Json, list: unknown, pointer: string): SpecParameter
   return list.flatMap((item, i) => {
     const found = follow(spec, item, `${pointer}/${i}`);
     const p = found?.value;
-    if (!p || !found || (p.in !== 'query' && p.in !== 'header') || typeof p.name !== 'string') return [];
+    if (!p || !found || (p.in !== 'query' && p.in !== 'header' && p.in !== 'path') || typeof p.name !== 'string') return [];
     return [{ name: p.name, in: p.in, required: p.required === true, schema: isRecord(p.schema) ? `${found.pointer}/schema` : undefined }];
   });
 }
@@ -91,25 +91,33 @@ export function basePathsOf(spec: OpenApiDocument): string[] {
   return [...bases].sort((a, b) => b.length - a.length);
 }
 
+/** A spec path a recorded path filled, with the values of its parameters by name (decoded). */
+export interface PathMatch {
+  readonly path: string;
+  readonly values: ReadonlyMap<string, string>;
+}
+
 /** Which spec path a recorded path is: the most literal template that matches (`/pets/mine` before `/pets/{id}`). */
 export class PathIndex {
-  readonly #templates: { path: string; pattern: RegExp; literal: number }[];
+  readonly #templates: { path: string; pattern: RegExp; literal: number; names: string[] }[];
   readonly #bases: readonly string[];
 
   constructor(paths: readonly string[], bases: readonly string[]) {
     this.#templates = [...new Set(paths)]
-      .map((path) => ({ path, pattern: templatePattern(path), literal: path.replace(/\{[^}]*\}/g, '').length }))
+      .map((path) => ({ path, pattern: templatePattern(path), literal: path.replace(/\{[^}]*\}/g, '').length, names: parameterNames(path) }))
       .sort((a, b) => b.literal - a.literal || (a.path < b.path ? -1 : 1));
     this.#bases = bases;
   }
 
-  find(pathname: string): string | undefined {
+  find(pathname: string): PathMatch | undefined {
     const path = pathname.split('?')[0] ?? '';
     for (const base of this.#bases) {
       if (base && !(path === base || path.startsWith(`${base}/`))) continue;
       const rest = path.slice(base.length) || '/';
-      const found = this.#templates.find((t) => t.pattern.test(rest));
-      if (found) return found.path;
+      for (const t of this.#templates) {
+        const match = t.pattern.exec(rest);
+        if (match) return { path: t.path, values: new Map(t.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')])) };
+      }
     }
     return undefined;
   }

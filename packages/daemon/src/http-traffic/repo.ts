@@ -83,10 +83,12 @@ export function toEntry(row: EntryRow): HttpTraffic {
     protocol: row.protocol,
   };
   if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
-  // An entry the route backfill has not reached yet shows the template it will be given.
-  entry.route = row.route_template ?? resolveRoute(row.pathname, row.route).template;
+  entry.route = routeOf(row);
   return entry;
 }
+
+/** An entry's route template; one the route backfill has not reached yet shows the template it will be given. */
+export const routeOf = (row: Pick<EntryRow, 'pathname' | 'route' | 'route_template'>): string => row.route_template ?? resolveRoute(row.pathname, row.route).template;
 
 /** The stored exchange, as a single compose answers it and as GET of one entry reads it back. */
 export type Exchange = Pick<HttpTrafficRecord, 'request' | 'response'>;
@@ -130,7 +132,7 @@ export function listTraffic({ db, dialect }: Store, sourceId: string, filters: T
 /** Stored JSON text back to a value; the text was written by JSON.stringify, so it parses. */
 /* eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the column holds JSON.stringify of a T, written by this repository;
    the compiler sees only a string column. */
-const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
+export const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
 /** Entries with their exchange as JSON text, decoded by the database (see recordOf). */
 export const recordRows = ({ db, dialect }: { db: Executor; dialect: SqlDialect }) =>
