@@ -7,13 +7,13 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from '../stream/bus.js';
 import type { Sequenced } from '../stream/stream-repo.js';
-import { exchangeIdOf } from '../http-traffic/exchange-id.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from '../http-traffic/names.js';
 import { createTrafficWriter } from '../http-traffic/repo.js';
 import { createRouteResolver } from '../route-stats/resolve.js';
 import { rulesOf } from '../route-stats/rules-repo.js';
-import { bodyBytes, type StatInput } from '../route-stats/rollup.js';
+import type { StatInput } from '../route-stats/rollup.js';
+import { rowsOf } from './rows.js';
 import type { NewTrafficRow } from '../http-traffic/table.js';
 
 export interface Ingest {
@@ -81,34 +81,11 @@ export function createIngest(deps: IngestDeps): Ingest {
       for (const { source, records } of group) {
         const stored: StoredEntry[] = [];
         for (const record of records) {
-          const { domain, pathname, status, method, level, protocol, elapsedTime } = record;
-          // docs/decisions.md §17.1: the client's start time when it sent one; ids stay arrival order.
-          const createdAt = record.startedAt ?? receivedAt;
-          const domainId = known.domain(source.id, domain);
-          const pathnameId = known.pathname(domainId, pathname);
+          const domainId = known.domain(source.id, record.domain);
           const route = routeOf(source.id, record);
-
-          const id = newId();
-          // Derived, not stored (compact storage); toEntry derives them again at every read.
-          const requestId = exchangeIdOf(id, 'request');
-          const responseId = exchangeIdOf(id, 'response');
-          traffic.push({
-            id, traffic_source_id: source.id, domain_id: domainId, pathname_id: pathnameId, request_id: null, response_id: null, status,
-            method, level, protocol, elapsed_time: elapsedTime, traffic_user_id: record.trafficUserId, created_at: createdAt, route: record.route, route_id: route.id,
-            stream_seq: 0, // numbered by insertTraffic, last in the transaction
-            // JSON text; insertExchanges puts it in its stored form (compact storage, docs/storage.md).
-            request_headers: record.requestHeaders, request_body: record.requestBody, query_params: record.queryParams,
-            response_headers: record.responseHeaders, response_body: record.responseBody,
-          });
-          // A literal, not spreads of shared parts: spreading a conditional part built slow
-          // dictionary-mode objects, once a sixth of a batch's time.
-          const entry: StoredEntry = { id, status, method, level, elapsedTime, createdAt, trafficSourceId: source.id, domainId, pathnameId, requestId, responseId, domain, pathname, protocol };
-          if (record.trafficUserId) entry.trafficUserId = record.trafficUserId;
-          entry.route = route.template;
-          if (deps.stats) {
-            const requestBytes = bodyBytes(record.requestBody);
-            statInputs.push({ sourceId: source.id, routeId: route.id, method, domainId, createdAt, status, elapsedTime, requestBytes, responseBytes: bodyBytes(record.responseBody) });
-          }
+          const { row, entry, stat } = rowsOf(source.id, record, { domainId, pathnameId: known.pathname(domainId, record.pathname), route }, receivedAt, newId(), deps.stats !== undefined);
+          traffic.push(row);
+          if (stat) statInputs.push(stat);
           stored.push(entry);
           all.push(entry);
         }
