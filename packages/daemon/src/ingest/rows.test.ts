@@ -4,7 +4,7 @@ import type { PreparedRecord } from './prepare.js';
 import { rowsOf } from './rows.js';
 
 const record: PreparedRecord = {
-  domain: 'api.example.com', pathname: '/users/42', status: 404, method: 'GET', level: 'WARNING', protocol: 'https', elapsedTime: 12.5, trafficUserId: null,
+  domain: 'api.example.com', pathname: '/users/42', status: 404, method: 'GET', level: 'WARNING', protocol: 'HTTPS', elapsedTime: 12.5, trafficUserId: null,
   requestHeaders: '{}', requestBody: null, queryParams: '{}', responseHeaders: '{}', responseBody: '{"error":"no such user"}', startedAt: null, route: '/users/:id',
 };
 const filed = { domainId: 'd1', pathnameId: 'p1', route: { id: 'r1', template: '/users/{id}' } };
