@@ -37,7 +37,12 @@ module.exports = {
       from: { path: '^packages/daemon/src/db/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/',
-        pathNot: ['^packages/daemon/src/db/', '/table\\.ts$', '-table\\.ts$', '^packages/daemon/src/(exit-error|clock|config)\\.ts$'],
+        pathNot: [
+          '^packages/daemon/src/db/',
+          '/table\\.ts$',
+          '-table\\.ts$',
+          '^packages/daemon/src/(exit-error|clock|config)\\.ts$',
+        ],
       },
     },
     {
@@ -50,13 +55,18 @@ module.exports = {
       from: { path: '^packages/daemon/src/(config|exit-error|flags)\\.ts$' },
       to: {
         path: '^packages/daemon/src/',
-        pathNot: ['^packages/daemon/src/(config|exit-error)\\.ts$', '^packages/daemon/src/[^/]+/options\\.ts$', '^packages/daemon/src/http/trust-proxy\\.ts$'],
+        pathNot: [
+          '^packages/daemon/src/(config|exit-error)\\.ts$',
+          '^packages/daemon/src/[^/]+/options\\.ts$',
+          '^packages/daemon/src/http/trust-proxy\\.ts$',
+        ],
       },
     },
     {
       name: 'ground-floor-leaves',
       severity: 'error',
-      comment: 'The options.ts files and http/trust-proxy.ts that config.ts imports import nothing of the daemon, so the ground floor stays one.',
+      comment:
+        'The options.ts files and http/trust-proxy.ts that config.ts imports import nothing of the daemon, so the ground floor stays one.',
       from: { path: '^packages/daemon/src/([^/]+/options|http/trust-proxy)\\.ts$' },
       to: { path: '^packages/daemon/src/' },
     },
@@ -86,7 +96,10 @@ module.exports = {
       name: 'commands-on-top',
       severity: 'error',
       comment: 'Only main.ts wires the commands: no other module imports commands/.',
-      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/(commands/|main\\.ts$)', '\\.test\\.ts$'] },
+      from: {
+        path: '^packages/daemon/src/',
+        pathNot: ['^packages/daemon/src/(commands/|main\\.ts$)', '\\.test\\.ts$'],
+      },
       to: { path: '^packages/daemon/src/commands/' },
     },
     {

@@ -15,7 +15,12 @@ import { postgresForTests } from './packages/testkit/src/postgres/availability.j
  */
 const postgres = postgresForTests(process.env);
 
-const ALONE = ['e2e/bench-quick.test.ts', 'e2e/memory.test.ts', 'e2e/stalled-streams.test.ts', ...(postgres.available ? ['e2e/db-restart.postgres.test.ts'] : [])];
+const ALONE = [
+  'e2e/bench-quick.test.ts',
+  'e2e/memory.test.ts',
+  'e2e/stalled-streams.test.ts',
+  ...(postgres.available ? ['e2e/db-restart.postgres.test.ts'] : []),
+];
 
 const aloneProject: TestProjectInlineConfiguration = {
   extends: true,
@@ -34,7 +39,12 @@ const sqliteProject: TestProjectInlineConfiguration = {
     include: ['packages/*/src/**/*.test.{ts,tsx}', 'e2e/**/*.test.ts'],
     exclude: [...configDefaults.exclude, '**/*.postgres.test.ts', ...ALONE],
     // Says at the end of the run, where it is seen, that the PostgreSQL half did not run.
-    ...(postgres.available ? {} : { globalSetup: ['packages/testkit/src/postgres/notice.ts'], provide: { taplinePostgresMissing: postgres.reason } }),
+    ...(postgres.available
+      ? {}
+      : {
+          globalSetup: ['packages/testkit/src/postgres/notice.ts'],
+          provide: { taplinePostgresMissing: postgres.reason },
+        }),
   },
 };
 

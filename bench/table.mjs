@@ -8,12 +8,16 @@ import { fileURLToPath } from 'node:url';
 const file = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'results.json');
 const { machine, mode, scenarios } = JSON.parse(readFileSync(file, 'utf8'));
 const fig = (scenario, name) => scenarios[scenario]?.figures?.[name];
-const n = (value, digits = 0) => (value === undefined ? 'n/a' : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const n = (value, digits = 0) =>
+  value === undefined
+    ? 'n/a'
+    : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ratio = (f, floor) => (f?.ratio?.[floor] ? `${n(f.ratio[floor].median, 2)}×` : 'n/a');
 const met = (ok) => (ok === undefined ? '' : ok ? 'met' : '**not met**');
 
 const rows = [];
-const row = (what, tapline, floors, ratios, target, ok) => rows.push(`| ${what} | ${tapline} | ${floors} | ${ratios} | ${target} | ${met(ok)} |`);
+const row = (what, tapline, floors, ratios, target, ok) =>
+  rows.push(`| ${what} | ${tapline} | ${floors} | ${ratios} | ${target} | ${met(ok)} |`);
 
 const compose = fig('01-compose', 'compose records/s');
 const p99 = fig('01-compose', 'compose p99 ms');
@@ -44,7 +48,8 @@ row(
   proxyMax?.ratio?.nginx ? proxyMax.ratio.nginx.median >= 0.3 : undefined,
 );
 const signed = (value) => (value === undefined ? 'n/a' : `${value >= 0 ? '+' : '−'}${n(Math.abs(value), 2)}`);
-const added = (who) => `${signed(fig('proxy', `${who} added p50 ms`)?.median)} / ${signed(fig('proxy', `${who} added p99 ms`)?.median)} ms`;
+const added = (who) =>
+  `${signed(fig('proxy', `${who} added p50 ms`)?.median)} / ${signed(fig('proxy', `${who} added p99 ms`)?.median)} ms`;
 const unrecorded = fig('proxy', 'requests answered but not recorded')?.median;
 row(
   'recording proxy at 200 req/s, added latency p50 / p99',
@@ -55,7 +60,9 @@ row(
   fig('proxy', 'proxy added p99 ms') ? fig('proxy', 'proxy added p99 ms').median <= 2 && unrecorded === 0 : undefined,
 );
 const list = scenarios['02-list-1m']?.figures ?? {};
-const queries = Object.keys(list).filter((k) => k.endsWith(' above SQL ms')).map((k) => k.slice('first page '.length, -' above SQL ms'.length));
+const queries = Object.keys(list)
+  .filter((k) => k.endsWith(' above SQL ms'))
+  .map((k) => k.slice('first page '.length, -' above SQL ms'.length));
 const range = (suffix, digits) => {
   const values = queries.map((q) => list[`${suffix[0]}${q}${suffix[1]}`]?.median).filter((v) => v !== undefined);
   return values.length ? `${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}` : 'n/a';
@@ -89,11 +96,32 @@ row(
   rss ? rss.median <= 150 : undefined,
 );
 const tail = (name) => n(fig('tail-latency', name)?.median, 1);
-row('compose answered → line printed by `tapline traffic tail`, 200 records/s', `p50 ${tail('tail latency p50 ms')} ms, p99 ${tail('tail latency p99 ms')} ms`, '', '', 'p99 < 50 ms (issue 4)', fig('tail-latency', 'tail latency p99 ms') ? fig('tail-latency', 'tail latency p99 ms').median < 50 : undefined);
+row(
+  'compose answered → line printed by `tapline traffic tail`, 200 records/s',
+  `p50 ${tail('tail latency p50 ms')} ms, p99 ${tail('tail latency p99 ms')} ms`,
+  '',
+  '',
+  'p99 < 50 ms (issue 4)',
+  fig('tail-latency', 'tail latency p99 ms') ? fig('tail-latency', 'tail latency p99 ms').median < 50 : undefined,
+);
 const outbox = fig('outbox', 'daemon CPU ms per record, active fatal webhook');
-row('webhook outbox: daemon CPU per record with an active `fatal` webhook', `${n(outbox?.median, 3)} ms`, `no webhook: ${n(fig('outbox', 'daemon CPU ms per record, no webhook')?.median, 3)} ms`, ratio(outbox, 'no webhook'), '< 1.1× (issue 6)', outbox ? outbox.ratio['no webhook'].median < 1.1 : undefined);
+row(
+  'webhook outbox: daemon CPU per record with an active `fatal` webhook',
+  `${n(outbox?.median, 3)} ms`,
+  `no webhook: ${n(fig('outbox', 'daemon CPU ms per record, no webhook')?.median, 3)} ms`,
+  ratio(outbox, 'no webhook'),
+  '< 1.1× (issue 6)',
+  outbox ? outbox.ratio['no webhook'].median < 1.1 : undefined,
+);
 const cli = fig('cli-startup', 'traffic list <name> to first byte ms');
-row('`tapline traffic list` start to first byte', `${n(cli?.median)} ms`, `node printing one byte: ${n(fig('cli-startup', 'node printing one byte ms')?.median)} ms`, ratio(cli, 'node printing one byte'), '< 300 ms (issue 3)', cli ? cli.median < 300 : undefined);
+row(
+  '`tapline traffic list` start to first byte',
+  `${n(cli?.median)} ms`,
+  `node printing one byte: ${n(fig('cli-startup', 'node printing one byte ms')?.median)} ms`,
+  ratio(cli, 'node printing one byte'),
+  '< 300 ms (issue 3)',
+  cli ? cli.median < 300 : undefined,
+);
 
 // Issue 13: the same scenarios' PostgreSQL steps, run in the same rounds (bench/postgres.mjs).
 const PG = '(postgres)';
@@ -116,9 +144,14 @@ row(
   pgBatch ? pgBatch.median >= 15000 : undefined,
 );
 const pgList = scenarios['03-list-1m-postgres']?.figures ?? {};
-const pgP99 = Object.entries(pgList).filter(([k]) => k.endsWith(` p99 ms ${PG}`)).map(([, f]) => f.median);
-const pgP50 = Object.entries(pgList).filter(([k]) => k.endsWith(` p50 ms ${PG}`)).map(([, f]) => f.median);
-const span = (values, digits) => (values.length ? `${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}` : 'n/a');
+const pgP99 = Object.entries(pgList)
+  .filter(([k]) => k.endsWith(` p99 ms ${PG}`))
+  .map(([, f]) => f.median);
+const pgP50 = Object.entries(pgList)
+  .filter(([k]) => k.endsWith(` p50 ms ${PG}`))
+  .map(([, f]) => f.median);
+const span = (values, digits) =>
+  values.length ? `${n(Math.min(...values), digits)}–${n(Math.max(...values), digits)}` : 'n/a';
 row(
   `PostgreSQL: list, first filtered page, ${n(pgList[`records ${PG}`]?.median)} records (${pgP99.length} filters), \`meta.total\` checked against \`count(*)\``,
   `p50 ${span(pgP50, 2)} ms, p99 ${span(pgP99, 2)} ms`,
@@ -159,9 +192,15 @@ row(
   `the bodies read, inflated and parsed in better-sqlite3: ${n(fig('api-contract', `floor: ${PARSED} s`)?.median, 1)} s`,
   `${ratio(infer, PARSED)} infer, ${ratio(check, PARSED)} check`,
   'infer ≤ 5 s and ≤ 200 MB, check ≤ 10 s (issue 28)',
-  infer && check && inferRss ? infer.median <= 5 && inferRss.median <= 200e6 / 2 ** 20 && check.median <= 10 : undefined,
+  infer && check && inferRss
+    ? infer.median <= 5 && inferRss.median <= 200e6 / 2 ** 20 && check.median <= 10
+    : undefined,
 );
 
-process.stdout.write(`Measured ${machine.startedAt.slice(0, 16).replace('T', ' ')} UTC (${mode} mode) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; load average at start ${machine.loadAverageAtStart.join(' / ')}.\n\n`);
-process.stdout.write('| what | Tapline | floor or peer, same run | ratio (median of per-round ratios) | target | |\n|---|---|---|---|---|---|\n');
+process.stdout.write(
+  `Measured ${machine.startedAt.slice(0, 16).replace('T', ' ')} UTC (${mode} mode) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; load average at start ${machine.loadAverageAtStart.join(' / ')}.\n\n`,
+);
+process.stdout.write(
+  '| what | Tapline | floor or peer, same run | ratio (median of per-round ratios) | target | |\n|---|---|---|---|---|---|\n',
+);
 process.stdout.write(`${rows.join('\n')}\n`);

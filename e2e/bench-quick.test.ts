@@ -20,7 +20,10 @@ interface Figure {
 interface Results {
   mode: string;
   machine: { cpu: string; cores: number; memoryGiB: number; node: string; startedAt: string };
-  scenarios: Record<string, { error?: string; seconds: number; figures?: Record<string, Figure>; skipped?: Record<string, string> }>;
+  scenarios: Record<
+    string,
+    { error?: string; seconds: number; figures?: Record<string, Figure>; skipped?: Record<string, string> }
+  >;
 }
 
 const root = join(import.meta.dirname, '..');
@@ -30,7 +33,8 @@ afterAll(() => out.remove());
 
 async function declaredFigures(file: string): Promise<string[]> {
   const scenario: unknown = await import(pathToFileURL(join(scenarioDir, file)).href);
-  if (typeof scenario === 'object' && scenario !== null && 'figures' in scenario && Array.isArray(scenario.figures)) return scenario.figures.map(String);
+  if (typeof scenario === 'object' && scenario !== null && 'figures' in scenario && Array.isArray(scenario.figures))
+    return scenario.figures.map(String);
   throw new Error(`${file} exports no figures list`);
 }
 
@@ -39,7 +43,12 @@ const finite = (values: number[]) => values.length > 0 && values.every((v) => Nu
 describe('pnpm bench --quick', () => {
   it('runs every scenario and writes every figure as finite numbers', async () => {
     const file = join(out.path, 'results.json');
-    const run = await execa('node', [join(root, 'bench', 'run.mjs'), '--quick', '--out', file], { env: cleanEnv(), extendEnv: false, reject: false, timeout: 900_000 });
+    const run = await execa('node', [join(root, 'bench', 'run.mjs'), '--quick', '--out', file], {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+      timeout: 900_000,
+    });
     const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
     const failures = Object.entries(results.scenarios).flatMap(([name, s]) => (s.error ? [`${name}: ${s.error}`] : []));
     expect(failures).toEqual([]);
@@ -49,7 +58,9 @@ describe('pnpm bench --quick', () => {
     expect(results.machine.cores).toBeGreaterThan(0);
     expect(results.machine.cpu).not.toBe('');
     expect(results.machine.node).toBe(process.version);
-    const files = readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs')).sort();
+    const files = readdirSync(scenarioDir)
+      .filter((f) => f.endsWith('.mjs'))
+      .sort();
     expect(Object.keys(results.scenarios).sort()).toEqual(files.map((f) => f.replace(/\.mjs$/, '')));
 
     for (const f of files) {
@@ -67,8 +78,16 @@ describe('pnpm bench --quick', () => {
       }
     }
     // Tapline is measured against its floors: every floor the issue names shows up as a ratio.
-    const floors = Object.values(results.scenarios).flatMap((s) => Object.values(s.figures ?? {}).flatMap((fig) => Object.keys(fig.ratio ?? {})));
-    for (const floor of ['bare Express 5', 'bare node:http', 'better-sqlite3 insert', 'parse + redact + insert', 'repository SQL in better-sqlite3']) {
+    const floors = Object.values(results.scenarios).flatMap((s) =>
+      Object.values(s.figures ?? {}).flatMap((fig) => Object.keys(fig.ratio ?? {})),
+    );
+    for (const floor of [
+      'bare Express 5',
+      'bare node:http',
+      'better-sqlite3 insert',
+      'parse + redact + insert',
+      'repository SQL in better-sqlite3',
+    ]) {
       expect(floors).toContain(floor);
     }
   }, 900_000);

@@ -13,8 +13,18 @@ const APP = join(dirname(fileURLToPath(import.meta.url)), 'support', 'otel-app.c
  */
 async function runApp(env: Record<string, string>): Promise<void> {
   await runOtelApp(APP, env, async (base) => {
-    expect((await fetch(`${base}/orders/42?page=2`, { headers: { authorization: 'Bearer app-user-token' } })).status).toBe(200);
-    expect((await fetch(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sku":"A-1"}' })).status).toBe(201);
+    expect(
+      (await fetch(`${base}/orders/42?page=2`, { headers: { authorization: 'Bearer app-user-token' } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await fetch(`${base}/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"sku":"A-1"}',
+        })
+      ).status,
+    ).toBe(201);
     expect((await fetch(`${base}/boom`)).status).toBe(500);
   });
 }
@@ -40,7 +50,11 @@ describe('the OpenTelemetry Node SDK exports to taplined', () => {
 
   async function expectThreeRequests(sourceId: string, port: (domain: string) => void) {
     const { entries, logs } = await stored(sourceId);
-    expect(entries.map((e) => `${e.method} ${e.status} ${e.pathname} ${e.route ?? '-'}`).sort()).toEqual(['GET 200 /orders/42 /orders/{id}', 'GET 500 /boom /boom', 'POST 201 /orders /orders']);
+    expect(entries.map((e) => `${e.method} ${e.status} ${e.pathname} ${e.route ?? '-'}`).sort()).toEqual([
+      'GET 200 /orders/42 /orders/{id}',
+      'GET 500 /boom /boom',
+      'POST 201 /orders /orders',
+    ]);
     for (const entry of entries) {
       port(entry.domain);
       expect(entry.protocol).toBe('HTTP');
@@ -52,13 +66,20 @@ describe('the OpenTelemetry Node SDK exports to taplined', () => {
     const boom = entries.find((e) => e.pathname === '/boom');
     expect(boom?.level).toBe('FATAL');
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ title: 'TypeError', description: 'order 7 has no customer', source: 'orders-api', httpTrafficId: boom?.id });
+    expect(logs[0]).toMatchObject({
+      title: 'TypeError',
+      description: 'order 7 has no customer',
+      source: 'orders-api',
+      httpTrafficId: boom?.id,
+    });
     expect(logs[0]?.stack).toContain('otel-app.cjs');
     return entries;
   }
 
   it('JSON exporter (old and current attribute names, http/dup), base endpoint, source from service.name', async () => {
-    const source = await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } });
+    const source = await owner.call(contract.createTrafficSource, {
+      body: { name: 'orders-api', trafficDomain: 'orders.local' },
+    });
     const before = Date.now();
     await runApp({
       EXPORTER: 'json',
@@ -67,13 +88,17 @@ describe('the OpenTelemetry Node SDK exports to taplined', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: daemon.url,
       OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${daemon.token}`,
     });
-    const entries = await expectThreeRequests(source.id, (domain) => expect(domain).toMatch(/^(127\.0\.0\.1|localhost):\d+$/));
+    const entries = await expectThreeRequests(source.id, (domain) =>
+      expect(domain).toMatch(/^(127\.0\.0\.1|localhost):\d+$/),
+    );
     // createdAt is when each request started in the app, not when the batch reached the daemon.
     for (const entry of entries) expect(Date.parse(entry.createdAt)).toBeGreaterThanOrEqual(before - 1000);
   });
 
   it('protobuf exporter (the SDK default conventions), traces endpoint, source from x-tapline-source', async () => {
-    const source = await owner.call(contract.createTrafficSource, { body: { name: 'proto-source', trafficDomain: 'orders.local' } });
+    const source = await owner.call(contract.createTrafficSource, {
+      body: { name: 'proto-source', trafficDomain: 'orders.local' },
+    });
     await runApp({
       EXPORTER: 'proto',
       OTEL_SERVICE_NAME: 'orders-api',

@@ -8,7 +8,15 @@ import { exactPercentile, expectNumbersOf, PERCENTILES, until } from '@tapline/t
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { tapline as taplineOf } from '../packages/node/src/index.js';
-import { admin, cli, type SpawnedDaemon, type SpawnedProxy, startDaemon, startProxy, tempHome } from './support/binaries.js';
+import {
+  admin,
+  cli,
+  type SpawnedDaemon,
+  type SpawnedProxy,
+  startDaemon,
+  startProxy,
+  tempHome,
+} from './support/binaries.js';
 import { runOtelApp } from './support/otel-run.js';
 import { answerAsTold, PLAN, type Planned, sendPlan } from './support/timed-app.js';
 
@@ -49,7 +57,12 @@ async function close(server: Server): Promise<void> {
 
 /** The @tapline/node path: Express gives the template (`/users/:id`), the middleware sends it. */
 async function viaMiddleware(ingestToken: string): Promise<void> {
-  const recorder = tapline({ url: daemon.url, token: ingestToken, source: SOURCES.middleware, queue: { flushIntervalMs: 10 } });
+  const recorder = tapline({
+    url: daemon.url,
+    token: ingestToken,
+    source: SOURCES.middleware,
+    queue: { flushIntervalMs: 10 },
+  });
   const app = express();
   app.use(recorder);
   app.get('/users/:id', answerAsTold);
@@ -67,12 +80,16 @@ async function viaMiddleware(ingestToken: string): Promise<void> {
 
 /** The OpenTelemetry path: the SDK's server spans, with `http.route`, over OTLP/HTTP (protobuf). */
 async function viaOtel(ingestToken: string): Promise<void> {
-  await runOtelApp(OTEL_APP, {
-    EXPORTER: 'proto',
-    OTEL_SERVICE_NAME: 'timed-app',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${daemon.url}/v1/traces`,
-    OTEL_EXPORTER_OTLP_TRACES_HEADERS: `authorization=Bearer ${ingestToken},x-tapline-source=${SOURCES.otel}`,
-  }, sendPlan);
+  await runOtelApp(
+    OTEL_APP,
+    {
+      EXPORTER: 'proto',
+      OTEL_SERVICE_NAME: 'timed-app',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${daemon.url}/v1/traces`,
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: `authorization=Bearer ${ingestToken},x-tapline-source=${SOURCES.otel}`,
+    },
+    sendPlan,
+  );
 }
 
 /** The proxy path: a plain node:http app sends no template; the daemon infers one from the path. */
@@ -80,10 +97,26 @@ async function viaProxy(ingestToken: string): Promise<void> {
   const server = createServer((req, res) => void answerAsTold(req, res));
   let proxy: SpawnedProxy | undefined;
   try {
-    proxy = await startProxy(['--url', daemon.url, '--token', ingestToken, 'proxy', '--source', SOURCES.proxy, '--target', await listen(server), '--listen', '127.0.0.1:0']);
+    proxy = await startProxy([
+      '--url',
+      daemon.url,
+      '--token',
+      ingestToken,
+      'proxy',
+      '--source',
+      SOURCES.proxy,
+      '--target',
+      await listen(server),
+      '--listen',
+      '127.0.0.1:0',
+    ]);
     await sendPlan(proxy.url);
     // The proxy records after it answered: wait until the daemon holds every exchange.
-    await until(async () => (await stored(SOURCES.proxy)).length === PLAN.length, 'the proxy to record every exchange', 30_000);
+    await until(
+      async () => (await stored(SOURCES.proxy)).length === PLAN.length,
+      'the proxy to record every exchange',
+      30_000,
+    );
   } finally {
     proxy?.child.kill('SIGTERM');
     await proxy?.child;
@@ -94,13 +127,17 @@ async function viaProxy(ingestToken: string): Promise<void> {
 async function stored(source: string): Promise<HttpTraffic[]> {
   const listed = await taplineCli(['traffic', 'list', source, '--all', '--ndjson']);
   expect(listed.exitCode, listed.stderr).toBe(0);
-  return listed.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as HttpTraffic);
+  return listed.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as HttpTraffic);
 }
 
 beforeAll(async () => {
   home = tempHome();
   daemon = await startDaemon(home.path);
-  for (const name of Object.values(SOURCES)) expect((await taplineCli(['sources', 'add', name, 'localhost'])).exitCode).toBe(0);
+  for (const name of Object.values(SOURCES))
+    expect((await taplineCli(['sources', 'add', name, 'localhost'])).exitCode).toBe(0);
   const ingestToken = await admin(home.path, ['token', 'create', 'local@localhost', '--scope', 'ingest']);
   await Promise.all([viaMiddleware(ingestToken), viaOtel(ingestToken), viaProxy(ingestToken)]);
 }, 120_000);
@@ -115,34 +152,47 @@ const planned = new Map(PLAN.map((p) => [key(p.method, p.path), p]));
 const groupsOfPlan = [...new Set(PLAN.map((p) => key(p.method, p.template)))].sort();
 
 describe('tapline stats over three capture paths at once (built daemon, CLI and @tapline/node)', () => {
-  it.each(Object.entries(SOURCES))('%s (source %s): the right templates, exact counts and error classes, percentiles within 1 % of the stored durations', async (_path, source) => {
-    const entries = await stored(source);
-    // Every planned request once, under the plan's template, with its status, lasting at least its wait.
-    expect(entries.map((e) => key(e.method, e.pathname)).sort()).toEqual([...planned.keys()].sort());
-    for (const entry of entries) {
-      const plan = planned.get(key(entry.method, entry.pathname));
-      expect(entry, key(entry.method, entry.pathname)).toMatchObject({ route: plan?.template, status: plan?.status });
-      expect(entry.elapsedTime, `${key(entry.method, entry.pathname)} waited ${plan?.waitMs} ms`).toBeGreaterThanOrEqual(plan?.waitMs ?? Infinity);
-      // A duration in the wrong unit (seconds, microseconds) is off by 1,000 (the slowest wait, 320 ms,
-      // would read 320 s or 0.32 ms); a loaded machine adds seconds at most.
-      expect(entry.elapsedTime).toBeLessThan((plan?.waitMs ?? 0) + 30_000);
-    }
+  it.each(Object.entries(SOURCES))(
+    '%s (source %s): the right templates, exact counts and error classes, percentiles within 1 % of the stored durations',
+    async (_path, source) => {
+      const entries = await stored(source);
+      // Every planned request once, under the plan's template, with its status, lasting at least its wait.
+      expect(entries.map((e) => key(e.method, e.pathname)).sort()).toEqual([...planned.keys()].sort());
+      for (const entry of entries) {
+        const plan = planned.get(key(entry.method, entry.pathname));
+        expect(entry, key(entry.method, entry.pathname)).toMatchObject({ route: plan?.template, status: plan?.status });
+        expect(
+          entry.elapsedTime,
+          `${key(entry.method, entry.pathname)} waited ${plan?.waitMs} ms`,
+        ).toBeGreaterThanOrEqual(plan?.waitMs ?? Infinity);
+        // A duration in the wrong unit (seconds, microseconds) is off by 1,000 (the slowest wait, 320 ms,
+        // would read 320 s or 0.32 ms); a loaded machine adds seconds at most.
+        expect(entry.elapsedTime).toBeLessThan((plan?.waitMs ?? 0) + 30_000);
+      }
 
-    const answer = await taplineCli(['stats', source, '--json']);
-    expect(answer.exitCode, answer.stderr).toBe(0);
-    const groups = (JSON.parse(answer.stdout) as StatsAnswer).data;
-    expect(groups.map((g) => key(g.method ?? '', g.route ?? '')).sort()).toEqual(groupsOfPlan);
-    for (const group of groups) {
-      const label = key(group.method ?? '', group.route ?? '');
-      const mine = entries.filter((e) => key(e.method, e.route ?? '') === label);
-      expectNumbersOf(group, mine.map((e) => ({ status: e.status, latency: e.elapsedTime })), `${source} ${label}`);
-      // Each stored duration is at least its imposed wait, so each order statistic is too.
-      const imposed = PLAN.filter((p: Planned) => key(p.method, p.template) === label).map((p) => p.waitMs).sort((a, b) => a - b);
-      for (const [name, q] of PERCENTILES) expect(group[name], `${label} ${name}`).toBeGreaterThanOrEqual(exactPercentile(imposed, q) * 0.99);
-    }
+      const answer = await taplineCli(['stats', source, '--json']);
+      expect(answer.exitCode, answer.stderr).toBe(0);
+      const groups = (JSON.parse(answer.stdout) as StatsAnswer).data;
+      expect(groups.map((g) => key(g.method ?? '', g.route ?? '')).sort()).toEqual(groupsOfPlan);
+      for (const group of groups) {
+        const label = key(group.method ?? '', group.route ?? '');
+        const mine = entries.filter((e) => key(e.method, e.route ?? '') === label);
+        expectNumbersOf(
+          group,
+          mine.map((e) => ({ status: e.status, latency: e.elapsedTime })),
+          `${source} ${label}`,
+        );
+        // Each stored duration is at least its imposed wait, so each order statistic is too.
+        const imposed = PLAN.filter((p: Planned) => key(p.method, p.template) === label)
+          .map((p) => p.waitMs)
+          .sort((a, b) => a - b);
+        for (const [name, q] of PERCENTILES)
+          expect(group[name], `${label} ${name}`).toBeGreaterThanOrEqual(exactPercentile(imposed, q) * 0.99);
+      }
 
-    const table = await taplineCli(['stats', source]);
-    expect(table.exitCode, table.stderr).toBe(0);
-    for (const template of new Set(PLAN.map((p) => p.template))) expect(table.stdout).toContain(template);
-  });
+      const table = await taplineCli(['stats', source]);
+      expect(table.exitCode, table.stderr).toBe(0);
+      for (const template of new Set(PLAN.map((p) => p.template))) expect(table.stdout).toContain(template);
+    },
+  );
 });

@@ -18,8 +18,35 @@ describe('tapline ui: firing alerts in a real terminal (tmux, 120x30, colour)', 
     sourceId = await createSource(daemon.url, daemon.token, 'shop');
     const run = (args: string[]) => cli(args, { home: home.path, env: { TAPLINE_URL: daemon.url } });
     // The webhook only gives the rule a target; nothing listens there and nothing here needs a message.
-    const hook = JSON.parse((await run(['--json', 'webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', 'http://127.0.0.1:9/hook'])).stdout) as { id: string };
-    const added = await run(['alerts', 'add', 'shop', '--when', 'requests > 0/min', '--route', '/checkout', '--window', '1m', '--notify', hook.id]);
+    const hook = JSON.parse(
+      (
+        await run([
+          '--json',
+          'webhooks',
+          'add',
+          'shop',
+          '--type',
+          'http',
+          '--level',
+          'fatal',
+          '--value',
+          'http://127.0.0.1:9/hook',
+        ])
+      ).stdout,
+    ) as { id: string };
+    const added = await run([
+      'alerts',
+      'add',
+      'shop',
+      '--when',
+      'requests > 0/min',
+      '--route',
+      '/checkout',
+      '--window',
+      '1m',
+      '--notify',
+      hook.id,
+    ]);
     expect(added.exitCode, added.stderr).toBe(0);
     server.startUi(pane, 'shop', { url: daemon.url, home: home.path });
   });
@@ -33,15 +60,25 @@ describe('tapline ui: firing alerts in a real terminal (tmux, 120x30, colour)', 
   it('the header says when a rule fires, in red, without a key; a lists it; esc comes back', async () => {
     const first = await wait((s) => s.includes('● following'), 'the traffic, following');
     expect(first.split('\n')[0]).not.toContain('firing');
-    expect(first.split('\n').filter((l) => l.trim()).at(-1)).toContain('a alerts');
+    expect(
+      first
+        .split('\n')
+        .filter((l) => l.trim())
+        .at(-1),
+    ).toContain('a alerts');
 
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/checkout', elapsedTime: 40 });
     await wait((s) => (s.split('\n')[0] ?? '').includes('▲ 1 alert firing'), 'the count in the header');
     // Red (31, or 91 bright, or 38;5;1/9) and bold, as the CLI's list marks a firing rule.
-    expect(header()).toMatch(/\u001B\[[0-9;]*(?:31|91|38;5;(?:1|9))[;m][^\u001B]*(?:\u001B\[[0-9;]*m)*[^\u001B]*▲ 1 alert firing/);
+    expect(header()).toMatch(
+      /\u001B\[[0-9;]*(?:31|91|38;5;(?:1|9))[;m][^\u001B]*(?:\u001B\[[0-9;]*m)*[^\u001B]*▲ 1 alert firing/,
+    );
 
     server.keys(pane, 'a');
-    const list = await wait((s) => s.includes('Alerts firing now · 1') && /\/checkout +requests/.test(s), 'the firing rules');
+    const list = await wait(
+      (s) => s.includes('Alerts firing now · 1') && /\/checkout +requests/.test(s),
+      'the firing rules',
+    );
     expect(list).toMatch(/ROUTE +WHEN +SINCE +VALUE/);
     expect(list).toMatch(/\/checkout +requests > 0\/min +[\d-]+ [\d:.]+ \(\d+s\) +[\d.]+\/min +1 /);
 

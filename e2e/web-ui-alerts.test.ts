@@ -16,7 +16,10 @@ let sourceId: string;
 const api = async (method: string, path: string, body?: unknown) => {
   const answer = await fetch(`${daemon.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   expect(answer.ok, `${method} ${path}: ${answer.status}`).toBe(true);
@@ -29,9 +32,24 @@ beforeAll(async () => {
   token = await userToken(home.path, daemon.url, 'ana@example.com', 'correct horse battery');
   sourceId = await createSource(daemon.url, token, 'shop');
   // Nothing listens at the webhook: it only gives the rules a target.
-  const hook = (await api('POST', `/webhooks/${sourceId}`, { type: 'http', level: 'fatal', value: 'http://127.0.0.1:9/hook' })) as { id: string };
-  await api('POST', `/alerts/${sourceId}`, { when: 'requests > 0/min', route: '/checkout', window: '1m', webhookIds: [hook.id] });
-  await api('POST', `/alerts/${sourceId}`, { when: 'p95 > 10s', route: '/checkout', window: '1m', minRequests: 0, webhookIds: [hook.id] });
+  const hook = (await api('POST', `/webhooks/${sourceId}`, {
+    type: 'http',
+    level: 'fatal',
+    value: 'http://127.0.0.1:9/hook',
+  })) as { id: string };
+  await api('POST', `/alerts/${sourceId}`, {
+    when: 'requests > 0/min',
+    route: '/checkout',
+    window: '1m',
+    webhookIds: [hook.id],
+  });
+  await api('POST', `/alerts/${sourceId}`, {
+    when: 'p95 > 10s',
+    route: '/checkout',
+    window: '1m',
+    minRequests: 0,
+    webhookIds: [hook.id],
+  });
   browser = await launchChromium();
 }, 60_000);
 
@@ -62,7 +80,9 @@ describe('the web UI shows the firing alert rules', { timeout: 90_000 }, () => {
     expect(await banner.getByRole('heading').textContent()).toBe('1 alert rule firing');
     const items = await banner.getByRole('listitem').allTextContents();
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatch(/^\/checkout requests > 0\/min since \d{4}-\d\d-\d\d [\d:.]+ \(\d+s\),\s*value [\d.]+\/min over 1 request$/);
+    expect(items[0]).toMatch(
+      /^\/checkout requests > 0\/min since \d{4}-\d\d-\d\d [\d:.]+ \(\d+s\),\s*value [\d.]+\/min over 1 request$/,
+    );
     expect(await page.getByRole('listbox').count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
     expect(errors).toEqual([]);

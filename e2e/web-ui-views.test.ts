@@ -28,7 +28,10 @@ const received: string[] = [];
 const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
   const answer = await fetch(`${daemon.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   expect(answer.ok, `${method} ${path}: ${answer.status}`).toBe(true);
@@ -52,7 +55,9 @@ beforeAll(async () => {
   sourceId = await createSource(daemon.url, token, 'shop');
   ({ id: entryId } = await compose(daemon.url, token, sourceId, { pathnameUrl: '/orders/7', status: 500 }));
   await api('POST', `/core-log/${sourceId}`, { title: 'Cache warm-up skipped', layer: 'Application' });
-  ({ data: { id: logId } } = await api<{ data: { id: string } }>('POST', `/core-log/${sourceId}`, {
+  ({
+    data: { id: logId },
+  } = await api<{ data: { id: string } }>('POST', `/core-log/${sourceId}`, {
     title: XSS_TITLE,
     description: 'insert into orders failed',
     layer: 'Database',
@@ -91,10 +96,17 @@ describe('the web UI views beyond traffic', { timeout: 60_000 }, () => {
     await linked.getByRole('button', { name: XSS_TITLE }).click();
     await page.waitForURL((url) => url.searchParams.get('view') === 'logs' && url.searchParams.get('log') === logId);
     const opened = page.locator(`#log-${logId}`);
-    expect(await opened.getByRole('button', { expanded: true }).textContent()).toContain(`${XSS_TITLE}: insert into orders failed`);
-    expect(await opened.locator('.log-detail pre').last().textContent()).toBe('Error: deadlock detected\n    at db.ts:42');
+    expect(await opened.getByRole('button', { expanded: true }).textContent()).toContain(
+      `${XSS_TITLE}: insert into orders failed`,
+    );
+    expect(await opened.locator('.log-detail pre').last().textContent()).toBe(
+      'Error: deadlock detected\n    at db.ts:42',
+    );
     expect(await page.locator('.logs img').count()).toBe(0);
-    expect(await page.locator('.log-title').allTextContents()).toEqual([`${XSS_TITLE}: insert into orders failed`, 'Cache warm-up skipped']);
+    expect(await page.locator('.log-title').allTextContents()).toEqual([
+      `${XSS_TITLE}: insert into orders failed`,
+      'Cache warm-up skipped',
+    ]);
     expect(await seriousViolations(page)).toEqual([]);
 
     // A pasted link opens the same view; the log's entry opens the record, by keyboard.
@@ -146,7 +158,11 @@ describe('the web UI views beyond traffic', { timeout: 60_000 }, () => {
   });
 
   it('alerts: a rule refused with the condition error, then added, tested and removed', async () => {
-    const hook = await api<{ id: string }>('POST', `/webhooks/${sourceId}`, { type: 'http', level: 'fatal', value: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts` });
+    const hook = await api<{ id: string }>('POST', `/webhooks/${sourceId}`, {
+      type: 'http',
+      level: 'fatal',
+      value: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`,
+    });
     await open(`?view=alerts&source=${sourceId}`);
     await page.getByText('No alert rule for this source yet.').waitFor();
     await page.getByLabel('When').fill('p96 > 1s');

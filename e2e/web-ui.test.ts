@@ -39,7 +39,13 @@ beforeAll(async () => {
   daemon = await startDaemon(home.path);
   token = await userToken(home.path, daemon.url, EMAIL, PASSWORD);
   sourceId = await createSource(daemon.url, token, 'shop');
-  for (let i = 0; i < 5; i++) await compose(daemon.url, token, sourceId, { pathnameUrl: `/users/${i}`, route: '/users/:id', status: i === 4 ? 503 : 200, elapsedTime: 10 + i * 40 });
+  for (let i = 0; i < 5; i++)
+    await compose(daemon.url, token, sourceId, {
+      pathnameUrl: `/users/${i}`,
+      route: '/users/:id',
+      status: i === 4 ? 503 : 200,
+      elapsedTime: 10 + i * 40,
+    });
   browser = await launchChromium();
 }, 60_000);
 
@@ -211,7 +217,11 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
   });
 
   it('diffs an entry against a marked one', async () => {
-    const entries = (await (await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: string; pathname: string }[] };
+    const entries = (await (
+      await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { data: { id: string; pathname: string }[] };
     const byPath = (path: string) => entries.data.find((e) => e.pathname === path)?.id ?? '';
     await newPage();
     await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=${byPath('/users/0')}`));
@@ -246,7 +256,9 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     expect(empty).toBeGreaterThan(0);
     expect(inked).toBeGreaterThan(500);
     await page.getByRole('button', { name: 'Requests', exact: true }).click();
-    expect(await page.getByRole('columnheader', { name: 'Requests', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    expect(await page.getByRole('columnheader', { name: 'Requests', exact: true }).getAttribute('aria-sort')).toBe(
+      'descending',
+    );
     await noSeriousViolations();
     await row.getByRole('button', { name: /Traffic/ }).click();
     await page.getByRole('listbox').waitFor();
@@ -265,7 +277,11 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     expect(me.status).toBe(401);
     await page.goto(signedInUrl());
     await page.getByText('Your token was revoked or is no longer valid. Sign in again.').waitFor();
-    const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    const login = await fetch(`${daemon.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
     token = ((await login.json()) as { token: string }).token;
   });
 
@@ -276,7 +292,10 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     writeFileSync(browserScript, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
     chmodSync(browserScript, 0o755);
     try {
-      const result = await cli(['open'], { home: cliHome.path, env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token } });
+      const result = await cli(['open'], {
+        home: cliHome.path,
+        env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token },
+      });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toBe(`opened ${daemon.url}/ in the browser, signed in as ${EMAIL}`);

@@ -29,7 +29,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+  cwd: root,
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((f) => f && !f.split('/').includes('node_modules'));
 const files = listed.filter((f) => {
@@ -39,7 +42,14 @@ const files = listed.filter((f) => {
     return false; // deleted in the work tree, not yet in the index
   }
 });
-const folders = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+const folders = new Set(
+  files.flatMap((f) =>
+    f
+      .split('/')
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+  ),
+);
 const problems = [];
 const counts = { paths: 0, names: 0, citations: 0, anchors: 0 };
 const report = (file, line, message) => problems.push(`${file}:${line}: ${message}`);
@@ -99,12 +109,14 @@ function checkDoc(doc) {
         if (isPath(code)) {
           counts.paths += 1;
           const found = resolve(code, doc);
-          if (found !== null && found.length === 0) report(doc, index + 1, `\`${code}\` names no file or folder of the repository`);
+          if (found !== null && found.length === 0)
+            report(doc, index + 1, `\`${code}\` names no file or folder of the repository`);
           owner = found && found.length > 0 && CODE_FILE.test(code) && line[end] === ':' ? { code, found } : null;
         } else if (owner && IDENTIFIER.test(code)) {
           for (const name of code.replace(/\(\)/g, '').split('.')) {
             counts.names += 1;
-            if (!owner.found.some((f) => hasWord(f, name))) report(doc, index + 1, `\`${name}\` is not in \`${owner.code}\` (${owner.found.join(', ')})`);
+            if (!owner.found.some((f) => hasWord(f, name)))
+              report(doc, index + 1, `\`${name}\` is not in \`${owner.code}\` (${owner.found.join(', ')})`);
           }
         }
       }
@@ -121,7 +133,9 @@ const sections = new Map();
     else if (current) current.body += `\n${line}`;
   }
 }
-const headingTerms = new Set([...sections.values()].flatMap((s) => (/^###/.test(s.heading) ? spans(s.heading).map((x) => x.code) : [])));
+const headingTerms = new Set(
+  [...sections.values()].flatMap((s) => (/^###/.test(s.heading) ? spans(s.heading).map((x) => x.code) : [])),
+);
 
 function checkCitations(file, pattern) {
   read(file)
@@ -138,7 +152,11 @@ function checkCitations(file, pattern) {
         }
         for (const { code } of spans(line)) {
           if (headingTerms.has(code) && !section.body.includes(code)) {
-            report(file, index + 1, `§${number} ("${section.heading.replace(/^#+ /, '')}") says nothing of \`${code}\`; which section does?`);
+            report(
+              file,
+              index + 1,
+              `§${number} ("${section.heading.replace(/^#+ /, '')}") says nothing of \`${code}\`; which section does?`,
+            );
           }
         }
       }
@@ -160,7 +178,11 @@ const anchorsOf = (doc) => {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     const heading = !fenced && /^#{1,6} (.*)$/.exec(line);
     if (!heading) continue;
-    const slug = heading[1].trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const slug = heading[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
     seen.set(slug, (seen.get(slug) ?? -1) + 1);
     if (seen.get(slug) > 0) seen.set(`${slug}-${seen.get(slug)}`, 0);
   }
@@ -173,15 +195,20 @@ for (const file of files.filter((f) => SOURCE.test(f))) {
       for (const [, doc, anchor] of line.matchAll(/\b(docs\/[\w.-]+\.md)#([\w-]+)/g)) {
         counts.anchors += 1;
         if (!files.includes(doc)) report(file, index + 1, `${doc} does not exist`);
-        else if (!anchorsOf(doc).has(anchor)) report(file, index + 1, `${doc} has no heading whose anchor is #${anchor}`);
+        else if (!anchorsOf(doc).has(anchor))
+          report(file, index + 1, `${doc} has no heading whose anchor is #${anchor}`);
       }
     });
 }
 
 if (problems.length > 0) {
   console.error(problems.join('\n'));
-  console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in the docs or decision citations (rules: scripts/check-docs.mjs)`);
+  console.error(
+    `\n${problems.length} problem${problems.length === 1 ? '' : 's'} in the docs or decision citations (rules: scripts/check-docs.mjs)`,
+  );
   process.exitCode = 1;
 } else {
-  console.log(`docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, ${counts.anchors} anchors, all found`);
+  console.log(
+    `docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, ${counts.anchors} anchors, all found`,
+  );
 }

@@ -21,8 +21,15 @@ const READ = 'bodies read + inflated';
 const PARSED = 'bodies read + inflated + parsed';
 
 export const figures = [
-  'entries', 'operations in the spec', 'infer s', 'check s', `floor: ${READ} s`, `floor: ${PARSED} s`,
-  'daemon peak RSS MiB during infer', 'daemon peak RSS MiB during check', 'daemon RSS MiB before the passes',
+  'entries',
+  'operations in the spec',
+  'infer s',
+  'check s',
+  `floor: ${READ} s`,
+  `floor: ${PARSED} s`,
+  'daemon peak RSS MiB during infer',
+  'daemon peak RSS MiB during check',
+  'daemon RSS MiB before the passes',
 ];
 
 /** The realistic record of `seed`, moved to one of its method's routes (`/api/v1/get-3/items/{itemId}`). */
@@ -36,9 +43,13 @@ function routed(record, seed) {
 async function seedEntries(daemon, sourceId, count, realisticRecord, log) {
   const distinct = Array.from({ length: Math.min(DISTINCT, count) }, (_, i) => routed(realisticRecord(i, sourceId), i));
   for (let done = 0; done < count; done += BATCH) {
-    const body = JSON.stringify(Array.from({ length: Math.min(BATCH, count - done) }, (_, i) => distinct[(done + i) % distinct.length]));
+    const body = JSON.stringify(
+      Array.from({ length: Math.min(BATCH, count - done) }, (_, i) => distinct[(done + i) % distinct.length]),
+    );
     const response = await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, {
-      method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body,
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body,
     });
     if (response.status !== 201) throw new Error(`batch answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
@@ -48,7 +59,12 @@ async function seedEntries(daemon, sourceId, count, realisticRecord, log) {
 
 /** The floor: every body of the source, read and inflated (as payload.ts decodes), optionally parsed. */
 function readBodies(sqlite, sourceId, parse) {
-  const dictionaries = new Map(sqlite.prepare('select id, data from payload_dictionaries').all().map((d) => [d.id, d.data]));
+  const dictionaries = new Map(
+    sqlite
+      .prepare('select id, data from payload_dictionaries')
+      .all()
+      .map((d) => [d.id, d.data]),
+  );
   const decode = (value) => {
     if (value === null || typeof value === 'string') return value;
     let id = 0;
@@ -62,7 +78,9 @@ function readBodies(sqlite, sourceId, parse) {
     return inflateRawSync(value.subarray(offset), options).toString('utf8');
   };
   let rows = 0;
-  for (const row of sqlite.prepare('select request_body, response_body from http_traffic where traffic_source_id = ?').iterate(storedId(sourceId))) {
+  for (const row of sqlite
+    .prepare('select request_body, response_body from http_traffic where traffic_source_id = ?')
+    .iterate(storedId(sourceId))) {
     const request = decode(row.request_body);
     const response = decode(row.response_body);
     if (parse) (request === null || JSON.parse(request), response === null || JSON.parse(response));
@@ -85,7 +103,9 @@ async function timed(pid, call) {
 }
 
 export default async function run({ root, log, quick, tmp }) {
-  const [count, rounds] = quick ? [2_000, 1] : [Number(process.env.BENCH_API_CONTRACT_ENTRIES ?? 100_000), Number(process.env.BENCH_API_CONTRACT_ROUNDS ?? 3)];
+  const [count, rounds] = quick
+    ? [2_000, 1]
+    : [Number(process.env.BENCH_API_CONTRACT_ENTRIES ?? 100_000), Number(process.env.BENCH_API_CONTRACT_ROUNDS ?? 3)];
   const home = tmp();
   const daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   const Database = createRequire(join(root, 'packages', 'daemon', 'package.json'))('better-sqlite3');
@@ -102,20 +122,31 @@ export default async function run({ root, log, quick, tmp }) {
     const spec = await api(daemon.url, daemon.token, 'GET', `/api-contract/${source.id}/openapi`);
     readBodies(sqlite, source.id, true);
     const operations = Object.values(spec.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-    if (spec['x-tapline'].entries !== count || operations !== 50) throw new Error(`the inferred document has ${spec['x-tapline'].entries} entries and ${operations} operations, not ${count} and 50`);
+    if (spec['x-tapline'].entries !== count || operations !== 50)
+      throw new Error(
+        `the inferred document has ${spec['x-tapline'].entries} entries and ${operations} operations, not ${count} and 50`,
+      );
     const values = await interleave(
       rounds,
       [
         [READ, () => timed(pid, async () => readBodies(sqlite, source.id, false))],
         [PARSED, () => timed(pid, async () => readBodies(sqlite, source.id, true))],
         ['infer', () => timed(pid, () => api(daemon.url, daemon.token, 'GET', `/api-contract/${source.id}/openapi`))],
-        ['check', () => timed(pid, () => api(daemon.url, daemon.token, 'POST', `/api-contract/${source.id}/check`, { spec }))],
-      ].map(([name, step]) => [name, async () => {
-        const { seconds, peak, value } = await step();
-        if (name === 'check' && value.exchanges !== count) throw new Error(`check read ${value.exchanges} exchanges, not ${count}`);
-        if ((name === READ || name === PARSED) && value !== count) throw new Error(`the floor read ${value} rows, not ${count}`);
-        return { seconds, peak };
-      }]),
+        [
+          'check',
+          () => timed(pid, () => api(daemon.url, daemon.token, 'POST', `/api-contract/${source.id}/check`, { spec })),
+        ],
+      ].map(([name, step]) => [
+        name,
+        async () => {
+          const { seconds, peak, value } = await step();
+          if (name === 'check' && value.exchanges !== count)
+            throw new Error(`check read ${value.exchanges} exchanges, not ${count}`);
+          if ((name === READ || name === PARSED) && value !== count)
+            throw new Error(`the floor read ${value} rows, not ${count}`);
+          return { seconds, peak };
+        },
+      ]),
       log,
     );
     const floors = { [READ]: pluck(values[READ], 'seconds'), [PARSED]: pluck(values[PARSED], 'seconds') };

@@ -29,7 +29,13 @@ export interface CrashReport {
   readonly integrity: string;
   readonly kills: number;
   /** Core logs, accounted the same way by their unique titles. */
-  readonly coreLogs: { readonly acknowledged: number; readonly stored: number; readonly lost: readonly string[]; readonly duplicated: readonly string[]; readonly changed: readonly string[] };
+  readonly coreLogs: {
+    readonly acknowledged: number;
+    readonly stored: number;
+    readonly lost: readonly string[];
+    readonly duplicated: readonly string[];
+    readonly changed: readonly string[];
+  };
 }
 
 const BATCH = 20;
@@ -67,17 +73,28 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
     for (let op = 0; !stopping; op++) {
       try {
         if (op % 4 === 1) {
-          const { data } = (await post(`/core-log/${sourceId}`, { title: `/crash/${name}/${op}`, source: 'crash', stack: PADDING.slice(0, 512) })) as { data: { id: string } };
+          const { data } = (await post(`/core-log/${sourceId}`, {
+            title: `/crash/${name}/${op}`,
+            source: 'crash',
+            stack: PADDING.slice(0, 512),
+          })) as { data: { id: string } };
           ackedLogs.set(data.id, `/crash/${name}/${op}`);
         } else if (op % 3 === 2) {
           const large = op % 2 === 0;
           const items = Array.from({ length: BATCH }, (_, i) =>
-            composeBody(sourceId, { pathnameUrl: `/crash/${name}/${op}/${i}`, elapsedTime: 1, ...(large ? { requestBody: { padding: PADDING } } : {}) }),
+            composeBody(sourceId, {
+              pathnameUrl: `/crash/${name}/${op}/${i}`,
+              elapsedTime: 1,
+              ...(large ? { requestBody: { padding: PADDING } } : {}),
+            }),
           );
           const { ids } = (await post(`/http-traffic-record/${sourceId}/batch`, items)) as { ids: string[] };
           ids.forEach((id, i) => acked.set(id, `/crash/${name}/${op}/${i}`));
         } else {
-          const { id } = (await post(`/http-traffic-record/${sourceId}`, composeBody(sourceId, { pathnameUrl: `/crash/${name}/${op}`, elapsedTime: 1 }))) as { id: string };
+          const { id } = (await post(
+            `/http-traffic-record/${sourceId}`,
+            composeBody(sourceId, { pathnameUrl: `/crash/${name}/${op}`, elapsedTime: 1 }),
+          )) as { id: string };
           acked.set(id, `/crash/${name}/${op}`);
         }
         ackListener?.();
@@ -120,8 +137,21 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
   const integrity = (db.pragma('integrity_check', { simple: true }) as string) ?? '';
   db.close();
   const { lost: lostLogs, duplicated: duplicatedLogs, changed: changedLogs } = compare(ackedLogs, logs);
-  const coreLogs = { acknowledged: ackedLogs.size, stored: logs.length, lost: lostLogs, duplicated: duplicatedLogs, changed: changedLogs };
-  return { ...compare(acked, stored), acknowledged: acked.size, stored: stored.length, integrity, kills: plan.kills + 1, coreLogs };
+  const coreLogs = {
+    acknowledged: ackedLogs.size,
+    stored: logs.length,
+    lost: lostLogs,
+    duplicated: duplicatedLogs,
+    changed: changedLogs,
+  };
+  return {
+    ...compare(acked, stored),
+    acknowledged: acked.size,
+    stored: stored.length,
+    integrity,
+    kills: plan.kills + 1,
+    coreLogs,
+  };
 }
 
 /**
@@ -130,7 +160,11 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
  * the moment is a random one within the first 400 ms: a deliberate point in time, not a wait.
  */
 async function killDuringStartup(home: string, port: string): Promise<void> {
-  const child = execa('node', [TAPLINED, '--port', port, '--home', home, '--log-level', 'warn'], { env: cleanEnv(), extendEnv: false, reject: false });
+  const child = execa('node', [TAPLINED, '--port', port, '--home', home, '--log-level', 'warn'], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
   await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(Math.random() * 350)));
   child.kill('SIGKILL');
   await child;
@@ -140,20 +174,30 @@ async function killDuringStartup(home: string, port: string): Promise<void> {
 async function listAll<T>(url: string, token: string, path: string): Promise<T[]> {
   const all: T[] = [];
   for (let page = 1; ; page++) {
-    const response = await fetch(`${url}${path}?limit=1000&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${url}${path}?limit=1000&page=${page}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const { data } = (await response.json()) as { data: T[] };
     all.push(...data);
     if (data.length < 1000) return all;
   }
 }
 
-async function storedPaths(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
+async function storedPaths(
+  url: string,
+  token: string,
+  sourceId: string,
+): Promise<Array<{ id: string; pathname: string }>> {
   const entries = await listAll<{ id: string; pathname: string }>(url, token, `/http-traffic/${sourceId}`);
   return entries.map(({ id, pathname }) => ({ id, pathname }));
 }
 
 /** Core logs as `compare` takes them: the title stands for the path. */
-async function storedCoreLogs(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
+async function storedCoreLogs(
+  url: string,
+  token: string,
+  sourceId: string,
+): Promise<Array<{ id: string; pathname: string }>> {
   const logs = await listAll<{ id: string; title: string }>(url, token, `/core-log/${sourceId}`);
   return logs.map(({ id, title }) => ({ id, pathname: title }));
 }

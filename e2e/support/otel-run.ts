@@ -8,11 +8,27 @@ import { cleanEnv } from './binaries.js';
  * (the SDK flushes on shutdown) and expects a clean exit. Metrics and logs exporters are off:
  * Tapline takes traces only (the docs say the same).
  */
-export async function runOtelApp(app: string, env: Record<string, string>, drive: (base: string) => Promise<void>): Promise<void> {
+export async function runOtelApp(
+  app: string,
+  env: Record<string, string>,
+  drive: (base: string) => Promise<void>,
+): Promise<void> {
   // A loaded CI machine can take longer than the exporter's default 10 s (and the batch processor's
   // 30 s) to answer; the SDK then drops the batch (twice in full runs, silently before the app set
   // up the SDK's diagnostic logger).
-  const child = execa('node', [app], { env: cleanEnv({ OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '60000', OTEL_BSP_EXPORT_TIMEOUT: '60000', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', ...env }), extendEnv: false, reject: false, buffer: { stdout: false, stderr: true } });
+  const child = execa('node', [app], {
+    env: cleanEnv({
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
+      OTEL_BSP_EXPORT_TIMEOUT: '60000',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      ...env,
+    }),
+    extendEnv: false,
+    reject: false,
+    buffer: { stdout: false, stderr: true },
+  });
   const port = await new Promise<string>((resolve, reject) => {
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -10,10 +10,15 @@ const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-expre
 /** Starts the SDK; call it before requiring Express, whose `require` the instrumentation patches. */
 function startSdk() {
   const { OTLPTraceExporter } =
-    process.env.EXPORTER === 'proto' ? require('@opentelemetry/exporter-trace-otlp-proto') : require('@opentelemetry/exporter-trace-otlp-http');
+    process.env.EXPORTER === 'proto'
+      ? require('@opentelemetry/exporter-trace-otlp-proto')
+      : require('@opentelemetry/exporter-trace-otlp-http');
   // The SDK reports a failed export only through its diagnostic logger: on stderr, the test sees why.
   diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.ERROR);
-  const sdk = new NodeSDK({ traceExporter: new OTLPTraceExporter(), instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()] });
+  const sdk = new NodeSDK({
+    traceExporter: new OTLPTraceExporter(),
+    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()],
+  });
   sdk.start();
   return sdk;
 }

@@ -25,12 +25,24 @@ const ITEMS = '/orders/{orderId}/items/{itemId}';
  */
 export const PLAN: readonly Planned[] = [
   ...Array.from({ length: 24 }, (_, i): Planned => ({
-    method: 'GET', path: `/users/${40 + i}`, template: USERS, waitMs: i === 22 ? 180 : i === 23 ? 320 : 4 + 4 * i,
+    method: 'GET',
+    path: `/users/${40 + i}`,
+    template: USERS,
+    waitMs: i === 22 ? 180 : i === 23 ? 320 : 4 + 4 * i,
     status: i === 3 || i === 17 ? 404 : i === 11 ? 503 : 200,
   })),
-  ...Array.from({ length: 4 }, (_, i): Planned => ({ method: 'DELETE', path: `/users/${70 + i}`, template: USERS, waitMs: 15 + 10 * i, status: i === 2 ? 409 : 204 })),
+  ...Array.from({ length: 4 }, (_, i): Planned => ({
+    method: 'DELETE',
+    path: `/users/${70 + i}`,
+    template: USERS,
+    waitMs: 15 + 10 * i,
+    status: i === 2 ? 409 : 204,
+  })),
   ...Array.from({ length: 12 }, (_, i): Planned => ({
-    method: 'GET', path: `/orders/7/items/${i + 1}`, template: ITEMS, waitMs: i % 3 === 0 ? 110 + 5 * i : 2 + i,
+    method: 'GET',
+    path: `/orders/7/items/${i + 1}`,
+    template: ITEMS,
+    waitMs: i % 3 === 0 ? 110 + 5 * i : 2 + i,
     status: i === 4 || i === 9 ? 502 : i === 6 ? 429 : 200,
   })),
 ];
@@ -51,9 +63,13 @@ export async function sendPlan(base: string): Promise<void> {
   const queue = [...PLAN];
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      const response = await fetch(`${base}${next.path}`, { method: next.method, headers: { 'x-wait-ms': String(next.waitMs), 'x-status': String(next.status) } });
+      const response = await fetch(`${base}${next.path}`, {
+        method: next.method,
+        headers: { 'x-wait-ms': String(next.waitMs), 'x-status': String(next.status) },
+      });
       await response.arrayBuffer();
-      if (response.status !== next.status) throw new Error(`${next.method} ${next.path} answered ${response.status}, not ${next.status}`);
+      if (response.status !== next.status)
+        throw new Error(`${next.method} ${next.path} answered ${response.status}, not ${next.status}`);
     }
   };
   await Promise.all([worker(), worker(), worker()]);

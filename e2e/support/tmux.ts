@@ -19,7 +19,12 @@ export function tmuxServer(name: string) {
     /** Text typed literally. */
     type: (pane: string, text: string) => tmux('send-keys', '-t', pane, '-l', text),
     /** Polls the pane until `check` holds; the failure shows the last screen. */
-    async waitForScreen(pane: string, check: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+    async waitForScreen(
+      pane: string,
+      check: (s: string) => boolean,
+      what: string,
+      timeoutMs = 20_000,
+    ): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const s = screen(pane);

@@ -56,6 +56,10 @@ export const shownTargets = (page: Page) => page.locator('[role="option"] .targe
 /** Adds a user with `tapline-admin` and signs in as them over the API: the token the web UI takes in its fragment. */
 export async function userToken(home: string, url: string, email: string, password: string): Promise<string> {
   await admin(home, ['user', 'add', email, '--password-stdin'], password);
-  const login = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const login = await fetch(`${url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   return ((await login.json()) as { token: string }).token;
 }

@@ -128,7 +128,9 @@ export function createApp(options: AppOptions): App {
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const stats = options.config.stats.enabled ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs) : undefined;
+  const stats = options.config.stats.enabled
+    ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs)
+    : undefined;
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
   // The other daemons on the database learn of committed entries this way (their streams read them).
   deps.bus.subscribe(() => deps.signals.notify('traffic'));
@@ -141,7 +143,10 @@ export function createApp(options: AppOptions): App {
   app.set('query parser', 'simple');
   // Express's req.ip (the rate limit's key, the audit line's address) follows the same rule as the lean path.
   app.set('trust proxy', trust);
-  if (options.webUi) webUiRoutes(app, options.webUi, { hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts] });
+  if (options.webUi)
+    webUiRoutes(app, options.webUi, {
+      hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts],
+    });
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);
   authRoutes(router, deps);
@@ -157,8 +162,12 @@ export function createApp(options: AppOptions): App {
   routeStatsRoutes(router, deps);
   const trafficMetrics = createTrafficMetrics(deps.bus, deps.findSource);
   const health = createHealthMetrics({
-    db: deps.db, bus: deps.bus, queuedRecords: () => ingest.queuedRecords, waitingBatches: () => deps.largeBodies.waiting,
-    openStreams: traffic.openStreams, databaseBytes: () => deps.storage.sizeBytes(),
+    db: deps.db,
+    bus: deps.bus,
+    queuedRecords: () => ingest.queuedRecords,
+    waitingBatches: () => deps.largeBodies.waiting,
+    openStreams: traffic.openStreams,
+    databaseBytes: () => deps.storage.sizeBytes(),
   });
   metricsRoutes(router, deps, trafficMetrics, health);
   alertRoutes(router, deps, webhooks);
@@ -178,9 +187,18 @@ export function createApp(options: AppOptions): App {
   const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
   if (options.routeBackfill?.start !== false) routeBackfill.start();
   routeReassignment.start();
-  const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
+  const statsPruner = createStatsPruner({
+    ...deps,
+    retentionMs: options.config.stats.retentionMs,
+    everyMs: options.config.retention.everyMs,
+  });
   if (options.pruner?.start !== false) statsPruner.start();
-  const alerts = createAlertEvaluator({ ...deps, intervalMs: options.config.alerts.intervalMs, onQueued: () => webhooks.nudge(), ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}) });
+  const alerts = createAlertEvaluator({
+    ...deps,
+    intervalMs: options.config.alerts.intervalMs,
+    onQueued: () => webhooks.nudge(),
+    ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}),
+  });
   if (options.alerts?.start !== false) alerts.start();
   return {
     app,

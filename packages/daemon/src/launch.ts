@@ -65,4 +65,11 @@ if (!cachedData || script.cachedDataRejected === true) {
 const run: unknown = script.runInThisContext();
 if (typeof run !== 'function') throw new TypeError(`${bundle} did not compile to a CommonJS module`);
 const module = { exports: {} };
-run.call(module.exports, module.exports, createRequire(bundle), module, bundle, fileURLToPath(new URL('.', import.meta.url)));
+run.call(
+  module.exports,
+  module.exports,
+  createRequire(bundle),
+  module,
+  bundle,
+  fileURLToPath(new URL('.', import.meta.url)),
+);

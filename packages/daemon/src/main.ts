@@ -30,7 +30,8 @@ function exitOverrideAll(command: Command): void {
 /** The exit code and message for what a command threw. */
 function reportFailure(error: unknown): void {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+    process.exitCode =
+      error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
   } else if (error instanceof ExitError) {
     // UsageError, DatabaseLocatorError (2); StartError, CopyError (1); a command's own (either).
     process.stderr.write(`taplined: ${error.message}\n`);

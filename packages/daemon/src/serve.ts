@@ -80,7 +80,9 @@ function takeHome(home: string): HomeLock {
   try {
     return lockHome(home);
   } catch (error) {
-    throw new StartError(error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`);
+    throw new StartError(
+      error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
+    );
   }
 }
 
@@ -104,9 +106,28 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     throw new StartError(messageOf(error));
   }
   const signals = opened.signals(logger);
-  const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker(), webUi: bundledWebUi(options.config, logger), listenHost: options.host });
+  const {
+    handler,
+    deps,
+    stop: stopApp,
+  } = createApp({
+    db: opened.db,
+    dialect: opened.dialect,
+    signals,
+    config: options.config,
+    logger,
+    batchWorker: bundledBatchWorker(),
+    webUi: bundledWebUi(options.config, logger),
+    listenHost: options.host,
+  });
 
-  const server = await listen(handler, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(
+    handler,
+    options.port,
+    options.host,
+    logger,
+    timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS),
+  ).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
     await signals.close();
     await opened.close();
@@ -124,7 +145,8 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
     if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
     const address = server.address();
-    if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
+    if (address === null || typeof address === 'string')
+      throw new StartError('the server is not listening on a TCP port');
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
     // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.

@@ -8,7 +8,12 @@ export interface Measured {
   readonly latency: number;
 }
 
-export const PERCENTILES = [['p50', 0.5], ['p90', 0.9], ['p95', 0.95], ['p99', 0.99]] as const;
+export const PERCENTILES = [
+  ['p50', 0.5],
+  ['p90', 0.9],
+  ['p95', 0.95],
+  ['p99', 0.99],
+] as const;
 
 /**
  * The exact percentile `q` of ascending latencies in DDSketch's sense of rank: the value at index
@@ -34,7 +39,9 @@ export function expectNumbersOf(group: StatsNumbers | undefined, entries: readon
   for (const [key, q] of PERCENTILES) {
     const exact = exactPercentile(sorted, q);
     const got = group?.[key] ?? Number.NaN;
-    expect(Math.abs(got - exact), `${label} ${key}: ${got} against ${exact}`).toBeLessThanOrEqual(exact * 0.01 + 0.0011);
+    expect(Math.abs(got - exact), `${label} ${key}: ${got} against ${exact}`).toBeLessThanOrEqual(
+      exact * 0.01 + 0.0011,
+    );
   }
 }
 
@@ -43,7 +50,17 @@ export function expectNumbersOf(group: StatsNumbers | undefined, entries: readon
  * does: by route and method, the same with a series per bucket, by route in 5-minute buckets, and
  * by status class.
  */
-export async function statsViews(client: TaplineClient, sourceId: string, window: { readonly since: string; readonly until: string }): Promise<StatsAnswer[]> {
-  const ask = (query: Pick<StatsQuery, 'by' | 'series' | 'bucket'>) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { ...window, ...query } });
-  return Promise.all([ask({}), ask({ series: '1' }), ask({ by: 'route', series: '1', bucket: '5m' }), ask({ by: 'status' })]);
+export async function statsViews(
+  client: TaplineClient,
+  sourceId: string,
+  window: { readonly since: string; readonly until: string },
+): Promise<StatsAnswer[]> {
+  const ask = (query: Pick<StatsQuery, 'by' | 'series' | 'bucket'>) =>
+    client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { ...window, ...query } });
+  return Promise.all([
+    ask({}),
+    ask({ series: '1' }),
+    ask({ by: 'route', series: '1', bucket: '5m' }),
+    ask({ by: 'status' }),
+  ]);
 }

@@ -13,11 +13,20 @@ const SCAN_LIMIT = 1000;
 const SCAN_PAGES = 10;
 const BEFORE_ENTRY_MS = 60 * 60_000;
 
-export const listLogs = (client: TaplineClient, sourceId: string, page: number, limit = LOG_PAGE): Promise<Page<CoreLog>> =>
+export const listLogs = (
+  client: TaplineClient,
+  sourceId: string,
+  page: number,
+  limit = LOG_PAGE,
+): Promise<Page<CoreLog>> =>
   client.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId }, query: { page, limit } });
 
 /** The page (of LOG_PAGE) that holds log `id`, or undefined past FIND_PAGES or the last page. */
-export async function findLogPage(client: TaplineClient, sourceId: string, id: string): Promise<{ readonly page: number; readonly answer: Page<CoreLog> } | undefined> {
+export async function findLogPage(
+  client: TaplineClient,
+  sourceId: string,
+  id: string,
+): Promise<{ readonly page: number; readonly answer: Page<CoreLog> } | undefined> {
   for (let page = 1; page <= FIND_PAGES; page++) {
     const answer = await listLogs(client, sourceId, page);
     if (answer.data.some((log) => log.id === id)) return { page, answer };
@@ -37,14 +46,20 @@ export interface LinkedLogs {
  * Pages are read until they reach an hour before the entry (a log is written while the request
  * runs, the entry when it ends), the end, or SCAN_PAGES.
  */
-export async function linkedLogs(client: TaplineClient, sourceId: string, entryId: string, entryCreatedAt: string): Promise<LinkedLogs> {
+export async function linkedLogs(
+  client: TaplineClient,
+  sourceId: string,
+  entryId: string,
+  entryCreatedAt: string,
+): Promise<LinkedLogs> {
   const floor = Date.parse(entryCreatedAt) - BEFORE_ENTRY_MS;
   const found: CoreLog[] = [];
   for (let page = 1; page <= SCAN_PAGES; page++) {
     const answer = await listLogs(client, sourceId, page, SCAN_LIMIT);
     found.push(...answer.data.filter((log) => log.httpTrafficId === entryId));
     const oldest = answer.data.at(-1);
-    if (!oldest || page * SCAN_LIMIT >= answer.meta.total || Date.parse(oldest.createdAt) < floor) return { logs: found, partial: false };
+    if (!oldest || page * SCAN_LIMIT >= answer.meta.total || Date.parse(oldest.createdAt) < floor)
+      return { logs: found, partial: false };
   }
   return { logs: found, partial: true };
 }

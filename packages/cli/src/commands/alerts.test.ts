@@ -7,7 +7,11 @@ const RED_BOLD = '\u001b[31m\u001b[1mfiring';
 
 describe('tapline alerts list', () => {
   it('marks firing rules in red (issue 27, "Where it shows"), pending ones in yellow, and nothing on plain output', () => {
-    const rules = [makeAlertRule({ state: 'firing' }), makeAlertRule({ state: 'pending' }), makeAlertRule({ state: 'ok' })];
+    const rules = [
+      makeAlertRule({ state: 'firing' }),
+      makeAlertRule({ state: 'pending' }),
+      makeAlertRule({ state: 'ok' }),
+    ];
     const [, firing, pending, ok] = alertTable({ colors: createColors(true), width: 160 }, rules);
     expect(firing).toContain(RED_BOLD);
     expect(pending).toContain('\u001b[33mpending');

@@ -4,7 +4,12 @@ import { ContractEvidence } from './document.js';
 import { eachExchange } from './records.js';
 
 /** `GET /api-contract/:id/openapi`: the source's stored exchanges in the window, as one OpenAPI 3.1 document. */
-export async function inferContract(store: Store, source: { id: string; name: string }, query: ApiInferQuery, now: number): Promise<OpenApiDocument> {
+export async function inferContract(
+  store: Store,
+  source: { id: string; name: string },
+  query: ApiInferQuery,
+  now: number,
+): Promise<OpenApiDocument> {
   const evidence = new ContractEvidence();
   for await (const record of eachExchange(store, source.id, query, now)) evidence.add(record);
   return evidence.document(`${source.name} (inferred by Tapline)`);

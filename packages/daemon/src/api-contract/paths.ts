@@ -5,7 +5,8 @@
  */
 export const pathKeyOf = (template: string): string => template.replace(/\{[^}/]*\}/g, '{}');
 
-export const parameterNames = (template: string): string[] => [...template.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1] ?? '');
+export const parameterNames = (template: string): string[] =>
+  [...template.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1] ?? '');
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -20,7 +20,9 @@ export interface RecordWindow {
 /** A duration back from `now`, or an ISO 8601 time (the schema let only these through). */
 const instantOf = (text: string, now: number): string => {
   const span = durationMs(text);
-  return new Date(span !== undefined ? now - span : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text)).toISOString();
+  return new Date(
+    span !== undefined ? now - span : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text),
+  ).toISOString();
 };
 
 /** The list's filters for a window: stored times compared as text, both ends inclusive. */
@@ -38,7 +40,10 @@ export function filtersOf(window: RecordWindow, now: number): TrafficFilters {
  * What inference and checking read of an entry: no level, timing, user or exchange ids (an
  * HttpTrafficRecord is one, so tests hand in whole records).
  */
-export type ContractExchange = Pick<HttpTrafficRecord, 'id' | 'createdAt' | 'method' | 'status' | 'protocol' | 'domain' | 'pathname' | 'route' | 'request' | 'response'>;
+export type ContractExchange = Pick<
+  HttpTrafficRecord,
+  'id' | 'createdAt' | 'method' | 'status' | 'protocol' | 'domain' | 'pathname' | 'route' | 'request' | 'response'
+>;
 
 type ExchangeRow = Awaited<ReturnType<ReturnType<typeof exchangeRows>['execute']>>[number];
 
@@ -49,7 +54,17 @@ const exchangeRows = ({ db, dialect }: Store) =>
     .innerJoin('domains as d', 'd.id', 't.domain_id')
     .innerJoin('pathnames as p', 'p.id', 't.pathname_id')
     .leftJoin('routes as r', 'r.id', 't.route_id')
-    .select(['t.id', 't.created_at', 't.method', 't.status', 't.protocol', 't.route', 'd.value as domain', 'p.value as pathname', 'r.template as route_template'])
+    .select([
+      't.id',
+      't.created_at',
+      't.method',
+      't.status',
+      't.protocol',
+      't.route',
+      'd.value as domain',
+      'p.value as pathname',
+      'r.template as route_template',
+    ])
     .select([
       dialect.payloadText(sql.ref('t.request_headers')).as('request_headers'),
       sql<string | null>`${dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
@@ -67,8 +82,15 @@ const exchangeOf = (row: ExchangeRow): ContractExchange => ({
   domain: row.domain,
   pathname: row.pathname,
   route: routeOf(row),
-  request: { headers: parseJson(row.request_headers), body: row.request_body === null ? null : parseJson(row.request_body), queryParams: parseJson(row.query_params) },
-  response: { headers: parseJson(row.response_headers), body: row.response_body === null ? null : parseJson(row.response_body) },
+  request: {
+    headers: parseJson(row.request_headers),
+    body: row.request_body === null ? null : parseJson(row.request_body),
+    queryParams: parseJson(row.query_params),
+  },
+  response: {
+    headers: parseJson(row.response_headers),
+    body: row.response_body === null ? null : parseJson(row.response_body),
+  },
 });
 
 /**
@@ -76,7 +98,12 @@ const exchangeOf = (row: ExchangeRow): ContractExchange => ({
  * inferred document, is the same at every read), one page at a time: memory holds one page
  * whatever the number of entries. With routes, each route's entries in turn, sorted by template.
  */
-export async function* eachExchange(store: Store, sourceId: string, window: RecordWindow, now: number): AsyncGenerator<ContractExchange> {
+export async function* eachExchange(
+  store: Store,
+  sourceId: string,
+  window: RecordWindow,
+  now: number,
+): AsyncGenerator<ContractExchange> {
   const base = filtersOf(window, now);
   const routes = window.route ? [...new Set(window.route)].sort() : [undefined];
   for (const route of routes) {
@@ -84,7 +111,11 @@ export async function* eachExchange(store: Store, sourceId: string, window: Reco
     let cursor: HarCursor | null = null;
     for (;;) {
       const rows = await exchangeRows(store)
-        .where((eb) => (cursor ? eb.and([trafficFilter(eb, store.dialect, sourceId, filters), after(store.dialect, cursor)]) : trafficFilter(eb, store.dialect, sourceId, filters)))
+        .where((eb) =>
+          cursor
+            ? eb.and([trafficFilter(eb, store.dialect, sourceId, filters), after(store.dialect, cursor)])
+            : trafficFilter(eb, store.dialect, sourceId, filters),
+        )
         .orderBy('t.created_at', 'asc')
         .orderBy('t.id', 'asc')
         .limit(PAGE)

@@ -37,8 +37,20 @@ export const MAX_PROPERTIES = 200;
 const MAX_DEPTH = 32;
 
 export const emptyShape = (): Shape => ({
-  count: 0, nulls: 0, booleans: 0, integers: 0, int64: false, fractions: 0, strings: 0, format: undefined,
-  values: new Map(), arrays: 0, items: undefined, objects: 0, properties: new Map(), extra: undefined,
+  count: 0,
+  nulls: 0,
+  booleans: 0,
+  integers: 0,
+  int64: false,
+  fractions: 0,
+  strings: 0,
+  format: undefined,
+  values: new Map(),
+  arrays: 0,
+  items: undefined,
+  objects: 0,
+  properties: new Map(),
+  extra: undefined,
 });
 
 function observeString(shape: Shape, value: string): void {

@@ -27,9 +27,17 @@ function addOpenApiFormats(ajv: Ajv): void {
 
 function ajvFor(spec: OpenApiDocument, coerce: boolean): Ajv {
   // Unknown keywords of OpenAPI (example, xml, discriminator) are ignored, and Ajv writes no warning anywhere.
-  const options: Options = { strict: false, allErrors: true, validateSchema: false, logger: false, code: { optimize: false }, ...(coerce ? { coerceTypes: 'array' as const } : {}) };
+  const options: Options = {
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    logger: false,
+    code: { optimize: false },
+    ...(coerce ? { coerceTypes: 'array' as const } : {}),
+  };
   // OpenAPI 3.1's schemas are JSON Schema 2020-12; 3.0's a subset of draft 7 with `nullable`, which Ajv knows.
-  const ajv = typeof spec.openapi === 'string' && spec.openapi.startsWith('3.1') ? new Ajv2020(options) : new Ajv(options);
+  const ajv =
+    typeof spec.openapi === 'string' && spec.openapi.startsWith('3.1') ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   addOpenApiFormats(ajv);
   ajv.addSchema(spec, SPEC_ID);
@@ -53,7 +61,9 @@ export class SpecValidators {
     this.#spec = spec;
     this.#bodies = ajvFor(spec, false);
     this.#parameters = ajvFor(spec, true);
-    this.#byText = /"\$(?:id|anchor|dynamicAnchor|dynamicRef|recursiveAnchor|recursiveRef)"/.test(JSON.stringify(spec)) ? false : new Map();
+    this.#byText = /"\$(?:id|anchor|dynamicAnchor|dynamicRef|recursiveAnchor|recursiveRef)"/.test(JSON.stringify(spec))
+      ? false
+      : new Map();
   }
 
   prepare(pointer: string, kind: 'body' | 'parameter'): void {
@@ -75,7 +85,10 @@ export class SpecValidators {
       this.#compiled.set(key, validate);
       if (text && this.#byText) this.#byText.set(text, validate);
     } catch (error) {
-      throw invalidField('spec', `the schema at ${pointer} does not compile: ${error instanceof Error ? error.message : String(error)}`);
+      throw invalidField(
+        'spec',
+        `the schema at ${pointer} does not compile: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -91,7 +104,8 @@ export class SpecValidators {
 function valueAt(spec: OpenApiDocument, pointer: string): unknown {
   let node: unknown = spec;
   try {
-    for (const key of pointer.split('/').slice(1)) node = isRecord(node) ? node[decodeURIComponent(key).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    for (const key of pointer.split('/').slice(1))
+      node = isRecord(node) ? node[decodeURIComponent(key).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
   } catch {
     return undefined;
   }
@@ -103,7 +117,15 @@ const COMBINATOR_NOISE = new Set(['if', 'then', 'else']);
 
 function failureOf(error: ErrorObject): SchemaFailure {
   const params: Record<string, unknown> = error.params;
-  const child = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined;
-  const pointer = typeof child === 'string' ? `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}` : error.instancePath;
+  const child =
+    error.keyword === 'required'
+      ? params.missingProperty
+      : error.keyword === 'additionalProperties'
+        ? params.additionalProperty
+        : undefined;
+  const pointer =
+    typeof child === 'string'
+      ? `${error.instancePath}/${child.replace(/~/g, '~0').replace(/\//g, '~1')}`
+      : error.instancePath;
   return { pointer, rule: error.keyword, message: error.message ?? error.keyword };
 }

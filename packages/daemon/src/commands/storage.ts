@@ -19,11 +19,15 @@ export function registerStorageCommands(cmd: Command): void {
     .option('--source <id>', 'only this traffic source')
     .addHelpText('after', '\nExample:\n  $ taplined prune --older-than 7d')
     .action(async (opts: { olderThan?: string; before?: string; source?: string }, command: Command) => {
-      process.stdout.write(`${await where.withDatabase(command, (db, dialect) => pruneCommand(db, dialect, systemClock, opts))}\n`);
+      process.stdout.write(
+        `${await where.withDatabase(command, (db, dialect) => pruneCommand(db, dialect, systemClock, opts))}\n`,
+      );
     });
   cmd
     .command('backup <file>')
-    .description('write a consistent copy of the SQLite database to FILE, also while the daemon runs (PostgreSQL: use pg_dump)')
+    .description(
+      'write a consistent copy of the SQLite database to FILE, also while the daemon runs (PostgreSQL: use pg_dump)',
+    )
     .addHelpText('after', '\nExample:\n  $ taplined backup ~/tapline-$(date +%F).db')
     .action(async (file: string, _opts: unknown, command: Command) => {
       process.stdout.write(`${await backupFile(where.database(command), file)}\n`);
@@ -36,7 +40,9 @@ export function registerStorageCommands(cmd: Command): void {
       const problems = await checkDatabaseAt(database);
       for (const problem of problems.slice(0, 100)) process.stderr.write(`taplined check: ${problem}\n`);
       if (problems.length > 100) process.stderr.write(`taplined check: (and ${problems.length - 100} more)\n`);
-      process.stdout.write(problems.length === 0 ? `ok: ${shown(database)}\n` : `${problems.length} problems in ${shown(database)}\n`);
+      process.stdout.write(
+        problems.length === 0 ? `ok: ${shown(database)}\n` : `${problems.length} problems in ${shown(database)}\n`,
+      );
       if (problems.length > 0) process.exitCode = 1;
     });
 }

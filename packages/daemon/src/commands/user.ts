@@ -15,7 +15,8 @@ function readStdin(): string {
 /** `--password-stdin`, else a prompt on a terminal, else a usage error (nothing to ask on). */
 async function newPassword(email: string, fromStdin: boolean | undefined): Promise<string> {
   if (fromStdin) return readStdin();
-  if (!process.stdin.isTTY) throw new ExitError('no terminal to ask for the password on; pipe it in with --password-stdin', 2);
+  if (!process.stdin.isTTY)
+    throw new ExitError('no terminal to ask for the password on; pipe it in with --password-stdin', 2);
   return askNewPassword(email, process.stdin, process.stderr);
 }
 
@@ -30,7 +31,9 @@ export function registerUserCommands(cmd: Command): void {
     .addHelpText('after', '\nExample:\n  $ printf "s3cret-pass" | taplined user add ana@example.com --password-stdin')
     .action(async (email: string, opts: { name?: string; passwordStdin?: boolean }, command: Command) => {
       const password = opts.passwordStdin ? readStdin() : undefined;
-      const id = await where.withDatabase(command, (db) => addUser(db, systemClock, { email, name: opts.name, password }));
+      const id = await where.withDatabase(command, (db) =>
+        addUser(db, systemClock, { email, name: opts.name, password }),
+      );
       process.stdout.write(`${id}\n`);
     });
   user
@@ -43,7 +46,10 @@ export function registerUserCommands(cmd: Command): void {
     .command('passwd <email>')
     .description("set a user's password, asked twice on a terminal; tokens already issued stay valid")
     .option('--password-stdin', 'read the password from standard input instead')
-    .addHelpText('after', '\nExamples:\n  $ taplined user passwd ana@example.com\n  $ printf "n3w-pass-phrase" | taplined user passwd ana@example.com --password-stdin')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ taplined user passwd ana@example.com\n  $ printf "n3w-pass-phrase" | taplined user passwd ana@example.com --password-stdin',
+    )
     .action(async (email: string, opts: { passwordStdin?: boolean }, command: Command) => {
       const password = await newPassword(email.trim(), opts.passwordStdin);
       const who = await where.withDatabase(command, (db) => setPassword(db, systemClock, email, password));
@@ -51,10 +57,14 @@ export function registerUserCommands(cmd: Command): void {
     });
   user
     .command('remove <email>')
-    .description('remove a user and their tokens (they stop working at once); refused while they own traffic sources, unless --force')
+    .description(
+      'remove a user and their tokens (they stop working at once); refused while they own traffic sources, unless --force',
+    )
     .option('--force', 'also delete the traffic sources they own, with all their traffic')
     .addHelpText('after', '\nExample:\n  $ taplined user remove ana@example.com --force')
     .action(async (email: string, opts: { force?: boolean }, command: Command) => {
-      process.stderr.write(`taplined: ${await where.withDatabase(command, (db) => removeUser(db, email, opts.force === true))}\n`);
+      process.stderr.write(
+        `taplined: ${await where.withDatabase(command, (db) => removeUser(db, email, opts.force === true))}\n`,
+      );
     });
 }

@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import { contract, type StatsAnswer } from '@tapline/shared';
 import { statsViews } from '@tapline/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bulkyRecord, dumpTables, freshDatabase, type FreshDatabase, manualClock, type Receiver, startHarness, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import {
+  bulkyRecord,
+  dumpTables,
+  freshDatabase,
+  type FreshDatabase,
+  manualClock,
+  type Receiver,
+  startHarness,
+  startReceiver,
+  startWebhookApp,
+  type WebhookApp,
+} from '@tapline/testkit/daemon';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { copyDatabase } from './copy.js';
 import { COPIED_TABLES } from './tables.js';
@@ -50,26 +61,56 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
     fresh = await freshDatabase();
     files = mkdtempSync(join(tmpdir(), 'tapline-copy-'));
     sourceId = await app.source();
-    ownerId = (await app.db.selectFrom('traffic_sources').select('user_id').where('id', '=', sourceId).executeTakeFirstOrThrow()).user_id;
-    const webhook = await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
-    await app.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'requests > 1/min', webhookIds: [webhook.id] } });
-    await app.client.call(contract.createRouteRule, { params: { trafficSourceId: sourceId }, body: { template: '/orders/{order}' } });
+    ownerId = (
+      await app.db.selectFrom('traffic_sources').select('user_id').where('id', '=', sourceId).executeTakeFirstOrThrow()
+    ).user_id;
+    const webhook = await app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
+    await app.client.call(contract.createAlertRule, {
+      params: { trafficSourceId: sourceId },
+      body: { when: 'requests > 1/min', webhookIds: [webhook.id] },
+    });
+    await app.client.call(contract.createRouteRule, {
+      params: { trafficSourceId: sourceId },
+      body: { template: '/orders/{order}' },
+    });
     for (let i = 0; i < 25; i++) {
       clock.advance(7);
-      await app.compose(sourceId, { status: i % 8 === 0 ? 503 : 201, pathnameUrl: `/orders/${i % 3}`, elapsedTime: 12.345678 + i });
+      await app.compose(sourceId, {
+        status: i % 8 === 0 ? 503 : 201,
+        pathnameUrl: `/orders/${i % 3}`,
+        elapsedTime: 12.345678 + i,
+      });
     }
     // Slugs over an hour and a half, stored under their own paths, then moved by a rule added after them.
     for (let i = 0; i < 30; i++) {
       const startedAt = new Date(Date.parse(WINDOW.since) + i * 113_000).toISOString();
-      await app.compose(sourceId, { pathnameUrl: `/products/${SLUGS[i % SLUGS.length] ?? ''}`, status: i % 7 === 3 ? 404 : i % 11 === 5 ? 500 : 200, elapsedTime: 3 + ((i * 37) % 90) + i / 7, startedAt });
+      await app.compose(sourceId, {
+        pathnameUrl: `/products/${SLUGS[i % SLUGS.length] ?? ''}`,
+        status: i % 7 === 3 ? 404 : i % 11 === 5 ? 500 : 200,
+        elapsedTime: 3 + ((i * 37) % 90) + i / 7,
+        startedAt,
+      });
     }
-    await app.client.call(contract.createRouteRule, { params: { trafficSourceId: sourceId }, body: { template: '/products/{slug}' } });
+    await app.client.call(contract.createRouteRule, {
+      params: { trafficSourceId: sourceId },
+      body: { template: '/products/{slug}' },
+    });
     await app.routeReassignment.runNow();
-    await app.client.call(contract.createCoreLog, { params: { trafficSourceId: sourceId }, body: { title: 'Error', description: 'boom', source: 'api', layer: 'db', stack: 'at g (b.js:2)' } });
+    await app.client.call(contract.createCoreLog, {
+      params: { trafficSourceId: sourceId },
+      body: { title: 'Error', description: 'boom', source: 'api', layer: 'db', stack: 'at g (b.js:2)' },
+    });
     await app.alerts.runDue();
     await app.worker.runDue();
     // A rule's reassignment as a daemon stopped half-way leaves it: the copies carry it on.
-    await app.store.db.insertInto('route_reassignments').values({ traffic_source_id: sourceId, after_id: null, generation: 1 }).onConflict((oc) => oc.doNothing()).execute();
+    await app.store.db
+      .insertInto('route_reassignments')
+      .values({ traffic_source_id: sourceId, after_id: null, generation: 1 })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   });
   afterEach(async () => {
     for (const database of opened.splice(0)) await database.close();
@@ -82,7 +123,13 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
   /** `GET /stats` of a daemon started on `locator`, asked by the source's owner (tokens are copied, so is the key). */
   async function viewsOn(locator: string): Promise<StatsAnswer[]> {
     // Its background jobs held, so that it reads the copy as it is and leaves it so.
-    const daemon = await startHarness({ database: locator, clock, routeReassignment: { start: false }, routeBackfill: { start: false }, pruner: { start: false } });
+    const daemon = await startHarness({
+      database: locator,
+      clock,
+      routeReassignment: { start: false },
+      routeBackfill: { start: false },
+      pruner: { start: false },
+    });
     try {
       return await statsViews(await daemon.token(ownerId), sourceId, WINDOW);
     } finally {
@@ -102,13 +149,27 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
     expect(await viewsOn(laptopFile)).toEqual(stats);
     // The laptop's own traffic, stored compressed with a trained dictionary (compact storage): it
     // reaches PostgreSQL as JSON text, and the way back gives the same records.
-    const source = await createSourceFinder(laptop.db)((await laptop.db.selectFrom('traffic_sources').select('id').executeTakeFirstOrThrow()).id);
+    const source = await createSourceFinder(laptop.db)(
+      (await laptop.db.selectFrom('traffic_sources').select('id').executeTakeFirstOrThrow()).id,
+    );
     if (!source) throw new Error('the copied source is missing');
     // With its numbers, as a daemon's ingest writes them.
-    const ingest = createIngest({ db: laptop.db, dialect: laptop.dialect, clock, bus: createTrafficBus(), hooks: [], stats: (trx, inputs) => addStats(trx, laptop.dialect, inputs) });
+    const ingest = createIngest({
+      db: laptop.db,
+      dialect: laptop.dialect,
+      clock,
+      bus: createTrafficBus(),
+      hooks: [],
+      stats: (trx, inputs) => addStats(trx, laptop.dialect, inputs),
+    });
     const redactor = createRedactor({ enabled: true, extraKeys: [] });
-    const records = contract.composeBatch.body.parse(Array.from({ length: 40 }, (_, i) => bulkyRecord(source.id, i, { requestHeaders: { 'x-note': 'café ☕' } })));
-    await ingest.store(source, records.map((r) => prepareRecord(r, redactor).record));
+    const records = contract.composeBatch.body.parse(
+      Array.from({ length: 40 }, (_, i) => bulkyRecord(source.id, i, { requestHeaders: { 'x-note': 'café ☕' } })),
+    );
+    await ingest.store(
+      source,
+      records.map((r) => prepareRecord(r, redactor).record),
+    );
     expect(laptop.dialect.payloads.compresses).toBe(true);
     const team = await open(fresh.locator);
     await copyDatabase(laptop, team, { batchSize: 6 });
@@ -119,13 +180,17 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
     const original = await dumpTables(laptop);
     for (const table of COPIED_TABLES) expect(original[table.name]?.length, table.name).toBeGreaterThan(0);
     expect(await dumpTables(back)).toEqual(original);
-    const someId = (await laptop.db.selectFrom('http_traffic').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow()).id;
+    const someId = (
+      await laptop.db.selectFrom('http_traffic').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow()
+    ).id;
     expect(await getTrafficRecord(team, source.id, someId)).toEqual(await getTrafficRecord(laptop, source.id, someId));
     expect(await dumpTables(team)).toEqual(original);
 
     // The laptop's own traffic counts too; each way, the copy answers as the laptop does.
     const laptopStats = await viewsOn(laptopFile);
-    expect(laptopStats[0]?.data.reduce((n, g) => n + g.count, 0)).toBe((stats[0]?.data.reduce((n, g) => n + g.count, 0) ?? 0) + 40);
+    expect(laptopStats[0]?.data.reduce((n, g) => n + g.count, 0)).toBe(
+      (stats[0]?.data.reduce((n, g) => n + g.count, 0) ?? 0) + 40,
+    );
     expect(await viewsOn(fresh.locator)).toEqual(laptopStats);
     expect(await viewsOn(backFile)).toEqual(laptopStats);
   });

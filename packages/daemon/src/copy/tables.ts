@@ -25,7 +25,11 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'routes', key: ['id'] },
   { name: 'route_rules', key: ['id'] },
   { name: 'route_reassignments', key: ['traffic_source_id'] },
-  { name: 'http_traffic', key: ['id'], payloads: ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] },
+  {
+    name: 'http_traffic',
+    key: ['id'],
+    payloads: ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'],
+  },
   { name: 'traffic_counts', key: ['traffic_source_id', 'pathname_id', 'method', 'status'] },
   { name: 'route_stats', key: ['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'] },
   { name: 'core_logs', key: ['id'] },

@@ -1,6 +1,14 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
-import { decodePayload, DICTIONARY_BYTES, encodePayload, type PayloadDictionary, RAW_BELOW, type StoredPayload, trainDictionary } from './payload.js';
+import {
+  decodePayload,
+  DICTIONARY_BYTES,
+  encodePayload,
+  type PayloadDictionary,
+  RAW_BELOW,
+  type StoredPayload,
+  trainDictionary,
+} from './payload.js';
 
 /** db/types.ts's Executor, spelled here: that module needs the dialect, which holds a codec. */
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -77,14 +85,29 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
     let state = sources.get(sourceId);
     if (state?.unconfirmed && state.current) {
       // The transaction that wrote it has ended: kept only if it committed.
-      const row = await trx.selectFrom('payload_dictionaries').select('data').where('id', '=', state.current.id).executeTakeFirst();
+      const row = await trx
+        .selectFrom('payload_dictionaries')
+        .select('data')
+        .where('id', '=', state.current.id)
+        .executeTakeFirst();
       if (!row || !Buffer.from(row.data).equals(state.current.data)) state.current = undefined;
       state.unconfirmed = false;
     }
     if (state) return state;
     if (sources.size >= MAX_SOURCES) sources.clear();
-    const row = await trx.selectFrom('payload_dictionaries').select(['id', 'data']).where('traffic_source_id', '=', sourceId).orderBy('id', 'desc').executeTakeFirst();
-    state = { current: row && { id: row.id, data: row.data }, unconfirmed: false, encoded: 0, samples: [], sampleBytes: 0 };
+    const row = await trx
+      .selectFrom('payload_dictionaries')
+      .select(['id', 'data'])
+      .where('traffic_source_id', '=', sourceId)
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    state = {
+      current: row && { id: row.id, data: row.data },
+      unconfirmed: false,
+      encoded: 0,
+      samples: [],
+      sampleBytes: 0,
+    };
     if (row) dictionaries.set(row.id, row.data);
     sources.set(sourceId, state);
     return state;
@@ -92,9 +115,14 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
 
   async function train(trx: Executor, sourceId: string, state: SourceState): Promise<void> {
     const data = trainDictionary(state.samples);
-    const { rows } = await sql<{ id: number | string }>`select coalesce(max(id), 0) + 1 as id from payload_dictionaries`.execute(trx);
+    const { rows } = await sql<{
+      id: number | string;
+    }>`select coalesce(max(id), 0) + 1 as id from payload_dictionaries`.execute(trx);
     const id = Number(rows[0]?.id ?? 1);
-    await trx.insertInto('payload_dictionaries').values({ id, traffic_source_id: sourceId, data, created_at: new Date().toISOString() }).execute();
+    await trx
+      .insertInto('payload_dictionaries')
+      .values({ id, traffic_source_id: sourceId, data, created_at: new Date().toISOString() })
+      .execute();
     dictionaries.set(id, data);
     Object.assign(state, { current: { id, data }, unconfirmed: true, encoded: 0, samples: [], sampleBytes: 0 });
   }
@@ -103,7 +131,10 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
     compresses: true,
     async encoder(trx, sourceId, texts) {
       const state = await stateOf(trx, sourceId);
-      const retrainAfter = state.current && state.current.data.length < DICTIONARY_BYTES ? RETRAIN_SMALL_AFTER_VALUES : RETRAIN_AFTER_VALUES;
+      const retrainAfter =
+        state.current && state.current.data.length < DICTIONARY_BYTES
+          ? RETRAIN_SMALL_AFTER_VALUES
+          : RETRAIN_AFTER_VALUES;
       const due = state.current === undefined || state.encoded >= retrainAfter;
       if (due) {
         for (const text of texts) {
@@ -112,8 +143,10 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
           state.sampleBytes += text.length;
         }
         // Keep the most recent texts only: twice the window leaves room for repeated ones.
-        while (state.sampleBytes > 2 * DICTIONARY_BYTES && state.samples.length > 1) state.sampleBytes -= state.samples.shift()?.length ?? 0;
-        if (state.sampleBytes >= (state.current ? DICTIONARY_BYTES : FIRST_TRAINING_BYTES)) await train(trx, sourceId, state);
+        while (state.sampleBytes > 2 * DICTIONARY_BYTES && state.samples.length > 1)
+          state.sampleBytes -= state.samples.shift()?.length ?? 0;
+        if (state.sampleBytes >= (state.current ? DICTIONARY_BYTES : FIRST_TRAINING_BYTES))
+          await train(trx, sourceId, state);
       }
       state.encoded += texts.length;
       const current = state.current;
@@ -124,7 +157,8 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
       dictionaries.set(d.id, d.data);
     },
     async load(db) {
-      for (const d of await db.selectFrom('payload_dictionaries').select(['id', 'data']).execute()) dictionaries.set(d.id, d.data);
+      for (const d of await db.selectFrom('payload_dictionaries').select(['id', 'data']).execute())
+        dictionaries.set(d.id, d.data);
     },
   };
 }

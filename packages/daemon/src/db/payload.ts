@@ -63,7 +63,10 @@ export function decodePayload(value: StoredPayload, dictionary: (id: number) => 
   if (typeof value === 'string') return value;
   const { id, offset } = readLeb128(value);
   const body = value.subarray(offset);
-  return inflateRawSync(body, id === 0 ? { windowBits: WINDOW_BITS } : { windowBits: WINDOW_BITS, dictionary: dictionary(id) }).toString('utf8');
+  return inflateRawSync(
+    body,
+    id === 0 ? { windowBits: WINDOW_BITS } : { windowBits: WINDOW_BITS, dictionary: dictionary(id) },
+  ).toString('utf8');
 }
 
 /**

@@ -26,7 +26,10 @@ describe('a PostgreSQL session ended under a transaction', () => {
         const pid = rows[0]!.pid;
         await sql`select pg_terminate_backend(${pid})`.execute(db);
         // The session is gone once the server no longer lists it; its client hears of it as it ends.
-        await until(async () => (await sql`select 1 from pg_stat_activity where pid = ${pid}`.execute(db)).rows.length === 0, 'the session to end');
+        await until(
+          async () => (await sql`select 1 from pg_stat_activity where pid = ${pid}`.execute(db)).rows.length === 0,
+          'the session to end',
+        );
         await sql`select 1`.execute(trx);
       });
       await expect(transaction).rejects.toThrow();

@@ -1,6 +1,14 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, SqliteDialect, SqliteDriver, type SqliteDialectConfig, type TransactionSettings } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteDialectConfig,
+  type TransactionSettings,
+} from 'kysely';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
@@ -111,12 +119,16 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     }
   });
   sqlite.function(PAYLOAD_TEXT_FUNCTION, { deterministic: true }, (value: unknown) => {
-    if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value === null ? null : payloads.decode(value);
+    if (value === null || typeof value === 'string' || value instanceof Uint8Array)
+      return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
   });
   const dialect = sqliteDialect(payloads);
 
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction), plugins: [storedValuesPlugin(dialect.stored)] });
+  const db = new Kysely<DB>({
+    dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction),
+    plugins: [storedValuesPlugin(dialect.stored)],
+  });
   return {
     db,
     dialect,

@@ -24,7 +24,13 @@ export const after = (dialect: SqlDialect, cursor: HarCursor) =>
  * One page of whole records after `cursor`, oldest first. A keyset cursor, not an offset: each
  * page costs the same however deep the export is, and entries stored meanwhile never shift it.
  */
-export async function recordsAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, cursor: HarCursor | null, limit: number): Promise<HttpTrafficRecord[]> {
+export async function recordsAfter(
+  { db, dialect }: Store,
+  sourceId: string,
+  filters: TrafficFilters,
+  cursor: HarCursor | null,
+  limit: number,
+): Promise<HttpTrafficRecord[]> {
   const rows = await recordRows({ db, dialect })
     .where((eb) => {
       const matching = trafficFilter(eb, dialect, sourceId, filters);

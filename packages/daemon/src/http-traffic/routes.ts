@@ -17,7 +17,13 @@ const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, b
  * more. Gives back the two ingest routes, which the lean path (http/lean.ts) serves as well, and
  * the count of open streams (`/metrics`).
  */
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): { ingest: MountedRoute[]; openStreams: () => number } {
+export function httpTrafficRoutes(
+  router: Router,
+  deps: Deps,
+  ingest: Ingest,
+  preparer: BatchPreparer,
+  compose: Composer,
+): { ingest: MountedRoute[]; openStreams: () => number } {
   const { db } = deps;
 
   /**
@@ -32,7 +38,11 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     contract.composeBatch,
     async (body, path) => {
       const sourceId = path.trafficSourceId;
-      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '', receivedAt: deps.clock.now().getTime() });
+      const result = await preparer.prepare({
+        body,
+        trafficSourceId: typeof sourceId === 'string' ? sourceId : '',
+        receivedAt: deps.clock.now().getTime(),
+      });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
       if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {
@@ -49,7 +59,11 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
 
   const single = mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
-      throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
+      throw invalidField(
+        'trafficSourceId',
+        'trafficSourceId in the body must equal the one in the path',
+        'must equal the trafficSourceId in the path',
+      );
     }
     return compose(ctx, body);
   });

@@ -10,7 +10,13 @@ afterEach(() => h.close());
 
 /** Pages in use (the file less its free pages), in bytes: what the records take, indexes included. */
 async function usedBytes(): Promise<number> {
-  const pragma = async (name: string) => Number(Object.values((await sql<Record<string, number>>`select * from ${sql.raw(`pragma_${name}()`)}`.execute(h.deps.db)).rows[0] ?? {})[0]);
+  const pragma = async (name: string) =>
+    Number(
+      Object.values(
+        (await sql<Record<string, number>>`select * from ${sql.raw(`pragma_${name}()`)}`.execute(h.deps.db)).rows[0] ??
+          {},
+      )[0],
+    );
   return ((await pragma('page_count')) - (await pragma('freelist_count'))) * (await pragma('page_size'));
 }
 

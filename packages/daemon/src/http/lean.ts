@@ -11,7 +11,10 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<ServerDeps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
+type LeanDeps = Pick<
+  ServerDeps,
+  'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'
+>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -25,7 +28,10 @@ interface Matched {
  */
 function pathMatcher(route: MountedRoute): (path: string) => Matched | undefined {
   const names: string[] = [];
-  const source = route.endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (names.push(name), '([A-Za-z0-9_-]{1,128})'));
+  const source = route.endpoint.path.replace(
+    /:([A-Za-z]+)/g,
+    (_, name: string) => (names.push(name), '([A-Za-z0-9_-]{1,128})'),
+  );
   const pattern = new RegExp(`^${source}/?$`);
   return (path) => {
     const found = pattern.exec(path);
@@ -44,7 +50,13 @@ function pathMatcher(route: MountedRoute): (path: string) => Matched | undefined
 function plainJson(req: IncomingMessage, limit: number): number | undefined {
   const { headers } = req;
   const length = headers['content-length'];
-  if (length === undefined || headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined || !/^[0-9]{1,10}$/.test(length)) return undefined;
+  if (
+    length === undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    headers['content-encoding'] !== undefined ||
+    !/^[0-9]{1,10}$/.test(length)
+  )
+    return undefined;
   const type = headers['content-type'] ?? '';
   if (!JSON_TYPE.test(type) || (CHARSET.test(type) && !UTF8.test(type))) return undefined;
   const bytes = Number(length);
@@ -113,14 +125,25 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
-    const answer = failureAnswer(error, { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path }, deps);
+    const answer = failureAnswer(
+      error,
+      { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path },
+      deps,
+    );
     if (res.headersSent) return void res.destroy();
     answerBeforeBody(req, res);
     sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, { route, params }: Matched, principal: Principal, bytes: number): Promise<void> {
-    const admitted = bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { route, params }: Matched,
+    principal: Principal,
+    bytes: number,
+  ): Promise<void> {
+    const admitted =
+      bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
     if (admitted === null) return;
     const body = decode(await readBody(req), route.mode);
     const result = await route.work({ params, query: {}, body }, principal);

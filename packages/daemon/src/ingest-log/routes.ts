@@ -17,5 +17,10 @@ import { type MountedRoute, mount } from '../http/mount.js';
 const isTemplate = (pathname: string) => /(?:^|\/)(?::[A-Za-z_]|<[A-Za-z_]|\{[A-Za-z_])/.test(pathname);
 
 export function ingestLogRoutes(router: Router, deps: Deps, compose: Composer): MountedRoute {
-  return mount(router, deps, contract.ingestLog, ({ body }, ctx) => compose(ctx, body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body));
+  return mount(router, deps, contract.ingestLog, ({ body }, ctx) =>
+    compose(
+      ctx,
+      body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body,
+    ),
+  );
 }

@@ -13,7 +13,8 @@ import { createRedactor } from './redact.js';
 
 const redactor = createRedactor({ enabled: true, extraKeys: [] });
 /** A prepared compose of `path` for the source, as the routes hand it to the ingest. */
-const recordAt = (sourceId: string, path: string) => prepareRecord(ComposeRecord.parse(composeBody(sourceId, { pathnameUrl: path })), redactor).record;
+const recordAt = (sourceId: string, path: string) =>
+  prepareRecord(ComposeRecord.parse(composeBody(sourceId, { pathnameUrl: path })), redactor).record;
 
 describe('group commit', () => {
   let opened: OpenedDatabase;
@@ -31,9 +32,18 @@ describe('group commit', () => {
     const countTransactions = async () => {
       transactions += 1;
     };
-    queue = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus, hooks: [countTransactions] });
+    queue = createIngest({
+      db: opened.db,
+      dialect: opened.dialect,
+      clock: systemClock,
+      bus,
+      hooks: [countTransactions],
+    });
     const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
-    source = await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
+    source = await createTrafficSource(opened.db, systemClock, user.id, {
+      name: 's',
+      trafficDomain: 'shop.example.com',
+    });
     published.length = 0;
   });
   afterEach(() => opened.close());
@@ -41,7 +51,11 @@ describe('group commit', () => {
   const record = (path: string) => recordAt(source.id, path);
 
   it('stores the composes of one event-loop turn in one transaction, each answered with its own records', async () => {
-    const answers = await Promise.all([queue.store(source, [record('/a')]), queue.store(source, [record('/b'), record('/c')]), queue.store(source, [record('/d')])]);
+    const answers = await Promise.all([
+      queue.store(source, [record('/a')]),
+      queue.store(source, [record('/b'), record('/c')]),
+      queue.store(source, [record('/d')]),
+    ]);
     expect(answers.map((records) => records.map((r) => r.pathname))).toEqual([['/a'], ['/b', '/c'], ['/d']]);
     expect(transactions).toBe(1);
     expect(published.flat().map((e) => e.pathname)).toEqual(['/a', '/b', '/c', '/d']);
@@ -62,7 +76,12 @@ describe('group commit', () => {
     const stored = await opened.db.selectFrom('http_traffic').select('traffic_source_id').execute();
     expect(stored.map((r) => r.traffic_source_id)).toEqual([source.id, source.id]);
     // The failed group published nothing; the retried requests published their own entries once.
-    expect(published.flat().map((e) => e.pathname).sort()).toEqual(['/a', '/b']);
+    expect(
+      published
+        .flat()
+        .map((e) => e.pathname)
+        .sort(),
+    ).toEqual(['/a', '/b']);
   });
 
   it('groups across event-loop turns separately', async () => {
@@ -77,7 +96,13 @@ describe('group commit', () => {
     let calls = 0;
     const bus = createTrafficBus();
     // The first transaction waits inside its hook until released; the arrivals meanwhile queue.
-    const slow = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus, hooks: [async () => void (calls++ === 0 && (await held))] });
+    const slow = createIngest({
+      db: opened.db,
+      dialect: opened.dialect,
+      clock: systemClock,
+      bus,
+      hooks: [async () => void (calls++ === 0 && (await held))],
+    });
     const first = slow.store(source, [record('/first')]);
     await new Promise((resolve) => setImmediate(resolve));
     const later: Promise<StoredEntry[]>[] = [];
@@ -98,7 +123,13 @@ function eachDatabaseWithSource(): () => { opened: OpenedDatabase; source: Traff
   beforeEach(async () => {
     const opened = await openTestDatabase();
     const user = await createUser(opened.db, systemClock, { email: 'owner@example.com' });
-    current = { opened, source: await createTrafficSource(opened.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' }) };
+    current = {
+      opened,
+      source: await createTrafficSource(opened.db, systemClock, user.id, {
+        name: 's',
+        trafficDomain: 'shop.example.com',
+      }),
+    };
   });
   afterEach(() => current?.opened.close());
   return () => {
@@ -113,19 +144,28 @@ describe('a transaction that lost a race', () => {
   let source: TrafficSource;
   beforeEach(() => ({ opened, source } = world()));
 
-  it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', '40P01'])('is run again whole when the database answers %s, and stores every record once', async (code) => {
-    const record = (path: string) => recordAt(source.id, path);
-    let calls = 0;
-    // The first transaction fails as another process's write lock (or a deadlock) would fail it.
-    const losesOnce = async () => {
-      if (calls++ === 0) throw Object.assign(new Error('database is locked'), { code });
-    };
-    const ingest = createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [losesOnce] });
-    const stored = await ingest.store(source, [record('/a'), record('/b')]);
-    expect(stored.map((e) => e.pathname)).toEqual(['/a', '/b']);
-    expect(calls).toBe(2);
-    expect(await opened.db.selectFrom('http_traffic').select('id').execute()).toHaveLength(2);
-  });
+  it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', '40P01'])(
+    'is run again whole when the database answers %s, and stores every record once',
+    async (code) => {
+      const record = (path: string) => recordAt(source.id, path);
+      let calls = 0;
+      // The first transaction fails as another process's write lock (or a deadlock) would fail it.
+      const losesOnce = async () => {
+        if (calls++ === 0) throw Object.assign(new Error('database is locked'), { code });
+      };
+      const ingest = createIngest({
+        db: opened.db,
+        dialect: opened.dialect,
+        clock: systemClock,
+        bus: createTrafficBus(),
+        hooks: [losesOnce],
+      });
+      const stored = await ingest.store(source, [record('/a'), record('/b')]);
+      expect(stored.map((e) => e.pathname)).toEqual(['/a', '/b']);
+      expect(calls).toBe(2);
+      expect(await opened.db.selectFrom('http_traffic').select('id').execute()).toHaveLength(2);
+    },
+  );
 });
 
 describe('two writers creating the same names at once', () => {
@@ -137,7 +177,9 @@ describe('two writers creating the same names at once', () => {
   it('stores everything, in any order of names, without a deadlock (two daemons on one PostgreSQL database)', async () => {
     const record = (path: string) => recordAt(source.id, path);
     // Each ingest is what one daemon runs; they share only the database.
-    const [a, b] = [0, 1].map(() => createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }));
+    const [a, b] = [0, 1].map(() =>
+      createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }),
+    );
     const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
     for (let round = 0; round < 3; round++) {
       const mine = paths.map((p) => `${p}/${round}`);

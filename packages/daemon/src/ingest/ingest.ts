@@ -38,7 +38,6 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-
 /** A group stops taking requests at this many records (a few batches of 1,000); the rest go next. */
 const MAX_GROUP_RECORDS = 5_000;
 
@@ -83,7 +82,14 @@ export function createIngest(deps: IngestDeps): Ingest {
         for (const record of records) {
           const domainId = known.domain(source.id, record.domain);
           const route = routeOf(source.id, record);
-          const { row, entry, stat } = rowsOf(source.id, record, { domainId, pathnameId: known.pathname(domainId, record.pathname), route }, receivedAt, newId(), deps.stats !== undefined);
+          const { row, entry, stat } = rowsOf(
+            source.id,
+            record,
+            { domainId, pathnameId: known.pathname(domainId, record.pathname), route },
+            receivedAt,
+            newId(),
+            deps.stats !== undefined,
+          );
           traffic.push(row);
           if (stat) statInputs.push(stat);
           stored.push(entry);
@@ -150,7 +156,8 @@ export function createIngest(deps: IngestDeps): Ingest {
     if (inFlight || waiting.length === 0) return;
     let records = 0;
     let taken = 0;
-    while (taken < waiting.length && (taken === 0 || records < MAX_GROUP_RECORDS)) records += waiting[taken++]?.records.length ?? 0;
+    while (taken < waiting.length && (taken === 0 || records < MAX_GROUP_RECORDS))
+      records += waiting[taken++]?.records.length ?? 0;
     const group = waiting.slice(0, taken);
     waiting = waiting.slice(taken);
     inFlight = true;

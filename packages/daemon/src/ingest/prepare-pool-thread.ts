@@ -31,6 +31,11 @@ export default function prepare(task: BatchTask): BatchResult {
     return result;
   } catch (error) {
     // A bug, not a bad body (those are results): the event loop logs it and answers a plain 500.
-    return { ok: false, stage: 'body', error: { statusCode: 500, error: 'Internal Server Error', code: 'internal' }, fault: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    return {
+      ok: false,
+      stage: 'body',
+      error: { statusCode: 500, error: 'Internal Server Error', code: 'internal' },
+      fault: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
   }
 }

@@ -24,8 +24,14 @@ function capturedLogger() {
   return { logger: pino({ level: 'info' }, sink), errors: () => lines.filter((l) => l.level >= 50) };
 }
 
-const task = (items: unknown[]): BatchTask => ({ body: new TextEncoder().encode(JSON.stringify(items)), trafficSourceId: SOURCE, receivedAt: Date.now() });
-const batch = Array.from({ length: 50 }, (_, i) => composeBody(SOURCE, { pathnameUrl: `/p/${i}`, requestHeaders: { authorization: 'Bearer t' } }));
+const task = (items: unknown[]): BatchTask => ({
+  body: new TextEncoder().encode(JSON.stringify(items)),
+  trafficSourceId: SOURCE,
+  receivedAt: Date.now(),
+});
+const batch = Array.from({ length: 50 }, (_, i) =>
+  composeBody(SOURCE, { pathnameUrl: `/p/${i}`, requestHeaders: { authorization: 'Bearer t' } }),
+);
 
 describe('batch preparer', () => {
   let built: BatchWorker & { remove(): void };
@@ -43,10 +49,21 @@ describe('batch preparer', () => {
     const here = createBatchPreparer(null, REDACT, pino({ level: 'silent' }));
     const there = createBatchPreparer(built, REDACT, pino({ level: 'silent' }));
     try {
-      for (const items of [batch, [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }], [{ ...batch[0], startedAt: '2999-01-01T00:00:00Z' }], []]) {
+      for (const items of [
+        batch,
+        [...batch.slice(0, 3), { ...batch[3], method: 'TRACE' }],
+        [{ ...batch[0], startedAt: '2999-01-01T00:00:00Z' }],
+        [],
+      ]) {
         expect(await there.prepare(task(items))).toEqual(await here.prepare(task(items)));
       }
-      expect(await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE, receivedAt: Date.now() })).toEqual({ ok: false, stage: 'body', error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' } });
+      expect(
+        await there.prepare({ body: new TextEncoder().encode('[{'), trafficSourceId: SOURCE, receivedAt: Date.now() }),
+      ).toEqual({
+        ok: false,
+        stage: 'body',
+        error: { statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' },
+      });
       expect(there.offloaded).toBe(5);
       expect(here.offloaded).toBe(0);
     } finally {

@@ -78,7 +78,8 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
 
   return {
     async prepare(task) {
-      if (broken || !worker || task.body === null || task.body.byteLength < minBytes) return prepareBatch(task, redactor);
+      if (broken || !worker || task.body === null || task.body.byteLength < minBytes)
+        return prepareBatch(task, redactor);
       // Started on the first large batch: a daemon that never gets one never starts a thread.
       pool ??= startPool(worker.file);
       const body = task.body;

@@ -1,4 +1,13 @@
-import { type ComposeRecord, contract, domainOf, type ErrorBody, type HttpMethod, type Level, levelOf, parseComposeBatchFast } from '@tapline/shared';
+import {
+  type ComposeRecord,
+  contract,
+  domainOf,
+  type ErrorBody,
+  type HttpMethod,
+  type Level,
+  levelOf,
+  parseComposeBatchFast,
+} from '@tapline/shared';
 import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
 import type { Redactor } from './redact.js';
@@ -34,9 +43,15 @@ export const MAX_STARTED_AHEAD_MS = 5 * 60_000;
 const AHEAD_MESSAGE = 'startedAt must not be more than 5 minutes in the future';
 
 /** The issues of `startedAt` values too far ahead of `now` (the daemon's clock), by item path prefix. */
-export function startedAtIssues(items: readonly { readonly startedAt?: string | undefined }[], now: number, prefix: (index: number) => string): Issue[] {
+export function startedAtIssues(
+  items: readonly { readonly startedAt?: string | undefined }[],
+  now: number,
+  prefix: (index: number) => string,
+): Issue[] {
   return items.flatMap((item, index) =>
-    item.startedAt !== undefined && Date.parse(item.startedAt) - now > MAX_STARTED_AHEAD_MS ? [{ path: `${prefix(index)}startedAt`, message: AHEAD_MESSAGE }] : [],
+    item.startedAt !== undefined && Date.parse(item.startedAt) - now > MAX_STARTED_AHEAD_MS
+      ? [{ path: `${prefix(index)}startedAt`, message: AHEAD_MESSAGE }]
+      : [],
   );
 }
 
@@ -49,10 +64,18 @@ export function issuesError(issues: readonly Issue[], message: string): HttpErro
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `hosts` caches domainOf per domainUrl: URL parsing showed in batch profiles, and a batch repeats a few origins. */
-export function prepareRecord(input: ComposeRecord, redactor: Redactor, hosts = new Map<string, string>()): { record: PreparedRecord; shown: Exchange } {
+export function prepareRecord(
+  input: ComposeRecord,
+  redactor: Redactor,
+  hosts = new Map<string, string>(),
+): { record: PreparedRecord; shown: Exchange } {
   let domain = hosts.get(input.domainUrl);
   if (domain === undefined) hosts.set(input.domainUrl, (domain = domainOf(input.domainUrl)));
-  const request = { headers: redactor.headers(input.requestHeaders), body: redactor.values(input.requestBody), queryParams: redactor.query(input.queryParams) };
+  const request = {
+    headers: redactor.headers(input.requestHeaders),
+    body: redactor.values(input.requestBody),
+    queryParams: redactor.query(input.queryParams),
+  };
   const response = { headers: redactor.headers(input.responseHeaders), body: redactor.values(input.responseBody) };
   const record: PreparedRecord = {
     domain,
@@ -109,7 +132,8 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
     } catch {
       return { ok: false, stage: 'body', error: new HttpError(400, 'malformed_json', MALFORMED_JSON).body };
     }
-    if (deeperThan(value, MAX_JSON_DEPTH)) return { ok: false, stage: 'body', error: new HttpError(400, 'body_too_deep', TOO_DEEP).body };
+    if (deeperThan(value, MAX_JSON_DEPTH))
+      return { ok: false, stage: 'body', error: new HttpError(400, 'body_too_deep', TOO_DEEP).body };
   }
   // The schema decides (and words the errors) whenever the quick check does not pass the body.
   let items = parseComposeBatchFast(value);
@@ -119,9 +143,16 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
     items = parsed.data;
   }
   const mismatched = items.flatMap((item, index) =>
-    item.trafficSourceId === task.trafficSourceId ? [] : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
+    item.trafficSourceId === task.trafficSourceId
+      ? []
+      : [{ path: `${index}.trafficSourceId`, message: 'must equal the trafficSourceId in the path' }],
   );
-  if (mismatched.length > 0) return { ok: false, stage: 'items', error: issuesError(mismatched, 'trafficSourceId in the body must equal the one in the path').body };
+  if (mismatched.length > 0)
+    return {
+      ok: false,
+      stage: 'items',
+      error: issuesError(mismatched, 'trafficSourceId in the body must equal the one in the path').body,
+    };
   const ahead = startedAtIssues(items, task.receivedAt, (index) => `${index}.`);
   if (ahead.length > 0) return { ok: false, stage: 'items', error: issuesError(ahead, AHEAD_MESSAGE).body };
   const hosts = new Map<string, string>();

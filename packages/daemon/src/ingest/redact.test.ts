@@ -6,7 +6,12 @@ describe('redactor', () => {
   const redactor = createRedactor({ enabled: true, extraKeys: ['x-shop-pin'] });
 
   it('hides secret keys at any depth, in objects and in arrays, and keeps everything else', () => {
-    const body: JsonValue = { user: { name: 'ann', password: 'p' }, items: [{ qty: 1 }, { apiKey: 'k', nested: [{ token: 't' }] }], ok: true, n: null };
+    const body: JsonValue = {
+      user: { name: 'ann', password: 'p' },
+      items: [{ qty: 1 }, { apiKey: 'k', nested: [{ token: 't' }] }],
+      ok: true,
+      n: null,
+    };
     expect(redactor.values(body)).toEqual({
       user: { name: 'ann', password: REDACTED },
       items: [{ qty: 1 }, { apiKey: REDACTED, nested: [{ token: REDACTED }] }],
@@ -53,20 +58,40 @@ describe('redactor', () => {
   });
 
   it('hides secret headers by name in any case, each value of a list, and extra names', () => {
-    const headers = { Authorization: 'Bearer x', 'Set-Cookie': ['a=1', 'b=2'], 'X-Shop-Pin': '1234', 'x-auth-token': 't', accept: '*/*' };
-    expect(redactor.headers(headers)).toEqual({ Authorization: REDACTED, 'Set-Cookie': [REDACTED, REDACTED], 'X-Shop-Pin': REDACTED, 'x-auth-token': REDACTED, accept: '*/*' });
+    const headers = {
+      Authorization: 'Bearer x',
+      'Set-Cookie': ['a=1', 'b=2'],
+      'X-Shop-Pin': '1234',
+      'x-auth-token': 't',
+      accept: '*/*',
+    };
+    expect(redactor.headers(headers)).toEqual({
+      Authorization: REDACTED,
+      'Set-Cookie': [REDACTED, REDACTED],
+      'X-Shop-Pin': REDACTED,
+      'x-auth-token': REDACTED,
+      accept: '*/*',
+    });
     expect(headers.Authorization).toBe('Bearer x');
   });
 
   it('redacts a text body: cut JSON, a form, multipart, with the extra names, keeping the marker (issue 24)', () => {
     const marker = '…[truncated by Tapline: 65536 of 70000 bytes shown]';
-    expect(redactor.values(`{"user":"ann","Password":"hunter2","x-shop-pin":"1234","list":[{"token":"t"}],"padding":"pp${marker}`)).toBe(
+    expect(
+      redactor.values(
+        `{"user":"ann","Password":"hunter2","x-shop-pin":"1234","list":[{"token":"t"}],"padding":"pp${marker}`,
+      ),
+    ).toBe(
       `{"user":"ann","Password":"${REDACTED}","x-shop-pin":"${REDACTED}","list":[{"token":"${REDACTED}"}],"padding":"pp${marker}`,
     );
     expect(redactor.values(`{"a":1,"apiKey":"k-9${marker}`)).toBe(`{"a":1,"apiKey":"${REDACTED}"${marker}`);
-    expect(redactor.values('user=ann&password=pw&X-Shop-Pin=1')).toBe(`user=ann&password=${REDACTED}&X-Shop-Pin=${REDACTED}`);
+    expect(redactor.values('user=ann&password=pw&X-Shop-Pin=1')).toBe(
+      `user=ann&password=${REDACTED}&X-Shop-Pin=${REDACTED}`,
+    );
     const multipart = '--b\r\nContent-Disposition: form-data; name="secret"\r\n\r\ns3\r\n--b--\r\n';
-    expect(redactor.values(multipart)).toBe(`--b\r\nContent-Disposition: form-data; name="secret"\r\n\r\n${REDACTED}\r\n--b--\r\n`);
+    expect(redactor.values(multipart)).toBe(
+      `--b\r\nContent-Disposition: form-data; name="secret"\r\n\r\n${REDACTED}\r\n--b--\r\n`,
+    );
   });
 
   it('inspects only a body that is text: a string inside JSON is a value, stored as sent', () => {

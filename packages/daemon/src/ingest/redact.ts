@@ -1,4 +1,11 @@
-import { type HeaderMap, type JsonValue, REDACTED, redactText, SECRET_HEADERS, secretKeyPattern } from '@tapline/shared';
+import {
+  type HeaderMap,
+  type JsonValue,
+  REDACTED,
+  redactText,
+  SECRET_HEADERS,
+  secretKeyPattern,
+} from '@tapline/shared';
 
 export { REDACTED };
 
@@ -32,7 +39,9 @@ function mapMembers<V>(object: Record<string, V>, change: (key: string, value: V
     const changed = value === undefined ? value : change(key, value);
     if (changed !== value && changed !== undefined) {
       const first = index;
-      return Object.fromEntries(Object.entries(object).map(([k, v], i) => [k, i < first ? v : i === first ? changed : change(k, v)]));
+      return Object.fromEntries(
+        Object.entries(object).map(([k, v], i) => [k, i < first ? v : i === first ? changed : change(k, v)]),
+      );
     }
     index += 1;
   }
@@ -60,7 +69,10 @@ export function createRedactor(options: RedactOptions): Redactor {
   }
 
   return {
-    headers: (headers) => mapMembers(headers, (name, value) => (isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value)),
+    headers: (headers) =>
+      mapMembers(headers, (name, value) =>
+        isSecretHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value,
+      ),
     query: (query) => mapMembers(query, (name, value) => (keyPattern.test(name) ? REDACTED : value)),
     // Only a text body pays the scan; a string inside JSON is a value, never inspected (§6.1).
     values: (value) => (typeof value === 'string' ? redactText(value, keyPattern) : deep(value)),

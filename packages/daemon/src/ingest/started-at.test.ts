@@ -20,7 +20,8 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
   });
   afterEach(() => h.close());
 
-  const compose = (overrides: Record<string, unknown>) => rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, overrides));
+  const compose = (overrides: Record<string, unknown>) =>
+    rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, overrides));
 
   it('stores startedAt as createdAt, normalised to UTC with milliseconds; without it the daemon clock', async () => {
     const early = await compose({ startedAt: '2026-05-05T04:00:00Z' });
@@ -32,7 +33,10 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
     const list = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} });
     // Newest first by createdAt, not by arrival.
     expect(list.data.map((e) => e.createdAt)).toEqual([NOW, '2026-05-05T05:00:00.250Z', '2026-05-05T04:00:00.000Z']);
-    const window = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { startDate: '2026-05-05T03:59:00Z', endDate: '2026-05-05T04:01:00Z' } });
+    const window = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: sourceId },
+      query: { startDate: '2026-05-05T03:59:00Z', endDate: '2026-05-05T04:01:00Z' },
+    });
     expect(window.data.map((e) => e.createdAt)).toEqual(['2026-05-05T04:00:00.000Z']);
   });
 
@@ -40,7 +44,10 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
     expect((await compose({ startedAt: '2026-05-05T05:10:05.555Z' })).status).toBe(201);
     const ahead = await compose({ startedAt: '2026-05-05T05:10:05.556Z' });
     expect(ahead.status).toBe(400);
-    expect(ahead.json).toMatchObject({ code: 'validation_failed', issues: [{ path: 'startedAt', message: 'startedAt must not be more than 5 minutes in the future' }] });
+    expect(ahead.json).toMatchObject({
+      code: 'validation_failed',
+      issues: [{ path: 'startedAt', message: 'startedAt must not be more than 5 minutes in the future' }],
+    });
     for (const startedAt of ['yesterday', '2026-05-05', 1_700_000_000_000, '2026-13-01T00:00:00Z']) {
       const bad = await compose({ startedAt });
       expect(bad.status, String(startedAt)).toBe(400);
@@ -50,10 +57,16 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
 
   it('a batch refuses an item too far ahead by its index, and stores the others with their own times', async () => {
     const path = `/http-traffic-record/${sourceId}/batch`;
-    const bad = await rawJson(h, 'POST', path, token, [composeBody(sourceId), composeBody(sourceId, { startedAt: '2026-05-06T00:00:00.000Z' })]);
+    const bad = await rawJson(h, 'POST', path, token, [
+      composeBody(sourceId),
+      composeBody(sourceId, { startedAt: '2026-05-06T00:00:00.000Z' }),
+    ]);
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ issues: [{ path: '1.startedAt' }] });
-    const good = await rawJson(h, 'POST', path, token, [composeBody(sourceId, { startedAt: '2026-05-05T05:00:00.001Z' }), composeBody(sourceId, { startedAt: '2026-05-05T05:00:00.000Z' })]);
+    const good = await rawJson(h, 'POST', path, token, [
+      composeBody(sourceId, { startedAt: '2026-05-05T05:00:00.001Z' }),
+      composeBody(sourceId, { startedAt: '2026-05-05T05:00:00.000Z' }),
+    ]);
     expect(good.status, good.text).toBe(201);
     const list = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} });
     expect(list.data.map((e) => e.createdAt)).toEqual(['2026-05-05T05:00:00.001Z', '2026-05-05T05:00:00.000Z']);
@@ -63,7 +76,11 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
     const controller = new AbortController();
     const seen: HttpTraffic[] = [];
     let live = false;
-    const done = followTraffic(client, sourceId, { signal: controller.signal, onEntry: (e) => seen.push(e), onStatus: (s) => (live ||= s.state === 'live') });
+    const done = followTraffic(client, sourceId, {
+      signal: controller.signal,
+      onEntry: (e) => seen.push(e),
+      onStatus: (s) => (live ||= s.state === 'live'),
+    });
     await until(() => live, 'the stream to be live');
     await compose({});
     await compose({ startedAt: '2026-05-04T00:00:00.000Z' });
@@ -76,7 +93,12 @@ describe('compose: startedAt sets createdAt (docs/decisions.md §17.1)', () => {
     const replay: HttpTraffic[] = [];
     const again = new AbortController();
     let replayed = false;
-    const resumed = followTraffic(client, sourceId, { after: seen[0]?.id ?? '', signal: again.signal, onEntry: (e) => replay.push(e), onStatus: (s) => (replayed ||= s.state === 'live') });
+    const resumed = followTraffic(client, sourceId, {
+      after: seen[0]?.id ?? '',
+      signal: again.signal,
+      onEntry: (e) => replay.push(e),
+      onStatus: (s) => (replayed ||= s.state === 'live'),
+    });
     await until(() => replayed && replay.length >= 2, 'the replay');
     again.abort();
     await resumed;

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, it } from 'vitest';
-import { createSource, type FreshDatabase, freshDatabase, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  createSource,
+  type FreshDatabase,
+  freshDatabase,
+  type Harness,
+  manualClock,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { bodyOf, expectExact, sentEntries } from './exactness.fixture.js';
 
 /**
@@ -14,8 +22,18 @@ describe('statistics written by two daemons on one database', () => {
   let b: Harness;
   beforeEach(async () => {
     fresh = await freshDatabase({ migrated: true });
-    a = await startHarness({ database: fresh.locator, clock, pruner: { start: false }, routeBackfill: { start: false } });
-    b = await startHarness({ database: fresh.locator, clock, pruner: { start: false }, routeBackfill: { start: false } });
+    a = await startHarness({
+      database: fresh.locator,
+      clock,
+      pruner: { start: false },
+      routeBackfill: { start: false },
+    });
+    b = await startHarness({
+      database: fresh.locator,
+      clock,
+      pruner: { start: false },
+      routeBackfill: { start: false },
+    });
   });
   afterEach(async () => {
     await a.close();
@@ -33,9 +51,11 @@ describe('statistics written by two daemons on one database', () => {
         for (let i = 0; i < sent.length; i += 8) {
           const daemon = (i / 8) % 2 === 0 ? a : b;
           const items = sent.slice(i, i + 8).map((s) => bodyOf(sourceId, s));
-          sends.push(rawJson(daemon, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, items).then((r) => {
-            if (r.status !== 201) throw new Error(r.text);
-          }));
+          sends.push(
+            rawJson(daemon, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, items).then((r) => {
+              if (r.status !== 201) throw new Error(r.text);
+            }),
+          );
         }
         await Promise.all(sends);
         await expectExact(user.client, sourceId, sent, { from: 0, to: 120 });

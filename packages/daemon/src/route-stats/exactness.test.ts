@@ -27,7 +27,13 @@ describe('statistics against the raw entries (property)', () => {
         const sourceId = (await createSource(client)).id;
         // In several batches, so minutes are written by more than one transaction and merged.
         for (let i = 0; i < sent.length; i += 60) {
-          const answer = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, token, sent.slice(i, i + 60).map((s) => bodyOf(sourceId, s)));
+          const answer = await rawJson(
+            h,
+            'POST',
+            `/http-traffic-record/${sourceId}/batch`,
+            token,
+            sent.slice(i, i + 60).map((s) => bodyOf(sourceId, s)),
+          );
           if (answer.status !== 201) throw new Error(answer.text);
         }
         for (const window of [{ from: 0, to: 120 }, ...asked]) await expectExact(client, sourceId, sent, window);

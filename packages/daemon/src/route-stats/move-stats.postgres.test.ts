@@ -17,22 +17,50 @@ describe('moving route numbers while an ingest waits on the same row', () => {
   afterEach(() => h?.close());
 
   it('keeps both the arrivals and the waiting ingest’s entry', async () => {
-    h = await startHarness({ clock, pruner: { start: false }, routeBackfill: { start: false }, routeReassignment: { start: false } });
+    h = await startHarness({
+      clock,
+      pruner: { start: false },
+      routeBackfill: { start: false },
+      routeReassignment: { start: false },
+    });
     const harness = h;
     const { client, token } = await harness.user();
     const sourceId = (await createSource(client)).id;
     const compose = (pathnameUrl: string, elapsedTime: number) =>
-      rawJson(harness, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, { pathnameUrl, elapsedTime, status: 200 }));
-    for (const [path, ms] of [['/alpha', 10], ['/beta', 500]] as const) expect((await compose(path, ms)).status).toBe(201);
+      rawJson(
+        harness,
+        'POST',
+        `/http-traffic-record/${sourceId}`,
+        token,
+        composeBody(sourceId, { pathnameUrl, elapsedTime, status: 200 }),
+      );
+    for (const [path, ms] of [
+      ['/alpha', 10],
+      ['/beta', 500],
+    ] as const)
+      expect((await compose(path, ms)).status).toBe(201);
     const { db, dialect } = harness.deps;
-    const rows = await db.selectFrom('http_traffic').select(['id', 'route_id', 'elapsed_time']).where('traffic_source_id', '=', sourceId).execute();
+    const rows = await db
+      .selectFrom('http_traffic')
+      .select(['id', 'route_id', 'elapsed_time'])
+      .where('traffic_source_id', '=', sourceId)
+      .execute();
     const entry = (elapsed: number) => {
       const row = rows.find((r) => r.elapsed_time === elapsed);
       if (!row?.route_id) throw new Error(`no routed entry of ${elapsed} ms`);
       return { id: row.id, traffic_source_id: sourceId, route_id: row.route_id };
     };
     const [alpha, beta] = [entry(10), entry(500)];
-    const waiting = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)).rows[0]?.n ?? 0);
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+            db,
+          )
+        ).rows[0]?.n ?? 0,
+      );
     let late: Promise<{ status: number }> | undefined;
     await db.transaction().execute(async (trx) => {
       // The minute rows held first, as moveStats holds them, so that the ingest below queues on them.
@@ -42,11 +70,20 @@ describe('moving route numbers while an ingest waits on the same row', () => {
       await trx.updateTable('http_traffic').set({ route_id: beta.route_id }).where('id', '=', alpha.id).execute();
       await trx.updateTable('http_traffic').set({ route_id: alpha.route_id }).where('id', '=', beta.id).execute();
       const removed = await statInputsOf(trx, { dialect }, [alpha, beta]);
-      const added = await statInputsOf(trx, { dialect }, [{ ...alpha, route_id: beta.route_id }, { ...beta, route_id: alpha.route_id }]);
+      const added = await statInputsOf(trx, { dialect }, [
+        { ...alpha, route_id: beta.route_id },
+        { ...beta, route_id: alpha.route_id },
+      ]);
       await moveStats(trx, dialect, removed, added);
     });
     expect((await late)?.status).toBe(201);
-    const stats: StatsAnswer = await client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since: '1h' } });
-    expect(stats.data.map((g) => [g.route, g.count, g.max]).sort()).toEqual([['/alpha', 2, 500], ['/beta', 1, 10]]);
+    const stats: StatsAnswer = await client.call(contract.getStats, {
+      params: { trafficSourceId: sourceId },
+      query: { since: '1h' },
+    });
+    expect(stats.data.map((g) => [g.route, g.count, g.max]).sort()).toEqual([
+      ['/alpha', 2, 500],
+      ['/beta', 1, 10],
+    ]);
   });
 });

@@ -16,14 +16,34 @@ describe('moving route numbers when entries swap routes', () => {
   afterEach(() => h?.close());
 
   it('ends with both sides exact: counts, and the maximum of what each row holds', async () => {
-    h = await startHarness({ clock, pruner: { start: false }, routeBackfill: { start: false }, routeReassignment: { start: false } });
+    h = await startHarness({
+      clock,
+      pruner: { start: false },
+      routeBackfill: { start: false },
+      routeReassignment: { start: false },
+    });
     const { client, token } = await h.user();
     const sourceId = (await createSource(client)).id;
-    const sent = [['/alpha', 10], ['/alpha', 900], ['/beta', 500]] as const;
-    const stored = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, token, sent.map(([pathnameUrl, elapsedTime]) => composeBody(sourceId, { pathnameUrl, elapsedTime, status: 200 })));
+    const sent = [
+      ['/alpha', 10],
+      ['/alpha', 900],
+      ['/beta', 500],
+    ] as const;
+    const stored = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${sourceId}/batch`,
+      token,
+      sent.map(([pathnameUrl, elapsedTime]) => composeBody(sourceId, { pathnameUrl, elapsedTime, status: 200 })),
+    );
     expect(stored.status, stored.text).toBe(201);
     const { db, dialect } = h.deps;
-    const rows = await db.selectFrom('http_traffic').select(['id', 'route_id', 'elapsed_time']).where('traffic_source_id', '=', sourceId).orderBy('elapsed_time').execute();
+    const rows = await db
+      .selectFrom('http_traffic')
+      .select(['id', 'route_id', 'elapsed_time'])
+      .where('traffic_source_id', '=', sourceId)
+      .orderBy('elapsed_time')
+      .execute();
     const entry = (elapsed: number) => {
       const row = rows.find((r) => r.elapsed_time === elapsed);
       if (!row?.route_id) throw new Error(`no routed entry of ${elapsed} ms`);
@@ -35,11 +55,20 @@ describe('moving route numbers when entries swap routes', () => {
       await trx.updateTable('http_traffic').set({ route_id: beta.route_id }).where('id', '=', slow.id).execute();
       await trx.updateTable('http_traffic').set({ route_id: slow.route_id }).where('id', '=', beta.id).execute();
       const removed = await statInputsOf(trx, { dialect }, [slow, beta]);
-      const added = await statInputsOf(trx, { dialect }, [{ ...slow, route_id: beta.route_id }, { ...beta, route_id: slow.route_id }]);
+      const added = await statInputsOf(trx, { dialect }, [
+        { ...slow, route_id: beta.route_id },
+        { ...beta, route_id: slow.route_id },
+      ]);
       await moveStats(trx, dialect, removed, added);
     });
     expect(fast.route_id).toBe(slow.route_id);
-    const stats: StatsAnswer = await client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since: '1h' } });
-    expect(stats.data.map((g) => [g.route, g.count, g.max]).sort()).toEqual([['/alpha', 2, 500], ['/beta', 1, 900]]);
+    const stats: StatsAnswer = await client.call(contract.getStats, {
+      params: { trafficSourceId: sourceId },
+      query: { since: '1h' },
+    });
+    expect(stats.data.map((g) => [g.route, g.count, g.max]).sort()).toEqual([
+      ['/alpha', 2, 500],
+      ['/beta', 1, 900],
+    ]);
   });
 });

@@ -17,7 +17,10 @@ type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | '
  * same bins). Percentiles read afterwards are those of what is left, within the same 1 %.
  */
 export function subtractSketch(from: Sketch, removed: Sketch): void {
-  for (const [into, out] of [[from.store, removed.store], [from.negativeStore, removed.negativeStore]] as const) {
+  for (const [into, out] of [
+    [from.store, removed.store],
+    [from.negativeStore, removed.negativeStore],
+  ] as const) {
     out.bins.forEach((count, i) => {
       if (count !== 0) into.add(i + out.offset, -count);
     });
@@ -27,14 +30,31 @@ export function subtractSketch(from: Sketch, removed: Sketch): void {
 }
 
 /** The one row of `key`, as a where clause of a select, an update or a delete. */
-const rowOf =
-  (key: Keyed) =>
-  (eb: ExpressionBuilder<DB, 'route_stats'>) =>
-    eb.and([eb('traffic_source_id', '=', key.sourceId), eb('minute', '=', key.minute), eb('route_id', '=', key.routeId), eb('method', '=', key.method), eb('domain_id', '=', key.domainId), eb('status_class', '=', key.statusClass)]);
+const rowOf = (key: Keyed) => (eb: ExpressionBuilder<DB, 'route_stats'>) =>
+  eb.and([
+    eb('traffic_source_id', '=', key.sourceId),
+    eb('minute', '=', key.minute),
+    eb('route_id', '=', key.routeId),
+    eb('method', '=', key.method),
+    eb('domain_id', '=', key.domainId),
+    eb('status_class', '=', key.statusClass),
+  ]);
 
 const byKey = <T extends Keyed>(rows: readonly T[]) => new Map(rows.map((r) => [keyOf(r), r]));
-const keyedRow = (row: { traffic_source_id: string; minute: string; route_id: string; method: Keyed['method']; domain_id: string; status_class: number }): Keyed => ({
-  sourceId: row.traffic_source_id, minute: row.minute, routeId: row.route_id, method: row.method, domainId: row.domain_id, statusClass: row.status_class,
+const keyedRow = (row: {
+  traffic_source_id: string;
+  minute: string;
+  route_id: string;
+  method: Keyed['method'];
+  domain_id: string;
+  status_class: number;
+}): Keyed => ({
+  sourceId: row.traffic_source_id,
+  minute: row.minute,
+  routeId: row.route_id,
+  method: row.method,
+  domainId: row.domain_id,
+  statusClass: row.status_class,
 });
 
 /** The minute rows of `keys`, locked in key order (the order every writer takes them in, writer.ts). */
@@ -46,7 +66,12 @@ async function lockRows(trx: Executor, dialect: SqlDialect, keys: readonly Keyed
       .selectFrom('route_stats')
       .selectAll()
       .where((eb) => eb.or(part.map((t) => rowOf(t)(eb))))
-      .orderBy('traffic_source_id').orderBy('minute').orderBy('route_id').orderBy('method').orderBy('domain_id').orderBy('status_class');
+      .orderBy('traffic_source_id')
+      .orderBy('minute')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class');
     for (const row of await dialect.lockRows(query, 'wait').execute()) rows.push({ ...row, ...keyedRow(row) });
   }
   return rows;
@@ -58,9 +83,14 @@ async function rawMinute(trx: Executor, key: Keyed) {
   const row = await trx
     .selectFrom('http_traffic')
     .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('elapsed_time').as('max')])
-    .where('traffic_source_id', '=', key.sourceId).where('route_id', '=', key.routeId).where('method', '=', key.method).where('domain_id', '=', key.domainId)
-    .where('created_at', '>=', key.minute).where('created_at', '<', next)
-    .where('status', '>=', key.statusClass * 100).where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
+    .where('traffic_source_id', '=', key.sourceId)
+    .where('route_id', '=', key.routeId)
+    .where('method', '=', key.method)
+    .where('domain_id', '=', key.domainId)
+    .where('created_at', '>=', key.minute)
+    .where('created_at', '<', next)
+    .where('status', '>=', key.statusClass * 100)
+    .where('status', '<', key.statusClass === 5 ? 1000 : key.statusClass * 100 + 100)
     .executeTakeFirst();
   return { count: Number(row?.n ?? 0), max: row?.max === null || row?.max === undefined ? null : Number(row.max) };
 }
@@ -75,17 +105,35 @@ async function rawMinute(trx: Executor, key: Keyed) {
  * A row left with no request goes. The old numbers come out before the new go in: a key on both
  * sides (entries swapping routes within one minute) would otherwise have its arrivals overwritten.
  */
-export async function moveStats(trx: Executor, dialect: SqlDialect, removed: readonly StatInput[], added: readonly StatInput[]): Promise<void> {
+export async function moveStats(
+  trx: Executor,
+  dialect: SqlDialect,
+  removed: readonly StatInput[],
+  added: readonly StatInput[],
+): Promise<void> {
   if (removed.length === 0 && added.length === 0) return;
   const minus = totalsOf(removed);
   const plus = totalsOf(added);
   if (dialect.concurrentWriters && plus.length > 0) {
     for (let i = 0; i < plus.length; i += KEYS_PER_STATEMENT) {
-      const values = plus.slice(i, i + KEYS_PER_STATEMENT).map((t) => ({ traffic_source_id: t.sourceId, minute: t.minute, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass }));
-      await trx.insertInto('route_stats').values(values).onConflict((oc) => oc.doNothing()).execute();
+      const values = plus.slice(i, i + KEYS_PER_STATEMENT).map((t) => ({
+        traffic_source_id: t.sourceId,
+        minute: t.minute,
+        route_id: t.routeId,
+        method: t.method,
+        domain_id: t.domainId,
+        status_class: t.statusClass,
+      }));
+      await trx
+        .insertInto('route_stats')
+        .values(values)
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     }
   }
-  const keys = [...byKey<Keyed>([...minus, ...plus]).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+  const keys = [...byKey<Keyed>([...minus, ...plus]).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, k]) => k);
   const stored = byKey(await lockRows(trx, dialect, keys));
   // What arrives in each row: the minute's stored entries count those already.
   const arriving = new Map(plus.map((p) => [keyOf(p), p.count]));
@@ -97,7 +145,11 @@ export async function moveStats(trx: Executor, dialect: SqlDialect, removed: rea
       // Emptied, as the empty row a concurrent writer inserts first, and filled again by addStats
       // below. Not deleted: a writer waiting on this row's lock would find it gone, not see the
       // row addStats inserts anew, and overwrite it with its own numbers alone.
-      await trx.updateTable('route_stats').where(rowOf(out)).set({ count: 0, latency_sum: 0, latency_max: 0, request_bytes: 0, response_bytes: 0, sketch: null }).execute();
+      await trx
+        .updateTable('route_stats')
+        .where(rowOf(out))
+        .set({ count: 0, latency_sum: 0, latency_max: 0, request_bytes: 0, response_bytes: 0, sketch: null })
+        .execute();
       continue;
     }
     if (count <= 0) {
@@ -114,7 +166,8 @@ export async function moveStats(trx: Executor, dialect: SqlDialect, removed: rea
       .set({
         count,
         latency_sum: Number(row.latency_sum) - out.latencySum,
-        latency_max: raw.count === count + (arriving.get(keyOf(out)) ?? 0) && raw.max !== null ? raw.max : Number(row.latency_max),
+        latency_max:
+          raw.count === count + (arriving.get(keyOf(out)) ?? 0) && raw.max !== null ? raw.max : Number(row.latency_max),
         request_bytes: Number(row.request_bytes) - out.requestBytes,
         response_bytes: Number(row.response_bytes) - out.responseBytes,
         sketch: encodeSketch(sketch),

@@ -12,7 +12,11 @@ export async function pruneStats(db: Db, before: string): Promise<number> {
   const sources = await db.selectFrom('traffic_sources').select('id').execute();
   let removed = 0;
   for (const { id } of sources) {
-    const result = await db.deleteFrom('route_stats').where('traffic_source_id', '=', id).where('minute', '<', minuteOf(before)).executeTakeFirst();
+    const result = await db
+      .deleteFrom('route_stats')
+      .where('traffic_source_id', '=', id)
+      .where('minute', '<', minuteOf(before))
+      .executeTakeFirst();
     removed += Number(result.numDeletedRows);
   }
   return removed;
@@ -24,13 +28,26 @@ export interface StatsPruner {
   stop(): void;
 }
 
-export function createStatsPruner(deps: { readonly db: Db; readonly clock: Clock; readonly logger: Logger; readonly retentionMs: number | null; readonly everyMs: number }): StatsPruner {
+export function createStatsPruner(deps: {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly retentionMs: number | null;
+  readonly everyMs: number;
+}): StatsPruner {
   let timer: NodeJS.Timeout | undefined;
-  const runNow = async () => (deps.retentionMs === null ? 0 : pruneStats(deps.db, new Date(deps.clock.now().getTime() - deps.retentionMs).toISOString()));
+  const runNow = async () =>
+    deps.retentionMs === null
+      ? 0
+      : pruneStats(deps.db, new Date(deps.clock.now().getTime() - deps.retentionMs).toISOString());
   const round = () =>
     void runNow()
-      .then((removed) => removed > 0 && deps.logger.info({ minutes: removed }, 'statistics past --stats-retention removed'))
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'statistics prune failed; it runs again at the next round'));
+      .then(
+        (removed) => removed > 0 && deps.logger.info({ minutes: removed }, 'statistics past --stats-retention removed'),
+      )
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error }, 'statistics prune failed; it runs again at the next round'),
+      );
   return {
     start() {
       if (deps.retentionMs === null || timer) return;

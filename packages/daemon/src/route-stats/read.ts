@@ -1,4 +1,15 @@
-import { evaluateFilter, type FilterExpr, type HttpTraffic, levelOf, type StatsAnswer, type StatsGroup, type StatsGrouping, type StatsNumbers, type StatsPoint, type StatsQuery } from '@tapline/shared';
+import {
+  evaluateFilter,
+  type FilterExpr,
+  type HttpTraffic,
+  levelOf,
+  type StatsAnswer,
+  type StatsGroup,
+  type StatsGrouping,
+  type StatsNumbers,
+  type StatsPoint,
+  type StatsQuery,
+} from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { addStored, emptyTotals, type Totals } from './rollup.js';
 import { quantileOf } from './sketch.js';
@@ -29,8 +40,21 @@ function matches(where: FilterExpr | undefined, dims: Dims): boolean {
   if (!where) return true;
   const status = dims.statusClass * 100;
   const stand: HttpTraffic = {
-    id: '', status, method: dims.method, level: levelOf(status), elapsedTime: 0, trafficSourceId: '', domainId: '', pathnameId: '', requestId: '',
-    responseId: '', createdAt: '', domain: dims.domain, pathname: '', protocol: 'HTTP', route: dims.route,
+    id: '',
+    status,
+    method: dims.method,
+    level: levelOf(status),
+    elapsedTime: 0,
+    trafficSourceId: '',
+    domainId: '',
+    pathnameId: '',
+    requestId: '',
+    responseId: '',
+    createdAt: '',
+    domain: dims.domain,
+    pathname: '',
+    protocol: 'HTTP',
+    route: dims.route,
   };
   return evaluateFilter(where, stand) === true;
 }
@@ -49,15 +73,30 @@ function groupKey(by: StatsGrouping, d: Dims): string {
 }
 
 const labels = (by: StatsGrouping, d: Dims): Pick<StatsGroup, 'route' | 'method' | 'status'> =>
-  by === 'route' ? { route: d.route } : by === 'method' ? { method: d.method } : by === 'status' ? { status: `${d.statusClass}xx` } : { route: d.route, method: d.method };
+  by === 'route'
+    ? { route: d.route }
+    : by === 'method'
+      ? { method: d.method }
+      : by === 'status'
+        ? { status: `${d.statusClass}xx` }
+        : { route: d.route, method: d.method };
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 export function numbersOf(g: Group): StatsNumbers {
   const q = (p: number) => round(quantileOf(g.sketch, p));
   return {
-    count: g.count, status4xx: g.status4xx, status5xx: g.status5xx, errorRate: g.count === 0 ? 0 : (g.status4xx + g.status5xx) / g.count,
-    p50: q(0.5), p90: q(0.9), p95: q(0.95), p99: q(0.99), max: g.count === 0 ? null : g.latencyMax, requestBytes: g.requestBytes, responseBytes: g.responseBytes,
+    count: g.count,
+    status4xx: g.status4xx,
+    status5xx: g.status5xx,
+    errorRate: g.count === 0 ? 0 : (g.status4xx + g.status5xx) / g.count,
+    p50: q(0.5),
+    p90: q(0.9),
+    p95: q(0.95),
+    p99: q(0.99),
+    max: g.count === 0 ? null : g.latencyMax,
+    requestBytes: g.requestBytes,
+    responseBytes: g.responseBytes,
   };
 }
 
@@ -73,7 +112,19 @@ function rowsOf({ db }: Store, sourceId: string, window: Window, route: string |
     .selectFrom('route_stats as s')
     .innerJoin('routes as r', 'r.id', 's.route_id')
     .innerJoin('domains as d', 'd.id', 's.domain_id')
-    .select(['s.minute', 's.method', 's.status_class', 's.count', 's.latency_max', 's.latency_sum', 's.request_bytes', 's.response_bytes', 's.sketch', 'r.template', 'd.value as domain'])
+    .select([
+      's.minute',
+      's.method',
+      's.status_class',
+      's.count',
+      's.latency_max',
+      's.latency_sum',
+      's.request_bytes',
+      's.response_bytes',
+      's.sketch',
+      'r.template',
+      'd.value as domain',
+    ])
     .where('s.traffic_source_id', '=', sourceId)
     .where('s.minute', '>=', iso(window.since))
     .where('s.minute', '<', iso(window.until));
@@ -82,10 +133,20 @@ function rowsOf({ db }: Store, sourceId: string, window: Window, route: string |
 }
 
 interface Aggregate {
-  readonly groups: Map<string, { labels: Pick<StatsGroup, 'route' | 'method' | 'status'>; totals: Group; points: Map<number, Group> }>;
+  readonly groups: Map<
+    string,
+    { labels: Pick<StatsGroup, 'route' | 'method' | 'status'>; totals: Group; points: Map<number, Group> }
+  >;
 }
 
-async function aggregate(store: Store, sourceId: string, window: Window, query: StatsQuery, by: StatsGrouping, bucket: number | undefined): Promise<Aggregate> {
+async function aggregate(
+  store: Store,
+  sourceId: string,
+  window: Window,
+  query: StatsQuery,
+  by: StatsGrouping,
+  bucket: number | undefined,
+): Promise<Aggregate> {
   const groups: Aggregate['groups'] = new Map();
   for (const row of await rowsOf(store, sourceId, window, query.route)) {
     const dims: Dims = { route: row.template, method: row.method, domain: row.domain, statusClass: row.status_class };
@@ -108,7 +169,12 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
   const series: StatsPoint[] = [];
   for (let start = Math.floor(window.since / bucket) * bucket; start < window.until; start += bucket) {
     const point = points.get(start);
-    series.push({ start: iso(start), count: point?.count ?? 0, status5xx: point?.status5xx ?? 0, p95: point ? round(quantileOf(point.sketch, 0.95)) : null });
+    series.push({
+      start: iso(start),
+      count: point?.count ?? 0,
+      status5xx: point?.status5xx ?? 0,
+      p95: point ? round(quantileOf(point.sketch, 0.95)) : null,
+    });
   }
   return series;
 }
@@ -117,7 +183,13 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
  * `GET /stats/:id`: the minute rows of the window merged per group (counts and bytes added, sketches
  * merged, maxima taken), and with `compare` the same for the earlier window. Groups by count, most first.
  */
-export async function readStats(store: Store, sourceId: string, query: StatsQuery, now: number, retentionMs: number | null): Promise<StatsAnswer> {
+export async function readStats(
+  store: Store,
+  sourceId: string,
+  query: StatsQuery,
+  now: number,
+  retentionMs: number | null,
+): Promise<StatsAnswer> {
   const window = windowOf(query, now);
   const by = query.by ?? 'route,method';
   const bucket = query.series === '1' ? bucketOf(window, query.bucket) : undefined;
@@ -131,7 +203,10 @@ export async function readStats(store: Store, sourceId: string, query: StatsQuer
     if (bucket !== undefined) group.series = seriesOf(window, bucket, points);
     return group;
   });
-  data.sort((a, b) => b.count - a.count || (a.route ?? a.method ?? a.status ?? '').localeCompare(b.route ?? b.method ?? b.status ?? ''));
+  data.sort(
+    (a, b) =>
+      b.count - a.count || (a.route ?? a.method ?? a.status ?? '').localeCompare(b.route ?? b.method ?? b.status ?? ''),
+  );
 
   const meta: StatsAnswer['meta'] = { since: iso(window.since), until: iso(window.until), by };
   if (bucket !== undefined) meta.bucket = bucketText(bucket);
@@ -139,7 +214,10 @@ export async function readStats(store: Store, sourceId: string, query: StatsQuer
   const keptSince = retentionMs === null ? undefined : Math.floor((now - retentionMs) / 60_000) * 60_000;
   const oldest = Math.min(window.since, earlier?.since ?? window.since);
   if (keptSince !== undefined && oldest < keptSince) {
-    meta.retention = { keptSince: iso(keptSince), note: 'part of the window is older than --stats-retention: only what is kept is counted' };
+    meta.retention = {
+      keptSince: iso(keptSince),
+      note: 'part of the window is older than --stats-retention: only what is kept is counted',
+    };
   }
   return { data, meta };
 }
@@ -153,7 +231,12 @@ function dimsOfLabels(l: Pick<StatsGroup, 'route' | 'method' | 'status'>): Dims 
  * The numbers of every row of a window that a `route` and a `where` select, as one group: what an
  * alert rule compares (alerts/observe.ts), where `readStats` would split them by a `by`.
  */
-export async function readWindowTotal(store: Store, sourceId: string, query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>, now: number): Promise<StatsNumbers> {
+export async function readWindowTotal(
+  store: Store,
+  sourceId: string,
+  query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>,
+  now: number,
+): Promise<StatsNumbers> {
   const total = emptyGroup();
   for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route)) {
     const dims: Dims = { route: row.template, method: row.method, domain: row.domain, statusClass: row.status_class };

@@ -48,15 +48,30 @@ export const bodyBytes = (json: string | null): number => (json === null ? 0 : B
 type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
 
 /** The key rows are locked and written in: every writer takes them in this order (the primary key's). */
-export const keyOf = (t: Keyed): string => `${t.sourceId} ${t.minute} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
+export const keyOf = (t: Keyed): string =>
+  `${t.sourceId} ${t.minute} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
 
-export const emptyTotals = (): Totals => ({ count: 0, latencyMax: 0, latencySum: 0, requestBytes: 0, responseBytes: 0, sketch: newSketch() });
+export const emptyTotals = (): Totals => ({
+  count: 0,
+  latencyMax: 0,
+  latencySum: 0,
+  requestBytes: 0,
+  responseBytes: 0,
+  sketch: newSketch(),
+});
 
 /** The inputs summed per row key, sorted by key. */
 export function totalsOf(inputs: readonly StatInput[]): MinuteTotals[] {
   const byKey = new Map<string, MinuteTotals>();
   for (const input of inputs) {
-    const keyed: Keyed = { sourceId: input.sourceId, minute: minuteOf(input.createdAt), routeId: input.routeId, method: input.method, domainId: input.domainId, statusClass: statusClassOf(input.status) };
+    const keyed: Keyed = {
+      sourceId: input.sourceId,
+      minute: minuteOf(input.createdAt),
+      routeId: input.routeId,
+      method: input.method,
+      domainId: input.domainId,
+      statusClass: statusClassOf(input.status),
+    };
     const key = keyOf(keyed);
     let totals = byKey.get(key);
     if (!totals) byKey.set(key, (totals = { ...keyed, ...emptyTotals() }));
@@ -70,7 +85,10 @@ export function totalsOf(inputs: readonly StatInput[]): MinuteTotals[] {
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, totals]) => totals);
 }
 
-export type StoredMinute = Pick<Selectable<RouteStatsTable>, 'count' | 'latency_max' | 'latency_sum' | 'request_bytes' | 'response_bytes' | 'sketch'>;
+export type StoredMinute = Pick<
+  Selectable<RouteStatsTable>,
+  'count' | 'latency_max' | 'latency_sum' | 'request_bytes' | 'response_bytes' | 'sketch'
+>;
 
 /** Adds a stored row's numbers into `totals` (bigints arrive as text from PostgreSQL). */
 export function addStored(totals: Totals, row: StoredMinute): void {

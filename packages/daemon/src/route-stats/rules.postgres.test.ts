@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, it } from 'vitest';
-import { createSource, type FreshDatabase, freshDatabase, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  createSource,
+  type FreshDatabase,
+  freshDatabase,
+  type Harness,
+  manualClock,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { bodyOf, expectExact, type Sent, sentEntries } from './exactness.fixture.js';
 
 /**
@@ -15,7 +23,13 @@ describe('route rules with two daemons on one database', () => {
   let b: Harness;
   beforeEach(async () => {
     fresh = await freshDatabase({ migrated: true });
-    const options = { database: fresh.locator, clock, pruner: { start: false }, routeBackfill: { start: false }, routeReassignment: { start: false } } as const;
+    const options = {
+      database: fresh.locator,
+      clock,
+      pruner: { start: false },
+      routeBackfill: { start: false },
+      routeReassignment: { start: false },
+    } as const;
     a = await startHarness(options);
     b = await startHarness(options);
   });
@@ -31,7 +45,13 @@ describe('route rules with two daemons on one database', () => {
       fc.asyncProperty(sentEntries, async (sent) => {
         const sourceId = (await createSource(user.client)).id;
         const send = (daemon: Harness, part: readonly Sent[]) =>
-          rawJson(daemon, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, part.map((s) => bodyOf(sourceId, s))).then((r) => {
+          rawJson(
+            daemon,
+            'POST',
+            `/http-traffic-record/${sourceId}/batch`,
+            user.token,
+            part.map((s) => bodyOf(sourceId, s)),
+          ).then((r) => {
             if (r.status !== 201) throw new Error(r.text);
           });
         const half = Math.ceil(sent.length / 2);
@@ -42,7 +62,9 @@ describe('route rules with two daemons on one database', () => {
         await Promise.all([
           a.routeReassignment.runNow(),
           b.routeReassignment.runNow(),
-          ...Array.from({ length: Math.ceil(later.length / 8) }, (_, i) => send(i % 2 === 0 ? a : b, later.slice(i * 8, i * 8 + 8))),
+          ...Array.from({ length: Math.ceil(later.length / 8) }, (_, i) =>
+            send(i % 2 === 0 ? a : b, later.slice(i * 8, i * 8 + 8)),
+          ),
         ]);
         await a.routeReassignment.runNow();
         const moved = sent.map((s) => (/^\/users\/1\d+$/.test(s.path) ? { ...s, template: '/users/1{rest}' } : s));

@@ -1,6 +1,14 @@
 import { contract, type TaplineClient } from '@tapline/shared';
 import { afterEach, describe, expect, it } from 'vitest';
-import { composeBody, createSource, expectError, type Harness, manualClock, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  expectError,
+  type Harness,
+  manualClock,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { exactPercentile, PERCENTILES } from '@tapline/testkit';
 import { DEFAULT_POLICY } from '../retention/options.js';
 
@@ -24,18 +32,46 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
   }
   afterEach(() => h.close());
 
-  const batch = (items: Record<string, unknown>[]) => rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, token, items.map((o) => composeBody(sourceId, o)));
-  const stats = (query: Record<string, string> = {}) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query });
+  const batch = (items: Record<string, unknown>[]) =>
+    rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${sourceId}/batch`,
+      token,
+      items.map((o) => composeBody(sourceId, o)),
+    );
+  const stats = (query: Record<string, string> = {}) =>
+    client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query });
   const at = (iso: string) => ({ startedAt: iso });
 
   it('answers per route and method: counts, error classes, percentiles within 1 %, max and bytes', async () => {
     await start();
     const latencies = [5, 7, 9, 11, 13, 200, 15, 17, 19, 1200];
-    await batch(latencies.map((elapsedTime, i) => ({ pathnameUrl: `/users/${i + 1}`, elapsedTime, status: i === 5 ? 503 : i === 9 ? 404 : 200, ...at('2026-05-05T11:30:00.000Z'), requestBody: { n: i }, responseBody: null })));
-    await batch([{ pathnameUrl: '/health', method: 'GET', elapsedTime: 1, ...at('2026-05-05T11:31:00.000Z') }, { pathnameUrl: '/users/1', method: 'DELETE', elapsedTime: 3, ...at('2026-05-05T11:31:00.000Z') }]);
+    await batch(
+      latencies.map((elapsedTime, i) => ({
+        pathnameUrl: `/users/${i + 1}`,
+        elapsedTime,
+        status: i === 5 ? 503 : i === 9 ? 404 : 200,
+        ...at('2026-05-05T11:30:00.000Z'),
+        requestBody: { n: i },
+        responseBody: null,
+      })),
+    );
+    await batch([
+      { pathnameUrl: '/health', method: 'GET', elapsedTime: 1, ...at('2026-05-05T11:31:00.000Z') },
+      { pathnameUrl: '/users/1', method: 'DELETE', elapsedTime: 3, ...at('2026-05-05T11:31:00.000Z') },
+    ]);
     const answer = await stats();
-    expect(answer.meta).toMatchObject({ since: '2026-05-05T11:00:00.000Z', until: '2026-05-05T12:01:00.000Z', by: 'route,method' });
-    expect(answer.data.map((g) => [g.method, g.route, g.count])).toEqual([['GET', '/users/{id}', 10], ['GET', '/health', 1], ['DELETE', '/users/{id}', 1]]);
+    expect(answer.meta).toMatchObject({
+      since: '2026-05-05T11:00:00.000Z',
+      until: '2026-05-05T12:01:00.000Z',
+      by: 'route,method',
+    });
+    expect(answer.data.map((g) => [g.method, g.route, g.count])).toEqual([
+      ['GET', '/users/{id}', 10],
+      ['GET', '/health', 1],
+      ['DELETE', '/users/{id}', 1],
+    ]);
     const users = answer.data[0];
     const sorted = [...latencies].sort((a, b) => a - b);
     const exact = (q: number) => exactPercentile(sorted, q);
@@ -43,24 +79,61 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
       expect(Math.abs((users?.[key] ?? 0) - exact(q)) / exact(q), key).toBeLessThanOrEqual(0.01);
     }
     expect(users).toMatchObject({ status4xx: 1, status5xx: 1, errorRate: 0.2, max: 1200, responseBytes: 0 });
-    expect(users?.requestBytes).toBe(latencies.reduce((sum, _l, i) => sum + Buffer.byteLength(JSON.stringify({ n: i })), 0));
+    expect(users?.requestBytes).toBe(
+      latencies.reduce((sum, _l, i) => sum + Buffer.byteLength(JSON.stringify({ n: i })), 0),
+    );
 
-    expect((await stats({ by: 'status' })).data.map((g) => [g.status, g.count])).toEqual([['2xx', 10], ['4xx', 1], ['5xx', 1]]);
-    expect((await stats({ by: 'method' })).data.map((g) => [g.method, g.count])).toEqual([['GET', 11], ['DELETE', 1]]);
-    expect((await stats({ by: 'route', where: 'status>=500 or level=WARNING' })).data.map((g) => [g.route, g.count, g.max])).toEqual([['/users/{id}', 2, 1200]]);
+    expect((await stats({ by: 'status' })).data.map((g) => [g.status, g.count])).toEqual([
+      ['2xx', 10],
+      ['4xx', 1],
+      ['5xx', 1],
+    ]);
+    expect((await stats({ by: 'method' })).data.map((g) => [g.method, g.count])).toEqual([
+      ['GET', 11],
+      ['DELETE', 1],
+    ]);
+    expect(
+      (await stats({ by: 'route', where: 'status>=500 or level=WARNING' })).data.map((g) => [g.route, g.count, g.max]),
+    ).toEqual([['/users/{id}', 2, 1200]]);
     expect((await stats({ route: '/users/:id', by: 'route' })).data.map((g) => g.count)).toEqual([11]);
-    expect((await stats({ since: '2026-05-05T11:31:00Z', until: '2026-05-05T11:31:59Z', by: 'route' })).data.map((g) => [g.route, g.count])).toEqual([['/health', 1], ['/users/{id}', 1]]);
+    expect(
+      (await stats({ since: '2026-05-05T11:31:00Z', until: '2026-05-05T11:31:59Z', by: 'route' })).data.map((g) => [
+        g.route,
+        g.count,
+      ]),
+    ).toEqual([
+      ['/health', 1],
+      ['/users/{id}', 1],
+    ]);
   });
 
   it('compares with the previous window or one a duration back, and gives a series per bucket', async () => {
     await start();
-    await batch(Array.from({ length: 4 }, () => ({ pathnameUrl: '/orders/1', elapsedTime: 10, ...at('2026-05-05T10:30:00.000Z') })));
-    await batch(Array.from({ length: 6 }, (_, i) => ({ pathnameUrl: '/orders/2', elapsedTime: 20, status: i < 3 ? 500 : 200, ...at('2026-05-05T11:45:00.000Z') })));
+    await batch(
+      Array.from({ length: 4 }, () => ({
+        pathnameUrl: '/orders/1',
+        elapsedTime: 10,
+        ...at('2026-05-05T10:30:00.000Z'),
+      })),
+    );
+    await batch(
+      Array.from({ length: 6 }, (_, i) => ({
+        pathnameUrl: '/orders/2',
+        elapsedTime: 20,
+        status: i < 3 ? 500 : 200,
+        ...at('2026-05-05T11:45:00.000Z'),
+      })),
+    );
     await batch([{ pathnameUrl: '/orders/3', elapsedTime: 30, ...at('2026-05-04T11:45:00.000Z') }]);
     const previous = await stats({ since: '1h', until: '0s', compare: 'previous', by: 'route' });
     // The window is widened to whole minutes (11:00 to 12:01), and the previous one is as long.
     expect(previous.meta.previous).toEqual({ since: '2026-05-05T09:59:00.000Z', until: '2026-05-05T11:00:00.000Z' });
-    expect(previous.data[0]).toMatchObject({ route: '/orders/{id}', count: 6, status5xx: 3, previous: { count: 4, status5xx: 0 } });
+    expect(previous.data[0]).toMatchObject({
+      route: '/orders/{id}',
+      count: 6,
+      status5xx: 3,
+      previous: { count: 4, status5xx: 0 },
+    });
     const dayBack = await stats({ since: '30m', compare: '1d', by: 'route' });
     expect(dayBack.data[0]?.previous?.count).toBe(1);
     const series = await stats({ since: '30m', series: '1', bucket: '15m', by: 'route' });
@@ -93,23 +166,39 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
     expect((await rawJson(h, 'GET', `/stats/${sourceId}`, 'not-a-token')).status).toBe(401);
     const other = await h.user();
     await expectError(other.client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: {} }), 403);
-    await expectError(client.call(contract.getStats, { params: { trafficSourceId: '01a1fc8d-93a2-767e-92f3-e5a71388f88b' }, query: {} }), 404);
+    await expectError(
+      client.call(contract.getStats, {
+        params: { trafficSourceId: '01a1fc8d-93a2-767e-92f3-e5a71388f88b' },
+        query: {},
+      }),
+      404,
+    );
   });
 
   it('keeps the numbers when raw entries are pruned; --stats-retention prunes them separately and says so in meta', async () => {
     await start({ config: { retention: { ...DEFAULT_POLICY, maxAgeMs: 30 * DAY } } });
-    await batch([10, 20, 30].map((elapsedTime) => ({ pathnameUrl: '/old/1', elapsedTime, ...at('2026-03-01T10:00:00.000Z') })));
+    await batch(
+      [10, 20, 30].map((elapsedTime) => ({ pathnameUrl: '/old/1', elapsedTime, ...at('2026-03-01T10:00:00.000Z') })),
+    );
     await batch([{ pathnameUrl: '/new/1', elapsedTime: 5, ...at('2026-05-05T11:59:00.000Z') }]);
     const window = { since: '2026-03-01T00:00:00Z', by: 'route' };
     const before = await stats(window);
-    expect(before.data.map((g) => [g.route, g.count])).toEqual([['/old/{id}', 3], ['/new/{id}', 1]]);
+    expect(before.data.map((g) => [g.route, g.count])).toEqual([
+      ['/old/{id}', 3],
+      ['/new/{id}', 1],
+    ]);
     expect((await h.pruner.runNow()).entries).toBe(3);
-    expect((await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} })).meta.total).toBe(1);
+    expect(
+      (await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} })).meta.total,
+    ).toBe(1);
     expect(await stats(window)).toEqual(before);
 
     await h.close();
     await start({ config: { stats: { enabled: true, retentionMs: 30 * DAY } } });
-    await batch([{ pathnameUrl: '/old/1', elapsedTime: 10, ...at('2026-03-01T10:00:00.000Z') }, { pathnameUrl: '/new/1', elapsedTime: 5, ...at('2026-05-05T11:59:00.000Z') }]);
+    await batch([
+      { pathnameUrl: '/old/1', elapsedTime: 10, ...at('2026-03-01T10:00:00.000Z') },
+      { pathnameUrl: '/new/1', elapsedTime: 5, ...at('2026-05-05T11:59:00.000Z') },
+    ]);
     expect(await h.statsPruner.runNow()).toBe(1);
     const kept = await stats(window);
     expect(kept.data.map((g) => [g.route, g.count])).toEqual([['/new/{id}', 1]]);
@@ -127,6 +216,9 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
     await start();
     await batch([{ pathnameUrl: '/users/1' }, { pathnameUrl: '/users/2' }, { pathnameUrl: '/cart', route: '/cart' }]);
     const routes = await client.call(contract.listRoutes, { params: { trafficSourceId: sourceId }, query: {} });
-    expect(routes.data.map((r) => [r.template, r.origin, r.entries]).sort()).toEqual([['/cart', 'sent', 1], ['/users/{id}', 'inferred', 2]]);
+    expect(routes.data.map((r) => [r.template, r.origin, r.entries]).sort()).toEqual([
+      ['/cart', 'sent', 1],
+      ['/users/{id}', 'inferred', 2],
+    ]);
   });
 });

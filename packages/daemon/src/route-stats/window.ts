@@ -13,7 +13,9 @@ const DEFAULT_SPAN = 3_600_000;
 /** A duration back from `now`, or an ISO time (the schema let only these through). */
 const timeOf = (text: string, now: number): number => {
   const span = durationMs(text);
-  return span !== undefined ? now - span : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text);
+  return span !== undefined
+    ? now - span
+    : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00.000Z` : text);
 };
 
 /**
@@ -25,7 +27,11 @@ export function windowOf(query: Pick<StatsQuery, 'since' | 'until'>, now: number
   const until = query.until ? timeOf(query.until, now) : now;
   const since = query.since ? timeOf(query.since, now) : until - DEFAULT_SPAN;
   const window = { since: Math.floor(since / MINUTE) * MINUTE, until: Math.ceil(until / MINUTE) * MINUTE };
-  if (since >= until) throw invalidField('since', `since (${new Date(since).toISOString()}) must be before until (${new Date(until).toISOString()})`);
+  if (since >= until)
+    throw invalidField(
+      'since',
+      `since (${new Date(since).toISOString()}) must be before until (${new Date(until).toISOString()})`,
+    );
   return window;
 }
 

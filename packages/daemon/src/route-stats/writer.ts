@@ -28,7 +28,16 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
     if (dialect.concurrentWriters) {
       await trx
         .insertInto('route_stats')
-        .values(part.map((t) => ({ traffic_source_id: t.sourceId, minute: t.minute, route_id: t.routeId, method: t.method, domain_id: t.domainId, status_class: t.statusClass })))
+        .values(
+          part.map((t) => ({
+            traffic_source_id: t.sourceId,
+            minute: t.minute,
+            route_id: t.routeId,
+            method: t.method,
+            domain_id: t.domainId,
+            status_class: t.statusClass,
+          })),
+        )
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
@@ -39,8 +48,12 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
         eb.or(
           part.map((t) =>
             eb.and([
-              eb('traffic_source_id', '=', t.sourceId), eb('minute', '=', t.minute), eb('route_id', '=', t.routeId), eb('method', '=', t.method),
-              eb('domain_id', '=', t.domainId), eb('status_class', '=', t.statusClass),
+              eb('traffic_source_id', '=', t.sourceId),
+              eb('minute', '=', t.minute),
+              eb('route_id', '=', t.routeId),
+              eb('method', '=', t.method),
+              eb('domain_id', '=', t.domainId),
+              eb('status_class', '=', t.statusClass),
             ]),
           ),
         ),
@@ -54,7 +67,16 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
     const stored = await dialect.lockRows(query, 'wait').execute();
     const byKey = new Map<string, MinuteTotals>(part.map((t) => [keyOf(t), t]));
     for (const row of stored) {
-      const target = byKey.get(keyOf({ sourceId: row.traffic_source_id, minute: row.minute, routeId: row.route_id, method: row.method, domainId: row.domain_id, statusClass: row.status_class }));
+      const target = byKey.get(
+        keyOf({
+          sourceId: row.traffic_source_id,
+          minute: row.minute,
+          routeId: row.route_id,
+          method: row.method,
+          domainId: row.domain_id,
+          statusClass: row.status_class,
+        }),
+      );
       if (target) addStored(target, row);
     }
     await trx

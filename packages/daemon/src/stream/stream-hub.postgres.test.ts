@@ -21,7 +21,10 @@ describe('the stream hub across a database outage', () => {
     await expect(hub.ready()).rejects.toMatchObject({ code: '57P01' });
     outage.heal();
     await hub.ready();
-    const { id } = await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId) });
+    const { id } = await client.call(contract.composeRecord, {
+      params: { trafficSourceId: sourceId },
+      body: composeBody(sourceId),
+    });
     await expect.poll(() => seen, { timeout: 10_000 }).toEqual([id]);
     leave();
   });

@@ -59,7 +59,9 @@ export function createStreamHub(feed: HubFeed): StreamHub {
     const sourceId = first.entry.trafficSourceId;
     const groups = new Map<string, readonly Sequenced[]>();
     if (committed.every((c) => c.entry.trafficSourceId === sourceId)) groups.set(sourceId, committed);
-    else for (const c of committed) groups.set(c.entry.trafficSourceId, [...(groups.get(c.entry.trafficSourceId) ?? []), c]);
+    else
+      for (const c of committed)
+        groups.set(c.entry.trafficSourceId, [...(groups.get(c.entry.trafficSourceId) ?? []), c]);
     for (const [id, group] of groups) {
       for (const listener of bySource.get(id) ?? []) listener(group);
     }

@@ -22,7 +22,10 @@ describe('stream limits', () => {
   async function stream(token: string, source = sourceId): Promise<Response> {
     const controller = new AbortController();
     open.push(controller);
-    return h.fetch(`/http-traffic/${source}/stream`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    return h.fetch(`/http-traffic/${source}/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
   }
 
   it('answers 429 too_many_streams past the per-token limit, and takes the token again once one closes', async () => {
@@ -31,7 +34,11 @@ describe('stream limits', () => {
     const refused = await stream(user.token);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await refused.json()).toEqual({ statusCode: 429, error: 'Too many open streams: the daemon allows 2 open streams per token; close one or retry later', code: 'too_many_streams' });
+    expect(await refused.json()).toEqual({
+      statusCode: 429,
+      error: 'Too many open streams: the daemon allows 2 open streams per token; close one or retry later',
+      code: 'too_many_streams',
+    });
     open[0]?.abort();
     await expect.poll(async () => (await stream(user.token)).status).toBe(200);
   });
@@ -44,6 +51,8 @@ describe('stream limits', () => {
     expect((await stream(other.token, otherSource)).status).toBe(200);
     const refused = await stream(other.token, otherSource);
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { error: string }).error).toBe('Too many open streams: the daemon allows 3 open streams; close one or retry later');
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      'Too many open streams: the daemon allows 3 open streams; close one or retry later',
+    );
   });
 });

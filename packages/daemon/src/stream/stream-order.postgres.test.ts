@@ -28,13 +28,17 @@ describe('the stream across daemons that commit out of id order', () => {
   let source: TrafficSource;
   const logger = pino({ level: 'silent' });
   const redactor = createRedactor({ enabled: true, extraKeys: [] });
-  const record = (path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
+  const record = (path: string) =>
+    prepareRecord(ComposeRecord.parse(composeBody(source.id, { pathnameUrl: path })), redactor).record;
 
   beforeEach(async () => {
     database = await freshDatabase({ migrated: true });
     for (let i = 0; i < 3; i++) opened.push(openDatabase(database.locator, { pool: 2 }));
     const user = await createUser(opened[0]!.db, systemClock, { email: 'a@example.com' });
-    source = await createTrafficSource(opened[0]!.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
+    source = await createTrafficSource(opened[0]!.db, systemClock, user.id, {
+      name: 's',
+      trafficDomain: 'shop.example.com',
+    });
   });
   afterEach(async () => {
     await signals?.close();
@@ -44,16 +48,34 @@ describe('the stream across daemons that commit out of id order', () => {
 
   it('streams an entry that committed after a later id, once, after it; a cursor taken between resumes to it', async () => {
     const hold = holdPoint();
-    const [first, second, reader] = opened.map((o) => o.db) as [OpenedDatabase['db'], OpenedDatabase['db'], OpenedDatabase['db']];
+    const [first, second, reader] = opened.map((o) => o.db) as [
+      OpenedDatabase['db'],
+      OpenedDatabase['db'],
+      OpenedDatabase['db'],
+    ];
     const dialect = opened[2]!.dialect;
-    const slow = createIngest({ db: first, dialect, clock: systemClock, bus: createTrafficBus(), hooks: [() => hold.wait()] });
+    const slow = createIngest({
+      db: first,
+      dialect,
+      clock: systemClock,
+      bus: createTrafficBus(),
+      hooks: [() => hold.wait()],
+    });
     const fast = createIngest({ db: second, dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] });
 
     // The domain exists before the race: a new one would make the second writer wait for the first.
     await fast.store(source, [record('/warm')]);
     signals = postgresSignals(database.locator, logger);
     // A poll far longer than the test: the NOTIFY of a real daemon's ingest has to wake the reader.
-    const hub = createStreamHub({ db: reader, dialect, bus: createTrafficBus(), signals, logger, outages: createOutageLog(logger), pollMs: 60_000 });
+    const hub = createStreamHub({
+      db: reader,
+      dialect,
+      bus: createTrafficBus(),
+      signals,
+      logger,
+      outages: createOutageLog(logger),
+      pollMs: 60_000,
+    });
     const seen: string[] = [];
     hub.subscribe(source.id, (committed) => seen.push(...committed.map((c) => c.entry.id)));
     await hub.ready();
@@ -73,7 +95,9 @@ describe('the stream across daemons that commit out of id order', () => {
     // The scenario is the one that breaks an id cursor: the late entry has the smaller id.
     expect(lateEntry!.id < early!.id).toBe(true);
     // A client that had the early entry as its cursor gets the late one on reconnecting.
-    expect((await trafficAfter({ db: reader, dialect }, source.id, {}, cursor, 10)).map((c) => c.entry.id)).toEqual([lateEntry!.id]);
+    expect((await trafficAfter({ db: reader, dialect }, source.id, {}, cursor, 10)).map((c) => c.entry.id)).toEqual([
+      lateEntry!.id,
+    ]);
     await notifier.close();
   });
 });

@@ -19,7 +19,10 @@ export interface StreamPoint {
   readonly seq: number;
 }
 
-const sequenced = (row: Parameters<typeof toEntry>[0] & { stream_seq: number | string }): Sequenced => ({ entry: toEntry(row), seq: Number(row.stream_seq) });
+const sequenced = (row: Parameters<typeof toEntry>[0] & { stream_seq: number | string }): Sequenced => ({
+  entry: toEntry(row),
+  seq: Number(row.stream_seq),
+});
 
 /** The source's newest entry, where a stream without a cursor starts. */
 export async function newestStreamPoint(db: Db, sourceId: string): Promise<StreamPoint | undefined> {
@@ -39,7 +42,12 @@ export async function newestStreamPoint(db: Db, sourceId: string): Promise<Strea
  * that cursors followed before §9.7 would have it; none at all is the very beginning.
  */
 export async function streamPointOf(db: Db, sourceId: string, cursor: string): Promise<number> {
-  const exact = await db.selectFrom('http_traffic').select('stream_seq').where('id', '=', cursor).where('traffic_source_id', '=', sourceId).executeTakeFirst();
+  const exact = await db
+    .selectFrom('http_traffic')
+    .select('stream_seq')
+    .where('id', '=', cursor)
+    .where('traffic_source_id', '=', sourceId)
+    .executeTakeFirst();
   if (exact) return Number(exact.stream_seq);
   const before = await db
     .selectFrom('http_traffic')
@@ -53,7 +61,13 @@ export async function streamPointOf(db: Db, sourceId: string, cursor: string): P
 }
 
 /** Stored matches after a point of the stream, in stream order. */
-export async function trafficAfter({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, afterSeq: number, limit: number): Promise<Sequenced[]> {
+export async function trafficAfter(
+  { db, dialect }: Store,
+  sourceId: string,
+  filters: TrafficFilters,
+  afterSeq: number,
+  limit: number,
+): Promise<Sequenced[]> {
   const rows = await entries(db)
     .select('t.stream_seq')
     .where((eb) => eb.and([trafficFilter(eb, dialect, sourceId, filters), eb('t.stream_seq', '>', afterSeq)]))
@@ -64,7 +78,12 @@ export async function trafficAfter({ db, dialect }: Store, sourceId: string, fil
 }
 
 /** Every source's entries after a point, for the hub that follows the table (several daemons). */
-export async function streamSince(db: Db, sourceIds: readonly string[], afterSeq: number, limit: number): Promise<Sequenced[]> {
+export async function streamSince(
+  db: Db,
+  sourceIds: readonly string[],
+  afterSeq: number,
+  limit: number,
+): Promise<Sequenced[]> {
   if (sourceIds.length === 0) return [];
   const rows = await entries(db)
     .select('t.stream_seq')
@@ -88,7 +107,12 @@ export async function setLastStreamSeq(db: Executor, value: number): Promise<voi
 }
 
 /** Header and body conditions for live entries: one query per batch, off the ingest path. */
-export async function matchingTrafficIds({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, ids: readonly string[]): Promise<Set<string>> {
+export async function matchingTrafficIds(
+  { db, dialect }: Store,
+  sourceId: string,
+  filters: TrafficFilters,
+  ids: readonly string[],
+): Promise<Set<string>> {
   const rows = await db
     .selectFrom('http_traffic as t')
     .select('t.id')

@@ -45,7 +45,12 @@ describe('StreamSession', () => {
   let client: TaplineClient;
   let sourceId: string;
   const batch = async (n: number) =>
-    (await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: Array.from({ length: n }, () => composeBody(sourceId)) })).ids;
+    (
+      await client.call(contract.composeBatch, {
+        params: { trafficSourceId: sourceId },
+        body: Array.from({ length: n }, () => composeBody(sourceId)),
+      })
+    ).ids;
 
   beforeEach(async () => {
     h = await startHarness();
@@ -57,7 +62,15 @@ describe('StreamSession', () => {
 
   it('writes heartbeat comments on its interval', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 }, undefined);
+    const session = new StreamSession(
+      h.deps,
+      hub,
+      sourceId,
+      {},
+      sink,
+      { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 10, maxQueue: 10, replayPage: 10 },
+      undefined,
+    );
     const running = session.run();
     await until(() => sink.heartbeats() >= 3, 'three heartbeats');
     session.close();
@@ -68,7 +81,15 @@ describe('StreamSession', () => {
 
   it('tells a live client that falls behind so, names its cursor, and hangs up', async () => {
     const sink = recordingSink();
-    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 }, undefined);
+    const session = new StreamSession(
+      h.deps,
+      hub,
+      sourceId,
+      {},
+      sink,
+      { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 5, replayPage: 10 },
+      undefined,
+    );
     const running = session.run();
     await until(() => sink.events.length === 1, 'ready');
     sink.hold = true;
@@ -85,7 +106,15 @@ describe('StreamSession', () => {
     const [cursor, ...stored] = await batch(10);
     const sink = recordingSink();
     sink.hold = true;
-    const session = new StreamSession(h.deps, hub, sourceId, {}, sink, { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 }, cursor);
+    const session = new StreamSession(
+      h.deps,
+      hub,
+      sourceId,
+      {},
+      sink,
+      { ...DEFAULT_STREAM_OPTIONS, heartbeatMs: 60_000, maxQueue: 2, replayPage: 3 },
+      cursor,
+    );
     const running = session.run();
     await until(() => sink.events.length === 1, 'ready');
     sink.step();

@@ -1,7 +1,14 @@
 import { STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
-import { matchingTrafficIds, newestStreamPoint, type Sequenced, streamPointOf, type StreamPoint, trafficAfter } from './stream-repo.js';
+import {
+  matchingTrafficIds,
+  newestStreamPoint,
+  type Sequenced,
+  streamPointOf,
+  type StreamPoint,
+  trafficAfter,
+} from './stream-repo.js';
 
 export interface StreamOptions {
   /** A `: heartbeat` comment this often keeps proxies and idle timers from closing the stream. */
@@ -18,7 +25,12 @@ export interface StreamOptions {
   readonly maxBytes: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxQueue: 1_000, replayPage: 500, maxBytes: 256 * 1024 };
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
+  heartbeatMs: 15_000,
+  maxQueue: 1_000,
+  replayPage: 500,
+  maxBytes: 256 * 1024,
+};
 
 /** Where events go: resolves when the text is written, or once a full socket buffer drains. */
 export interface StreamSink {
@@ -34,7 +46,8 @@ interface Pending extends Sequenced {
 /** Replay rounds before a client whose replay keeps overflowing is told to come back later. */
 const MAX_REPLAY_ROUNDS = 5;
 
-const event = (name: string, data: unknown, id?: string) => `${id ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+const event = (name: string, data: unknown, id?: string) =>
+  `${id ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * One client's stream. It subscribes before it reads the database, so an entry committed during
@@ -70,7 +83,10 @@ export class StreamSession {
     const heartbeat = setInterval(() => void this.sink.write(': heartbeat\n\n'), this.options.heartbeatMs);
     try {
       await this.hub.ready();
-      this.position = this.cursor === undefined ? await newestStreamPoint(this.store.db, this.sourceId) : { id: this.cursor, seq: await streamPointOf(this.store.db, this.sourceId, this.cursor) };
+      this.position =
+        this.cursor === undefined
+          ? await newestStreamPoint(this.store.db, this.sourceId)
+          : { id: this.cursor, seq: await streamPointOf(this.store.db, this.sourceId, this.cursor) };
       const id = this.position?.id;
       await this.sink.write(`retry: ${STREAM_RETRY_MS}\n\n${event(STREAM_EVENT.ready, { cursor: id ?? null }, id)}`);
       if (!(await this.replay())) return this.sendOverflow();
@@ -118,7 +134,13 @@ export class StreamSession {
       // Entries missed while the queue was full are all stored: accept live ones again, then read.
       this.overflowed = false;
       for (;;) {
-        const rows = await trafficAfter(this.store, this.sourceId, this.filters, this.position?.seq ?? 0, this.options.replayPage);
+        const rows = await trafficAfter(
+          this.store,
+          this.sourceId,
+          this.filters,
+          this.position?.seq ?? 0,
+          this.options.replayPage,
+        );
         if (this.closed) return true;
         await this.send(rows);
         if (rows.length < this.options.replayPage) break;
@@ -140,7 +162,12 @@ export class StreamSession {
       const after = this.position?.seq ?? 0;
       let fresh = batch.filter((p) => p.seq > after);
       if (fresh.some((p) => p.verify)) {
-        const confirmed = await matchingTrafficIds(this.store, this.sourceId, this.filters, fresh.filter((p) => p.verify).map((p) => p.entry.id));
+        const confirmed = await matchingTrafficIds(
+          this.store,
+          this.sourceId,
+          this.filters,
+          fresh.filter((p) => p.verify).map((p) => p.entry.id),
+        );
         fresh = fresh.filter((p) => !p.verify || confirmed.has(p.entry.id));
       }
       await this.send(fresh);

@@ -14,7 +14,10 @@ import { createTrafficBus, type TrafficBus } from './bus.js';
 /** Publishes each commit 30 ms late: longer than a replay takes, shorter than the test. */
 function lateBus(): TrafficBus {
   const bus = createTrafficBus();
-  return { publish: (entries) => void setTimeout(() => bus.publish(entries), 30), subscribe: (listener) => bus.subscribe(listener) };
+  return {
+    publish: (entries) => void setTimeout(() => bus.publish(entries), 30),
+    subscribe: (listener) => bus.subscribe(listener),
+  };
 }
 
 interface Reading {
@@ -26,7 +29,10 @@ function read(h: Harness, token: string, sourceId: string, lastEventId?: string)
   const ids: string[] = [];
   const controller = new AbortController();
   const done = (async () => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    };
     const response = await h.fetch(`/http-traffic/${sourceId}/stream`, { headers, signal: controller.signal });
     const decoder = new TextDecoder();
     let text = '';
@@ -65,7 +71,10 @@ describe('the stream, read raw across reconnects', () => {
   afterEach(() => h.close());
 
   const batch = (client: TaplineClient, n: number) =>
-    client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: Array.from({ length: n }, () => composeBody(sourceId)) });
+    client.call(contract.composeBatch, {
+      params: { trafficSourceId: sourceId },
+      body: Array.from({ length: n }, () => composeBody(sourceId)),
+    });
 
   it('never sends an id twice, though entries arrive during every replay', async () => {
     const first = await batch(user.client, 1);

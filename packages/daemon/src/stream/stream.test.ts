@@ -1,6 +1,20 @@
-import { contract, followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient, type TrafficStreamFilters } from '@tapline/shared';
+import {
+  contract,
+  followTraffic,
+  type FollowStatus,
+  type HttpTraffic,
+  type TaplineClient,
+  type TrafficStreamFilters,
+} from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectError, MISSING_ID, createSource, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  expectError,
+  MISSING_ID,
+  createSource,
+  composeBody,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { until } from '@tapline/testkit';
 
 interface Follower {
@@ -11,11 +25,20 @@ interface Follower {
   stop(): Promise<{ cursor: string | undefined }>;
 }
 
-function follow(client: TaplineClient, sourceId: string, options: { filters?: TrafficStreamFilters; q?: string; after?: string } = {}): Follower {
+function follow(
+  client: TaplineClient,
+  sourceId: string,
+  options: { filters?: TrafficStreamFilters; q?: string; after?: string } = {},
+): Follower {
   const controller = new AbortController();
   const entries: HttpTraffic[] = [];
   const statuses: FollowStatus[] = [];
-  const done = followTraffic(client, sourceId, { ...options, signal: controller.signal, onEntry: (e) => entries.push(e), onStatus: (s) => statuses.push(s) });
+  const done = followTraffic(client, sourceId, {
+    ...options,
+    signal: controller.signal,
+    onEntry: (e) => entries.push(e),
+    onStatus: (s) => statuses.push(s),
+  });
   return {
     entries,
     statuses,
@@ -29,7 +52,10 @@ function follow(client: TaplineClient, sourceId: string, options: { filters?: Tr
 }
 
 async function compose(client: TaplineClient, sourceId: string, overrides: Record<string, unknown> = {}) {
-  return client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, overrides) });
+  return client.call(contract.composeRecord, {
+    params: { trafficSourceId: sourceId },
+    body: composeBody(sourceId, overrides),
+  });
 }
 
 describe('GET /http-traffic/:trafficSourceId/stream', () => {
@@ -50,7 +76,11 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     await Promise.all([all, fatal, posts, jsonHeader, timeoutBody].map((f) => f.live()));
 
     const a = await compose(client, source.id, { status: 200, method: 'POST', pathnameUrl: '/api/orders' });
-    const b = await compose(client, source.id, { status: 503, responseBody: { error: 'Upstream Timeout' }, requestHeaders: { 'X-Trace': 'zABCz' } });
+    const b = await compose(client, source.id, {
+      status: 503,
+      responseBody: { error: 'Upstream Timeout' },
+      requestHeaders: { 'X-Trace': 'zABCz' },
+    });
     const c = await compose(client, source.id, { status: 500, method: 'POST', pathnameUrl: '/api/health' });
     const d = await compose(client, source.id, { status: 404, responseHeaders: { 'x-trace': ['no', 'abc'] } });
 
@@ -61,7 +91,12 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     expect(posts.entries.map((e) => e.id)).toEqual([a.id]);
     expect(jsonHeader.entries.map((e) => e.id)).toEqual([b.id, d.id]);
     expect(timeoutBody.entries.map((e) => e.id)).toEqual([b.id]);
-    expect(all.entries[0]).toMatchObject({ domain: 'shop.example.com', pathname: '/api/orders', protocol: 'HTTPS', method: 'POST' });
+    expect(all.entries[0]).toMatchObject({
+      domain: 'shop.example.com',
+      pathname: '/api/orders',
+      protocol: 'HTTPS',
+      method: 'POST',
+    });
     for (const f of [all, fatal, posts, jsonHeader, timeoutBody]) await f.stop();
   });
 
@@ -91,7 +126,10 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const { client } = await h.user();
     const source = await createSource(client);
     const first = await compose(client, source.id);
-    const stored = await client.call(contract.composeBatch, { params: { trafficSourceId: source.id }, body: Array.from({ length: 600 }, () => composeBody(source.id)) });
+    const stored = await client.call(contract.composeBatch, {
+      params: { trafficSourceId: source.id },
+      body: Array.from({ length: 600 }, () => composeBody(source.id)),
+    });
     const follower = follow(client, source.id, { after: first.id });
     const concurrent: string[] = [];
     for (let i = 0; i < 40; i++) concurrent.push((await compose(client, source.id)).id);
@@ -105,7 +143,9 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const { client } = await h.user();
     const source = await createSource(client);
     const old = await compose(client, source.id);
-    const response = await h.fetch(`/http-traffic/${source.id}/stream`, { headers: { authorization: `Bearer ${(await h.user()).token}` } });
+    const response = await h.fetch(`/http-traffic/${source.id}/stream`, {
+      headers: { authorization: `Bearer ${(await h.user()).token}` },
+    });
     expect(response.status).toBe(403);
     const follower = follow(client, source.id);
     await follower.live();
@@ -119,20 +159,32 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const { client, token } = await h.user();
     const source = await createSource(client);
     const auth = { authorization: `Bearer ${token}` };
-    const bad = await h.fetch(`/http-traffic/${source.id}/stream?q=${encodeURIComponent('status>=500 and stauts=1')}`, { headers: auth });
+    const bad = await h.fetch(`/http-traffic/${source.id}/stream?q=${encodeURIComponent('status>=500 and stauts=1')}`, {
+      headers: auth,
+    });
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as { error: string; issues: { path: string }[] };
-    expect(body.error).toBe('q: unknown field "stauts"; fields are method, status, level, latency, path, domain, protocol, user, header.<name>, body, route at column 17');
+    expect(body.error).toBe(
+      'q: unknown field "stauts"; fields are method, status, level, latency, path, domain, protocol, user, header.<name>, body, route at column 17',
+    );
     expect(body.issues[0]?.path).toBe('q');
-    const cursor = await h.fetch(`/http-traffic/${source.id}/stream`, { headers: { ...auth, 'last-event-id': 'nope' } });
+    const cursor = await h.fetch(`/http-traffic/${source.id}/stream`, {
+      headers: { ...auth, 'last-event-id': 'nope' },
+    });
     expect(cursor.status).toBe(400);
     expect(((await cursor.json()) as { error: string }).error).toBe('Last-Event-ID must be a valid UUID');
     expect((await h.fetch(`/http-traffic/${source.id}/stream?after=nope`, { headers: auth })).status).toBe(400);
     expect((await h.fetch(`/http-traffic/${source.id}/stream`)).status).toBe(400);
-    expect((await h.fetch(`/http-traffic/${source.id}/stream`, { headers: { authorization: 'Bearer x' } })).status).toBe(401);
+    expect(
+      (await h.fetch(`/http-traffic/${source.id}/stream`, { headers: { authorization: 'Bearer x' } })).status,
+    ).toBe(401);
     expect((await h.fetch(`/http-traffic/${MISSING_ID}/stream`, { headers: auth })).status).toBe(404);
     await expectError(followTraffic(client, MISSING_ID, { onEntry: () => {} }), 404, 'Traffic Source not found');
-    await expectError(followTraffic(client, source.id, { q: 'status>', onEntry: () => {} }), 400, 'q: expected a value after > at column 8');
+    await expectError(
+      followTraffic(client, source.id, { q: 'status>', onEntry: () => {} }),
+      400,
+      'q: expected a value after > at column 8',
+    );
   });
 
   it('filters the list with q, and a bad q is a 400 naming the column', async () => {
@@ -140,16 +192,25 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const source = await createSource(client);
     await compose(client, source.id, { status: 200 });
     const slow = await compose(client, source.id, { status: 502, elapsedTime: 1500 });
-    const list = await client.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: { q: 'level=FATAL or latency>1s' } });
+    const list = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: source.id },
+      query: { q: 'level=FATAL or latency>1s' },
+    });
     expect(list.data.map((e) => e.id)).toEqual([slow.id]);
     expect(list.meta.total).toBe(1);
-    await expectError(client.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: { q: 'method=GET or' } }), 400, 'q: expected a condition at column 14');
+    await expectError(
+      client.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: { q: 'method=GET or' } }),
+      400,
+      'q: expected a condition at column 14',
+    );
   });
 
   it('serves 100 concurrent streams while ingesting, each getting every entry once, at little cost to publish', async () => {
     const { client } = await h.user();
     const source = await createSource(client);
-    const followers = Array.from({ length: 100 }, (_, i) => follow(client, source.id, i % 2 ? { q: 'status>=500' } : {}));
+    const followers = Array.from({ length: 100 }, (_, i) =>
+      follow(client, source.id, i % 2 ? { q: 'status>=500' } : {}),
+    );
     await Promise.all(followers.map((f) => f.live()));
 
     let publishMs = 0;
@@ -166,11 +227,18 @@ describe('GET /http-traffic/:trafficSourceId/stream', () => {
     const fatalIds: string[] = [];
     for (let round = 0; round < 10; round++) {
       const batch = Array.from({ length: 20 }, (_, i) => composeBody(source.id, { status: i % 4 === 0 ? 500 : 200 }));
-      const { ids: stored } = await client.call(contract.composeBatch, { params: { trafficSourceId: source.id }, body: batch });
+      const { ids: stored } = await client.call(contract.composeBatch, {
+        params: { trafficSourceId: source.id },
+        body: batch,
+      });
       ids.push(...stored);
       fatalIds.push(...stored.filter((_, i) => i % 4 === 0));
     }
-    await until(() => followers.every((f, i) => f.entries.length === (i % 2 ? fatalIds.length : ids.length)), 'every stream to catch up', 20_000);
+    await until(
+      () => followers.every((f, i) => f.entries.length === (i % 2 ? fatalIds.length : ids.length)),
+      'every stream to catch up',
+      20_000,
+    );
     for (const [i, f] of followers.entries()) expect(f.entries.map((e) => e.id)).toEqual(i % 2 ? fatalIds : ids);
     // Ten publishes of 20 entries to 100 streams: in-memory filtering and a push each.
     expect(publishMs / 10).toBeLessThan(20);

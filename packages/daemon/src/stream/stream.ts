@@ -16,7 +16,8 @@ function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
   const header = req.headers['last-event-id'];
   const text = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!text) return query.after?.toLowerCase();
-  if (!z.uuid().safeParse(text).success) throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
+  if (!z.uuid().safeParse(text).success)
+    throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
   return text.toLowerCase();
 }
 
@@ -67,7 +68,10 @@ function streamAdmission(limits: Limits): (tokenId: string) => (() => void) | st
   return (tokenId) => {
     const mine = byToken.get(tokenId) ?? 0;
     if (mine >= limits.streamsPerToken || total >= limits.streams) {
-      const which = mine >= limits.streamsPerToken ? `${limits.streamsPerToken} open streams per token` : `${limits.streams} open streams`;
+      const which =
+        mine >= limits.streamsPerToken
+          ? `${limits.streamsPerToken} open streams per token`
+          : `${limits.streams} open streams`;
       return `Too many open streams: the daemon allows ${which}; close one or retry later`;
     }
     byToken.set(tokenId, mine + 1);
@@ -117,7 +121,15 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
     });
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    const session = new StreamSession(deps, hub, source.id, filters, responseSink(res, options.maxBytes, reclaim), options, after);
+    const session = new StreamSession(
+      deps,
+      hub,
+      source.id,
+      filters,
+      responseSink(res, options.maxBytes, reclaim),
+      options,
+      after,
+    );
     sessions.add(session);
     res.on('close', () => session.close());
     try {

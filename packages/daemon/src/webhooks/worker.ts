@@ -106,13 +106,33 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (webhook.type === 'http' && webhook.secret) headers['x-tapline-signature'] = signature(webhook.secret, body);
     const startedAt = clock.now();
     const started = performance.now();
-    const result = await send({ url: webhook.value, body, headers, allowPrivate: config.allowPrivateWebhooks, signal, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const result = await send({
+      url: webhook.value,
+      body,
+      headers,
+      allowPrivate: config.allowPrivateWebhooks,
+      signal,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     if (signal.aborted) return null;
     let verdict = judge(result, row.attempts + 1, clock.now(), random);
-    if (final && verdict.outcome === 'retrying') verdict = { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error };
-    const recorded = await recordAttempt(db, row, verdict, { startedAt, durationMs: performance.now() - started, now: clock.now() });
-    if (recorded?.outcome === 'failed') logger.warn({ webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error }, 'webhook delivery failed for good');
-    else if (recorded?.outcome === 'retrying') logger.debug({ webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt }, 'webhook delivery will be retried');
+    if (final && verdict.outcome === 'retrying')
+      verdict = { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error };
+    const recorded = await recordAttempt(db, row, verdict, {
+      startedAt,
+      durationMs: performance.now() - started,
+      now: clock.now(),
+    });
+    if (recorded?.outcome === 'failed')
+      logger.warn(
+        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error },
+        'webhook delivery failed for good',
+      );
+    else if (recorded?.outcome === 'retrying')
+      logger.debug(
+        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt },
+        'webhook delivery will be retried',
+      );
     return recorded;
   }
 
@@ -123,7 +143,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     } catch (error) {
       // The message stays claimed: its lease ends, and a later pass (here or on another daemon) sends it.
       if (isDatabaseUnavailable(error)) options.outages.report(error, 'webhook delivery');
-      else logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
+      else
+        logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
     } finally {
       untrack(row.webhook_id, controller);
     }
@@ -158,7 +179,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function schedule(): Promise<void> {
     const at = await nextDueAt(db);
     if (stopped) return;
-    const wait = at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
+    const wait =
+      at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
     wakeIn(wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait);
   }
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { DropEvent } from './recorder-types.js';
 import { batchBody, createRecordQueue, MAX_BATCH_BYTES, type QueuedRecord } from './record-queue.js';
 
-const record = (json: string, seen?: (string | null)[]): QueuedRecord => ({ json, onStored: seen ? (id) => seen.push(id) : undefined });
+const record = (json: string, seen?: (string | null)[]): QueuedRecord => ({
+  json,
+  onStored: seen ? (id) => seen.push(id) : undefined,
+});
 
 describe('the recorder queue', () => {
   it('bounds records by count and by bytes, counting what it drops and why', () => {
@@ -16,8 +19,18 @@ describe('the recorder queue', () => {
     expect(queue.offer(record('{}'), false)).toBe(false);
     expect(queue.offer(record('{}', seen), true)).toBe(false);
     expect(seen).toEqual([null, null]);
-    expect(queue.counts()).toMatchObject({ queued: 2, queuedBytes: 9, dropped: 3, droppedBy: { queueFull: 2, closed: 1 }, rejected: 0 });
-    expect(events.map((e) => [e.reason, e.count, e.total])).toEqual([['queue-full', 1, 1], ['queue-full', 1, 2], ['closed', 1, 3]]);
+    expect(queue.counts()).toMatchObject({
+      queued: 2,
+      queuedBytes: 9,
+      dropped: 3,
+      droppedBy: { queueFull: 2, closed: 1 },
+      rejected: 0,
+    });
+    expect(events.map((e) => [e.reason, e.count, e.total])).toEqual([
+      ['queue-full', 1, 1],
+      ['queue-full', 1, 2],
+      ['closed', 1, 3],
+    ]);
   });
 
   it('takes from the head and puts back in order, its bytes following', () => {
@@ -55,6 +68,9 @@ describe('the recorder queue', () => {
   });
 
   it('puts the source first in each record of the batch body', () => {
-    expect(JSON.parse(batchBody('src-1', [record('{}'), record('{"method":"GET"}')]))).toEqual([{ trafficSourceId: 'src-1' }, { trafficSourceId: 'src-1', method: 'GET' }]);
+    expect(JSON.parse(batchBody('src-1', [record('{}'), record('{"method":"GET"}')]))).toEqual([
+      { trafficSourceId: 'src-1' },
+      { trafficSourceId: 'src-1', method: 'GET' },
+    ]);
   });
 });

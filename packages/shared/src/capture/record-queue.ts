@@ -19,7 +19,10 @@ export interface RecordQueueOptions {
 }
 
 /** What the queue counts of the records it holds and let go: its part of `stats()`. */
-export type QueueCounts = Pick<RecorderStats, 'queued' | 'queuedBytes' | 'dropped' | 'droppedBy' | 'rejected' | 'rejectedBy'>;
+export type QueueCounts = Pick<
+  RecorderStats,
+  'queued' | 'queuedBytes' | 'dropped' | 'droppedBy' | 'rejected' | 'rejectedBy'
+>;
 
 export interface RecordQueue {
   readonly length: number;
@@ -60,7 +63,13 @@ export function createRecordQueue(options: RecordQueueOptions): RecordQueue {
   let dropped = 0;
   let rejected = 0;
   const droppedBy = { queueFull: 0, closed: 0 };
-  const rejectedBy: Record<RejectReason, number> = { invalid: 0, unauthorized: 0, forbidden: 0, notFound: 0, serverError: 0 };
+  const rejectedBy: Record<RejectReason, number> = {
+    invalid: 0,
+    unauthorized: 0,
+    forbidden: 0,
+    notFound: 0,
+    serverError: 0,
+  };
 
   const queue: RecordQueue = {
     get length() {
@@ -107,9 +116,17 @@ export function createRecordQueue(options: RecordQueueOptions): RecordQueue {
       }
       for (const record of records) if (record.onStored) safely(() => record.onStored?.(null));
       const total = dropped + rejected;
-      if (options.onDrop) safely(() => options.onDrop?.({ reason, count: records.length, total, ...(error ? { error } : {}) }));
+      if (options.onDrop)
+        safely(() => options.onDrop?.({ reason, count: records.length, total, ...(error ? { error } : {}) }));
     },
-    counts: () => ({ queued: items.length, queuedBytes: bytes, dropped, droppedBy: { ...droppedBy }, rejected, rejectedBy: { ...rejectedBy } }),
+    counts: () => ({
+      queued: items.length,
+      queuedBytes: bytes,
+      dropped,
+      droppedBy: { ...droppedBy },
+      rejected,
+      rejectedBy: { ...rejectedBy },
+    }),
   };
   return queue;
 }

@@ -2,7 +2,16 @@ import { type ApiError, apiErrorOf } from '../errors.js';
 import { isRecord } from '../json.js';
 import { buildPath, CAPTURE_PATHS } from '../paths.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
-import { type Answer, badIndexes, postJson, type RefusalError, refusalOf, rejectReasonOf, retryAfterMs, verdictOf } from './answers.js';
+import {
+  type Answer,
+  badIndexes,
+  postJson,
+  type RefusalError,
+  refusalOf,
+  rejectReasonOf,
+  retryAfterMs,
+  verdictOf,
+} from './answers.js';
 import { batchBody, createRecordQueue, type QueuedRecord, safely } from './record-queue.js';
 import type { Recorder, RecorderOptions } from './recorder-types.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
@@ -29,7 +38,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const initialMs = options.retry?.initialMs ?? 250;
   const maxMs = options.retry?.maxMs ?? 5_000;
 
-  const queue = createRecordQueue({ maxRecords: maxQueue, maxBytes: maxQueueBytes, ...(options.onDrop ? { onDrop: options.onDrop } : {}) });
+  const queue = createRecordQueue({
+    maxRecords: maxQueue,
+    maxBytes: maxQueueBytes,
+    ...(options.onDrop ? { onDrop: options.onDrop } : {}),
+  });
   const logs: CreateCoreLog[] = [];
   const counts = { sent: 0, skipped: 0, failures: 0, coreLogsSent: 0, coreLogsDropped: 0 };
   let refusal: { status: number; message: string } | null = null;
@@ -100,7 +113,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   async function sendBatch(id: string): Promise<void> {
     const n = queue.batchLength(cap);
-    const response = await postJson(client, buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }), batchBody(id, queue.peek(n)), requestTimeoutMs);
+    const response = await postJson(
+      client,
+      buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }),
+      batchBody(id, queue.peek(n)),
+      requestTimeoutMs,
+    );
     const { text } = response;
     if (response.status === 201) {
       accepted();
@@ -139,7 +157,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
     if (bad.size > 0) {
       // Keep the good ones at the head of the queue, in order, for the next request.
       const items = queue.take(n);
-      queue.drop('rejected', items.filter((_, i) => bad.has(i)), error);
+      queue.drop(
+        'rejected',
+        items.filter((_, i) => bad.has(i)),
+        error,
+      );
       queue.putBack(items.filter((_, i) => !bad.has(i)));
     } else {
       queue.drop('rejected', queue.take(n), error);
@@ -149,7 +171,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
   async function sendCoreLog(id: string): Promise<void> {
     const log = logs[0];
     if (!log) return;
-    const response = await postJson(client, buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }), JSON.stringify(log), requestTimeoutMs);
+    const response = await postJson(
+      client,
+      buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }),
+      JSON.stringify(log),
+      requestTimeoutMs,
+    );
     if (response.status >= 200 && response.status < 300) {
       accepted();
       counts.coreLogsSent++;
@@ -253,7 +280,20 @@ export function createRecorder(options: RecorderOptions): Recorder {
     },
     stats: () => {
       const { queued, queuedBytes, dropped, rejected, droppedBy, rejectedBy } = queue.counts();
-      return { queued, queuedBytes, sent: counts.sent, dropped, rejected, skipped: counts.skipped, failures: counts.failures, coreLogsSent: counts.coreLogsSent, coreLogsDropped: counts.coreLogsDropped, droppedBy, rejectedBy, refusal };
+      return {
+        queued,
+        queuedBytes,
+        sent: counts.sent,
+        dropped,
+        rejected,
+        skipped: counts.skipped,
+        failures: counts.failures,
+        coreLogsSent: counts.coreLogsSent,
+        coreLogsDropped: counts.coreLogsDropped,
+        droppedBy,
+        rejectedBy,
+        refusal,
+      };
     },
     flush,
     async close(timeoutMs) {

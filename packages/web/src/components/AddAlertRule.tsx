@@ -1,4 +1,11 @@
-import { ALERT_DEFAULTS, type AlertRule, contract, HTTP_METHODS, type TaplineClient, type Webhook } from '@tapline/shared/browser';
+import {
+  ALERT_DEFAULTS,
+  type AlertRule,
+  contract,
+  HTTP_METHODS,
+  type TaplineClient,
+  type Webhook,
+} from '@tapline/shared/browser';
 import { type FormEvent, useState } from 'react';
 import { describeError, fieldErrors } from '../errors.js';
 import { Field, FormError } from './Form.js';
@@ -49,7 +56,14 @@ export function AddAlertRule({ client, sourceId, webhooks, onAdded }: AddAlertRu
       (error: unknown) => setErrors(fieldErrors(error, FIELDS) ?? { form: describeError(error) }),
     );
   };
-  const text = (id: string, label: string, value: string, set: (v: string) => void, error: string | undefined, hint?: string) => (
+  const text = (
+    id: string,
+    label: string,
+    value: string,
+    set: (v: string) => void,
+    error: string | undefined,
+    hint?: string,
+  ) => (
     <Field id={`alert-${id}`} label={label} error={error} {...(hint ? { hint } : {})}>
       {(props) => <input {...props} value={value} onChange={(e) => set(e.target.value)} />}
     </Field>
@@ -57,8 +71,22 @@ export function AddAlertRule({ client, sourceId, webhooks, onAdded }: AddAlertRu
   return (
     <form className="add-form" aria-label="Add an alert rule" onSubmit={submit} noValidate>
       <h2>Add an alert rule</h2>
-      {text('when', 'When', when, setWhen, errors.when, 'p95 > 800ms, error_rate > 5%, requests < 10/min, p95 > 2x baseline')}
-      {text('route', 'Route', route, setRoute, errors.route, 'a route template such as /orders/{id}; empty: every route')}
+      {text(
+        'when',
+        'When',
+        when,
+        setWhen,
+        errors.when,
+        'p95 > 800ms, error_rate > 5%, requests < 10/min, p95 > 2x baseline',
+      )}
+      {text(
+        'route',
+        'Route',
+        route,
+        setRoute,
+        errors.route,
+        'a route template such as /orders/{id}; empty: every route',
+      )}
       <Field id="alert-method" label="Method" error={errors.method}>
         {(props) => (
           <select {...props} value={method} onChange={(e) => setMethod(e.target.value)}>
@@ -70,8 +98,22 @@ export function AddAlertRule({ client, sourceId, webhooks, onAdded }: AddAlertRu
         )}
       </Field>
       {text('for', 'For', forSpan, setFor, errors.for, 'how long it must hold before firing, 1m to 24h')}
-      {text('window', 'Window', windowSpan, setWindowSpan, errors.window, `the span measured, 1m to 24h (default ${ALERT_DEFAULTS.window})`)}
-      {text('min', 'Fewest requests', minRequests, setMinRequests, errors.minRequests, `below this many in the window, no verdict (default ${ALERT_DEFAULTS.minRequests})`)}
+      {text(
+        'window',
+        'Window',
+        windowSpan,
+        setWindowSpan,
+        errors.window,
+        `the span measured, 1m to 24h (default ${ALERT_DEFAULTS.window})`,
+      )}
+      {text(
+        'min',
+        'Fewest requests',
+        minRequests,
+        setMinRequests,
+        errors.minRequests,
+        `below this many in the window, no verdict (default ${ALERT_DEFAULTS.minRequests})`,
+      )}
       <fieldset className="field" aria-describedby={errors.webhookIds ? 'alert-webhooks-error' : undefined}>
         <legend>Notify</legend>
         {webhooks.length === 0 && <p className="muted">This source has no webhook: add one in Webhooks first.</p>}
@@ -80,7 +122,9 @@ export function AddAlertRule({ client, sourceId, webhooks, onAdded }: AddAlertRu
             <input
               type="checkbox"
               checked={notify.includes(hook.id)}
-              onChange={(e) => setNotify(e.target.checked ? [...notify, hook.id] : notify.filter((id) => id !== hook.id))}
+              onChange={(e) =>
+                setNotify(e.target.checked ? [...notify, hook.id] : notify.filter((id) => id !== hook.id))
+              }
             />{' '}
             {hook.type} {hook.value}
           </label>

@@ -9,7 +9,14 @@ afterEach(cleanup);
 
 describe('AddSource', () => {
   it('creates the source from name and domain', async () => {
-    const created: TrafficSource = { id: uuid(1), name: 'shop', trafficDomain: 'shop.example.com', userId: uuid(2), createdAt: '2026-11-26T10:00:00.000Z', updatedAt: '2026-11-26T10:00:00.000Z' };
+    const created: TrafficSource = {
+      id: uuid(1),
+      name: 'shop',
+      trafficDomain: 'shop.example.com',
+      userId: uuid(2),
+      createdAt: '2026-11-26T10:00:00.000Z',
+      updatedAt: '2026-11-26T10:00:00.000Z',
+    };
     const client = fakeClient(new Map<Endpoint, Handler>([[contract.createTrafficSource, () => created]]));
     const onAdded = vi.fn();
     render(<AddSource client={client} onAdded={onAdded} onCancel={() => {}} />);
@@ -21,11 +28,27 @@ describe('AddSource', () => {
   });
 
   it("shows the API's errors by field, and a conflict for the form", async () => {
-    let answer: Error = invalid([{ path: 'trafficDomain', message: 'trafficDomain must be a domain name such as shop.example.com (no scheme or path)' }]);
-    const client = fakeClient(new Map<Endpoint, Handler>([[contract.createTrafficSource, () => { throw answer; }]]));
+    let answer: Error = invalid([
+      {
+        path: 'trafficDomain',
+        message: 'trafficDomain must be a domain name such as shop.example.com (no scheme or path)',
+      },
+    ]);
+    const client = fakeClient(
+      new Map<Endpoint, Handler>([
+        [
+          contract.createTrafficSource,
+          () => {
+            throw answer;
+          },
+        ],
+      ]),
+    );
     render(<AddSource client={client} onAdded={() => {}} onCancel={() => {}} />);
     fireEvent.click(screen.getByRole('button', { name: 'Add source' }));
-    expect(await screen.findByText('trafficDomain must be a domain name such as shop.example.com (no scheme or path)')).toBeTruthy();
+    expect(
+      await screen.findByText('trafficDomain must be a domain name such as shop.example.com (no scheme or path)'),
+    ).toBeTruthy();
     expect(screen.getByLabelText('Domain').getAttribute('aria-invalid')).toBe('true');
     const { ApiError } = await import('@tapline/shared/browser');
     answer = new ApiError(409, { statusCode: 409, error: 'A source named "shop" exists', code: 'source_name_taken' });

@@ -1,4 +1,11 @@
-import { type AlertRule, contract, formatLocalTime, formatMetricValue, formatSpan, type TaplineClient } from '@tapline/shared/browser';
+import {
+  type AlertRule,
+  contract,
+  formatLocalTime,
+  formatMetricValue,
+  formatSpan,
+  type TaplineClient,
+} from '@tapline/shared/browser';
 import { useEffect, useState } from 'react';
 
 export interface AlertsBannerProps {
@@ -12,7 +19,8 @@ export interface AlertsBannerProps {
 const REFRESH_MS = 10_000;
 
 /** `POST /checkout`, `/checkout`, `POST (every route)` or `every route`, as `tapline alerts list` says. */
-export const scope = (r: Pick<AlertRule, 'route' | 'method'>) => [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
+export const scope = (r: Pick<AlertRule, 'route' | 'method'>) =>
+  [r.method, r.route ?? (r.method ? '(every route)' : 'every route')].filter(Boolean).join(' ');
 
 /**
  * The rules of the source firing now, under the header of every view, longest firing first; nothing
@@ -25,11 +33,18 @@ export function AlertsBanner({ client, sourceId, onError, refreshMs = REFRESH_MS
   useEffect(() => {
     let live = true;
     const load = () =>
-      client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } }).then((page) => {
-        if (!live) return;
-        setNow(Date.now());
-        setFiring(page.data.filter((r) => r.state === 'firing').sort((a, b) => Date.parse(a.stateSince) - Date.parse(b.stateSince)));
-      }, (error: unknown) => live && onError(error));
+      client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } }).then(
+        (page) => {
+          if (!live) return;
+          setNow(Date.now());
+          setFiring(
+            page.data
+              .filter((r) => r.state === 'firing')
+              .sort((a, b) => Date.parse(a.stateSince) - Date.parse(b.stateSince)),
+          );
+        },
+        (error: unknown) => live && onError(error),
+      );
     void load();
     const timer = setInterval(() => void load(), refreshMs);
     return () => {
@@ -47,8 +62,11 @@ export function AlertsBanner({ client, sourceId, onError, refreshMs = REFRESH_MS
       <ul>
         {firing.map((r) => (
           <li key={r.id}>
-            <strong>{scope(r)}</strong> <code>{r.when}</code> since <time dateTime={r.stateSince}>{formatLocalTime(r.stateSince)}</time> ({formatSpan(now - Date.parse(r.stateSince))}),
-            value {r.lastValue === null ? '–' : formatMetricValue(r.metric, r.lastValue)} over {r.lastRequests ?? 0} request{r.lastRequests === 1 ? '' : 's'}
+            <strong>{scope(r)}</strong> <code>{r.when}</code> since{' '}
+            <time dateTime={r.stateSince}>{formatLocalTime(r.stateSince)}</time> (
+            {formatSpan(now - Date.parse(r.stateSince))}), value{' '}
+            {r.lastValue === null ? '–' : formatMetricValue(r.metric, r.lastValue)} over {r.lastRequests ?? 0} request
+            {r.lastRequests === 1 ? '' : 's'}
           </li>
         ))}
       </ul>

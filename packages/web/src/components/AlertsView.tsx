@@ -1,4 +1,14 @@
-import { type AlertEvent, type AlertRule, contract, formatLocalTime, formatMetricValue, formatSpan, type TaplineClient, tryParseAlertCondition, type Webhook } from '@tapline/shared/browser';
+import {
+  type AlertEvent,
+  type AlertRule,
+  contract,
+  formatLocalTime,
+  formatMetricValue,
+  formatSpan,
+  type TaplineClient,
+  tryParseAlertCondition,
+  type Webhook,
+} from '@tapline/shared/browser';
 import { useCallback, useEffect, useState } from 'react';
 import { describeError } from '../errors.js';
 import { AddAlertRule } from './AddAlertRule.js';
@@ -13,7 +23,12 @@ export interface AlertsViewProps {
 }
 
 const spans = (r: AlertRule) => `${r.forMs ? `for ${formatSpan(r.forMs)}, ` : ''}window ${formatSpan(r.windowMs)}`;
-const STATE_CLASS: Record<AlertRule['state'], string> = { firing: 'level-fatal', pending: 'level-warning', resolved: 'level-info', ok: '' };
+const STATE_CLASS: Record<AlertRule['state'], string> = {
+  firing: 'level-fatal',
+  pending: 'level-warning',
+  resolved: 'level-info',
+  ok: '',
+};
 
 /** A history value in the rule's unit (its `when` names the metric). */
 const shown = (event: AlertEvent, value: number | null) => {
@@ -45,15 +60,27 @@ export function AlertsView({ client, sourceId, onError }: AlertsViewProps) {
   }, [load]);
 
   const test = (rule: AlertRule) => {
-    client.call(contract.testAlertRule, { params: { ruleId: rule.id } }).then(({ webhookIds }) => {
-      setSaid({ text: webhookIds.length === 0 ? `${rule.when}: no webhook to send a sample to.` : `${rule.when}: a sample firing message queued for ${webhookIds.length} webhook${webhookIds.length === 1 ? '' : 's'} (see their deliveries).`, bad: webhookIds.length === 0 });
-    }, (error: unknown) => setSaid({ text: describeError(error), bad: true }));
+    client.call(contract.testAlertRule, { params: { ruleId: rule.id } }).then(
+      ({ webhookIds }) => {
+        setSaid({
+          text:
+            webhookIds.length === 0
+              ? `${rule.when}: no webhook to send a sample to.`
+              : `${rule.when}: a sample firing message queued for ${webhookIds.length} webhook${webhookIds.length === 1 ? '' : 's'} (see their deliveries).`,
+          bad: webhookIds.length === 0,
+        });
+      },
+      (error: unknown) => setSaid({ text: describeError(error), bad: true }),
+    );
   };
   const remove = (rule: AlertRule) => {
-    client.call(contract.deleteAlertRule, { params: { ruleId: rule.id } }).then(() => {
-      setSaid({ text: `Removed the rule ${rule.when} on ${scope(rule)}.`, bad: false });
-      void load();
-    }, (error: unknown) => setSaid({ text: describeError(error), bad: true }));
+    client.call(contract.deleteAlertRule, { params: { ruleId: rule.id } }).then(
+      () => {
+        setSaid({ text: `Removed the rule ${rule.when} on ${scope(rule)}.`, bad: false });
+        void load();
+      },
+      (error: unknown) => setSaid({ text: describeError(error), bad: true }),
+    );
   };
 
   return (
@@ -65,27 +92,44 @@ export function AlertsView({ client, sourceId, onError }: AlertsViewProps) {
       ) : rules.length === 0 ? (
         <p className="empty">No alert rule for this source yet.</p>
       ) : (
-        <Table caption="Alert rules of this source, with their state" columns={['State', 'When', 'On', 'Spans', 'Last', 'Notifies']} actions>
-            {rules.map((rule) => (
-              <tr key={rule.id} className={STATE_CLASS[rule.state]}>
-                <td>
-                  <span className="level">{rule.state}</span> <span className="muted">since {formatLocalTime(rule.stateSince)}</span>
-                </td>
-                <th scope="row">
-                  <code>{rule.when}</code>
-                </th>
-                <td>{scope(rule)}</td>
-                <td>{spans(rule)}</td>
-                <td>{rule.lastValue === null ? '–' : `${formatMetricValue(rule.metric, rule.lastValue)} (${rule.lastRequests ?? 0} req)`}</td>
-                <td>{rule.webhookIds.length === 0 ? 'no target' : `${rule.webhookIds.length} webhook${rule.webhookIds.length === 1 ? '' : 's'}`}</td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => test(rule)}>
-                    Test<span className="visually-hidden"> {rule.when}</span>
-                  </button>{' '}
-                  <ConfirmButton label="Remove" what={`the rule ${rule.when} on ${scope(rule)}`} onConfirm={() => remove(rule)} />
-                </td>
-              </tr>
-            ))}
+        <Table
+          caption="Alert rules of this source, with their state"
+          columns={['State', 'When', 'On', 'Spans', 'Last', 'Notifies']}
+          actions
+        >
+          {rules.map((rule) => (
+            <tr key={rule.id} className={STATE_CLASS[rule.state]}>
+              <td>
+                <span className="level">{rule.state}</span>{' '}
+                <span className="muted">since {formatLocalTime(rule.stateSince)}</span>
+              </td>
+              <th scope="row">
+                <code>{rule.when}</code>
+              </th>
+              <td>{scope(rule)}</td>
+              <td>{spans(rule)}</td>
+              <td>
+                {rule.lastValue === null
+                  ? '–'
+                  : `${formatMetricValue(rule.metric, rule.lastValue)} (${rule.lastRequests ?? 0} req)`}
+              </td>
+              <td>
+                {rule.webhookIds.length === 0
+                  ? 'no target'
+                  : `${rule.webhookIds.length} webhook${rule.webhookIds.length === 1 ? '' : 's'}`}
+              </td>
+              <td className="row-actions">
+                <button type="button" onClick={() => test(rule)}>
+                  Test<span className="visually-hidden"> {rule.when}</span>
+                </button>{' '}
+                <ConfirmButton
+                  label="Remove"
+                  what={`the rule ${rule.when} on ${scope(rule)}`}
+                  onConfirm={() => remove(rule)}
+                />
+              </td>
+            </tr>
+          ))}
         </Table>
       )}
       <AddAlertRule
@@ -102,23 +146,26 @@ export function AlertsView({ client, sourceId, onError }: AlertsViewProps) {
         {history === undefined || history.length === 0 ? (
           <p className="empty">No transition yet.</p>
         ) : (
-          <Table caption="The newest 50 transitions" columns={['At', 'When', 'Change', 'Value', 'Threshold', 'Requests']}>
-              {history.map((e) => (
-                <tr key={e.id} className={STATE_CLASS[e.to]}>
-                  <td>{formatLocalTime(e.at)}</td>
-                  <td>
-                    <code>{e.when}</code>
-                  </td>
-                  <td>
-                    <span className="level">
-                      {e.from} → {e.to}
-                    </span>
-                  </td>
-                  <td>{shown(e, e.value)}</td>
-                  <td>{shown(e, e.threshold)}</td>
-                  <td>{e.requests}</td>
-                </tr>
-              ))}
+          <Table
+            caption="The newest 50 transitions"
+            columns={['At', 'When', 'Change', 'Value', 'Threshold', 'Requests']}
+          >
+            {history.map((e) => (
+              <tr key={e.id} className={STATE_CLASS[e.to]}>
+                <td>{formatLocalTime(e.at)}</td>
+                <td>
+                  <code>{e.when}</code>
+                </td>
+                <td>
+                  <span className="level">
+                    {e.from} → {e.to}
+                  </span>
+                </td>
+                <td>{shown(e, e.value)}</td>
+                <td>{shown(e, e.threshold)}</td>
+                <td>{e.requests}</td>
+              </tr>
+            ))}
           </Table>
         )}
       </section>

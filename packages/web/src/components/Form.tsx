@@ -6,12 +6,17 @@ export interface FieldProps {
   readonly error: string | undefined;
   readonly hint?: string;
   /** The input, select or fieldset; it gets `id`, and `aria-describedby` when there is an error. */
-  readonly children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby': string | undefined }) => ReactNode;
+  readonly children: (props: {
+    id: string;
+    'aria-invalid': boolean;
+    'aria-describedby': string | undefined;
+  }) => ReactNode;
 }
 
 /** A labelled input with the API's message for it underneath (a 400's issue with its path). */
 export function Field({ id, label, error, hint, children }: FieldProps) {
-  const described = [error ? `${id}-error` : undefined, hint ? `${id}-hint` : undefined].filter(Boolean).join(' ') || undefined;
+  const described =
+    [error ? `${id}-error` : undefined, hint ? `${id}-hint` : undefined].filter(Boolean).join(' ') || undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>

@@ -16,7 +16,10 @@ export function LinkedLogs({ client, sourceId, entryId, entryCreatedAt, onOpenLo
   const [found, setFound] = useState<Found | undefined>();
   useEffect(() => {
     let live = true;
-    linkedLogs(client, sourceId, entryId, entryCreatedAt).then((f) => live && setFound(f), (error: unknown) => live && onError(error));
+    linkedLogs(client, sourceId, entryId, entryCreatedAt).then(
+      (f) => live && setFound(f),
+      (error: unknown) => live && onError(error),
+    );
     return () => {
       live = false;
     };

@@ -21,19 +21,33 @@ const log = (i: number, over: Partial<CoreLog> = {}): CoreLog => ({
   ...over,
 });
 /** `count` logs, newest first, served a page at a time as the daemon does. */
-const logsOf = (all: readonly CoreLog[]): Handler => (input) => {
-  const { page: p = 1, limit = 10 } = input.query as { page?: number; limit?: number };
-  return { statusCode: 200, ...page(all.slice((p - 1) * limit, p * limit), all.length, p, limit) };
-};
+const logsOf =
+  (all: readonly CoreLog[]): Handler =>
+  (input) => {
+    const { page: p = 1, limit = 10 } = input.query as { page?: number; limit?: number };
+    return { statusCode: 200, ...page(all.slice((p - 1) * limit, p * limit), all.length, p, limit) };
+  };
 const handlers = (entries: [Endpoint, Handler][]) => new Map<Endpoint, Handler>(entries);
 
 describe('LogsView', () => {
   it('lists the logs newest first as text, and a log naming an entry opens it', async () => {
     const all = [log(1, { title: '<img src=x onerror=alert(1)>', httpTrafficId: uuid(7) }), log(2)];
     const onOpenEntry = vi.fn();
-    render(<LogsView client={fakeClient(handlers([[contract.listCoreLogs, logsOf(all)]]))} sourceId={SOURCE} logId={undefined} onOpenLog={() => {}} onOpenEntry={onOpenEntry} onError={() => {}} />);
+    render(
+      <LogsView
+        client={fakeClient(handlers([[contract.listCoreLogs, logsOf(all)]]))}
+        sourceId={SOURCE}
+        logId={undefined}
+        onOpenLog={() => {}}
+        onOpenEntry={onOpenEntry}
+        onError={() => {}}
+      />,
+    );
     const items = await screen.findAllByRole('listitem');
-    expect(items.map((i) => i.querySelector('.log-title')?.textContent)).toEqual(['<img src=x onerror=alert(1)>', 'Log 2']);
+    expect(items.map((i) => i.querySelector('.log-title')?.textContent)).toEqual([
+      '<img src=x onerror=alert(1)>',
+      'Log 2',
+    ]);
     expect(document.querySelector('.logs img')).toBeNull();
     expect(screen.getByText('2 in all, page 1 of 1')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Entry of <img src=x onerror=alert(1)>' }));
@@ -41,9 +55,20 @@ describe('LogsView', () => {
   });
 
   it('opens at the log a link names, reading pages until it is found, with its stack', async () => {
-    const all = Array.from({ length: 250 }, (_, i) => log(i, i === 230 ? { stack: 'Error: boom\n    at db.ts:1' } : {}));
+    const all = Array.from({ length: 250 }, (_, i) =>
+      log(i, i === 230 ? { stack: 'Error: boom\n    at db.ts:1' } : {}),
+    );
     const client = fakeClient(handlers([[contract.listCoreLogs, logsOf(all)]]));
-    render(<LogsView client={client} sourceId={SOURCE} logId={uuid(1230)} onOpenLog={() => {}} onOpenEntry={() => {}} onError={() => {}} />);
+    render(
+      <LogsView
+        client={client}
+        sourceId={SOURCE}
+        logId={uuid(1230)}
+        onOpenLog={() => {}}
+        onOpenEntry={() => {}}
+        onError={() => {}}
+      />,
+    );
     expect(await screen.findByText('250 in all, page 3 of 3')).toBeTruthy();
     expect(screen.getByRole('button', { expanded: true }).textContent).toContain('Log 230');
     expect(document.querySelector('.log-detail pre')?.textContent).toBe('Error: boom\n    at db.ts:1');
@@ -51,14 +76,47 @@ describe('LogsView', () => {
   });
 
   it('says so when the log a link names is not there', async () => {
-    render(<LogsView client={fakeClient(handlers([[contract.listCoreLogs, logsOf([log(1)])]]))} sourceId={SOURCE} logId={uuid(99)} onOpenLog={() => {}} onOpenEntry={() => {}} onError={() => {}} />);
-    expect((await screen.findByRole('alert')).textContent).toContain(`Core log ${uuid(99)} is not among the newest 5000`);
+    render(
+      <LogsView
+        client={fakeClient(handlers([[contract.listCoreLogs, logsOf([log(1)])]]))}
+        sourceId={SOURCE}
+        logId={uuid(99)}
+        onOpenLog={() => {}}
+        onOpenEntry={() => {}}
+        onError={() => {}}
+      />,
+    );
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      `Core log ${uuid(99)} is not among the newest 5000`,
+    );
   });
 
   it('hands an API error to the shell', async () => {
-    const failure = new ApiError(503, { statusCode: 503, error: 'The database is unavailable', code: 'database_unavailable' });
+    const failure = new ApiError(503, {
+      statusCode: 503,
+      error: 'The database is unavailable',
+      code: 'database_unavailable',
+    });
     const onError = vi.fn();
-    render(<LogsView client={fakeClient(handlers([[contract.listCoreLogs, () => { throw failure; }]]))} sourceId={SOURCE} logId={undefined} onOpenLog={() => {}} onOpenEntry={() => {}} onError={onError} />);
+    render(
+      <LogsView
+        client={fakeClient(
+          handlers([
+            [
+              contract.listCoreLogs,
+              () => {
+                throw failure;
+              },
+            ],
+          ]),
+        )}
+        sourceId={SOURCE}
+        logId={undefined}
+        onOpenLog={() => {}}
+        onOpenEntry={() => {}}
+        onError={onError}
+      />,
+    );
     await waitFor(() => expect(onError).toHaveBeenCalledWith(failure));
   });
 });
@@ -68,14 +126,32 @@ describe('LinkedLogs', () => {
     const entry = uuid(7);
     const all = [log(1), log(2, { httpTrafficId: entry, title: 'Deadlock' }), log(3, { httpTrafficId: uuid(8) })];
     const onOpenLog = vi.fn();
-    render(<LinkedLogs client={fakeClient(handlers([[contract.listCoreLogs, logsOf(all)]]))} sourceId={SOURCE} entryId={entry} entryCreatedAt={all[0]?.createdAt ?? ''} onOpenLog={onOpenLog} onError={() => {}} />);
+    render(
+      <LinkedLogs
+        client={fakeClient(handlers([[contract.listCoreLogs, logsOf(all)]]))}
+        sourceId={SOURCE}
+        entryId={entry}
+        entryCreatedAt={all[0]?.createdAt ?? ''}
+        onOpenLog={onOpenLog}
+        onError={() => {}}
+      />,
+    );
     fireEvent.click(await screen.findByRole('button', { name: 'Deadlock' }));
     expect(screen.getAllByRole('listitem')).toHaveLength(1);
     expect(onOpenLog).toHaveBeenCalledWith(uuid(1002));
   });
 
   it('says when none does', async () => {
-    render(<LinkedLogs client={fakeClient(handlers([[contract.listCoreLogs, logsOf([log(1)])]]))} sourceId={SOURCE} entryId={uuid(7)} entryCreatedAt="2026-11-26T10:00:00.000Z" onOpenLog={() => {}} onError={() => {}} />);
+    render(
+      <LinkedLogs
+        client={fakeClient(handlers([[contract.listCoreLogs, logsOf([log(1)])]]))}
+        sourceId={SOURCE}
+        entryId={uuid(7)}
+        entryCreatedAt="2026-11-26T10:00:00.000Z"
+        onOpenLog={() => {}}
+        onError={() => {}}
+      />,
+    );
     expect(await screen.findByText('No core log names this entry.')).toBeTruthy();
   });
 });

@@ -12,7 +12,9 @@ export interface LogsViewProps {
   readonly onError: (error: unknown) => void;
 }
 
-type Loaded = { readonly kind: 'loading' } | { readonly kind: 'page'; readonly page: number; readonly answer: Page<CoreLog>; readonly missing: boolean };
+type Loaded =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'page'; readonly page: number; readonly answer: Page<CoreLog>; readonly missing: boolean };
 
 /** The source's core logs, newest first, a page at a time, as `tapline logs` lists them. */
 export function LogsView({ client, sourceId, logId, onOpenLog, onOpenEntry, onError }: LogsViewProps) {
@@ -32,7 +34,10 @@ export function LogsView({ client, sourceId, logId, onOpenLog, onOpenEntry, onEr
       const at = page ?? 1;
       return { kind: 'page', page: at, answer: await listLogs(client, sourceId, at), missing: false };
     };
-    load().then((next) => live && setLoaded(next), (error: unknown) => live && onError(error));
+    load().then(
+      (next) => live && setLoaded(next),
+      (error: unknown) => live && onError(error),
+    );
     return () => {
       live = false;
     };
@@ -63,7 +68,8 @@ export function LogsView({ client, sourceId, logId, onOpenLog, onOpenEntry, onEr
       </div>
       {missing && (
         <p className="error" role="alert">
-          Core log <code>{logId}</code> is not among the newest {FIND_PAGES * LOG_PAGE} of this source: it may have been deleted, or the link names another source.
+          Core log <code>{logId}</code> is not among the newest {FIND_PAGES * LOG_PAGE} of this source: it may have been
+          deleted, or the link names another source.
         </p>
       )}
       {answer.data.length === 0 ? (
@@ -73,8 +79,18 @@ export function LogsView({ client, sourceId, logId, onOpenLog, onOpenEntry, onEr
           {answer.data.map((log) => {
             const open = log.id === logId;
             return (
-              <li key={log.id} id={`log-${log.id}`} ref={open ? opened : undefined} className={open ? 'log open' : 'log'}>
-                <button type="button" className="log-head" aria-expanded={open} onClick={() => onOpenLog(open ? undefined : log.id)}>
+              <li
+                key={log.id}
+                id={`log-${log.id}`}
+                ref={open ? opened : undefined}
+                className={open ? 'log open' : 'log'}
+              >
+                <button
+                  type="button"
+                  className="log-head"
+                  aria-expanded={open}
+                  onClick={() => onOpenLog(open ? undefined : log.id)}
+                >
                   <time dateTime={log.createdAt}>{formatLocalTime(log.createdAt)}</time>
                   <span className="layer">{log.layer || '-'}</span>
                   <span className="log-source">{log.source || '-'}</span>

@@ -1,4 +1,13 @@
-import { ApiError, contract, formatLatency, formatLocalTime, type HttpTrafficRecord, recordUrl, type TaplineClient, toCurl } from '@tapline/shared/browser';
+import {
+  ApiError,
+  contract,
+  formatLatency,
+  formatLocalTime,
+  type HttpTrafficRecord,
+  recordUrl,
+  type TaplineClient,
+  toCurl,
+} from '@tapline/shared/browser';
 import { useEffect, useState } from 'react';
 import { DiffTable } from './DiffTable.js';
 import { LinkedLogs } from './LinkedLogs.js';
@@ -21,7 +30,10 @@ export interface RecordViewProps {
   readonly onError: (error: unknown) => void;
 }
 
-type Loaded = { readonly kind: 'loading' } | { readonly kind: 'missing' } | { readonly kind: 'record'; readonly record: HttpTrafficRecord };
+type Loaded =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'record'; readonly record: HttpTrafficRecord };
 
 /** One whole record: request and response side by side, timing, copy as curl, its core logs. */
 export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onError }: RecordViewProps) {
@@ -52,7 +64,8 @@ export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onErr
       <section className="not-found" aria-label="Entry not found">
         <h1>Entry not found</h1>
         <p>
-          There is no entry <code>{entryId}</code> in this source: it may have been deleted by retention, or the link names another source.
+          There is no entry <code>{entryId}</code> in this source: it may have been deleted by retention, or the link
+          names another source.
         </p>
         {back}
       </section>
@@ -80,7 +93,8 @@ export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onErr
       <div className="record-head">
         {back}
         <h1>
-          <span className="method">{record.method}</span> <span className={`status status-${Math.floor(record.status / 100)}xx`}>{record.status}</span>{' '}
+          <span className="method">{record.method}</span>{' '}
+          <span className={`status status-${Math.floor(record.status / 100)}xx`}>{record.status}</span>{' '}
           <span className="target">{recordUrl(record)}</span>
         </h1>
       </div>
@@ -121,10 +135,22 @@ export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onErr
         {curl}
       </pre>
       <div className="sides">
-        <Message title="Request" headers={record.request.headers} query={record.request.queryParams} body={record.request.body} />
+        <Message
+          title="Request"
+          headers={record.request.headers}
+          query={record.request.queryParams}
+          body={record.request.body}
+        />
         <Message title="Response" headers={record.response.headers} body={record.response.body} />
       </div>
-      <LinkedLogs client={client} sourceId={sourceId} entryId={record.id} entryCreatedAt={record.createdAt} onOpenLog={onOpenLog} onError={onError} />
+      <LinkedLogs
+        client={client}
+        sourceId={sourceId}
+        entryId={record.id}
+        entryCreatedAt={record.createdAt}
+        onOpenLog={onOpenLog}
+        onError={onError}
+      />
     </article>
   );
 }

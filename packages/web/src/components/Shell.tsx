@@ -18,7 +18,12 @@ export interface ShellProps {
   readonly onSignedOut: (reason?: string) => void;
 }
 
-const VIEW_KEYS: Readonly<Record<string, Exclude<View, 'record'>>> = { r: 'routes', l: 'logs', w: 'webhooks', a: 'alerts' };
+const VIEW_KEYS: Readonly<Record<string, Exclude<View, 'record'>>> = {
+  r: 'routes',
+  l: 'logs',
+  w: 'webhooks',
+  a: 'alerts',
+};
 
 /** Header (source, views, sign out) and the view the address names. */
 export function Shell({ session, onSignedOut }: ShellProps) {
@@ -38,7 +43,10 @@ export function Shell({ session, onSignedOut }: ShellProps) {
   );
 
   const loadSources = useCallback(
-    () => session.client.call(contract.listTrafficSources, { query: { limit: 1000 } }).then((page) => setSources(page.data), onError),
+    () =>
+      session.client
+        .call(contract.listTrafficSources, { query: { limit: 1000 } })
+        .then((page) => setSources(page.data), onError),
     [session, onError],
   );
   useEffect(() => {
@@ -46,7 +54,9 @@ export function Shell({ session, onSignedOut }: ShellProps) {
   }, [loadSources]);
   const onSourceAdded = (added: TrafficSource) => {
     setAdding(false);
-    void loadSources().then(() => update({ source: added.id, view: 'traffic', entry: undefined, q: '', log: undefined, webhook: undefined }));
+    void loadSources().then(() =>
+      update({ source: added.id, view: 'traffic', entry: undefined, q: '', log: undefined, webhook: undefined }),
+    );
   };
 
   const source = state.source ?? sources?.[0]?.id;
@@ -54,12 +64,23 @@ export function Shell({ session, onSignedOut }: ShellProps) {
     if (!state.source && source) update({ source }, true);
   }, [state.source, source, update]);
 
-  const go = useCallback((view: Exclude<View, 'record'>) => update({ view, entry: undefined, log: undefined, webhook: undefined }), [update]);
+  const go = useCallback(
+    (view: Exclude<View, 'record'>) => update({ view, entry: undefined, log: undefined, webhook: undefined }),
+    [update],
+  );
   useEffect(() => {
     // The terminal UI's keys from its live table (docs/ui.md): r routes, l core logs, w webhooks, a alerts.
     const onKey = (event: KeyboardEvent) => {
       const target = event.target;
-      if (event.ctrlKey || event.metaKey || event.altKey || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
+      if (
+        event.ctrlKey ||
+        event.metaKey ||
+        event.altKey ||
+        target instanceof HTMLInputElement ||
+        target instanceof HTMLTextAreaElement ||
+        target instanceof HTMLSelectElement
+      )
+        return;
       const view = VIEW_KEYS[event.key];
       if (view) go(view);
     };
@@ -86,7 +107,12 @@ export function Shell({ session, onSignedOut }: ShellProps) {
         </nav>
         <label className="source-picker">
           Source
-          <select value={source ?? ''} onChange={(e) => update({ source: e.target.value, entry: undefined, q: '', log: undefined, webhook: undefined })}>
+          <select
+            value={source ?? ''}
+            onChange={(e) =>
+              update({ source: e.target.value, entry: undefined, q: '', log: undefined, webhook: undefined })
+            }
+          >
             {sources?.map((s) => (
               <option key={s.id} value={s.id}>
                 {s.name}
@@ -116,19 +142,59 @@ export function Shell({ session, onSignedOut }: ShellProps) {
         {sources === undefined ? (
           <p role="status">Loading sources…</p>
         ) : !source ? (
-          <p>No traffic source yet. Add one with <strong>Add source</strong> above, or <code>tapline sources add</code>.</p>
+          <p>
+            No traffic source yet. Add one with <strong>Add source</strong> above, or <code>tapline sources add</code>.
+          </p>
         ) : state.view === 'record' && state.entry ? (
-          <RecordView key={state.entry} client={session.client} sourceId={source} entryId={state.entry} onError={onError} onBack={() => update({ view: 'traffic', entry: undefined })} onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })} />
+          <RecordView
+            key={state.entry}
+            client={session.client}
+            sourceId={source}
+            entryId={state.entry}
+            onError={onError}
+            onBack={() => update({ view: 'traffic', entry: undefined })}
+            onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })}
+          />
         ) : state.view === 'logs' ? (
-          <LogsView key={source} client={session.client} sourceId={source} logId={state.log} onOpenLog={(log) => update({ log }, true)} onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })} onError={onError} />
+          <LogsView
+            key={source}
+            client={session.client}
+            sourceId={source}
+            logId={state.log}
+            onOpenLog={(log) => update({ log }, true)}
+            onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })}
+            onError={onError}
+          />
         ) : state.view === 'webhooks' ? (
-          <WebhooksView key={source} client={session.client} sourceId={source} webhookId={state.webhook} onShowDeliveries={(webhook) => update({ webhook }, true)} onError={onError} />
+          <WebhooksView
+            key={source}
+            client={session.client}
+            sourceId={source}
+            webhookId={state.webhook}
+            onShowDeliveries={(webhook) => update({ webhook }, true)}
+            onError={onError}
+          />
         ) : state.view === 'alerts' ? (
           <AlertsView key={source} client={session.client} sourceId={source} onError={onError} />
         ) : state.view === 'routes' ? (
-          <RoutesView client={session.client} sourceId={source} since={state.since} onSince={(since) => update({ since })} onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })} onError={onError} />
+          <RoutesView
+            client={session.client}
+            sourceId={source}
+            since={state.since}
+            onSince={(since) => update({ since })}
+            onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })}
+            onError={onError}
+          />
         ) : (
-          <TrafficView key={`${source} ${state.q}`} client={session.client} sourceId={source} q={state.q} onQuery={(q) => update({ q }, true)} onOpen={(entry) => update({ view: 'record', entry })} onError={onError} />
+          <TrafficView
+            key={`${source} ${state.q}`}
+            client={session.client}
+            sourceId={source}
+            q={state.q}
+            onQuery={(q) => update({ q }, true)}
+            onOpen={(entry) => update({ view: 'record', entry })}
+            onError={onError}
+          />
         )}
       </main>
     </div>

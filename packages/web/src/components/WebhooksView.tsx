@@ -1,4 +1,14 @@
-import { contract, type CreatedWebhook, formatLocalTime, type TaplineClient, type Webhook, WEBHOOK_LEVELS, WEBHOOK_TYPES, WEBHOOK_URL_RULES, type WebhookType } from '@tapline/shared/browser';
+import {
+  contract,
+  type CreatedWebhook,
+  formatLocalTime,
+  type TaplineClient,
+  type Webhook,
+  WEBHOOK_LEVELS,
+  WEBHOOK_TYPES,
+  WEBHOOK_URL_RULES,
+  type WebhookType,
+} from '@tapline/shared/browser';
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { describeError, fieldErrors } from '../errors.js';
 import { Deliveries } from './Deliveries.js';
@@ -22,7 +32,10 @@ export function WebhooksView({ client, sourceId, webhookId, onShowDeliveries, on
   const [deliveriesAt, setDeliveriesAt] = useState(0);
 
   const load = useCallback(
-    () => client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } }).then((page) => setHooks(page.data), onError),
+    () =>
+      client
+        .call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } })
+        .then((page) => setHooks(page.data), onError),
     [client, sourceId, onError],
   );
   useEffect(() => {
@@ -31,18 +44,32 @@ export function WebhooksView({ client, sourceId, webhookId, onShowDeliveries, on
 
   const test = (hook: Webhook) => {
     setSaid({ text: `Sending a test message to ${hook.value}…`, bad: false });
-    client.call(contract.testWebhook, { params: { webhookId: hook.id } }).then(({ delivered, attempt }) => {
-      const answer = attempt.statusCode === null ? (attempt.error ?? 'no answer') : `HTTP ${attempt.statusCode}${attempt.error ? `, ${attempt.error}` : ''}`;
-      setSaid({ text: delivered ? `Test delivered to ${hook.value} (${answer}).` : `Test not delivered to ${hook.value}: ${answer}.`, bad: !delivered });
-      setDeliveriesAt((n) => n + 1);
-    }, (error: unknown) => setSaid({ text: describeError(error), bad: true }));
+    client.call(contract.testWebhook, { params: { webhookId: hook.id } }).then(
+      ({ delivered, attempt }) => {
+        const answer =
+          attempt.statusCode === null
+            ? (attempt.error ?? 'no answer')
+            : `HTTP ${attempt.statusCode}${attempt.error ? `, ${attempt.error}` : ''}`;
+        setSaid({
+          text: delivered
+            ? `Test delivered to ${hook.value} (${answer}).`
+            : `Test not delivered to ${hook.value}: ${answer}.`,
+          bad: !delivered,
+        });
+        setDeliveriesAt((n) => n + 1);
+      },
+      (error: unknown) => setSaid({ text: describeError(error), bad: true }),
+    );
   };
   const remove = (hook: Webhook) => {
-    client.call(contract.deleteWebhook, { params: { webhookId: hook.id } }).then(() => {
-      setSaid({ text: `Deleted the webhook to ${hook.value}.`, bad: false });
-      if (webhookId === hook.id) onShowDeliveries(undefined);
-      void load();
-    }, (error: unknown) => setSaid({ text: describeError(error), bad: true }));
+    client.call(contract.deleteWebhook, { params: { webhookId: hook.id } }).then(
+      () => {
+        setSaid({ text: `Deleted the webhook to ${hook.value}.`, bad: false });
+        if (webhookId === hook.id) onShowDeliveries(undefined);
+        void load();
+      },
+      (error: unknown) => setSaid({ text: describeError(error), bad: true }),
+    );
   };
 
   const shown = hooks?.find((h) => h.id === webhookId);
@@ -56,27 +83,31 @@ export function WebhooksView({ client, sourceId, webhookId, onShowDeliveries, on
         <p className="empty">No webhook for this source yet.</p>
       ) : (
         <Table caption="Webhooks of this source" columns={['Type', 'Level', 'URL', 'Added']} actions>
-            {hooks.map((hook) => (
-              <tr key={hook.id} aria-selected={hook.id === webhookId}>
-                <td>{hook.type}</td>
-                <td className={`level-${hook.level}`}>
-                  <span className="level">{hook.level}</span>
-                </td>
-                <th scope="row" className="target">
-                  {hook.value}
-                </th>
-                <td>{formatLocalTime(hook.createdAt)}</td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => test(hook)}>
-                    Test<span className="visually-hidden"> {hook.value}</span>
-                  </button>{' '}
-                  <button type="button" aria-pressed={hook.id === webhookId} onClick={() => onShowDeliveries(hook.id === webhookId ? undefined : hook.id)}>
-                    Deliveries<span className="visually-hidden"> of {hook.value}</span>
-                  </button>{' '}
-                  <ConfirmButton label="Delete" what={`the webhook to ${hook.value}`} onConfirm={() => remove(hook)} />
-                </td>
-              </tr>
-            ))}
+          {hooks.map((hook) => (
+            <tr key={hook.id} aria-selected={hook.id === webhookId}>
+              <td>{hook.type}</td>
+              <td className={`level-${hook.level}`}>
+                <span className="level">{hook.level}</span>
+              </td>
+              <th scope="row" className="target">
+                {hook.value}
+              </th>
+              <td>{formatLocalTime(hook.createdAt)}</td>
+              <td className="row-actions">
+                <button type="button" onClick={() => test(hook)}>
+                  Test<span className="visually-hidden"> {hook.value}</span>
+                </button>{' '}
+                <button
+                  type="button"
+                  aria-pressed={hook.id === webhookId}
+                  onClick={() => onShowDeliveries(hook.id === webhookId ? undefined : hook.id)}
+                >
+                  Deliveries<span className="visually-hidden"> of {hook.value}</span>
+                </button>{' '}
+                <ConfirmButton label="Delete" what={`the webhook to ${hook.value}`} onConfirm={() => remove(hook)} />
+              </td>
+            </tr>
+          ))}
         </Table>
       )}
       {created?.secret && (
@@ -100,7 +131,15 @@ export function WebhooksView({ client, sourceId, webhookId, onShowDeliveries, on
 
 const FIELDS = ['type', 'level', 'value'] as const;
 
-function AddWebhook({ client, sourceId, onAdded }: { readonly client: TaplineClient; readonly sourceId: string; readonly onAdded: (hook: CreatedWebhook) => void }) {
+function AddWebhook({
+  client,
+  sourceId,
+  onAdded,
+}: {
+  readonly client: TaplineClient;
+  readonly sourceId: string;
+  readonly onAdded: (hook: CreatedWebhook) => void;
+}) {
   const [type, setType] = useState<WebhookType>('http');
   const [level, setLevel] = useState<(typeof WEBHOOK_LEVELS)[number]>('fatal');
   const [value, setValue] = useState('');
@@ -128,7 +167,11 @@ function AddWebhook({ client, sourceId, onAdded }: { readonly client: TaplineCli
       <h2>Add a webhook</h2>
       <Field id="webhook-type" label="Type" error={errors.type}>
         {(props) => (
-          <select {...props} value={type} onChange={(e) => setType(WEBHOOK_TYPES.find((t) => t === e.target.value) ?? 'http')}>
+          <select
+            {...props}
+            value={type}
+            onChange={(e) => setType(WEBHOOK_TYPES.find((t) => t === e.target.value) ?? 'http')}
+          >
             {WEBHOOK_TYPES.map((t) => (
               <option key={t}>{t}</option>
             ))}
@@ -137,7 +180,11 @@ function AddWebhook({ client, sourceId, onAdded }: { readonly client: TaplineCli
       </Field>
       <Field id="webhook-level" label="Level" error={errors.level} hint="entries of this level and worse">
         {(props) => (
-          <select {...props} value={level} onChange={(e) => setLevel(WEBHOOK_LEVELS.find((l) => l === e.target.value) ?? 'fatal')}>
+          <select
+            {...props}
+            value={level}
+            onChange={(e) => setLevel(WEBHOOK_LEVELS.find((l) => l === e.target.value) ?? 'fatal')}
+          >
             {WEBHOOK_LEVELS.map((l) => (
               <option key={l}>{l}</option>
             ))}

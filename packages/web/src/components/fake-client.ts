@@ -1,11 +1,20 @@
-import { ApiError, type ClientInput, type Endpoint, type ResponseOf, type TaplineClient } from '@tapline/shared/browser';
+import {
+  ApiError,
+  type ClientInput,
+  type Endpoint,
+  type ResponseOf,
+  type TaplineClient,
+} from '@tapline/shared/browser';
 
 /** What one endpoint of the fake answers: the parsed answer, or an error thrown as the client would. */
 export type Handler = (input: { params?: unknown; query?: unknown; body?: unknown }) => unknown;
 
 export interface FakeClient extends TaplineClient {
   /** Every call made, as `METHOD path` with its input, in order. */
-  readonly calls: { readonly endpoint: Endpoint; readonly input: { params?: unknown; query?: unknown; body?: unknown } }[];
+  readonly calls: {
+    readonly endpoint: Endpoint;
+    readonly input: { params?: unknown; query?: unknown; body?: unknown };
+  }[];
 }
 
 /**
@@ -35,8 +44,16 @@ export function fakeClient(handlers: ReadonlyMap<Endpoint, Handler>): FakeClient
 
 /** A 400 as the daemon sends it, with its issues by field. */
 export const invalid = (issues: readonly { readonly path: string; readonly message: string }[]) =>
-  new ApiError(400, { statusCode: 400, error: issues[0]?.message ?? 'invalid', code: 'validation_failed', issues: [...issues] });
+  new ApiError(400, {
+    statusCode: 400,
+    error: issues[0]?.message ?? 'invalid',
+    code: 'validation_failed',
+    issues: [...issues],
+  });
 
-export const page = <T>(data: readonly T[], total = data.length, p = 1, limit = 100) => ({ data, meta: { total, page: p, limit } });
+export const page = <T>(data: readonly T[], total = data.length, p = 1, limit = 100) => ({
+  data,
+  meta: { total, page: p, limit },
+});
 
 export const uuid = (i: number) => `01a1fc99-9069-75ce-b9c9-${String(i).padStart(12, '0')}`;

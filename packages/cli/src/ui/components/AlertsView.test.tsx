@@ -8,7 +8,16 @@ let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
 function start(api: FakeApi) {
-  const view = render(<Session api={api} source={SOURCE} size={size} feedOptions={{ flushMs: 20, statsMs: 50 }} alertsMs={50} onQuit={() => {}} />);
+  const view = render(
+    <Session
+      api={api}
+      source={SOURCE}
+      size={size}
+      feedOptions={{ flushMs: 20, statsMs: 50 }}
+      alertsMs={50}
+      onQuit={() => {}}
+    />,
+  );
   cleanup = view.unmount;
   return view;
 }
@@ -20,15 +29,34 @@ describe('Session: firing alerts in the header and behind a', () => {
     const api = new FakeApi([makeEntry({ pathname: '/checkout' })]);
     const since = new Date(Date.now() - 5 * 60_000).toISOString();
     const slow = makeAlertRule({ state: 'firing', stateSince: since, lastValue: 912, lastRequests: 40 });
-    const errors = makeAlertRule({ when: 'error_rate > 5%', metric: 'error_rate', threshold: 0.05, route: '/orders', method: 'POST', state: 'pending' });
-    const quiet = makeAlertRule({ when: 'requests < 10/min', metric: 'requests', operator: '<', threshold: 10, route: null, method: null, state: 'ok' });
+    const errors = makeAlertRule({
+      when: 'error_rate > 5%',
+      metric: 'error_rate',
+      threshold: 0.05,
+      route: '/orders',
+      method: 'POST',
+      state: 'pending',
+    });
+    const quiet = makeAlertRule({
+      when: 'requests < 10/min',
+      metric: 'requests',
+      operator: '<',
+      threshold: 10,
+      route: null,
+      method: null,
+      state: 'ok',
+    });
     api.alertRules = [slow, errors, quiet];
     const { lastFrame, stdin } = start(api);
     await frameWith(lastFrame, '/checkout');
     expect(headerOf(await frameWith(lastFrame, '1 alert firing'))).toContain('▲ 1 alert firing');
 
     // A rule that starts firing shows without a key; one that resolves leaves the count.
-    api.alertRules = [slow, { ...errors, state: 'firing', stateSince: new Date().toISOString(), lastValue: 0.125 }, quiet];
+    api.alertRules = [
+      slow,
+      { ...errors, state: 'firing', stateSince: new Date().toISOString(), lastValue: 0.125 },
+      quiet,
+    ];
     expect(headerOf(await frameWith(lastFrame, '2 alerts firing'))).toContain('▲ 2 alerts firing');
     expect(lastFrame()).toContain('a alerts');
 
@@ -45,7 +73,10 @@ describe('Session: firing alerts in the header and behind a', () => {
     await press(stdin, KEYS.escape);
     await frameWith(lastFrame, 'DOMAIN+PATH');
     api.alertRules = api.alertRules.map((r) => ({ ...r, state: 'ok' as const }));
-    await until(() => headerOf(lastFrame() ?? ''), (h) => !h.includes('firing'));
+    await until(
+      () => headerOf(lastFrame() ?? ''),
+      (h) => !h.includes('firing'),
+    );
     await press(stdin, 'a');
     await frameWith(lastFrame, 'No rule is firing.');
   });

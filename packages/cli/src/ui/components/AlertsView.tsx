@@ -21,7 +21,8 @@ export interface AlertsViewProps {
 export function AlertsView({ firing, error, width, rows, active, onBack }: AlertsViewProps) {
   const paint = usePaint();
   const { color } = useContext(PaletteContext);
-  const [header = '', ...lines] = firing && firing.length > 0 ? firingTable({ colors: createColors(color), width }, firing, Date.now()) : [];
+  const [header = '', ...lines] =
+    firing && firing.length > 0 ? firingTable({ colors: createColors(color), width }, firing, Date.now()) : [];
   const listRows = Math.max(1, rows - 2);
   const { offset: top, keys } = useScroll(lines.length, listRows);
   useKeymap({ ...keys, escape: onBack, backspace: onBack }, active);
@@ -32,7 +33,11 @@ export function AlertsView({ firing, error, width, rows, active, onBack }: Alert
         <Text dimColor>{firing ? ` · ${firing.length}` : ' loading…'}</Text>
       </Text>
       {error ? <Text color={paint('red')}>Could not load the alert rules: {error}</Text> : null}
-      {firing && firing.length === 0 ? <Text dimColor>No rule is firing. `tapline alerts list` shows every rule, `tapline alerts history` their changes.</Text> : null}
+      {firing && firing.length === 0 ? (
+        <Text dimColor>
+          No rule is firing. `tapline alerts list` shows every rule, `tapline alerts history` their changes.
+        </Text>
+      ) : null}
       {lines.length > 0 ? <Text wrap="truncate">{header}</Text> : null}
       {lines.slice(top, top + listRows).map((line, i) => (
         <Text key={firing?.[top + i]?.id ?? i} wrap="truncate">

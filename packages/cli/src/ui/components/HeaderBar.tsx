@@ -20,7 +20,9 @@ export interface HeaderBarProps {
  * What the live table is doing, said only when true: "following" needs a live stream and a table
  * that takes new entries; a stream that is down says so whatever the table does.
  */
-const CONNECTION: Readonly<Record<Exclude<FeedStatus['state'], 'live'> | 'following' | 'paused', { readonly text: string; readonly color: Tone }>> = {
+const CONNECTION: Readonly<
+  Record<Exclude<FeedStatus['state'], 'live'> | 'following' | 'paused', { readonly text: string; readonly color: Tone }>
+> = {
   connecting: { text: '◌ connecting…', color: 'gray' },
   reconnecting: { text: '○ reconnecting…', color: 'yellow' },
   failed: { text: '✕ not following', color: 'red' },
@@ -45,7 +47,8 @@ export function HeaderBar({ source, stats, status, following, width, firing = 0 
   return (
     <Box width={width}>
       <Text wrap="truncate">
-        <Text bold>tapline</Text> <Text color={paint('cyan')}>{source}</Text> <Text color={paint(conn.color)}>{conn.text}</Text>
+        <Text bold>tapline</Text> <Text color={paint('cyan')}>{source}</Text>{' '}
+        <Text color={paint(conn.color)}>{conn.text}</Text>
         {firing > 0 ? (
           <Text bold color={paint('red')}>
             {'  '}▲ {firing} alert{firing === 1 ? '' : 's'} firing
@@ -53,7 +56,8 @@ export function HeaderBar({ source, stats, status, following, width, firing = 0 
         ) : null}
         {'  '}
         {rate} req/s{'  '}
-        <Text color={paint('green')}>INFO {stats.levels.INFO}</Text> <Text color={paint('yellow')}>WARN {stats.levels.WARNING}</Text>{' '}
+        <Text color={paint('green')}>INFO {stats.levels.INFO}</Text>{' '}
+        <Text color={paint('yellow')}>WARN {stats.levels.WARNING}</Text>{' '}
         <Text color={paint('red')}>FATAL {stats.levels.FATAL}</Text>
         {'  '}p50 {ms(stats.p50)} p95 {ms(stats.p95)}
       </Text>

@@ -53,18 +53,39 @@ export function routeFilter(group: Pick<StatsGroup, 'route' | 'method'>): string
 function feedLine(feed: TrafficFeed, q: string): { text: string; tone: Tone } {
   if (feed.error) return { text: feed.error, tone: 'error' };
   // The attempt first: at 80 columns the reason (a URL and a code) is what gets cut.
-  if (feed.status.state === 'reconnecting') return { text: [`reconnecting, attempt ${feed.status.attempt}: ${feed.status.reason}`, ...(q ? [`filter: ${q}`] : [])].join('  ·  '), tone: 'warn' };
+  if (feed.status.state === 'reconnecting')
+    return {
+      text: [
+        `reconnecting, attempt ${feed.status.attempt}: ${feed.status.reason}`,
+        ...(q ? [`filter: ${q}`] : []),
+      ].join('  ·  '),
+      tone: 'warn',
+    };
   const parts: string[] = [];
-  if (!feed.table.following) parts.push(feed.table.unseen > 0 ? `paused · ${feed.table.unseen} new (space to follow)` : 'paused (space to follow)');
+  if (!feed.table.following)
+    parts.push(
+      feed.table.unseen > 0 ? `paused · ${feed.table.unseen} new (space to follow)` : 'paused (space to follow)',
+    );
   if (q) parts.push(`filter: ${q}`);
   if (feed.loadingOlder) parts.push('loading older entries…');
-  else if (feed.historyEnd && !feed.table.following && feed.table.selected === feed.table.entries.length - 1) parts.push('start of history');
+  else if (feed.historyEnd && !feed.table.following && feed.table.selected === feed.table.entries.length - 1)
+    parts.push('start of history');
   parts.push(`${feed.table.entries.length} loaded`);
   return { text: parts.join('  ·  '), tone: 'info' };
 }
 
 /** One source: the header, the live table or the screen opened from it, the status line, the keys. */
-export function Session({ api, source, size, initialFilter = '', recentFilters = [], onRecentFilters, feedOptions, alertsMs = ALERTS_MS, onQuit }: SessionProps) {
+export function Session({
+  api,
+  source,
+  size,
+  initialFilter = '',
+  recentFilters = [],
+  onRecentFilters,
+  feedOptions,
+  alertsMs = ALERTS_MS,
+  onQuit,
+}: SessionProps) {
   const [q, setQ] = useState(initialFilter);
   const [recent, setRecent] = useState<readonly string[]>(recentFilters);
   const [body, setBody] = useState<Body>('traffic');
@@ -127,7 +148,14 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
   const screen: Screen = filtering ? 'filter' : body === 'logs' ? 'logs' : body;
   return (
     <Box flexDirection="column" width={size.columns} height={height}>
-      <HeaderBar source={source.name} stats={feed.stats} status={feed.status} following={feed.table.following} width={size.columns} firing={alerts.data?.length ?? 0} />
+      <HeaderBar
+        source={source.name}
+        stats={feed.stats}
+        status={feed.status}
+        following={feed.table.following}
+        width={size.columns}
+        firing={alerts.data?.length ?? 0}
+      />
       {body === 'traffic' ? (
         <TrafficView
           feed={feed}
@@ -137,18 +165,56 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
           filtered={q !== ''}
           markedId={marked?.id}
           onOpen={(e) => open(e, 'record')}
-          onMark={(e) => (setMarked(e), say(`marked ${e.method} ${e.status} ${e.pathname} (${e.id.slice(0, 13)}); select another and press = to diff`))}
-          onDiff={(e) => (marked ? open(e, 'diff') : say('mark an entry with m first, then press = on another', 'warn'))}
+          onMark={(e) => (
+            setMarked(e),
+            say(
+              `marked ${e.method} ${e.status} ${e.pathname} (${e.id.slice(0, 13)}); select another and press = to diff`,
+            )
+          )}
+          onDiff={(e) =>
+            marked ? open(e, 'diff') : say('mark an entry with m first, then press = on another', 'warn')
+          }
         />
       ) : null}
       {body === 'record' && entry ? (
-        <RecordView api={api} source={source} entry={entry} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} />
+        <RecordView
+          api={api}
+          source={source}
+          entry={entry}
+          width={size.columns}
+          rows={bodyRows}
+          active
+          onBack={back}
+          onNotice={say}
+        />
       ) : null}
       {body === 'diff' && entry && marked ? (
-        <DiffView api={api} sourceId={source.id} a={marked} b={entry} width={size.columns} rows={bodyRows} active onBack={back} />
+        <DiffView
+          api={api}
+          sourceId={source.id}
+          a={marked}
+          b={entry}
+          width={size.columns}
+          rows={bodyRows}
+          active
+          onBack={back}
+        />
       ) : null}
-      {body === 'logs' ? <CoreLogsView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} /> : null}
-      {body === 'webhooks' ? <WebhooksView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} onNotice={say} onQuit={onQuit} /> : null}
+      {body === 'logs' ? (
+        <CoreLogsView api={api} sourceId={source.id} width={size.columns} rows={bodyRows} active onBack={back} />
+      ) : null}
+      {body === 'webhooks' ? (
+        <WebhooksView
+          api={api}
+          sourceId={source.id}
+          width={size.columns}
+          rows={bodyRows}
+          active
+          onBack={back}
+          onNotice={say}
+          onQuit={onQuit}
+        />
+      ) : null}
       {body === 'routes' ? (
         <RoutesView
           api={api}
@@ -163,7 +229,16 @@ export function Session({ api, source, size, initialFilter = '', recentFilters =
           }}
         />
       ) : null}
-      {body === 'alerts' ? <AlertsView firing={alerts.data} error={alerts.error} width={size.columns} rows={bodyRows} active onBack={back} /> : null}
+      {body === 'alerts' ? (
+        <AlertsView
+          firing={alerts.data}
+          error={alerts.error}
+          width={size.columns}
+          rows={bodyRows}
+          active
+          onBack={back}
+        />
+      ) : null}
       {body === 'help' ? <HelpView rows={bodyRows} /> : null}
       {filtering ? (
         <FilterPrompt

@@ -19,7 +19,11 @@ type AnyDB = Kysely<unknown>;
  * PostgreSQL: nothing to switch; autovacuum makes the space of deleted rows reusable.
  */
 export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
-  await db.schema.createIndex('webhook_deliveries_traffic').on('webhook_deliveries').column('http_traffic_id').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_traffic')
+    .on('webhook_deliveries')
+    .column('http_traffic_id')
+    .execute();
   await db.schema.createIndex('traffic_counts_pathname').on('traffic_counts').column('pathname_id').execute();
   if (dialect.backend !== 'sqlite') return;
   const { rows } = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(db);

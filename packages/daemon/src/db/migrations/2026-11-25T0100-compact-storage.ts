@@ -47,15 +47,24 @@ async function upPostgres(db: AnyDB): Promise<void> {
     from http_traffic as x left join requests as r on r.id = x.request_id left join responses as s on s.id = x.response_id
     where x.id = t.id`.execute(db);
   for (const column of ['request_headers', 'query_params', 'response_headers']) {
-    await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.setNotNull()).execute();
+    await db.schema
+      .alterTable('http_traffic')
+      .alterColumn(column, (c) => c.setNotNull())
+      .execute();
   }
-  for (const column of ['request_id', 'response_id']) await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.dropNotNull()).execute();
+  for (const column of ['request_id', 'response_id'])
+    await db.schema
+      .alterTable('http_traffic')
+      .alterColumn(column, (c) => c.dropNotNull())
+      .execute();
   for (const table of ['requests', 'responses']) await db.schema.dropTable(table).execute();
   for (const name of FILTER_INDEXES) await db.schema.dropIndex(name).execute();
 }
 
 async function upSqlite(db: AnyDB, dialect: SqlDialect): Promise<void> {
-  const columns = (await sql<{ name: string }>`select name from pragma_table_info('http_traffic')`.execute(db)).rows.map((r) => r.name);
+  const columns = (
+    await sql<{ name: string }>`select name from pragma_table_info('http_traffic')`.execute(db)
+  ).rows.map((r) => r.name);
   if (columns.includes('request_headers')) return; // swapped already; only the migrator's record was missing
   await createCompactTable(db);
   const dictionaries = await trainDictionaries(db, dialect);
@@ -67,15 +76,31 @@ async function upSqlite(db: AnyDB, dialect: SqlDialect): Promise<void> {
       for (const table of ['http_traffic', 'requests', 'responses']) await trx.schema.dropTable(table).execute();
       await trx.schema.alterTable('http_traffic_compact').renameTo('http_traffic').execute();
       const indexes: Record<string, string[]> = {
-        http_traffic_source_created: ['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'],
+        http_traffic_source_created: [
+          'traffic_source_id',
+          'created_at',
+          'id',
+          'status',
+          'method',
+          'level',
+          'domain_id',
+          'pathname_id',
+        ],
         http_traffic_domain_created: ['domain_id', 'created_at', 'id'],
         http_traffic_pathname_created: ['pathname_id', 'created_at', 'id'],
       };
-      for (const [name, on] of Object.entries(indexes)) await trx.schema.createIndex(name).on('http_traffic').columns(on).execute();
-      await trx.schema.createIndex('http_traffic_source_stream').on('http_traffic').columns(['traffic_source_id', 'stream_seq']).unique().execute();
+      for (const [name, on] of Object.entries(indexes))
+        await trx.schema.createIndex(name).on('http_traffic').columns(on).execute();
+      await trx.schema
+        .createIndex('http_traffic_source_stream')
+        .on('http_traffic')
+        .columns(['traffic_source_id', 'stream_seq'])
+        .unique()
+        .execute();
       for (const table of ['http_traffic', 'core_logs']) {
         const broken = await sql`select * from pragma_foreign_key_check(${table})`.execute(trx);
-        if (broken.rows.length > 0) throw new Error(`compacting http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
+        if (broken.rows.length > 0)
+          throw new Error(`compacting http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
       }
     });
   } finally {

@@ -14,10 +14,18 @@ const NAME = 'http_traffic_source_created';
  */
 export async function up(db: AnyDB): Promise<void> {
   await db.schema.dropIndex(NAME).execute();
-  await db.schema.createIndex(NAME).on('http_traffic').columns(['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level']).execute();
+  await db.schema
+    .createIndex(NAME)
+    .on('http_traffic')
+    .columns(['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level'])
+    .execute();
 }
 
 export async function down(db: AnyDB): Promise<void> {
   await db.schema.dropIndex(NAME).execute();
-  await db.schema.createIndex(NAME).on('http_traffic').columns(['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id']).execute();
+  await db.schema
+    .createIndex(NAME)
+    .on('http_traffic')
+    .columns(['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'])
+    .execute();
 }

@@ -33,7 +33,11 @@ export async function up(db: AnyDB): Promise<void> {
   await db.schema.alterTable('http_traffic').addColumn('route_id', 'text').execute();
   await db.schema.createIndex(PENDING).on('http_traffic').column('id').where(sql.ref('route_id'), 'is', null).execute();
   await db.schema.dropIndex(NEWEST_FIRST).execute();
-  await db.schema.createIndex(NEWEST_FIRST).on('http_traffic').columns([...NEWEST_FIRST_COLUMNS, 'route_id']).execute();
+  await db.schema
+    .createIndex(NEWEST_FIRST)
+    .on('http_traffic')
+    .columns([...NEWEST_FIRST_COLUMNS, 'route_id'])
+    .execute();
 }
 
 export async function down(db: AnyDB): Promise<void> {

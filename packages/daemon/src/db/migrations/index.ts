@@ -53,5 +53,8 @@ export function migrationProvider(dialect: SqlDialect): MigrationProvider {
     const { down } = m;
     return { up: (db) => m.up(db, dialect), ...(down ? { down: (db: Kysely<unknown>) => down(db, dialect) } : {}) };
   };
-  return { getMigrations: () => Promise.resolve(Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, bound(m)]))) };
+  return {
+    getMigrations: () =>
+      Promise.resolve(Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, bound(m)]))),
+  };
 }
