@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contract, createClient, type TaplineClient } from '@tapline/shared';
+import { until } from '@tapline/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { runOtelApp } from './support/otel-run.js';
@@ -49,6 +50,9 @@ describe('the OpenTelemetry Node SDK exports to taplined', () => {
   }
 
   async function expectThreeRequests(sourceId: string, port: (domain: string) => void) {
+    // The SDK's shutdown may end the app while its last export is still on the wire; the daemon
+    // stores what it received all the same, a moment after the app has exited.
+    await until(async () => (await stored(sourceId)).entries.length >= 3, 'the three exported requests to be stored');
     const { entries, logs } = await stored(sourceId);
     expect(entries.map((e) => `${e.method} ${e.status} ${e.pathname} ${e.route ?? '-'}`).sort()).toEqual([
       'GET 200 /orders/42 /orders/{id}',
