@@ -1,15 +1,8 @@
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import type { ExpressionBuilder } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { keyOf, type MinuteTotals, type StatInput, type StoredMinute, totalsOf } from './rollup.js';
+import { type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
 import { encodeSketch, mergeBytes, newSketch, type Sketch } from './sketch.js';
-import { addStats } from './writer.js';
-
-/** Keys per statement, as in writer.ts. */
-const KEYS_PER_STATEMENT = 200;
-
-type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
+import { addStats, insertEmpty, lockedRows, rowWhere } from './writer.js';
 
 /**
  * Takes what `removed` contributed out of a sketch: a sketch's bins are counts of values in each
@@ -29,53 +22,7 @@ export function subtractSketch(from: Sketch, removed: Sketch): void {
   from.count -= removed.count;
 }
 
-/** The one row of `key`, as a where clause of a select, an update or a delete. */
-const rowOf = (key: Keyed) => (eb: ExpressionBuilder<DB, 'route_stats'>) =>
-  eb.and([
-    eb('traffic_source_id', '=', key.sourceId),
-    eb('minute', '=', key.minute),
-    eb('route_id', '=', key.routeId),
-    eb('method', '=', key.method),
-    eb('domain_id', '=', key.domainId),
-    eb('status_class', '=', key.statusClass),
-  ]);
-
 const byKey = <T extends Keyed>(rows: readonly T[]) => new Map(rows.map((r) => [keyOf(r), r]));
-const keyedRow = (row: {
-  traffic_source_id: string;
-  minute: string;
-  route_id: string;
-  method: Keyed['method'];
-  domain_id: string;
-  status_class: number;
-}): Keyed => ({
-  sourceId: row.traffic_source_id,
-  minute: row.minute,
-  routeId: row.route_id,
-  method: row.method,
-  domainId: row.domain_id,
-  statusClass: row.status_class,
-});
-
-/** The minute rows of `keys`, locked in key order (the order every writer takes them in, writer.ts). */
-async function lockRows(trx: Executor, dialect: SqlDialect, keys: readonly Keyed[]) {
-  const rows: (StoredMinute & Keyed)[] = [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-    const part = keys.slice(i, i + KEYS_PER_STATEMENT);
-    const query = trx
-      .selectFrom('route_stats')
-      .selectAll()
-      .where((eb) => eb.or(part.map((t) => rowOf(t)(eb))))
-      .orderBy('traffic_source_id')
-      .orderBy('minute')
-      .orderBy('route_id')
-      .orderBy('method')
-      .orderBy('domain_id')
-      .orderBy('status_class');
-    for (const row of await dialect.lockRows(query, 'wait').execute()) rows.push({ ...row, ...keyedRow(row) });
-  }
-  return rows;
-}
 
 /** The minute's stored entries under the key, now: how many, and the largest latency. */
 async function rawMinute(trx: Executor, key: Keyed) {
@@ -114,27 +61,11 @@ export async function moveStats(
   if (removed.length === 0 && added.length === 0) return;
   const minus = totalsOf(removed);
   const plus = totalsOf(added);
-  if (dialect.concurrentWriters && plus.length > 0) {
-    for (let i = 0; i < plus.length; i += KEYS_PER_STATEMENT) {
-      const values = plus.slice(i, i + KEYS_PER_STATEMENT).map((t) => ({
-        traffic_source_id: t.sourceId,
-        minute: t.minute,
-        route_id: t.routeId,
-        method: t.method,
-        domain_id: t.domainId,
-        status_class: t.statusClass,
-      }));
-      await trx
-        .insertInto('route_stats')
-        .values(values)
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-  }
+  if (dialect.concurrentWriters) await insertEmpty(trx, plus);
   const keys = [...byKey<Keyed>([...minus, ...plus]).entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, k]) => k);
-  const stored = byKey(await lockRows(trx, dialect, keys));
+  const stored = byKey(await lockedRows(trx, dialect, keys));
   // What arrives in each row: the minute's stored entries count those already.
   const arriving = new Map(plus.map((p) => [keyOf(p), p.count]));
   for (const out of minus) {
@@ -147,13 +78,13 @@ export async function moveStats(
       // row addStats inserts anew, and overwrite it with its own numbers alone.
       await trx
         .updateTable('route_stats')
-        .where(rowOf(out))
+        .where(rowWhere(out))
         .set({ count: 0, latency_sum: 0, latency_max: 0, request_bytes: 0, response_bytes: 0, sketch: null })
         .execute();
       continue;
     }
     if (count <= 0) {
-      await trx.deleteFrom('route_stats').where(rowOf(out)).execute();
+      await trx.deleteFrom('route_stats').where(rowWhere(out)).execute();
       continue;
     }
     const sketch = newSketch();
@@ -162,7 +93,7 @@ export async function moveStats(
     const raw = await rawMinute(trx, out);
     await trx
       .updateTable('route_stats')
-      .where(rowOf(out))
+      .where(rowWhere(out))
       .set({
         count,
         latency_sum: Number(row.latency_sum) - out.latencySum,

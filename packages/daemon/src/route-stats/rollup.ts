@@ -45,7 +45,8 @@ export const statusClassOf = (status: number): number => Math.min(5, Math.max(1,
 /** UTF-8 bytes of a body's JSON text as stored (0 without a body): what requestBytes and responseBytes add up. */
 export const bodyBytes = (json: string | null): number => (json === null ? 0 : Buffer.byteLength(json));
 
-type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
+/** What names one minute row: its key. */
+export type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
 
 /** The key rows are locked and written in: every writer takes them in this order (the primary key's). */
 export const keyOf = (t: Keyed): string =>

@@ -1,7 +1,16 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { addStored, keyOf, type MinuteTotals, type StatInput, totalsOf } from './rollup.js';
+import type { DB } from '../db/schema.js';
+import {
+  addStored,
+  type Keyed,
+  keyOf,
+  type MinuteTotals,
+  type StatInput,
+  type StoredMinute,
+  totalsOf,
+} from './rollup.js';
 import { encodeSketch } from './sketch.js';
 
 /** Keys per statement: six bound values each in the look-up, twelve in the upsert. */
@@ -25,58 +34,10 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
   if (inputs.length === 0) return;
   const totals = totalsOf(inputs);
   for (const part of chunks(totals)) {
-    if (dialect.concurrentWriters) {
-      await trx
-        .insertInto('route_stats')
-        .values(
-          part.map((t) => ({
-            traffic_source_id: t.sourceId,
-            minute: t.minute,
-            route_id: t.routeId,
-            method: t.method,
-            domain_id: t.domainId,
-            status_class: t.statusClass,
-          })),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    const query = trx
-      .selectFrom('route_stats')
-      .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and([
-              eb('traffic_source_id', '=', t.sourceId),
-              eb('minute', '=', t.minute),
-              eb('route_id', '=', t.routeId),
-              eb('method', '=', t.method),
-              eb('domain_id', '=', t.domainId),
-              eb('status_class', '=', t.statusClass),
-            ]),
-          ),
-        ),
-      )
-      .orderBy('traffic_source_id')
-      .orderBy('minute')
-      .orderBy('route_id')
-      .orderBy('method')
-      .orderBy('domain_id')
-      .orderBy('status_class');
-    const stored = await dialect.lockRows(query, 'wait').execute();
+    if (dialect.concurrentWriters) await insertEmpty(trx, part);
     const byKey = new Map<string, MinuteTotals>(part.map((t) => [keyOf(t), t]));
-    for (const row of stored) {
-      const target = byKey.get(
-        keyOf({
-          sourceId: row.traffic_source_id,
-          minute: row.minute,
-          routeId: row.route_id,
-          method: row.method,
-          domainId: row.domain_id,
-          statusClass: row.status_class,
-        }),
-      );
+    for (const row of await lockedRows(trx, dialect, part)) {
+      const target = byKey.get(keyOf(row));
       if (target) addStored(target, row);
     }
     await trx
@@ -94,6 +55,68 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
       )
       .execute();
   }
+}
+
+const keyColumns = (key: Keyed) => ({
+  traffic_source_id: key.sourceId,
+  minute: key.minute,
+  route_id: key.routeId,
+  method: key.method,
+  domain_id: key.domainId,
+  status_class: key.statusClass,
+});
+
+/** The one row of `key`, as a where clause of a select, an update or a delete. */
+export const rowWhere = (key: Keyed) => (eb: ExpressionBuilder<DB, 'route_stats'>) =>
+  eb.and([
+    eb('traffic_source_id', '=', key.sourceId),
+    eb('minute', '=', key.minute),
+    eb('route_id', '=', key.routeId),
+    eb('method', '=', key.method),
+    eb('domain_id', '=', key.domainId),
+    eb('status_class', '=', key.statusClass),
+  ]);
+
+/** PostgreSQL: the rows of `keys` that are missing, inserted empty, so that every writer can lock them. */
+export async function insertEmpty(trx: Executor, keys: readonly Keyed[]): Promise<void> {
+  for (const part of chunks(keys)) {
+    await trx
+      .insertInto('route_stats')
+      .values(part.map(keyColumns))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
+/** The stored rows of `keys`, locked in key order (the order every writer takes them in), each with its key. */
+export async function lockedRows(
+  trx: Executor,
+  dialect: SqlDialect,
+  keys: readonly Keyed[],
+): Promise<(StoredMinute & Keyed)[]> {
+  const rows: (StoredMinute & Keyed)[] = [];
+  for (const part of chunks(keys)) {
+    const query = trx
+      .selectFrom('route_stats')
+      .selectAll()
+      .where((eb) => eb.or(part.map((key) => rowWhere(key)(eb))))
+      .orderBy('traffic_source_id')
+      .orderBy('minute')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class');
+    for (const row of await dialect.lockRows(query, 'wait').execute()) {
+      rows.push({
+        ...row,
+        sourceId: row.traffic_source_id,
+        routeId: row.route_id,
+        domainId: row.domain_id,
+        statusClass: row.status_class,
+      });
+    }
+  }
+  return rows;
 }
 
 const rowOf = (t: MinuteTotals) => ({
