@@ -31,32 +31,85 @@ module.exports = {
       name: 'db-below-the-capabilities',
       severity: 'error',
       comment:
-        "The daemon's db/ opens, migrates and types the database; it imports no capability folder, " +
-        'except the table.ts (or <name>-table.ts) files its DB type is assembled from. The payload codec still lives in ' +
-        'http-traffic/ and is a known exception, until it moves under db/ (issue 25, item 4). The same holds for the ' +
-        "statistics' stored sketch codec and row arithmetic (route-stats/sketch.ts, rollup.ts, leaves that import no other " +
-        'capability): the rollups migration folds stored minute rows with them (docs/decisions.md §21.5).',
+        "The daemon's db/ opens, migrates and types the database, and encodes what it stores (payload.ts, " +
+        'payload-codec.ts); it imports no capability folder, except the table.ts (or <name>-table.ts) files its DB ' +
+        'type is assembled from, and of the files beside it only the ground floor (exit-error.ts, clock.ts, config.ts). ' +
+        "One exception: the statistics' stored sketch codec and row arithmetic (route-stats/sketch.ts, rollup.ts, leaves " +
+        'that import no other capability), with which the rollups migration folds stored minute rows (decisions §21.5).',
       from: { path: '^packages/daemon/src/db/', pathNot: '\\.test\\.ts$' },
       to: {
-        path: '^packages/daemon/src/[^/]+/',
+        path: '^packages/daemon/src/',
         pathNot: [
           '^packages/daemon/src/db/',
           '/table\\.ts$',
           '-table\\.ts$',
-          '^packages/daemon/src/http-traffic/payload(-codec)?\\.ts$',
+          '^packages/daemon/src/(exit-error|clock|config)\\.ts$',
           '^packages/daemon/src/route-stats/(sketch|rollup)\\.ts$',
         ],
+      },
+    },
+    {
+      name: 'ground-floor',
+      severity: 'error',
+      comment:
+        'config.ts (settings and defaults), exit-error.ts and flags.ts (the flag parsers) are what serve.ts, the commands ' +
+        'and every route build on; they import only each other and leaves (the options.ts of a capability, ' +
+        'http/trust-proxy.ts), never serve.ts, deps.ts or a service.',
+      from: { path: '^packages/daemon/src/(config|exit-error|flags)\\.ts$' },
+      to: {
+        path: '^packages/daemon/src/',
+        pathNot: [
+          '^packages/daemon/src/(config|exit-error)\\.ts$',
+          '^packages/daemon/src/[^/]+/options\\.ts$',
+          '^packages/daemon/src/http/trust-proxy\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'ground-floor-leaves',
+      severity: 'error',
+      comment:
+        'The options.ts files and http/trust-proxy.ts that config.ts imports import nothing of the daemon, so the ground floor stays one.',
+      from: { path: '^packages/daemon/src/([^/]+/options|http/trust-proxy)\\.ts$' },
+      to: { path: '^packages/daemon/src/' },
+    },
+    {
+      name: 'http-below-the-capabilities',
+      severity: 'error',
+      comment:
+        "http/ (the server, mount, the body reader, errors) serves every capability's routes, so it imports none of them: " +
+        'not deps.ts, which ties all their services together (http/server-deps.ts is its part), nor app.ts or serve.ts. ' +
+        'auth/ (the token check and its audit) and db/ (outages) are below it.',
+      from: { path: '^packages/daemon/src/http/', pathNot: '\\.test\\.ts$' },
+      to: {
+        path: '^packages/daemon/src/',
+        pathNot: ['^packages/daemon/src/(http|auth|db)/', '^packages/daemon/src/(config|exit-error|clock)\\.ts$'],
       },
     },
     {
       name: 'commands-apart',
       severity: 'error',
       comment:
-        "One command's module never imports another's (admin/ is the user and token commands); shared failures are exit-error.ts.",
+        "The daemon's commands are one module each in commands/; one never imports another, but for commands/database.ts " +
+        '(where --home, --db and --db-pool lead). Shared failures are exit-error.ts.',
+      from: { path: '^packages/daemon/src/commands/' },
+      to: { path: '^packages/daemon/src/commands/', pathNot: '^packages/daemon/src/commands/database\\.ts$' },
+    },
+    {
+      name: 'commands-on-top',
+      severity: 'error',
+      comment: 'Only main.ts wires the commands: no other module imports commands/.',
       from: {
         path: '^packages/daemon/src/',
-        pathNot: ['^packages/daemon/src/admin/', '^packages/daemon/src/main\\.ts$', '\\.test\\.ts$'],
+        pathNot: ['^packages/daemon/src/(commands/|main\\.ts$)', '\\.test\\.ts$'],
       },
+      to: { path: '^packages/daemon/src/commands/' },
+    },
+    {
+      name: 'admin-for-commands',
+      severity: 'error',
+      comment: 'admin/ is what the user and token commands do on the database; only commands/ uses it.',
+      from: { path: '^packages/daemon/src/', pathNot: ['^packages/daemon/src/(admin|commands)/', '\\.test\\.ts$'] },
       to: { path: '^packages/daemon/src/admin/' },
     },
   ],

@@ -18,11 +18,30 @@ const appUrl = await app.ready;
 
 async function start(root, name) {
   const dir = join(home.path, name);
-  const daemon = spawnNode([join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', dir, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+  const daemon = spawnNode(
+    [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', dir, '--log-level', 'warn'],
+    /listening on (http:\/\/\S+)/,
+  );
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
   await createSource(url, token, 'ab');
-  const proxy = spawnNode([join(root, 'packages/cli/dist/tapline.js'), '--url', url, '--token', token, 'proxy', '--source', 'ab', '--target', appUrl, '--listen', '127.0.0.1:0'], /tapline proxy listening on (\S+)/);
+  const proxy = spawnNode(
+    [
+      join(root, 'packages/cli/dist/tapline.js'),
+      '--url',
+      url,
+      '--token',
+      token,
+      'proxy',
+      '--source',
+      'ab',
+      '--target',
+      appUrl,
+      '--listen',
+      '127.0.0.1:0',
+    ],
+    /tapline proxy listening on (\S+)/,
+  );
   return { name, daemon, proxy, url: await proxy.ready };
 }
 const sides = [await start(other, 'before'), await start(here, 'after')];
@@ -30,15 +49,31 @@ const results = Object.fromEntries(sides.map((s) => [s.name, []]));
 for (let round = 0; round <= Number(rounds); round++) {
   for (const side of sides) {
     const cpu0 = cpuMs(side.proxy.child.pid) + cpuMs(side.daemon.child.pid);
-    const r = throughput(await autocannon(here, ['-c', '20', '-d', round === 0 ? '2' : seconds, '-H', 'accept=application/json', `${side.url}/api/v1/orders?status=open&page=2`]), side.name);
+    const r = throughput(
+      await autocannon(here, [
+        '-c',
+        '20',
+        '-d',
+        round === 0 ? '2' : seconds,
+        '-H',
+        'accept=application/json',
+        `${side.url}/api/v1/orders?status=open&page=2`,
+      ]),
+      side.name,
+    );
     const cpu = (cpuMs(side.proxy.child.pid) + cpuMs(side.daemon.child.pid) - cpu0) / r.count;
     if (round > 0) results[side.name].push({ perSecond: r.perSecond, cpu });
   }
-  if (round > 0) process.stderr.write(`round ${round}: ${sides.map((s) => `${s.name} ${results[s.name].at(-1).perSecond.toFixed(0)}/s ${results[s.name].at(-1).cpu.toFixed(3)} ms CPU`).join(', ')}\n`);
+  if (round > 0)
+    process.stderr.write(
+      `round ${round}: ${sides.map((s) => `${s.name} ${results[s.name].at(-1).perSecond.toFixed(0)}/s ${results[s.name].at(-1).cpu.toFixed(3)} ms CPU`).join(', ')}\n`,
+    );
 }
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const ratio = median(results.after.map((r, i) => r.perSecond / results.before[i].perSecond));
-process.stdout.write(`median after/before throughput ${ratio.toFixed(2)}x; CPU ms per request before ${median(results.before.map((r) => r.cpu)).toFixed(3)}, after ${median(results.after.map((r) => r.cpu)).toFixed(3)}\n`);
+process.stdout.write(
+  `median after/before throughput ${ratio.toFixed(2)}x; CPU ms per request before ${median(results.before.map((r) => r.cpu)).toFixed(3)}, after ${median(results.after.map((r) => r.cpu)).toFixed(3)}\n`,
+);
 for (const side of sides) {
   await side.proxy.stop();
   await side.daemon.stop();

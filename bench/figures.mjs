@@ -40,7 +40,11 @@ export async function interleave(count, steps, log) {
 }
 
 const brief = (value) =>
-  typeof value === 'number' ? String(tidy(value)) : Object.entries(value).map(([k, v]) => `${k} ${tidy(v)}`).join(' ');
+  typeof value === 'number'
+    ? String(tidy(value))
+    : Object.entries(value)
+        .map(([k, v]) => `${k} ${tidy(v)}`)
+        .join(' ');
 
 /** One field of every round's step result: `pluck(values.tapline, 'perSecond')`. */
 export const pluck = (rounds, key) => rounds.map((round) => round[key]);

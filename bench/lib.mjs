@@ -14,9 +14,13 @@ export function tempHome() {
 export const KEEP_EVERYTHING = ['--retention', 'off', '--max-db-size', 'off'];
 
 export async function startDaemon(root, home, args = []) {
-  const child = spawn(process.execPath, [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', home, '--log-level', 'warn', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise((resolve, reject) => {
     let seen = '';
     child.stdout.on('data', (chunk) => {
@@ -46,7 +50,8 @@ export async function api(url, token, method, path, body) {
  * samples at or below it. (It was `floor(p% of n)` as an index, one past the rank: the p99 of 100
  * samples was their maximum.)
  */
-export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p * sorted.length) / 100) - 1))];
+export const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p * sorted.length) / 100) - 1))];
 
 /** Runs autocannon in its own process (so load generation does not share the daemon's event loop). */
 export async function autocannon(root, args) {
@@ -62,8 +67,14 @@ export async function autocannon(root, args) {
 /** Requests/s answered with 2xx, and latency, of one autocannon run; throws on any failure. */
 export function throughput(result, what, perRequest = 1) {
   const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad > 0) throw new Error(`${what}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} time-outs`);
-  return { perSecond: (result['2xx'] * perRequest) / result.duration, p50: result.latency.p50, p99: result.latency.p99, count: result['2xx'] };
+  if (bad > 0)
+    throw new Error(`${what}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} time-outs`);
+  return {
+    perSecond: (result['2xx'] * perRequest) / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    count: result['2xx'],
+  };
 }
 
 export async function createSource(url, token, name) {
@@ -100,7 +111,9 @@ export function spawnNode(args, pattern) {
 
 /** Signals `child` (unless it has exited) and resolves once it has. */
 export function stopChild(child, signal = 'SIGTERM') {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill(signal))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill(signal)),
+  );
 }
 
 /** `/proc/<pid>/stat` fields after the command name (Linux only; the bench targets Linux). */
@@ -111,6 +124,8 @@ export const cpuMs = (pid) => ((Number(stat(pid)[11]) + Number(stat(pid)[12])) *
 
 /** Resident set size in MiB. */
 export function rssMiB(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(/\d+/.exec(line ?? '')?.[0] ?? Number.NaN) / 1024;
 }

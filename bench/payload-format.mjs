@@ -1,4 +1,4 @@
-// The daemon's stored form of a payload value on SQLite (packages/daemon/src/http-traffic/payload.ts),
+// The daemon's stored form of a payload value on SQLite (packages/daemon/src/db/payload.ts),
 // for the bench's seed and floors, which write rows with better-sqlite3 alone: text under 64 bytes
 // as it is, anything else a blob of the dictionary id (LEB128; < 128 here) and a raw deflate stream.
 import { deflateRawSync } from 'node:zlib';

@@ -11,7 +11,11 @@ const PACKAGES = { nginx: { bin: 'nginx', pkg: 'nginx' }, mitmproxy: { bin: 'mit
 
 function which(bin) {
   try {
-    return execFileSync('sh', ['-c', `command -v ${bin} || ls /usr/sbin/${bin} 2>/dev/null`], { encoding: 'utf8' }).trim().split('\n')[0] || null;
+    return (
+      execFileSync('sh', ['-c', `command -v ${bin} || ls /usr/sbin/${bin} 2>/dev/null`], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0] || null
+    );
   } catch {
     return null;
   }
@@ -22,12 +26,17 @@ export function ensurePeer(name, log) {
   const { bin, pkg } = PACKAGES[name];
   const found = which(bin);
   if (found) return { path: found };
-  if (process.getuid?.() !== 0) return { skipped: `${bin} is not installed and the bench is not root (apt-get install ${pkg})` };
+  if (process.getuid?.() !== 0)
+    return { skipped: `${bin} is not installed and the bench is not root (apt-get install ${pkg})` };
   log(`installing ${pkg} with apt-get (once)`);
   try {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: 'ignore', env, timeout: 600_000 });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
+      stdio: 'ignore',
+      env,
+      timeout: 600_000,
+    });
   } catch (error) {
     return { skipped: `apt-get install ${pkg} failed: ${error.message.split('\n')[0]}` };
   }
@@ -69,7 +78,9 @@ export async function startNginx(path, dir, targetUrl) {
   const prefix = join(dir, 'nginx');
   mkdirSync(join(prefix, 'logs'), { recursive: true });
   const target = new URL(targetUrl);
-  writeFileSync(join(prefix, 'nginx.conf'), `worker_processes 1;
+  writeFileSync(
+    join(prefix, 'nginx.conf'),
+    `worker_processes 1;
 pid ${prefix}/nginx.pid;
 error_log ${prefix}/logs/error.log warn;
 events { worker_connections 1024; }
@@ -87,7 +98,8 @@ http {
     location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
   }
 }
-`);
+`,
+  );
   const child = spawn(path, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
   await waitForPort(port, child, 'nginx');
   return { url: `http://127.0.0.1:${port}`, child, stop: () => stopChild(child) };
@@ -98,9 +110,23 @@ export async function startMitmproxy(path, dir, targetUrl) {
   const port = await freePort();
   const confdir = join(dir, 'mitmproxy');
   mkdirSync(confdir, { recursive: true });
-  const child = spawn(path, ['--mode', `reverse:${targetUrl}`, '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '-q'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    path,
+    [
+      '--mode',
+      `reverse:${targetUrl}`,
+      '--listen-host',
+      '127.0.0.1',
+      '--listen-port',
+      String(port),
+      '--set',
+      `confdir=${confdir}`,
+      '-q',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   await waitForPort(port, child, 'mitmdump');
   return { url: `http://127.0.0.1:${port}`, child, stop: () => stopChild(child) };
 }

@@ -18,7 +18,9 @@ export async function startPostgresDaemon(root, log, args = []) {
     if (why) return { unavailable: why };
     cluster = await startCluster({ durable: true });
   } catch (error) {
-    return { unavailable: `PostgreSQL could not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+    return {
+      unavailable: `PostgreSQL could not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    };
   }
   const home = tempHome();
   try {

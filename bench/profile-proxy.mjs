@@ -14,7 +14,21 @@ const root = join(import.meta.dirname, '..');
 const seconds = Number(process.argv[2] ?? 15);
 const home = tempHome();
 const profiles = (who) => join(home.path, `profiles-${who}`);
-const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles('daemon'), join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', home.path, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+const daemon = spawnNode(
+  [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    profiles('daemon'),
+    join(root, 'packages/daemon/dist/taplined.js'),
+    '--port',
+    '0',
+    '--home',
+    home.path,
+    '--log-level',
+    'warn',
+  ],
+  /listening on (http:\/\/\S+)/,
+);
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 await createSource(url, token, 'profile');
@@ -22,7 +36,26 @@ const realistic = await loadRealisticRecord(root);
 writeFileSync(join(home.path, 'answer.json'), JSON.stringify(appAnswer(realistic)));
 const app = spawnNode([join(root, 'bench/floors/app.mjs'), join(home.path, 'answer.json')], /app listening on (\S+)/);
 const appUrl = await app.ready;
-const proxy = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles('proxy'), join(root, 'packages/cli/dist/tapline.js'), '--url', url, '--token', token, 'proxy', '--source', 'profile', '--target', appUrl, '--listen', '127.0.0.1:0'], /tapline proxy listening on (\S+)/);
+const proxy = spawnNode(
+  [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    profiles('proxy'),
+    join(root, 'packages/cli/dist/tapline.js'),
+    '--url',
+    url,
+    '--token',
+    token,
+    'proxy',
+    '--source',
+    'profile',
+    '--target',
+    appUrl,
+    '--listen',
+    '127.0.0.1:0',
+  ],
+  /tapline proxy listening on (\S+)/,
+);
 const proxyUrl = await proxy.ready;
 const args = ['-c', '20', '-H', 'accept=application/json', `${proxyUrl}/api/v1/orders?status=open&page=2`];
 await autocannon(root, [...args, '-d', '2']);
@@ -34,9 +67,14 @@ await proxy.stop();
 await daemon.stop();
 await app.stop();
 const n = result.requests.total;
-process.stdout.write(`${Math.round(n / seconds)} requests/s while profiled; CPU ms per request: proxy ${((cpu1.proxy - cpu0.proxy) / n).toFixed(3)}, daemon ${((cpu1.daemon - cpu0.daemon) / n).toFixed(3)}\n`);
+process.stdout.write(
+  `${Math.round(n / seconds)} requests/s while profiled; CPU ms per request: proxy ${((cpu1.proxy - cpu0.proxy) / n).toFixed(3)}, daemon ${((cpu1.daemon - cpu0.daemon) / n).toFixed(3)}\n`,
+);
 
-for (const [who, bundleDir] of [['proxy', 'packages/cli/dist'], ['daemon', 'packages/daemon/dist']]) {
+for (const [who, bundleDir] of [
+  ['proxy', 'packages/cli/dist'],
+  ['daemon', 'packages/daemon/dist'],
+]) {
   const maps = new Map();
   const lookupIn = (frameUrl) => {
     const file = frameUrl.replace(/^file:\/\//, '');
@@ -53,7 +91,9 @@ for (const [who, bundleDir] of [['proxy', 'packages/cli/dist'], ['daemon', 'pack
   const where = ({ functionName, url: frameUrl, lineNumber, columnNumber }) => {
     if (!frameUrl) return functionName;
     const lookup = lookupIn(frameUrl);
-    const original = lookup ? (lookup(lineNumber, columnNumber) ?? 'unmapped') : frameUrl.replace(/^node:internal\//, 'node:');
+    const original = lookup
+      ? (lookup(lineNumber, columnNumber) ?? 'unmapped')
+      : frameUrl.replace(/^node:internal\//, 'node:');
     return original.replace(/^(\.\.\/)+/, '').replace(/.*node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?/, '');
   };
   for (const file of readdirSync(profiles(who)).filter((f) => f.endsWith('.cpuprofile'))) {
@@ -74,9 +114,11 @@ for (const [who, bundleDir] of [['proxy', 'packages/cli/dist'], ['daemon', 'pack
     });
     const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
     process.stdout.write(`\n== ${who} (${file}): busy ${(busy / 1e6).toFixed(1)} s\nby file:\n`);
-    for (const [k, us] of top(files, 25)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${k}\n`);
+    for (const [k, us] of top(files, 25))
+      process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${k}\n`);
     process.stdout.write('by function (self):\n');
-    for (const [k, us] of top(self, 30)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${k}\n`);
+    for (const [k, us] of top(self, 30))
+      process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${k}\n`);
   }
 }
 if (process.env.KEEP_PROFILES) process.stdout.write(`\nprofiles kept in ${home.path}\n`);

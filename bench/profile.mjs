@@ -15,19 +15,39 @@ import { sourceOf } from './source-map.mjs';
 const root = join(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
 const seconds = Number(argv.find((a) => !a.startsWith('--')) ?? 20);
-const cluster = argv.includes('--postgres') ? await (await importTs(root, 'packages/testkit/src/postgres/cluster.ts')).startCluster({ durable: true }) : null;
+const cluster = argv.includes('--postgres')
+  ? await (await importTs(root, 'packages/testkit/src/postgres/cluster.ts')).startCluster({ durable: true })
+  : null;
 const home = tempHome();
 const profiles = join(home.path, 'profiles');
 const bundle = join(root, 'packages/daemon/dist/taplined.js');
-const daemon = spawnNode(['--cpu-prof', '--cpu-prof-dir', profiles, bundle, '--port', '0', '--home', home.path, '--log-level', 'warn', ...(cluster ? ['--db', cluster.url] : [])], /listening on (http:\/\/\S+)/);
+const daemon = spawnNode(
+  [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    profiles,
+    bundle,
+    '--port',
+    '0',
+    '--home',
+    home.path,
+    '--log-level',
+    'warn',
+    ...(cluster ? ['--db', cluster.url] : []),
+  ],
+  /listening on (http:\/\/\S+)/,
+);
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'profile');
 const realisticRecord = await loadRealisticRecord(root);
 const batch = argv.includes('--batch');
 const batchFile = join(home.path, 'batch.json');
-if (batch) writeFileSync(batchFile, JSON.stringify(Array.from({ length: 1000 }, (_, seed) => realisticRecord(seed, source.id))));
-const load = batch ? ['-c', '4', '-i', batchFile] : ['-c', '50', '-b', JSON.stringify(composeRecord(realisticRecord, source.id))];
+if (batch)
+  writeFileSync(batchFile, JSON.stringify(Array.from({ length: 1000 }, (_, seed) => realisticRecord(seed, source.id))));
+const load = batch
+  ? ['-c', '4', '-i', batchFile]
+  : ['-c', '50', '-b', JSON.stringify(composeRecord(realisticRecord, source.id))];
 const target = `${url}/http-traffic-record/${source.id}${batch ? '/batch' : ''}`;
 const args = [...load, '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${token}`];
 await autocannon(root, [...args, '-d', '3', target]); // warm-up, inside the profile too
@@ -38,7 +58,9 @@ await cluster?.stop();
 /** Every thread's profile as one: node ids are made unique per file, samples and deltas concatenated. */
 function mergedProfiles() {
   const merged = { nodes: [], samples: [], timeDeltas: [] };
-  for (const [i, file] of readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile')).entries()) {
+  for (const [i, file] of readdirSync(profiles)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .entries()) {
     const p = JSON.parse(readFileSync(join(profiles, file), 'utf8'));
     const id = (n) => i * 10_000_000 + n;
     merged.nodes.push(...p.nodes.map((node) => ({ ...node, id: id(node.id), children: node.children?.map(id) })));
@@ -50,7 +72,12 @@ function mergedProfiles() {
 const profile = mergedProfiles();
 // The daemon's bundle (taplined.cjs, which dist/taplined.js runs: packages/daemon/src/launch.ts)
 // and its worker thread's, each read back through its own source map.
-const lookups = new Map(['taplined.cjs', 'prepare-worker.js'].map((name) => [name, sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8')))]));
+const lookups = new Map(
+  ['taplined.cjs', 'prepare-worker.js'].map((name) => [
+    name,
+    sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8'))),
+  ]),
+);
 
 /** The area a frame's self time is charged to. */
 function area({ functionName, url: frameUrl, lineNumber, columnNumber }) {
@@ -90,11 +117,25 @@ for (let i = 0; i < profile.samples.length; i++) {
 }
 /** Areas grouped the way the issue's profile reads them. */
 const BUCKETS = [
-  ['the database (better-sqlite3 or pg, through kysely)', (k) => k === 'kysely' || k === 'better-sqlite3' || /^pg(-|$)/.test(k) || k.startsWith('src/db/')],
-  ['Express, router, body-parser and their helpers', (k) => /^(express|router|body-parser|raw-body|iconv-lite|content-type|parseurl|type-is|on-finished|finalhandler|send|etag|fresh|qs|media-typer|mime-types|depd|http-errors|statuses|express-rate-limit|accepts|negotiator|vary|cookie|encodeurl|escape-html|range-parser|proxy-addr|forwarded|merge-descriptors)$/.test(k)],
+  [
+    'the database (better-sqlite3 or pg, through kysely)',
+    (k) => k === 'kysely' || k === 'better-sqlite3' || /^pg(-|$)/.test(k) || k.startsWith('src/db/'),
+  ],
+  [
+    'Express, router, body-parser and their helpers',
+    (k) =>
+      /^(express|router|body-parser|raw-body|iconv-lite|content-type|parseurl|type-is|on-finished|finalhandler|send|etag|fresh|qs|media-typer|mime-types|depd|http-errors|statuses|express-rate-limit|accepts|negotiator|vary|cookie|encodeurl|escape-html|range-parser|proxy-addr|forwarded|merge-descriptors)$/.test(
+        k,
+      ),
+  ],
   ['zod (validation)', (k) => k === 'zod'],
   ['garbage collection', (k) => k === 'GC'],
-  ['node:http, streams, sockets (reading and writing the wire)', (k) => /^node internals \((node:_http|streams|node:net|node:events|node:buffer|node:stream)/.test(k) || k === 'native: writev'],
+  [
+    'node:http, streams, sockets (reading and writing the wire)',
+    (k) =>
+      /^node internals \((node:_http|streams|node:net|node:events|node:buffer|node:stream)/.test(k) ||
+      k === 'native: writev',
+  ],
   ["the daemon's own code (src/)", (k) => k.startsWith('src/')],
   ['pino (logging)', (k) => k.startsWith('pino')],
 ];
@@ -106,13 +147,23 @@ for (const [key, us] of selfUs) {
 }
 
 const busy = [...selfUs].filter(([k]) => k !== '(idle)').reduce((sum, [, us]) => sum + us, 0);
-const top = (m, count) => [...m].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, count);
-process.stdout.write(`${Math.round((result['2xx'] * (batch ? 1000 : 1)) / result.duration)} records/s while profiled; daemon busy ${(busy / 1e6).toFixed(1)} s of CPU\n\nself time by area:\n`);
-for (const [key, us] of top(selfUs, 30)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+const top = (m, count) =>
+  [...m]
+    .filter(([k]) => !k.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count);
+process.stdout.write(
+  `${Math.round((result['2xx'] * (batch ? 1000 : 1)) / result.duration)} records/s while profiled; daemon busy ${(busy / 1e6).toFixed(1)} s of CPU\n\nself time by area:\n`,
+);
+for (const [key, us] of top(selfUs, 30))
+  process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 process.stdout.write('\nby kind of work:\n');
-for (const [key, us] of [...buckets].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+for (const [key, us] of [...buckets].sort((a, b) => b[1] - a[1]))
+  process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 process.stdout.write('\nheaviest functions (self time):\n');
-for (const [key, us] of top(byFunction, 25)) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+for (const [key, us] of top(byFunction, 25))
+  process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 process.stdout.write('\nheaviest functions (inclusive: self and everything they call):\n');
-for (const [key, us] of top(inclusive, 40).filter(([k]) => !k.startsWith('(root)'))) process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
+for (const [key, us] of top(inclusive, 40).filter(([k]) => !k.startsWith('(root)')))
+  process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${key}\n`);
 home.remove();

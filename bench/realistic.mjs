@@ -2,7 +2,16 @@
 // an API's response headers, JSON bodies with ids, names, prices and timestamps that differ from
 // record to record (so compression is not flattered by identical records). Deterministic: the
 // same `i` gives the same record, so runs compare.
-const PATHS = ['/api/orders', '/api/orders/{id}', '/api/cart', '/api/products', '/api/products/{id}', '/api/users/me', '/api/checkout', '/api/search'];
+const PATHS = [
+  '/api/orders',
+  '/api/orders/{id}',
+  '/api/cart',
+  '/api/products',
+  '/api/products/{id}',
+  '/api/users/me',
+  '/api/checkout',
+  '/api/search',
+];
 const AGENTS = [
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0',
@@ -23,9 +32,15 @@ export function realisticRecord(sourceId, i) {
   const pick = (list) => list[Math.floor(r() * list.length)];
   const orderId = 100000 + Math.floor(r() * 900000);
   const path = pick(PATHS).replace('{id}', String(orderId));
-  const method = path === '/api/checkout' || (path === '/api/orders' && r() < 0.4) ? 'POST' : r() < 0.08 ? 'PUT' : 'GET';
+  const method =
+    path === '/api/checkout' || (path === '/api/orders' && r() < 0.4) ? 'POST' : r() < 0.08 ? 'PUT' : 'GET';
   const status = pick(STATUSES);
-  const items = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ sku: `SKU-${hex(r, 6).toUpperCase()}`, name: pick(['Espresso beans 1kg', 'Ceramic mug', 'Pour-over kettle', 'Paper filters x100', 'Hand grinder']), quantity: 1 + Math.floor(r() * 4), unitPrice: Math.round(r() * 9000) / 100 }));
+  const items = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({
+    sku: `SKU-${hex(r, 6).toUpperCase()}`,
+    name: pick(['Espresso beans 1kg', 'Ceramic mug', 'Pour-over kettle', 'Paper filters x100', 'Hand grinder']),
+    quantity: 1 + Math.floor(r() * 4),
+    unitPrice: Math.round(r() * 9000) / 100,
+  }));
   const at = new Date(Date.UTC(2026, 10, 20, 8) + i * 937).toISOString();
   return {
     trafficSourceId: sourceId,
@@ -48,7 +63,10 @@ export function realisticRecord(sourceId, i) {
       'sec-fetch-site': 'same-origin',
       'sec-fetch-mode': 'cors',
     },
-    requestBody: method === 'GET' ? null : { cartId: uuid(r), items, couponCode: r() < 0.2 ? 'WINTER10' : null, shippingAddressId: uuid(r) },
+    requestBody:
+      method === 'GET'
+        ? null
+        : { cartId: uuid(r), items, couponCode: r() < 0.2 ? 'WINTER10' : null, shippingAddressId: uuid(r) },
     queryParams: method === 'GET' ? { page: String(1 + Math.floor(r() * 5)), limit: '20' } : {},
     responseHeaders: {
       'content-type': 'application/json; charset=utf-8',
@@ -62,7 +80,20 @@ export function realisticRecord(sourceId, i) {
     },
     responseBody:
       status >= 400
-        ? { statusCode: status, error: pick(['Order not found', 'Invalid coupon', 'Service unavailable', 'Unauthorized']), requestId: uuid(r) }
-        : { id: orderId, status: pick(['pending', 'paid', 'shipped']), items, total: items.reduce((s, it) => s + it.unitPrice * it.quantity, 0).toFixed(2), currency: 'EUR', customer: { id: uuid(r), email: `customer${Math.floor(r() * 99999)}@example.com` }, createdAt: at, updatedAt: at },
+        ? {
+            statusCode: status,
+            error: pick(['Order not found', 'Invalid coupon', 'Service unavailable', 'Unauthorized']),
+            requestId: uuid(r),
+          }
+        : {
+            id: orderId,
+            status: pick(['pending', 'paid', 'shipped']),
+            items,
+            total: items.reduce((s, it) => s + it.unitPrice * it.quantity, 0).toFixed(2),
+            currency: 'EUR',
+            customer: { id: uuid(r), email: `customer${Math.floor(r() * 99999)}@example.com` },
+            createdAt: at,
+            updatedAt: at,
+          },
   };
 }

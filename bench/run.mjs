@@ -35,14 +35,22 @@ const files = readdirSync(join(root, 'bench', 'scenarios'))
   .filter((f) => only.length === 0 || only.some((name) => f.includes(name)))
   .sort();
 
-const finite = (f) => Number.isFinite(f?.median) && f.rounds.every(Number.isFinite) && Object.values(f.ratio ?? {}).every((r) => Number.isFinite(r.median));
+const finite = (f) =>
+  Number.isFinite(f?.median) &&
+  f.rounds.every(Number.isFinite) &&
+  Object.values(f.ratio ?? {}).every((r) => Number.isFinite(r.median));
 
 async function runScenario(file, log) {
   const scenario = await import(pathToFileURL(join(root, 'bench', 'scenarios', file)).href);
   const { figures, skipped = {} } = await scenario.default({ root, log, quick, tmp: tempHome });
-  const missing = scenario.figures.filter((name) => !(name in figures) && !Object.keys(skipped).some((what) => name.includes(what)));
-  const broken = Object.entries(figures).filter(([, f]) => !finite(f)).map(([name]) => name);
-  if (missing.length || broken.length) throw new Error(`figures missing: [${missing.join(', ')}], not finite: [${broken.join(', ')}]`);
+  const missing = scenario.figures.filter(
+    (name) => !(name in figures) && !Object.keys(skipped).some((what) => name.includes(what)),
+  );
+  const broken = Object.entries(figures)
+    .filter(([, f]) => !finite(f))
+    .map(([name]) => name);
+  if (missing.length || broken.length)
+    throw new Error(`figures missing: [${missing.join(', ')}], not finite: [${broken.join(', ')}]`);
   for (const [what, why] of Object.entries(skipped)) log(`SKIPPED ${what}: ${why}`);
   return { figures, skipped };
 }
@@ -66,11 +74,15 @@ for (const file of files) {
 results.machine.finishedAt = new Date().toISOString();
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 
-process.stdout.write(`\nTapline benchmark (${results.mode} mode): medians of interleaved rounds; ratios taken within each round\n`);
+process.stdout.write(
+  `\nTapline benchmark (${results.mode} mode): medians of interleaved rounds; ratios taken within each round\n`,
+);
 for (const [name, scenario] of Object.entries(results.scenarios)) {
   process.stdout.write(`\n${name}${scenario.error ? `  FAILED: ${scenario.error}` : ''}\n`);
   for (const [key, f] of Object.entries(scenario.figures ?? {})) {
-    const ratios = Object.entries(f.ratio ?? {}).map(([floor, r]) => `${r.median}x ${floor}`).join(', ');
+    const ratios = Object.entries(f.ratio ?? {})
+      .map(([floor, r]) => `${r.median}x ${floor}`)
+      .join(', ');
     process.stdout.write(`  ${key.padEnd(52)} ${String(f.median).padStart(9)} ${f.unit.padEnd(10)} ${ratios}\n`);
   }
   for (const [what, why] of Object.entries(scenario.skipped ?? {})) process.stdout.write(`  skipped ${what}: ${why}\n`);

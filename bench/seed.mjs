@@ -8,8 +8,22 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { encodePayload, storedId, trainDictionary } from './payload-format.mjs';
 
-const STATUSES = [[200, 0.78], [201, 0.08], [204, 0.02], [400, 0.03], [404, 0.04], [500, 0.02], [503, 0.03]];
-const METHODS = [['GET', 0.6], ['POST', 0.25], ['PUT', 0.07], ['DELETE', 0.05], ['PATCH', 0.03]];
+const STATUSES = [
+  [200, 0.78],
+  [201, 0.08],
+  [204, 0.02],
+  [400, 0.03],
+  [404, 0.04],
+  [500, 0.02],
+  [503, 0.03],
+];
+const METHODS = [
+  ['GET', 0.6],
+  ['POST', 0.25],
+  ['PUT', 0.07],
+  ['DELETE', 0.05],
+  ['PATCH', 0.03],
+];
 
 function pick(table, r) {
   let acc = 0;
@@ -35,22 +49,46 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
   const span = 30 * 24 * 3600 * 1000;
   const iso = (ms) => new Date(ms).toISOString();
 
-  const domains = ['shop.example.com', 'api.example.com', 'cdn.example.com', 'auth.example.com', 'admin.example.com'].map((value) => ({ id: uuidv7(now - span), value }));
+  const domains = [
+    'shop.example.com',
+    'api.example.com',
+    'cdn.example.com',
+    'auth.example.com',
+    'admin.example.com',
+  ].map((value) => ({ id: uuidv7(now - span), value }));
   const pathnames = [];
-  for (const d of domains) for (let i = 0; i < 20; i++) pathnames.push({ id: uuidv7(now - span), domainId: d.id, value: `/api/v1/resource-${i}` });
+  for (const d of domains)
+    for (let i = 0; i < 20; i++)
+      pathnames.push({ id: uuidv7(now - span), domainId: d.id, value: `/api/v1/resource-${i}` });
 
   const insertDomain = db.prepare('insert into domains (id, traffic_source_id, value, created_at) values (?, ?, ?, ?)');
-  const insertPath = db.prepare('insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)');
+  const insertPath = db.prepare(
+    'insert into pathnames (id, traffic_source_id, domain_id, value, created_at) values (?, ?, ?, ?, ?)',
+  );
   const insertTraffic = db.prepare(
     `insert into http_traffic (id, traffic_source_id, domain_id, pathname_id, request_id, response_id, status, method, level, protocol, elapsed_time, traffic_user_id, created_at, stream_seq,
       request_headers, request_body, query_params, response_headers, response_body) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // Stored as the daemon stores them (compressed with the source's dictionary), so the table has a real one's size.
-  const dictionary = { id: 1 + Number(db.prepare('select coalesce(max(id), 0) as n from payload_dictionaries').get().n), data: trainDictionary(payloads.slice(0, 20).flatMap((p) => [p.requestHeaders, p.requestBody, p.queryParams, p.responseHeaders, p.responseBody])) };
-  db.prepare('insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (?, ?, ?, ?)').run(dictionary.id, source, dictionary.data, iso(now));
-  const stored = payloads.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, encodePayload(v, dictionary)])));
+  const dictionary = {
+    id: 1 + Number(db.prepare('select coalesce(max(id), 0) as n from payload_dictionaries').get().n),
+    data: trainDictionary(
+      payloads
+        .slice(0, 20)
+        .flatMap((p) => [p.requestHeaders, p.requestBody, p.queryParams, p.responseHeaders, p.responseBody]),
+    ),
+  };
+  db.prepare('insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (?, ?, ?, ?)').run(
+    dictionary.id,
+    source,
+    dictionary.data,
+    iso(now),
+  );
+  const stored = payloads.map((p) =>
+    Object.fromEntries(Object.entries(p).map(([k, v]) => [k, encodePayload(v, dictionary)])),
+  );
   // Stream numbers continue the database's counter (docs/decisions.md §9.7), which is moved past them at the end.
-  const firstSeq = Number(db.prepare("select coalesce(max(value), 0) as n from stream_sequence").get().n) + 1;
+  const firstSeq = Number(db.prepare('select coalesce(max(value), 0) as n from stream_sequence').get().n) + 1;
   db.transaction(() => {
     for (const d of domains) insertDomain.run(storedId(d.id), source, d.value, iso(now - span));
     for (const p of pathnames) insertPath.run(storedId(p.id), source, storedId(p.domainId), p.value, iso(now - span));
@@ -67,17 +105,40 @@ export function seed(root, dbFile, sourceId, count, payloads, log) {
         const level = status >= 500 ? 'FATAL' : status >= 400 ? 'WARNING' : 'INFO';
         const ids = [uuidv7(ms)];
         const p = stored[i % stored.length];
-        insertTraffic.run(storedId(ids[0]), source, storedId(path.domainId), storedId(path.id), null, null, status, method, level, 'HTTPS', Math.round(Math.random() * 800 * 10) / 10, null, iso(ms), firstSeq + i,
-          p.requestHeaders, method === 'GET' ? null : p.requestBody, p.queryParams, p.responseHeaders, p.responseBody);
+        insertTraffic.run(
+          storedId(ids[0]),
+          source,
+          storedId(path.domainId),
+          storedId(path.id),
+          null,
+          null,
+          status,
+          method,
+          level,
+          'HTTPS',
+          Math.round(Math.random() * 800 * 10) / 10,
+          null,
+          iso(ms),
+          firstSeq + i,
+          p.requestHeaders,
+          method === 'GET' ? null : p.requestBody,
+          p.queryParams,
+          p.responseHeaders,
+          p.responseBody,
+        );
       }
     })();
     log(`seeded ${Math.min(count, done + batch).toLocaleString('en')} rows`);
   }
-  db.prepare("insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = excluded.value").run(firstSeq + count - 1);
+  db.prepare(
+    "insert into stream_sequence (name, value) values ('traffic', ?) on conflict (name) do update set value = excluded.value",
+  ).run(firstSeq + count - 1);
   // The daemon keeps this rollup in its ingest transaction; rows written here bypass it.
-  db.prepare(`insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
+  db.prepare(
+    `insert into traffic_counts (traffic_source_id, pathname_id, domain_id, method, status, level, count)
     select traffic_source_id, pathname_id, domain_id, method, status, level, count(*) from http_traffic
-    where traffic_source_id = ? group by traffic_source_id, pathname_id, domain_id, method, status, level`).run(source);
+    where traffic_source_id = ? group by traffic_source_id, pathname_id, domain_id, method, status, level`,
+  ).run(source);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('analyze');
   db.close();

@@ -23,7 +23,11 @@ try {
   for (let done = 0; done < RECORDS; done += 500) {
     const records = Array.from({ length: 500 }, (_, i) => realisticRecord(source.id, done + i));
     for (const r of records) json += JSON.stringify(r).length;
-    const res = await fetch(`${daemon.url}/http-traffic-record/${source.id}/batch`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify(records) });
+    const res = await fetch(`${daemon.url}/http-traffic-record/${source.id}/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(records),
+    });
     if (res.status !== 201) throw new Error(`batch answered ${res.status}`);
     await res.arrayBuffer();
   }
@@ -35,12 +39,14 @@ const LEVERS = {
   integerCreatedAt(db) {
     // The column is declared text, whose affinity stores a bound integer as its digits (13 bytes,
     // not 6): the figure is what the daemon would get without rebuilding the table.
-    db.exec("update http_traffic set created_at = cast((julianday(created_at) - 2440587.5) * 86400000 as integer)");
+    db.exec('update http_traffic set created_at = cast((julianday(created_at) - 2440587.5) * 86400000 as integer)');
   },
   nameKeys(db) {
     // Domains and pathnames referenced by their rowid (a small integer) instead of their text id.
     db.pragma('foreign_keys = off');
-    db.exec('update http_traffic set domain_id = (select rowid from domains d where d.id = http_traffic.domain_id), pathname_id = (select rowid from pathnames p where p.id = http_traffic.pathname_id)');
+    db.exec(
+      'update http_traffic set domain_id = (select rowid from domains d where d.id = http_traffic.domain_id), pathname_id = (select rowid from pathnames p where p.id = http_traffic.pathname_id)',
+    );
   },
 };
 
@@ -53,7 +59,9 @@ function measure(name, apply) {
   db.exec('vacuum');
   db.close();
   const bytes = statSync(copy).size / RECORDS;
-  process.stdout.write(`${name.padEnd(34)} ${Math.round(bytes).toString().padStart(5)} B/record  ${(bytes / (json / RECORDS)).toFixed(2)} x the JSON\n`);
+  process.stdout.write(
+    `${name.padEnd(34)} ${Math.round(bytes).toString().padStart(5)} B/record  ${(bytes / (json / RECORDS)).toFixed(2)} x the JSON\n`,
+  );
 }
 
 process.stdout.write(`${RECORDS} records, ${Math.round(json / RECORDS)} B of JSON each\n`);

@@ -217,6 +217,22 @@ row(
   withPrune && withoutPrune ? withPrune.median <= 2 * withoutPrune.median : undefined,
 );
 
+// Issue 28: `api infer` and `api check` over stored entries, against reading their bodies.
+const PARSED = 'bodies read + inflated + parsed';
+const infer = fig('api-contract', 'infer s');
+const check = fig('api-contract', 'check s');
+const inferRss = fig('api-contract', 'daemon peak RSS MiB during infer');
+row(
+  `\`api infer\` and \`api check\` (50-operation spec) over ${n(fig('api-contract', 'entries')?.median)} stored entries in 50 routes, daemon peak RSS`,
+  `infer ${n(infer?.median, 1)} s, ${n(inferRss?.median)} MiB; check ${n(check?.median, 1)} s, ${n(fig('api-contract', 'daemon peak RSS MiB during check')?.median)} MiB`,
+  `the bodies read, inflated and parsed in better-sqlite3: ${n(fig('api-contract', `floor: ${PARSED} s`)?.median, 1)} s`,
+  `${ratio(infer, PARSED)} infer, ${ratio(check, PARSED)} check`,
+  'infer ≤ 5 s and ≤ 200 MB, check ≤ 10 s (issue 28)',
+  infer && check && inferRss
+    ? infer.median <= 5 && inferRss.median <= 200e6 / 2 ** 20 && check.median <= 10
+    : undefined,
+);
+
 process.stdout.write(
   `Measured ${machine.startedAt.slice(0, 16).replace('T', ' ')} UTC (${mode} mode) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; load average at start ${machine.loadAverageAtStart.join(' / ')}.\n\n`,
 );

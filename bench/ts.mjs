@@ -15,16 +15,28 @@ export async function importTs(root, entry) {
   const native = {
     name: 'native-from-daemon',
     setup(b) {
-      b.onResolve({ filter: /^(better-sqlite3|pg)$/ }, ({ path }) => ({ path: daemonRequire.resolve(path), external: true }));
+      b.onResolve({ filter: /^(better-sqlite3|pg)$/ }, ({ path }) => ({
+        path: daemonRequire.resolve(path),
+        external: true,
+      }));
     },
   };
   const dir = mkdtempSync(join(tmpdir(), 'tapline-bench-ts-'));
   const outfile = join(dir, `${basename(entry, '.ts')}.mjs`);
   try {
     await build({
-      entryPoints: [join(root, entry)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error', plugins: [native],
+      entryPoints: [join(root, entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'error',
+      plugins: [native],
       // Bundled CommonJS dependencies call require(); an ES module has none of its own.
-      banner: { js: "import { createRequire as __bench_cr } from 'node:module'; const require = __bench_cr(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __bench_cr } from 'node:module'; const require = __bench_cr(import.meta.url);",
+      },
     });
     return await import(pathToFileURL(outfile).href);
   } finally {

@@ -17,7 +17,10 @@ describe('alert rules with two daemons on one PostgreSQL (built taplined)', () =
 
   beforeAll(async () => {
     database = await freshDatabase();
-    [a, b] = await Promise.all([startMember(database.locator, ['--alert-interval', '1s']), startMember(database.locator, ['--alert-interval', '1s'])]);
+    [a, b] = await Promise.all([
+      startMember(database.locator, ['--alert-interval', '1s']),
+      startMember(database.locator, ['--alert-interval', '1s']),
+    ]);
     hook = await startReceiver('/alerts');
   }, 90_000);
   afterAll(async () => {
@@ -44,13 +47,23 @@ describe('alert rules with two daemons on one PostgreSQL (built taplined)', () =
     await adminOn(database.locator, ['user', 'add', 'ops@example.com']);
     const token = await adminOn(database.locator, ['token', 'create', 'ops@example.com']);
     const via = (m: Member): TaplineClient => createClient({ baseUrl: m.url, token });
-    const sourceId = (await via(a).call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })).id;
-    const webhook = await via(a).call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: hook.url } });
-    await via(b).call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'p95 > 300ms', route: '/checkout', window: '1m', minRequests: 5, webhookIds: [webhook.id] } });
+    const sourceId = (
+      await via(a).call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })
+    ).id;
+    const webhook = await via(a).call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: hook.url },
+    });
+    await via(b).call(contract.createAlertRule, {
+      params: { trafficSourceId: sourceId },
+      body: { when: 'p95 > 300ms', route: '/checkout', window: '1m', minRequests: 5, webhookIds: [webhook.id] },
+    });
     const post = (on: Member, n: number, ms: number) =>
       via(on).call(contract.composeBatch, {
         params: { trafficSourceId: sourceId },
-        body: Array.from({ length: n }, () => composeBody(sourceId, { pathnameUrl: '/checkout', elapsedTime: ms, startedAt: new Date().toISOString() })),
+        body: Array.from({ length: n }, () =>
+          composeBody(sourceId, { pathnameUrl: '/checkout', elapsedTime: ms, startedAt: new Date().toISOString() }),
+        ),
       });
 
     await post(a, 10, 900);
@@ -58,9 +71,14 @@ describe('alert rules with two daemons on one PostgreSQL (built taplined)', () =
     await a.kill();
     await post(b, 300, 20);
     await until(() => alerts().length >= 2, 'the resolved message', 150_000);
-    const rule = async (): Promise<AlertRule | undefined> => (await via(b).call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data[0];
+    const rule = async (): Promise<AlertRule | undefined> =>
+      (await via(b).call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data[0];
     const resolvedAt = Date.parse((await rule())?.stateSince ?? '');
-    await until(async () => Date.parse((await rule())?.evaluatedAt ?? '') > resolvedAt + 3_000, 'three more evaluations', 20_000);
+    await until(
+      async () => Date.parse((await rule())?.evaluatedAt ?? '') > resolvedAt + 3_000,
+      'three more evaluations',
+      20_000,
+    );
     expect(alerts().map((m) => m.state)).toEqual(['firing', 'resolved']);
     const history = await via(b).call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } });
     expect(history.data.map((e) => `${e.from}>${e.to}`).reverse()).toEqual(['ok>firing', 'firing>resolved']);

@@ -60,7 +60,9 @@ const EXERCISED: [string, string, string, object?][] = [
 ];
 
 async function stored(): Promise<number> {
-  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}?limit=1`, { headers: { authorization: `Bearer ${daemon.token}` } });
+  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}?limit=1`, {
+    headers: { authorization: `Bearer ${daemon.token}` },
+  });
   return ((await response.json()) as { meta: { total: number } }).meta.total;
 }
 
@@ -76,12 +78,32 @@ const run = (args: string[]) => cli(['--url', daemon.url, '--token', daemon.toke
 beforeAll(async () => {
   home = tempHome();
   daemon = await startDaemon(home.path);
-  const created = await fetch(`${daemon.url}/traffic-source`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'petstore', trafficDomain: 'localhost' }) });
+  const created = await fetch(`${daemon.url}/traffic-source`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'petstore', trafficDomain: 'localhost' }),
+  });
   sourceId = String(((await created.json()) as { id: string }).id);
   const target = await startPrism();
-  proxy = await startProxy(['--url', daemon.url, '--token', daemon.token, 'proxy', '--source', 'petstore', '--target', target, '--listen', '127.0.0.1:0']);
+  proxy = await startProxy([
+    '--url',
+    daemon.url,
+    '--token',
+    daemon.token,
+    'proxy',
+    '--source',
+    'petstore',
+    '--target',
+    target,
+    '--listen',
+    '127.0.0.1:0',
+  ]);
   for (const [method, path, , body] of EXERCISED) {
-    const response = await fetch(`${proxy.url}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${proxy.url}${path}`, {
+      method,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     expect(response.status, `${method} ${path}: ${await response.text()}`).toBe(200);
   }
   await untilStored(EXERCISED.length);
@@ -96,7 +118,20 @@ afterAll(async () => {
   home?.remove();
 });
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { items?: { properties: object }; properties?: object } }> }> }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: { items?: { properties: object }; properties?: object } }> }
+        >;
+      }
+    >
+  >;
+};
 
 describe('api infer and api check on the Swagger Petstore served by Prism (issue 28)', () => {
   it('infer recovers every exercised operation: templates, methods, statuses and response properties; both validators pass it', async () => {
@@ -104,10 +139,13 @@ describe('api infer and api check on the Swagger Petstore served by Prism (issue
     expect(result.exitCode, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout) as Doc;
     expect(await openApiErrors(doc)).toEqual([]);
-    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`),
+    );
     const expected = [...new Set(EXERCISED.map(([m, , spec]) => `${m} ${spec.replace(/\{[^}]+\}/g, '{}')}`))];
     expect(operations.sort()).toEqual(expected.sort());
-    for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(['200']);
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(['200']);
     const pet = doc.paths['/pet/{id}']!.get!.responses['200']!.content!['application/json']!.schema;
     expect(Object.keys(pet.properties ?? {}).sort()).toEqual(['category', 'id', 'name', 'photoUrls', 'status', 'tags']);
     const found = doc.paths['/pet/findByStatus']!.get!.responses['200']!.content!['application/json']!.schema;
@@ -123,19 +161,46 @@ describe('api infer and api check on the Swagger Petstore served by Prism (issue
 
   it('check names the deliberately wrong exchanges: a missing required property, a wrong type, an undocumented method (exit 1)', async () => {
     const compose = async (body: object) => {
-      const sample = { domainUrl: 'http://localhost', protocol: 'HTTP', elapsedTime: 3, trafficSourceId: sourceId, queryParams: {}, requestBody: null, requestHeaders: { accept: 'application/json' }, responseHeaders: { 'content-type': 'application/json' } };
-      const response = await fetch(`${daemon.url}/http-traffic-record/${sourceId}`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...sample, ...body }) });
+      const sample = {
+        domainUrl: 'http://localhost',
+        protocol: 'HTTP',
+        elapsedTime: 3,
+        trafficSourceId: sourceId,
+        queryParams: {},
+        requestBody: null,
+        requestHeaders: { accept: 'application/json' },
+        responseHeaders: { 'content-type': 'application/json' },
+      };
+      const response = await fetch(`${daemon.url}/http-traffic-record/${sourceId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...sample, ...body }),
+      });
       expect(response.status).toBe(201);
       return ((await response.json()) as { id: string }).id;
     };
-    const missing = await compose({ method: 'GET', pathnameUrl: '/pet/9', status: 200, responseBody: { id: 9, photoUrls: [] } });
-    const wrongType = await compose({ method: 'GET', pathnameUrl: '/store/order/4', status: 200, responseBody: { id: 'four', petId: 7, quantity: 1 } });
+    const missing = await compose({
+      method: 'GET',
+      pathnameUrl: '/pet/9',
+      status: 200,
+      responseBody: { id: 9, photoUrls: [] },
+    });
+    const wrongType = await compose({
+      method: 'GET',
+      pathnameUrl: '/store/order/4',
+      status: 200,
+      responseBody: { id: 'four', petId: 7, quantity: 1 },
+    });
     // Every Petstore operation documents a `default` response, so no status is undocumented there
     // (that kind is covered by check.test.ts); a method it does not document is.
     const undocumented = await compose({ method: 'PATCH', pathnameUrl: '/pet/9', status: 200, responseBody: {} });
     const result = await run(['api', 'check', 'petstore', '--spec', SPEC, '--json']);
     expect(result.exitCode, result.stderr).toBe(1);
-    const report = JSON.parse(result.stdout) as { exchanges: number; conforming: number; violations: { kind: string; path: string; pointer: string; rule: string; examples: string[] }[] };
+    const report = JSON.parse(result.stdout) as {
+      exchanges: number;
+      conforming: number;
+      violations: { kind: string; path: string; pointer: string; rule: string; examples: string[] }[];
+    };
     expect(report.violations.map((v) => [v.kind, v.path, v.pointer, v.rule, v.examples])).toEqual(
       expect.arrayContaining([
         ['response-body', '/pet/{petId}', '/name', 'required', [missing]],

@@ -29,22 +29,38 @@ function shop(): http.Server {
   api.get('/api/users/:id', (req, res) => {
     if (version === 2 && req.params.id === '13') return res.status(500).json({ error: 'deleted user' });
     const id = Number(req.params.id);
-    res.json({ id, email: `user${id}@example.com`, createdAt: '2026-11-20T10:00:00Z', ...(version === 1 ? { nickname: id % 2 ? null : `nick${id}` } : {}) });
+    res.json({
+      id,
+      email: `user${id}@example.com`,
+      createdAt: '2026-11-20T10:00:00Z',
+      ...(version === 1 ? { nickname: id % 2 ? null : `nick${id}` } : {}),
+    });
   });
   api.post('/api/users', (req, res) => res.status(201).json({ id: 100, email: (req.body as { email: string }).email }));
-  api.get('/api/orders', (req, res) => res.json({ status: req.query.status ?? 'all', orders: [{ id: 'b7f5c4e2-1d3a-4c5b-9e8f-0a1b2c3d4e5f', total: 12.5 }] }));
+  api.get('/api/orders', (req, res) =>
+    res.json({
+      status: req.query.status ?? 'all',
+      orders: [{ id: 'b7f5c4e2-1d3a-4c5b-9e8f-0a1b2c3d4e5f', total: 12.5 }],
+    }),
+  );
   return http.createServer(api);
 }
 
 const run = (args: string[]) => cli(['--url', daemon.url, '--token', daemon.token, ...args]);
 
 async function send(method: string, path: string, body?: object): Promise<void> {
-  const response = await fetch(`${proxy.url}${path}`, { method, headers: { authorization: 'Bearer app-user-secret', ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(`${proxy.url}${path}`, {
+    method,
+    headers: { authorization: 'Bearer app-user-secret', ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   await response.arrayBuffer();
 }
 
 async function stored(): Promise<number> {
-  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}?limit=1`, { headers: { authorization: `Bearer ${daemon.token}` } });
+  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}?limit=1`, {
+    headers: { authorization: `Bearer ${daemon.token}` },
+  });
   return ((await response.json()) as { meta: { total: number } }).meta.total;
 }
 
@@ -69,12 +85,28 @@ beforeAll(async () => {
   home = tempHome();
   dir = mkdtempSync(join(tmpdir(), 'tapline-contract-'));
   daemon = await startDaemon(home.path);
-  const created = await fetch(`${daemon.url}/traffic-source`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'shop', trafficDomain: 'localhost' }) });
+  const created = await fetch(`${daemon.url}/traffic-source`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'shop', trafficDomain: 'localhost' }),
+  });
   sourceId = String(((await created.json()) as { id: string }).id);
   app = shop();
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   const target = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  proxy = await startProxy(['--url', daemon.url, '--token', daemon.token, 'proxy', '--source', 'shop', '--target', target, '--listen', '127.0.0.1:0']);
+  proxy = await startProxy([
+    '--url',
+    daemon.url,
+    '--token',
+    daemon.token,
+    'proxy',
+    '--source',
+    'shop',
+    '--target',
+    target,
+    '--listen',
+    '127.0.0.1:0',
+  ]);
   await traffic();
   await untilStored(9);
 }, 60_000);
@@ -96,7 +128,21 @@ describe('tapline api: infer, check, diff (issue 28)', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toContain(`wrote ${file} (3 paths)`);
     expect(await openApiErrors(file)).toEqual([]);
-    const doc = JSON.parse((await run(['api', 'infer', 'shop', '--format', 'json'])).stdout) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { properties: object; required: string[] } }> }> }>> };
+    const doc = JSON.parse((await run(['api', 'infer', 'shop', '--format', 'json'])).stdout) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses: Record<
+              string,
+              { content: Record<string, { schema: { properties: object; required: string[] } }> }
+            >;
+          }
+        >
+      >;
+    };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(['/api/orders', '/api/users', '/api/users/{id}']);
     const user = doc.paths['/api/users/{id}']!.get!.responses['200']!.content['application/json']!.schema;
@@ -119,9 +165,14 @@ describe('tapline api: infer, check, diff (issue 28)', () => {
     await untilStored(18);
     const fail = await run(['api', 'check', 'shop', '--spec', file, '--since', changedAt, '--json']);
     expect(fail.exitCode, fail.stderr).toBe(1);
-    const report = JSON.parse(fail.stdout) as { violations: { kind: string; status: number; pointer: string; rule: string; examples: string[] }[] };
+    const report = JSON.parse(fail.stdout) as {
+      violations: { kind: string; status: number; pointer: string; rule: string; examples: string[] }[];
+    };
     expect(report.violations.map((v) => [v.kind, v.status, v.pointer, v.rule])).toEqual(
-      expect.arrayContaining([['response-body', 200, '/nickname', 'required'], ['undocumented-status', 500, '', 'undocumented-status']]),
+      expect.arrayContaining([
+        ['response-body', 200, '/nickname', 'required'],
+        ['undocumented-status', 500, '', 'undocumented-status'],
+      ]),
     );
     const shown = await run(['traffic', 'show', 'shop', report.violations[0]!.examples[0]!, '--json']);
     expect(shown.exitCode, shown.stderr).toBe(0);
@@ -132,11 +183,20 @@ describe('tapline api: infer, check, diff (issue 28)', () => {
     expect((await run(['api', 'infer', 'shop', '--since', changedAt, '-o', now])).exitCode).toBe(0);
     const diff = await run(['api', 'diff', join(dir, 'shop.yaml'), now, '--json']);
     expect(diff.exitCode, diff.stderr).toBe(1);
-    const changes = (JSON.parse(diff.stdout) as { changes: { operation: string; where: string; change: string; breaking: boolean }[] }).changes;
-    expect(changes).toEqual(expect.arrayContaining([
-      { operation: 'GET /api/users/{id}', where: 'response 200 body /nickname', change: 'property removed', breaking: true },
-      { operation: 'GET /api/users/{id}', where: 'response 500', change: 'response status added', breaking: false },
-    ]));
+    const changes = (
+      JSON.parse(diff.stdout) as { changes: { operation: string; where: string; change: string; breaking: boolean }[] }
+    ).changes;
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        {
+          operation: 'GET /api/users/{id}',
+          where: 'response 200 body /nickname',
+          change: 'property removed',
+          breaking: true,
+        },
+        { operation: 'GET /api/users/{id}', where: 'response 500', change: 'response status added', breaking: false },
+      ]),
+    );
     const same = await run(['api', 'diff', join(dir, 'shop.yaml'), join(dir, 'shop.yaml')]);
     expect([same.exitCode, same.stdout.trim()]).toEqual([0, 'no changes']);
   });

@@ -15,8 +15,10 @@ const EMAIL = 'ana@example.com';
 const PASSWORD = 'correct horse battery';
 const SLOW = { timeout: 120_000 };
 
-const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { jti: string; exp?: number };
-const accepted = async (url: string, token: string) => (await fetch(`${url}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status;
+const claims = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { jti: string; exp?: number };
+const accepted = async (url: string, token: string) =>
+  (await fetch(`${url}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status;
 /** `2026-11-20 10:00 UTC`: how the CLI names a moment to a person. */
 const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -39,7 +41,8 @@ describe('login and logout leave no token valid and unnamed', SLOW, () => {
   let daemon: SpawnedDaemon;
   let second: SpawnedDaemon;
   const stored = () => (JSON.parse(readFileSync(join(home.path, 'credentials'), 'utf8')) as { token: string }).token;
-  const login = (url: string) => cli(['--url', url, 'login', '--email', EMAIL, '--password-stdin'], { home: home.path, input: PASSWORD });
+  const login = (url: string) =>
+    cli(['--url', url, 'login', '--email', EMAIL, '--password-stdin'], { home: home.path, input: PASSWORD });
 
   beforeAll(async () => {
     daemon = await startDaemon(home.path);
@@ -58,7 +61,9 @@ describe('login and logout leave no token valid and unnamed', SLOW, () => {
     const first = stored();
     const again = await login(daemon.url);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toBe(`token stored in ${join(home.path, 'credentials')}\nthe token of the previous login was revoked at ${daemon.url}`);
+    expect(again.stderr).toBe(
+      `token stored in ${join(home.path, 'credentials')}\nthe token of the previous login was revoked at ${daemon.url}`,
+    );
     expect(await accepted(daemon.url, first)).toBe(401);
     expect(await accepted(daemon.url, stored())).toBe(200);
   });
@@ -69,7 +74,9 @@ describe('login and logout leave no token valid and unnamed', SLOW, () => {
     const out = await cli(['--url', second.url, 'logout'], { home: home.path });
     expect(out.exitCode, out.stderr).toBe(0);
     expect(out.stdout).toBe(`logged out of ${daemon.url} as ${EMAIL}; removed ${join(home.path, 'credentials')}`);
-    expect(out.stderr).toBe(`the token was revoked at the daemon\nlater commands use the daemon's token in ${join(home.path, 'token')}`);
+    expect(out.stderr).toBe(
+      `the token was revoked at the daemon\nlater commands use the daemon's token in ${join(home.path, 'token')}`,
+    );
     expect(await accepted(daemon.url, token)).toBe(401);
   });
 
@@ -116,7 +123,8 @@ describe('an expired token is named as expired, with when and how to get a new o
   let stubUrl = '';
   /** What the stand-in daemon answers to every request: a 401 of the given code and message. */
   let refusal = { error: 'Invalid token', code: 'token_invalid' };
-  const jwt = (payload: Record<string, unknown>) => `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
+  const jwt = (payload: Record<string, unknown>) =>
+    `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
 
   beforeAll(async () => {
     daemon = await startDaemon(home.path);
@@ -151,16 +159,21 @@ describe('an expired token is named as expired, with when and how to get a new o
     try {
       const result = await cli(['sources', 'list'], { home: home.path });
       expect(result.exitCode).toBe(4);
-      expect(result.stderr).toBe(`tapline: your login expired at 2026-11-20 10:00 UTC; log in again with \`tapline login --email ${EMAIL}\``);
+      expect(result.stderr).toBe(
+        `tapline: your login expired at 2026-11-20 10:00 UTC; log in again with \`tapline login --email ${EMAIL}\``,
+      );
     } finally {
       rmSync(join(home.path, 'credentials'));
     }
   });
 
-  it('an older daemon that says only `Invalid token`: the token\'s own expiry tells', async () => {
+  it("an older daemon that says only `Invalid token`: the token's own expiry tells", async () => {
     refusal = { error: 'Invalid token', code: 'token_invalid' };
     const expired = jwt({ sub: 'u', jti: 'j', exp: Date.parse('2026-11-20T10:00:00.000Z') / 1000 });
-    const result = await cli(['--url', stubUrl, 'sources', 'list'], { home: home.path, env: { TAPLINE_TOKEN: expired } });
+    const result = await cli(['--url', stubUrl, 'sources', 'list'], {
+      home: home.path,
+      env: { TAPLINE_TOKEN: expired },
+    });
     expect(result.exitCode).toBe(4);
     expect(result.stderr).toBe(
       "tapline: the token from TAPLINE_TOKEN expired at 2026-11-20 10:00 UTC\n  get a new one with `tapline login --email <you>`, or `taplined token create <email>` on the daemon's machine",

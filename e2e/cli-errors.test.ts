@@ -20,15 +20,23 @@ async function serve(handler: RequestListener): Promise<{ server: Server; url: s
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-
 describe('--url pointing at a server that is not Tapline', SLOW, () => {
   const others: Server[] = [];
   afterAll(() => others.forEach((s) => s.close()));
 
   const kinds: [string, RequestListener][] = [
-    ['JSON of its own', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world","items":[1,2]}')],
-    ['an HTML page for every path', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>My app</title>')],
-    ['an HTML 404 for every path', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>')],
+    [
+      'JSON of its own',
+      (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world","items":[1,2]}'),
+    ],
+    [
+      'an HTML page for every path',
+      (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>My app</title>'),
+    ],
+    [
+      'an HTML 404 for every path',
+      (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>'),
+    ],
   ];
   for (const [kind, handler] of kinds) {
     it(`one line and exit 3 for a server answering ${kind}, whatever the command`, async () => {
@@ -36,11 +44,23 @@ describe('--url pointing at a server that is not Tapline', SLOW, () => {
       others.push(server);
       const home = tempHome();
       try {
-        for (const args of [['status'], ['sources', 'list'], ['traffic', 'list', 'shop'], ['auth', 'status'], ['webhooks', 'list', 'shop']]) {
+        for (const args of [
+          ['status'],
+          ['sources', 'list'],
+          ['traffic', 'list', 'shop'],
+          ['auth', 'status'],
+          ['webhooks', 'list', 'shop'],
+        ]) {
           const result = await cli(['--url', url, '--token', 'a-token', ...args], { home: home.path });
-          expect([result.exitCode, result.stderr], `${kind}: ${args.join(' ')}`).toEqual([3, `tapline: ${url}: not a Tapline daemon`]);
+          expect([result.exitCode, result.stderr], `${kind}: ${args.join(' ')}`).toEqual([
+            3,
+            `tapline: ${url}: not a Tapline daemon`,
+          ]);
         }
-        const login = await cli(['--url', url, 'login', '--email', 'ana@example.com', '--password-stdin'], { home: home.path, input: 'secret' });
+        const login = await cli(['--url', url, 'login', '--email', 'ana@example.com', '--password-stdin'], {
+          home: home.path,
+          input: 'secret',
+        });
         expect([login.exitCode, login.stderr]).toEqual([3, `tapline: ${url}: not a Tapline daemon`]);
       } finally {
         home.remove();
@@ -52,7 +72,8 @@ describe('--url pointing at a server that is not Tapline', SLOW, () => {
 describe('error lines against a real daemon', SLOW, () => {
   const home = tempHome();
   let daemon: SpawnedDaemon;
-  const tapline = (args: readonly string[], input?: string) => cli(['--url', daemon.url, ...args], { home: home.path, ...(input !== undefined ? { input } : {}) });
+  const tapline = (args: readonly string[], input?: string) =>
+    cli(['--url', daemon.url, ...args], { home: home.path, ...(input !== undefined ? { input } : {}) });
   const ids: string[] = [];
 
   let sourceId = '';
@@ -65,7 +86,12 @@ describe('error lines against a real daemon', SLOW, () => {
     const lines = [record(), record(), record({ status: 503, method: 'POST', requestBody: { sku: 'a1' } })];
     const composed = await tapline(['record', 'shop', '--ndjson'], lines.map((l) => JSON.stringify(l)).join('\n'));
     expect(composed.exitCode, composed.stderr).toBe(0);
-    ids.push(...composed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id));
+    ids.push(
+      ...composed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    );
   });
   afterAll(async () => {
     await daemon.stop();
@@ -75,11 +101,23 @@ describe('error lines against a real daemon', SLOW, () => {
   it("usage errors are `tapline: …` lines with the command's --help, never commander's `error:`", async () => {
     const cases: [string[], string][] = [
       [['--bogus'], "tapline: unknown option '--bogus'\n  see `tapline --help`"],
-      [['traffic', 'lst'], "tapline: unknown command 'lst' (did you mean one of list, ls?)\n  see `tapline traffic --help`"],
+      [
+        ['traffic', 'lst'],
+        "tapline: unknown command 'lst' (did you mean one of list, ls?)\n  see `tapline traffic --help`",
+      ],
       [['traffic', 'list'], "tapline: missing required argument 'source'\n  see `tapline traffic list --help`"],
-      [['traffic', 'list', 'shop', '--page', '-1'], 'tapline: --page must be a whole number from 1 (got -1)\n  see `tapline traffic list --help`'],
-      [['traffic', 'list', 'shop', '--limit', '5000'], 'tapline: --limit must be a whole number from 1 to 1000 (got 5000)\n  see `tapline traffic list --help`'],
-      [['traffic', 'list', 'shop', '--status', 'teapot'], 'tapline: --status must be a status such as 404 or a class such as 5xx (got teapot)\n  see `tapline traffic list --help`'],
+      [
+        ['traffic', 'list', 'shop', '--page', '-1'],
+        'tapline: --page must be a whole number from 1 (got -1)\n  see `tapline traffic list --help`',
+      ],
+      [
+        ['traffic', 'list', 'shop', '--limit', '5000'],
+        'tapline: --limit must be a whole number from 1 to 1000 (got 5000)\n  see `tapline traffic list --help`',
+      ],
+      [
+        ['traffic', 'list', 'shop', '--status', 'teapot'],
+        'tapline: --status must be a status such as 404 or a class such as 5xx (got teapot)\n  see `tapline traffic list --help`',
+      ],
     ];
     for (const [args, stderr] of cases) {
       const result = await tapline(args);
@@ -90,12 +128,17 @@ describe('error lines against a real daemon', SLOW, () => {
   it('`tapline ui` without a terminal names the program once', async () => {
     const result = await tapline(['ui', 'shop']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toBe('tapline: ui needs a terminal\n  for pipes and scripts use `tapline traffic tail` or `tapline traffic list`');
+    expect(result.stderr).toBe(
+      'tapline: ui needs a terminal\n  for pipes and scripts use `tapline traffic tail` or `tapline traffic list`',
+    );
   });
 
   it('export to a directory that does not exist: one line, exit 2', async () => {
     const result = await tapline(['traffic', 'export', 'shop', '--har', '-o', '/nonexistent/x.har']);
-    expect([result.exitCode, result.stderr]).toEqual([2, 'tapline: cannot write /nonexistent/x.har: no such directory']);
+    expect([result.exitCode, result.stderr]).toEqual([
+      2,
+      'tapline: cannot write /nonexistent/x.har: no such directory',
+    ]);
     const dir = join(home.path, 'a-directory');
     mkdirSync(dir);
     const onDir = await tapline(['traffic', 'export', 'shop', '--har', '-o', dir]);
@@ -118,7 +161,9 @@ describe('error lines against a real daemon', SLOW, () => {
     try {
       const result = await cli(['--url', daemon.url, 'status'], { home: bare.path });
       expect(result.exitCode).toBe(4);
-      expect(result.stdout).toMatch(new RegExp(`^daemon {3}${daemon.url} {2}ok {2}v\\S+\\n(storage .*\\n)?token {4}none found$`));
+      expect(result.stdout).toMatch(
+        new RegExp(`^daemon {3}${daemon.url} {2}ok {2}v\\S+\\n(storage .*\\n)?token {4}none found$`),
+      );
       expect(result.stderr).toBe(
         `tapline: no token found (looked at --token, TAPLINE_TOKEN, ${bare.path}/credentials and ${bare.path}/token)\n` +
           '  start `taplined` once on this machine, log in with `tapline login --email <you>`, or pass --token',

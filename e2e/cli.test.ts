@@ -14,11 +14,17 @@ import { admin, cli, startDaemon, TAPLINE, tempHome, type SpawnedDaemon } from '
 
 let home: ReturnType<typeof tempHome>;
 let daemon: SpawnedDaemon;
-let replay: { server: Server; url: string; seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[] };
+let replay: {
+  server: Server;
+  url: string;
+  seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[];
+};
 let sourceId = '';
 
-const tapline = (args: readonly string[], input?: string) => cli(['--url', daemon.url, ...args], { home: home.path, ...(input !== undefined ? { input } : {}) });
-const api = async (path: string, token = daemon.token) => (await fetch(`${daemon.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+const tapline = (args: readonly string[], input?: string) =>
+  cli(['--url', daemon.url, ...args], { home: home.path, ...(input !== undefined ? { input } : {}) });
+const api = async (path: string, token = daemon.token) =>
+  (await fetch(`${daemon.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
 
 beforeAll(async () => {
   home = tempHome();
@@ -28,7 +34,12 @@ beforeAll(async () => {
   const seen: typeof replay.seen = [];
   app.use(express.text({ type: () => true }));
   app.all('/{*rest}', (req, res) => {
-    seen.push({ method: req.method, url: req.originalUrl, headers: req.headers, body: typeof req.body === 'string' ? req.body : '' });
+    seen.push({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      body: typeof req.body === 'string' ? req.body : '',
+    });
     res.json({ replayed: true });
   });
   const server = app.listen(0, '127.0.0.1');
@@ -83,7 +94,12 @@ describe('tapline against taplined', SLOW, () => {
         protocol: 'HTTP',
         method: 'PUT',
         status: 503,
-        requestHeaders: { 'content-type': 'application/json', 'x-trace': "it's \"quoted\" $HOME `x`", authorization: 'Bearer secret', connection: 'keep-alive' },
+        requestHeaders: {
+          'content-type': 'application/json',
+          'x-trace': 'it\'s "quoted" $HOME `x`',
+          authorization: 'Bearer secret',
+          connection: 'keep-alive',
+        },
         queryParams: { q: 'a b&c', tag: ['x', 'y'] },
         requestBody: { note: "it's $(whoami)" },
       }),
@@ -110,11 +126,22 @@ describe('tapline against taplined', SLOW, () => {
       const expected = (await api(`/http-traffic/${sourceId}?${query}`)) as { data: unknown[] };
       expect(JSON.parse(json.stdout), flags.join(' ')).toEqual(expected);
       const ndjson = await tapline(['traffic', 'list', 'shop', '--ndjson', ...flags]);
-      expect(ndjson.stdout.split('\n').filter(Boolean).map((l): unknown => JSON.parse(l))).toEqual(expected.data);
+      expect(
+        ndjson.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l): unknown => JSON.parse(l)),
+      ).toEqual(expected.data);
     }
-    const byName = async (flags: string[]) => JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', ...flags])).stdout) as { data: { status: number }[]; meta: { total: number } };
+    const byName = async (flags: string[]) =>
+      JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', ...flags])).stdout) as {
+        data: { status: number }[];
+        meta: { total: number };
+      };
     expect((await byName(['--domain', 'admin.example.com'])).data.map((t) => t.status)).toEqual([500]);
-    expect((await byName(['--domain', 'shop.example.com', '--path', '/api/cart'])).data.map((t) => t.status)).toEqual([404]);
+    expect((await byName(['--domain', 'shop.example.com', '--path', '/api/cart'])).data.map((t) => t.status)).toEqual([
+      404,
+    ]);
     expect((await byName(['--since', '10m'])).meta.total).toBe(5);
     expect((await byName(['--until', '2001-01-01T00:00:00Z'])).meta.total).toBe(0);
 
@@ -128,7 +155,11 @@ describe('tapline against taplined', SLOW, () => {
   });
 
   it('replays a request with `traffic show --curl`', async () => {
-    const [entry] = (JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', '--method', 'PUT'])).stdout) as { data: { id: string }[] }).data;
+    const [entry] = (
+      JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', '--method', 'PUT'])).stdout) as {
+        data: { id: string }[];
+      }
+    ).data;
     const curl = await tapline(['traffic', 'show', 'shop', entry?.id ?? '', '--curl']);
     expect(curl.exitCode, curl.stderr).toBe(0);
     const ran = await execa('bash', ['-c', `${curl.stdout} --silent --show-error`], { reject: false });
@@ -137,7 +168,7 @@ describe('tapline against taplined', SLOW, () => {
     const [got] = replay.seen;
     expect(got?.method).toBe('PUT');
     expect(got?.url).toBe('/replay/it?q=a+b%26c&tag=x&tag=y');
-    expect(got?.headers['x-trace']).toBe("it's \"quoted\" $HOME `x`");
+    expect(got?.headers['x-trace']).toBe('it\'s "quoted" $HOME `x`');
     expect(got?.headers['content-type']).toBe('application/json');
     expect(got?.headers.authorization).toBeUndefined();
     expect(JSON.parse(got?.body ?? '')).toEqual({ note: "it's $(whoami)" });
@@ -147,23 +178,43 @@ describe('tapline against taplined', SLOW, () => {
   });
 
   it('replays a request with `traffic replay`, refusing redacted values until given', async () => {
-    const [entry] = (JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', '--method', 'PUT'])).stdout) as { data: { id: string }[] }).data;
+    const [entry] = (
+      JSON.parse((await tapline(['traffic', 'list', 'shop', '--json', '--method', 'PUT'])).stdout) as {
+        data: { id: string }[];
+      }
+    ).data;
     const short = entry?.id.slice(0, 13) ?? '';
     replay.seen.length = 0;
     const refused = await tapline(['traffic', 'replay', 'shop', short]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("header authorization: --set-header 'authorization: <value>'");
     expect(replay.seen).toEqual([]);
-    const sent = await tapline(['traffic', 'replay', 'shop', short, '--set-header', 'authorization: Bearer dev', '--json']);
+    const sent = await tapline([
+      'traffic',
+      'replay',
+      'shop',
+      short,
+      '--set-header',
+      'authorization: Bearer dev',
+      '--json',
+    ]);
     expect(sent.exitCode, sent.stderr).toBe(0);
-    expect(JSON.parse(sent.stdout)).toMatchObject({ request: { method: 'PUT' }, response: { status: 200, body: { replayed: true } }, recorded: { id: entry?.id, status: 503 } });
+    expect(JSON.parse(sent.stdout)).toMatchObject({
+      request: { method: 'PUT' },
+      response: { status: 200, body: { replayed: true } },
+      recorded: { id: entry?.id, status: 503 },
+    });
     const [got] = replay.seen;
     expect(got).toMatchObject({ method: 'PUT', url: '/replay/it?q=a+b%26c&tag=x&tag=y' });
-    expect(got?.headers).toMatchObject({ authorization: 'Bearer dev', 'x-trace': "it's \"quoted\" $HOME `x`" });
+    expect(got?.headers).toMatchObject({ authorization: 'Bearer dev', 'x-trace': 'it\'s "quoted" $HOME `x`' });
   });
 
   it('diffs two entries given by short ids', async () => {
-    const entries = (JSON.parse((await tapline(['traffic', 'list', 'shop', '--json'])).stdout) as { data: { id: string; method: string }[] }).data;
+    const entries = (
+      JSON.parse((await tapline(['traffic', 'list', 'shop', '--json'])).stdout) as {
+        data: { id: string; method: string }[];
+      }
+    ).data;
     const put = entries.find((e) => e.method === 'PUT')?.id ?? '';
     const del = entries.find((e) => e.method === 'DELETE')?.id ?? '';
     const diff = await tapline(['traffic', 'diff', 'shop', del.slice(0, 13), put.slice(0, 13)]);
@@ -177,18 +228,35 @@ describe('tapline against taplined', SLOW, () => {
     const script = (await tapline(['completion', 'bash'])).stdout;
     const bin = join(home.path, 'bin');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'tapline'), `#!/bin/sh\nexec node ${JSON.stringify(TAPLINE)} --home ${JSON.stringify(home.path)} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(bin, 'tapline'),
+      `#!/bin/sh\nexec node ${JSON.stringify(TAPLINE)} --home ${JSON.stringify(home.path)} "$@"\n`,
+      { mode: 0o755 },
+    );
     const complete = async (line: string) => {
       const words = line.split(' ');
       const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _tapline; echo "\${COMPREPLY[@]}"`;
-      return (await execa('bash', ['-c', program], { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } })).stdout.trim();
+      return (
+        await execa('bash', ['-c', program], { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } })
+      ).stdout.trim();
     };
     expect(await complete(`tapline --url ${daemon.url} traffic list sh`)).toBe('shop');
     expect(await complete(`tapline --url ${daemon.url} proxy --source `)).toBe('shop');
   });
 
   it('adds, lists and deletes webhooks', async () => {
-    const added = await tapline(['webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', `${replay.url}/hook`, '--json']);
+    const added = await tapline([
+      'webhooks',
+      'add',
+      'shop',
+      '--type',
+      'http',
+      '--level',
+      'fatal',
+      '--value',
+      `${replay.url}/hook`,
+      '--json',
+    ]);
     expect(added.exitCode, added.stderr).toBe(0);
     const hook = JSON.parse(added.stdout) as { id: string; secret: string };
     expect(hook.secret).toMatch(/^[0-9a-f]{64}$/);
@@ -197,11 +265,32 @@ describe('tapline against taplined', SLOW, () => {
     expect((await tapline(['webhooks', 'list', 'shop'])).stdout).toContain(`${replay.url}/hook`);
     expect((await tapline(['webhooks', 'delete', hook.id])).exitCode).toBe(2);
     expect((await tapline(['webhooks', 'delete', hook.id, '--yes'])).exitCode).toBe(0);
-    expect((JSON.parse((await tapline(['webhooks', 'list', 'shop', '--json'])).stdout) as { data: unknown[] }).data).toEqual([]);
+    expect(
+      (JSON.parse((await tapline(['webhooks', 'list', 'shop', '--json'])).stdout) as { data: unknown[] }).data,
+    ).toEqual([]);
   });
 
   it('has an example in every --help', async () => {
-    const paths = [[], ['status'], ['login'], ['sources'], ['sources', 'list'], ['sources', 'add'], ['sources', 'rename'], ['sources', 'remove'], ['traffic', 'list'], ['traffic', 'show'], ['traffic', 'replay'], ['traffic', 'diff'], ['logs'], ['webhooks', 'list'], ['webhooks', 'add'], ['webhooks', 'delete'], ['record'], ['completion']];
+    const paths = [
+      [],
+      ['status'],
+      ['login'],
+      ['sources'],
+      ['sources', 'list'],
+      ['sources', 'add'],
+      ['sources', 'rename'],
+      ['sources', 'remove'],
+      ['traffic', 'list'],
+      ['traffic', 'show'],
+      ['traffic', 'replay'],
+      ['traffic', 'diff'],
+      ['logs'],
+      ['webhooks', 'list'],
+      ['webhooks', 'add'],
+      ['webhooks', 'delete'],
+      ['record'],
+      ['completion'],
+    ];
     for (const path of paths) {
       const help = await cli([...path, '--help']);
       expect(help.exitCode, path.join(' ')).toBe(0);
@@ -227,7 +316,9 @@ describe('exit codes, provoked for real', SLOW, () => {
     });
     const result = await cli(['--url', `http://127.0.0.1:${port}`, 'traffic', 'list', 'shop'], { home: home.path });
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toMatch(new RegExp(`cannot reach the Tapline daemon at http://127.0.0.1:${port} \\(ECONNREFUSED\\)\n.*taplined`));
+    expect(result.stderr).toMatch(
+      new RegExp(`cannot reach the Tapline daemon at http://127.0.0.1:${port} \\(ECONNREFUSED\\)\n.*taplined`),
+    );
     expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/);
   });
 
@@ -252,7 +343,10 @@ describe('exit codes, provoked for real', SLOW, () => {
   });
 
   it('7: bad input, checked before sending and by the daemon', async () => {
-    const local = await tapline(['record', 'shop'], `${JSON.stringify(record({}))}\n${JSON.stringify(record({ status: 'ok', pathnameUrl: 'api' }))}\n`);
+    const local = await tapline(
+      ['record', 'shop'],
+      `${JSON.stringify(record({}))}\n${JSON.stringify(record({ status: 'ok', pathnameUrl: 'api' }))}\n`,
+    );
     expect(local.exitCode).toBe(7);
     expect(local.stderr).toMatch(/invalid record on line 2: pathnameUrl must begin with \/; status must be/);
     expect(local.stderr).toMatch(/nothing was sent/);

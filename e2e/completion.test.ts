@@ -27,8 +27,17 @@ beforeAll(async () => {
   mkdirSync(bin);
   mkdirSync(cwd);
   writeFileSync(join(cwd, 'notes.txt'), 'a file the shells could offer\n');
-  writeFileSync(join(bin, 'tapline'), `#!/bin/sh\nexec node ${JSON.stringify(TAPLINE)} --home ${JSON.stringify(home.path)} --url ${daemon.url} "$@"\n`, { mode: 0o755 });
-  env = { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+  writeFileSync(
+    join(bin, 'tapline'),
+    `#!/bin/sh\nexec node ${JSON.stringify(TAPLINE)} --home ${JSON.stringify(home.path)} --url ${daemon.url} "$@"\n`,
+    { mode: 0o755 },
+  );
+  env = {
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home.path,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+  };
   for (const shell of ['bash', 'zsh', 'fish']) {
     const printed = await cli(['completion', shell]);
     expect(printed.exitCode, printed.stderr).toBe(0);
@@ -51,7 +60,12 @@ describe('bash: the completion function, called as bash calls it', SLOW, () => {
   const complete = async (line: string) => {
     const parts = line.split(' ');
     const program = `source ${scripts.bash}\nCOMP_WORDS=(${parts.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${parts.length - 1}; _tapline; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const result = await execa('bash', ['--norc', '--noprofile', '-c', program], { env, extendEnv: false, cwd, reject: false });
+    const result = await execa('bash', ['--norc', '--noprofile', '-c', program], {
+      env,
+      extendEnv: false,
+      cwd,
+      reject: false,
+    });
     expect(result.stderr).toBe('');
     return words(String(result.stdout));
   };
@@ -74,7 +88,11 @@ describe('fish: complete -C, as fish completes a command line', SLOW, () => {
     const result = await execa('fish', ['--no-config', '-c', program], { env, extendEnv: false, cwd, reject: false });
     expect(result.stderr).toBe('');
     // Each candidate is a line: the word, then a tab and its description.
-    return String(result.stdout).split('\n').filter(Boolean).map((l) => l.split('\t')[0] ?? '').sort();
+    return String(result.stdout)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0] ?? '')
+      .sort();
   };
 
   it('offers only the levels after --level, never file names', async () => {
@@ -98,7 +116,8 @@ describe('zsh: Tab pressed in a real zsh (tmux)', SLOW, () => {
   const { tmux } = server;
   const type = (text: string) => server.type('zsh', text);
   const keys = (...k: string[]) => server.keys('zsh', ...k);
-  const waitForScreen = (check: (s: string) => boolean, what: string) => server.waitForScreen('zsh', check, what, 15_000);
+  const waitForScreen = (check: (s: string) => boolean, what: string) =>
+    server.waitForScreen('zsh', check, what, 15_000);
 
   /** A fresh prompt on a clear screen, `line` typed and Tab pressed; resolves to the screen once `check` holds. */
   async function tab(line: string, check: (s: string) => boolean, what: string): Promise<string> {
@@ -112,7 +131,9 @@ describe('zsh: Tab pressed in a real zsh (tmux)', SLOW, () => {
   }
 
   beforeAll(async () => {
-    const vars = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+    const vars = Object.entries(env)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(' ');
     tmux('new-session', '-d', '-s', 'zsh', '-x', '120', '-y', '20', '-c', cwd, `env -i ${vars} zsh -f`);
     // As a ~/.zshrc would: compinit, then the script; PS1 set last, so its prompt means all is loaded.
     type(`autoload -U compinit && compinit -u -D && source ${scripts.zsh} && PS1='ready> '`);

@@ -45,20 +45,32 @@ async function run(args: readonly string[], options: { env?: Record<string, stri
 
 /** Starts taplined with exactly `args` and `env`, and resolves once stdout has a whole line. */
 async function spawnDaemon(args: readonly string[], env: Record<string, string> = {}) {
-  const child = execa('node', [TAPLINED, '--log-level', 'warn', ...args], { env: cleanEnv(env), extendEnv: false, reject: false });
+  const child = execa('node', [TAPLINED, '--log-level', 'warn', ...args], {
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+  });
   children.push(child);
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   await until(() => stdout.includes('\n') || child.exitCode !== null, 'taplined to print a whole line', 20_000);
-  if (!stdout.includes('\n')) throw new Error(`taplined exited with ${child.exitCode}: ${String((await child).stderr)}`);
+  if (!stdout.includes('\n'))
+    throw new Error(`taplined exited with ${child.exitCode}: ${String((await child).stderr)}`);
   const line = stdout.split('\n')[0] ?? '';
-  return { child, line, url: /^taplined listening on (http:\/\/\S+) \(database: .+\)$/.exec(line)?.[1] ?? '', stdout: () => stdout };
+  return {
+    child,
+    line,
+    url: /^taplined listening on (http:\/\/\S+) \(database: .+\)$/.exec(line)?.[1] ?? '',
+    stdout: () => stdout,
+  };
 }
 
 describe('taplined start-up and shutdown', () => {
   it('prints exactly one stdout line, serves /healthz without a token and exits 0 on SIGTERM', async () => {
     const daemon = await spawnDaemon(['--port', '0', '--home', home()]);
-    expect(daemon.line).toMatch(/^taplined listening on http:\/\/127\.0\.0\.1:[1-9]\d* \(database: sqlite .+\/tapline\.db\)$/);
+    expect(daemon.line).toMatch(
+      /^taplined listening on http:\/\/127\.0\.0\.1:[1-9]\d* \(database: sqlite .+\/tapline\.db\)$/,
+    );
     const health = await createClient({ baseUrl: daemon.url }).call(contract.health);
     expect(health.status).toBe('ok');
     daemon.child.kill('SIGTERM');
@@ -78,10 +90,17 @@ describe('taplined start-up and shutdown', () => {
     const dataHome = join(dir, 'data');
     // Port 0 through the variable: the OS picks a port, never the default one. (A port found free
     // and closed again could be taken by another test's process before the daemon binds it.)
-    const daemon = await spawnDaemon([], { TAPLINE_PORT: '0', TAPLINE_HOME: dataHome, TAPLINE_DB: join(dir, 'custom.db'), TAPLINE_HOST: '127.0.0.1' });
+    const daemon = await spawnDaemon([], {
+      TAPLINE_PORT: '0',
+      TAPLINE_HOME: dataHome,
+      TAPLINE_DB: join(dir, 'custom.db'),
+      TAPLINE_HOST: '127.0.0.1',
+    });
     const port = Number(new URL(daemon.url).port);
     expect(port).not.toBe(DEFAULT_PORT);
-    expect(daemon.line).toBe(`taplined listening on http://127.0.0.1:${port} (database: sqlite ${join(dir, 'custom.db')})`);
+    expect(daemon.line).toBe(
+      `taplined listening on http://127.0.0.1:${port} (database: sqlite ${join(dir, 'custom.db')})`,
+    );
     expect(statSync(join(dataHome, 'token')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(dir, 'custom.db'))).toBe(true);
     expect(existsSync(join(dataHome, 'tapline.db'))).toBe(false);
@@ -144,7 +163,9 @@ describe('taplined admin subcommands', () => {
   afterAll(() => adminHome.remove());
 
   it('print the new user id and the token alone on stdout', async () => {
-    const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', adminHome.path], { input: 'long enough\n' });
+    const added = await run(['user', 'add', 'ana@example.com', '--password-stdin', '--home', adminHome.path], {
+      input: 'long enough\n',
+    });
     // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
     expect(added).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const token = await run(['token', 'create', 'ana@example.com', '--expires', '12h', '--home', adminHome.path]);
@@ -158,11 +179,31 @@ describe('taplined admin subcommands', () => {
     [['user', 'add', 'not-an-email'], undefined, 2, '"not-an-email" is not a valid email address'],
     [['user', 'add', 'bo@example.com', '--password-stdin'], 'short', 2, 'the password must have at least 8 characters'],
     [['token', 'create', 'nobody@example.com'], undefined, 1, 'no user with email nobody@example.com'],
-    [['token', 'create', 'ana@example.com', '--scope', 'admin'], undefined, 2, '--scope takes full, read or ingest (got "admin")'],
+    [
+      ['token', 'create', 'ana@example.com', '--scope', 'admin'],
+      undefined,
+      2,
+      '--scope takes full, read or ingest (got "admin")',
+    ],
     [['token', 'create', 'ana@example.com', '--expires', 'soon'], undefined, 2, '--expires takes a duration'],
-    [['token', 'create', 'ana@example.com', '--source', 'xyz'], undefined, 2, '--source takes a traffic source id (a UUID)'],
-    [['token', 'create', 'ana@example.com', '--source', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'ana@example.com owns no traffic source'],
-    [['token', 'revoke', '01a1fc92-0000-7000-8000-000000000000'], undefined, 1, 'no token with id 01a1fc92-0000-7000-8000-000000000000'],
+    [
+      ['token', 'create', 'ana@example.com', '--source', 'xyz'],
+      undefined,
+      2,
+      '--source takes a traffic source id (a UUID)',
+    ],
+    [
+      ['token', 'create', 'ana@example.com', '--source', '01a1fc92-0000-7000-8000-000000000000'],
+      undefined,
+      1,
+      'ana@example.com owns no traffic source',
+    ],
+    [
+      ['token', 'revoke', '01a1fc92-0000-7000-8000-000000000000'],
+      undefined,
+      1,
+      'no token with id 01a1fc92-0000-7000-8000-000000000000',
+    ],
   ])('%j exits with its code and message', async (args, input, exitCode, message) => {
     const result = await run([...args, '--home', adminHome.path], input === undefined ? {} : { input });
     expect({ exitCode: result.exitCode, stdout: result.stdout }, result.stderr).toEqual({ exitCode, stdout: '' });
@@ -173,10 +214,14 @@ describe('taplined admin subcommands', () => {
 describe('a reader that closes the pipe early', () => {
   it('ends taplined --help quietly: exit 0, no stack trace', async () => {
     // `head -c 10` closes the pipe after ten bytes, while the help (over 60 lines) is still being written.
-    const run = await execa('bash', ['-c', `set -o pipefail; node ${JSON.stringify(TAPLINED)} --help | head -c 10 >/dev/null`], {
-      env: cleanEnv(),
-      reject: false,
-    });
+    const run = await execa(
+      'bash',
+      ['-c', `set -o pipefail; node ${JSON.stringify(TAPLINED)} --help | head -c 10 >/dev/null`],
+      {
+        env: cleanEnv(),
+        reject: false,
+      },
+    );
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
   });

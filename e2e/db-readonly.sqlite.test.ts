@@ -3,7 +3,15 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { createSource } from './support/compose.js';
-import { badRefusals, composeUntil, eventually, type Outcome, outageLines, stackTraces, storedIds } from './support/outage.js';
+import {
+  badRefusals,
+  composeUntil,
+  eventually,
+  type Outcome,
+  outageLines,
+  stackTraces,
+  storedIds,
+} from './support/outage.js';
 
 /**
  * The SQLite counterpart of db-restart.postgres.test.ts: the database's folder and files become
@@ -41,7 +49,10 @@ describe('the database file becoming read-only under load (built taplined on SQL
 
     await chattr('+i');
     const lockedAt = Date.now();
-    const refusedWhileLocked = await eventually(() => outcomes.some((o) => o.at > lockedAt && o.status !== 201), 10_000);
+    const refusedWhileLocked = await eventually(
+      () => outcomes.some((o) => o.at > lockedAt && o.status !== 201),
+      10_000,
+    );
     await eventually(() => outcomes.filter((o) => o.at > lockedAt && o.status !== 201).length >= 20, 10_000);
     await chattr('-i');
     const writableAt = Date.now();
@@ -50,10 +61,17 @@ describe('the database file becoming read-only under load (built taplined on SQL
     stop.abort();
     await Promise.all(writers);
 
-    expect({ refusedWhileLocked, storedAgain, exitCode: daemon.process.exitCode }).toEqual({ refusedWhileLocked: true, storedAgain: true, exitCode: null });
+    expect({ refusedWhileLocked, storedAgain, exitCode: daemon.process.exitCode }).toEqual({
+      refusedWhileLocked: true,
+      storedAgain: true,
+      exitCode: null,
+    });
     expect(badRefusals(outcomes), 'refusals that are not 503 with Retry-After').toEqual([]);
     const stored = await storedIds(url, token, sourceId);
-    expect(outcomes.flatMap((o) => (o.id && !stored.has(o.id) ? [o.id] : [])), 'acknowledged but not stored').toEqual([]);
+    expect(
+      outcomes.flatMap((o) => (o.id && !stored.has(o.id) ? [o.id] : [])),
+      'acknowledged but not stored',
+    ).toEqual([]);
     expect(stackTraces(log), log).toEqual([]);
     // Said once with its cause, not once per refused request.
     const said = outageLines(log);

@@ -9,7 +9,18 @@ import type { Tapline, tapline as taplineOf } from '../packages/node/src/index.j
 import { cleanEnv, TAPLINE } from './support/binaries.js';
 import { adminOn, type Member, startMember } from './support/cluster.js';
 import { createSource } from './support/compose.js';
-import { badRefusals, composeOnce, composeUntil, eventually, type Outcome, outageLines, stackTraces, storedEntries, storedIds, type Target } from './support/outage.js';
+import {
+  badRefusals,
+  composeOnce,
+  composeUntil,
+  eventually,
+  type Outcome,
+  outageLines,
+  stackTraces,
+  storedEntries,
+  storedIds,
+  type Target,
+} from './support/outage.js';
 
 /**
  * The built @tapline/node, loaded at run time: `pnpm test` type-checks before it builds, so a static
@@ -64,19 +75,31 @@ describe('the database restart, end to end (built taplined, tapline and @tapline
     const probe = await composeOnce({ name: 'probe', url: b.url, token, sourceId: shop }, 0);
     let tailOut = '';
     let tailErr = '';
-    tail = execa('node', [TAPLINE, '--url', a.url, '--token', token, 'traffic', 'tail', 'shop', '--lines', '1', '--ndjson'], {
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      buffer: false,
-    });
+    tail = execa(
+      'node',
+      [TAPLINE, '--url', a.url, '--token', token, 'traffic', 'tail', 'shop', '--lines', '1', '--ndjson'],
+      {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        buffer: false,
+      },
+    );
     tail.stdout?.on('data', (chunk: Buffer) => (tailOut += chunk.toString()));
     tail.stderr?.on('data', (chunk: Buffer) => (tailErr += chunk.toString()));
-    expect(await eventually(() => tailOut.includes(probe.id ?? '?'), 20_000), `the tail printed the probe: ${tailErr}`).toBe(true);
+    expect(
+      await eventually(() => tailOut.includes(probe.id ?? '?'), 20_000),
+      `the tail printed the probe: ${tailErr}`,
+    ).toBe(true);
 
     // The app records into `app` on b, and is asked for pages throughout.
-    recorder = tapline({ url: b.url, token: ingestToken, source: 'app', queue: { flushIntervalMs: 20, retry: { initialMs: 100, maxMs: 1_000 } } });
+    recorder = tapline({
+      url: b.url,
+      token: ingestToken,
+      source: 'app',
+      queue: { flushIntervalMs: 20, retry: { initialMs: 100, maxMs: 1_000 } },
+    });
     const e = express();
     e.use(recorder);
     e.get('/page/:n', (req, res) => void res.json({ page: req.params.n }));
@@ -91,7 +114,10 @@ describe('the database restart, end to end (built taplined, tapline and @tapline
       { name: 'a', url: a.url, token, sourceId: shop },
       { name: 'b', url: b.url, token, sourceId: shop },
     ];
-    const writers = targets.flatMap((t) => [composeUntil(t, stop.signal, outcomes), composeUntil(t, stop.signal, outcomes)]);
+    const writers = targets.flatMap((t) => [
+      composeUntil(t, stop.signal, outcomes),
+      composeUntil(t, stop.signal, outcomes),
+    ]);
     let pages = 0;
     const browsing = (async () => {
       while (!stop.signal.aborted) {
@@ -108,24 +134,46 @@ describe('the database restart, end to end (built taplined, tapline and @tapline
     const downAt = Date.now();
     // c's first authenticated request: its signing key is not loaded yet, and cannot be now.
     const during = await fetch(`${c.url}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect.soft({ status: during.status, retryAfter: during.headers.get('retry-after') !== null }).toEqual({ status: 503, retryAfter: true });
+    expect
+      .soft({ status: during.status, retryAfter: during.headers.get('retry-after') !== null })
+      .toEqual({ status: 503, retryAfter: true });
     await new Promise((resolve) => setTimeout(resolve, DOWN_MS - (Date.now() - downAt)));
     const restartAt = Date.now();
     await cluster.start();
 
-    const storedAgain = (name: string) => outcomes.some((o) => o.daemon === name && o.status === 201 && o.at > restartAt);
+    const storedAgain = (name: string) =>
+      outcomes.some((o) => o.daemon === name && o.status === 201 && o.at > restartAt);
     const back = await eventually(() => storedAgain('a') && storedAgain('b'), RECOVERY_MS + 5_000);
-    const recovery = Object.fromEntries(['a', 'b'].map((name) => [name, (outcomes.find((o) => o.daemon === name && o.status === 201 && o.at > restartAt)?.at ?? Infinity) - restartAt]));
+    const recovery = Object.fromEntries(
+      ['a', 'b'].map((name) => [
+        name,
+        (outcomes.find((o) => o.daemon === name && o.status === 201 && o.at > restartAt)?.at ?? Infinity) - restartAt,
+      ]),
+    );
     expect.soft(back, `both daemons store again (ms after the restart: ${JSON.stringify(recovery)})`).toBe(true);
     // The daemon whose first token check met the outage accepts tokens now, without a restart.
-    expect.soft(await eventually(async () => (await fetch(`${c.url}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status === 200, RECOVERY_MS)).toBe(true);
+    expect
+      .soft(
+        await eventually(
+          async () =>
+            (await fetch(`${c.url}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status === 200,
+          RECOVERY_MS,
+        ),
+      )
+      .toBe(true);
     expect.soft((await composeOnce({ name: 'c', url: c.url, token, sourceId: shop }, 0)).status).toBe(201);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     stop.abort();
     await Promise.all([...writers, browsing]);
 
-    for (const m of members) expect.soft({ exited: m.exited(), stackTraces: stackTraces(m.stderr()) }, m.stderr().slice(-2_000)).toEqual({ exited: false, stackTraces: [] });
-    for (const [name, m] of [['a', a], ['b', b]] as const) {
+    for (const m of members)
+      expect
+        .soft({ exited: m.exited(), stackTraces: stackTraces(m.stderr()) }, m.stderr().slice(-2_000))
+        .toEqual({ exited: false, stackTraces: [] });
+    for (const [name, m] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const refused = outcomes.filter((o) => o.daemon === name && o.status !== 201).length;
       // The outage happened, and each daemon said so with its cause, not once per refusal.
       expect(refused, `refusals on ${name}`).toBeGreaterThan(0);
@@ -133,16 +181,31 @@ describe('the database restart, end to end (built taplined, tapline and @tapline
       expect.soft(outageLines(m.stderr()).length, `outage lines of ${name}`).toBeLessThan(refused);
     }
     expect.soft(badRefusals(outcomes), 'refusals that are not 503 with Retry-After').toEqual([]);
-    for (const name of ['a', 'b']) expect(recovery[name], `ms from the restart to ${name}'s first 201`).toBeLessThan(RECOVERY_MS);
+    for (const name of ['a', 'b'])
+      expect(recovery[name], `ms from the restart to ${name}'s first 201`).toBeLessThan(RECOVERY_MS);
 
     const stored = await storedIds(a.url, token, shop);
     const acknowledged = outcomes.flatMap((o) => (o.id ? [o.id] : []));
-    expect.soft(acknowledged.filter((id) => !stored.has(id)), 'acknowledged but not stored').toEqual([]);
+    expect
+      .soft(
+        acknowledged.filter((id) => !stored.has(id)),
+        'acknowledged but not stored',
+      )
+      .toEqual([]);
 
-    const printed = () => tailOut.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    const printed = () =>
+      tailOut
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id);
     await eventually(() => new Set(printed()).size >= stored.size, 20_000);
     const tailed = printed();
-    expect.soft([...stored].filter((id) => !tailed.includes(id)).length, `stored entries the tail never printed (of ${stored.size})`).toBe(0);
+    expect
+      .soft(
+        [...stored].filter((id) => !tailed.includes(id)).length,
+        `stored entries the tail never printed (of ${stored.size})`,
+      )
+      .toBe(0);
     expect.soft(tailed.length - new Set(tailed).size, 'entries the tail printed twice').toBe(0);
 
     // Every page the app served reaches the daemon: retried through the outage, never dropped.
@@ -150,11 +213,14 @@ describe('the database restart, end to end (built taplined, tapline and @tapline
     const served = Array.from({ length: pages }, (_, n) => `/page/${n}`);
     await eventually(async () => (await storedEntries(b.url, token, appSource)).length >= pages, 20_000);
     const recorded = (await storedEntries(b.url, token, appSource)).map((e) => e.pathname);
-    expect({
-      missing: served.filter((path) => !recorded.includes(path)).length,
-      twice: recorded.length - new Set(recorded).size,
-      rejected: recorder.stats().rejected,
-      dropped: recorder.stats().dropped,
-    }, `the app served ${pages} pages`).toEqual({ missing: 0, twice: 0, rejected: 0, dropped: 0 });
+    expect(
+      {
+        missing: served.filter((path) => !recorded.includes(path)).length,
+        twice: recorded.length - new Set(recorded).size,
+        rejected: recorder.stats().rejected,
+        dropped: recorder.stats().dropped,
+      },
+      `the app served ${pages} pages`,
+    ).toEqual({ missing: 0, twice: 0, rejected: 0, dropped: 0 });
   }, 180_000);
 });

@@ -24,20 +24,36 @@ describe('HAR in and out with the built binaries', () => {
     await daemon.stop();
     home.remove();
   });
-  const sourceId = async (name: string) => (await owner.call(contract.listTrafficSources, { query: { limit: 100 } })).data.find((s) => s.name === name)?.id ?? '';
-  const entries = async (name: string) => (await owner.call(contract.listTraffic, { params: { trafficSourceId: await sourceId(name) }, query: { limit: 100 } })).data;
+  const sourceId = async (name: string) =>
+    (await owner.call(contract.listTrafficSources, { query: { limit: 100 } })).data.find((s) => s.name === name)?.id ??
+    '';
+  const entries = async (name: string) =>
+    (
+      await owner.call(contract.listTraffic, {
+        params: { trafficSourceId: await sourceId(name) },
+        query: { limit: 100 },
+      })
+    ).data;
 
   it('imports a real mitmproxy export: recorded methods sent with their start times, others counted', async () => {
     const result = await run(['import', 'shop', MITMPROXY_HAR]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('imported 5 entries into shop');
     expect(result.stdout).toMatch(/skipped 2 \((OPTIONS 1, HEAD 1|HEAD 1, OPTIONS 1)\)/);
-    const har = JSON.parse(readFileSync(MITMPROXY_HAR, 'utf8')) as { log: { entries: { startedDateTime: string; request: { method: string } }[] } };
+    const har = JSON.parse(readFileSync(MITMPROXY_HAR, 'utf8')) as {
+      log: { entries: { startedDateTime: string; request: { method: string } }[] };
+    };
     const stored = await entries('shop');
-    const recorded = har.log.entries.filter((e) => ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(e.request.method));
-    expect(stored.map((e) => e.createdAt).sort()).toEqual(recorded.map((e) => new Date(e.startedDateTime).toISOString()).sort());
+    const recorded = har.log.entries.filter((e) =>
+      ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(e.request.method),
+    );
+    expect(stored.map((e) => e.createdAt).sort()).toEqual(
+      recorded.map((e) => new Date(e.startedDateTime).toISOString()).sort(),
+    );
     const post = stored.find((e) => e.method === 'POST');
-    const record = await owner.call(contract.getTraffic, { params: { trafficSourceId: await sourceId('shop'), id: post?.id ?? '' } });
+    const record = await owner.call(contract.getTraffic, {
+      params: { trafficSourceId: await sourceId('shop'), id: post?.id ?? '' },
+    });
     expect(record).toMatchObject({
       status: 201,
       pathname: '/orders',
@@ -45,14 +61,22 @@ describe('HAR in and out with the built binaries', () => {
       response: { headers: { 'set-cookie': '[REDACTED]' }, body: { ok: true, method: 'POST' } },
     });
     const get = stored.find((e) => e.pathname === '/orders/42');
-    expect((await owner.call(contract.getTraffic, { params: { trafficSourceId: await sourceId('shop'), id: get?.id ?? '' } })).request.queryParams).toEqual({ page: '2', tag: ['a', 'b'] });
+    expect(
+      (
+        await owner.call(contract.getTraffic, {
+          params: { trafficSourceId: await sourceId('shop'), id: get?.id ?? '' },
+        })
+      ).request.queryParams,
+    ).toEqual({ page: '2', tag: ['a', 'b'] });
   });
 
   it('exports HAR 1.2 that har-validator accepts, with filters, and imports back', async () => {
     const file = join(home.path, 'shop.har');
     const written = await run(['traffic', 'export', 'shop', '--har', '-o', file]);
     expect(written.exitCode, written.stderr).toBe(0);
-    const document = JSON.parse(readFileSync(file, 'utf8')) as { log: { entries: { request: { method: string }; response: { status: number } }[] } };
+    const document = JSON.parse(readFileSync(file, 'utf8')) as {
+      log: { entries: { request: { method: string }; response: { status: number } }[] };
+    };
     await expect(validateHar(document)).resolves.toBeDefined();
     expect(document.log.entries).toHaveLength(5);
     const errors = await run(['traffic', 'export', 'shop', '--status', '5xx', '--where', 'method=DELETE', '--har']);
@@ -63,7 +87,9 @@ describe('HAR in and out with the built binaries', () => {
     const again = await run(['import', 'copy', file, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ imported: 5, skipped: {} });
-    expect((await entries('copy')).map((e) => e.createdAt).sort()).toEqual((await entries('shop')).map((e) => e.createdAt).sort());
+    expect((await entries('copy')).map((e) => e.createdAt).sort()).toEqual(
+      (await entries('shop')).map((e) => e.createdAt).sort(),
+    );
     expect((await run(['traffic', 'export', 'shop'])).exitCode).toBe(2);
   });
 
@@ -92,7 +118,9 @@ describe('HAR in and out with the built binaries', () => {
     const before = await entries('shop');
     const again = await run(['import', 'shop', MITMPROXY_HAR]);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/^imported 0 entries into shop\nskipped 5 already imported\nskipped 2 \((OPTIONS 1, HEAD 1|HEAD 1, OPTIONS 1)\)$/);
+    expect(again.stdout).toMatch(
+      /^imported 0 entries into shop\nskipped 5 already imported\nskipped 2 \((OPTIONS 1, HEAD 1|HEAD 1, OPTIONS 1)\)$/,
+    );
     expect((await entries('shop')).map((e) => e.id).sort()).toEqual(before.map((e) => e.id).sort());
     // A file of which some entries are new: only those are sent.
     const har = JSON.parse(readFileSync(MITMPROXY_HAR, 'utf8')) as { log: { entries: { startedDateTime: string }[] } };

@@ -33,7 +33,13 @@ async function daemonOn(dir: string): Promise<SpawnedDaemon> {
 
 /** Starts taplined on `dir` and waits for it to exit by itself (a refused start). */
 async function refusedStart(dir: string) {
-  const result = await execa('node', [TAPLINED, '--port', '0', '--home', dir], { env: cleanEnv(), extendEnv: false, reject: false, timeout: 20_000, stdin: 'ignore' });
+  const result = await execa('node', [TAPLINED, '--port', '0', '--home', dir], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+    timeout: 20_000,
+    stdin: 'ignore',
+  });
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
@@ -77,7 +83,9 @@ describe('one taplined per home', () => {
     const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     daemons.push(...running);
     expect(running).toHaveLength(1);
-    for (const s of started) if (s.status === 'rejected') expect(String(s.reason)).toMatch(/exited with 1 before listening: taplined: another taplined/);
+    for (const s of started)
+      if (s.status === 'rejected')
+        expect(String(s.reason)).toMatch(/exited with 1 before listening: taplined: another taplined/);
     expect(JSON.parse(endpoint(dir))).toEqual({ url: running[0]!.url, pid: running[0]!.process.pid });
   });
 

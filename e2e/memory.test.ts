@@ -18,13 +18,22 @@ afterAll(async () => {
 });
 
 it('keeps RSS under 400 MB under never-reading streams and large batches, and gives it back', async () => {
-  const report = await replayAbuse(daemon, { streams: 150, tokens: 1, ingestBatches: 10, largeBatches: 3, observeMs: 0 });
+  const report = await replayAbuse(daemon, {
+    streams: 150,
+    tokens: 1,
+    ingestBatches: 10,
+    largeBatches: 3,
+    observeMs: 0,
+  });
   expect(report.peakMb, JSON.stringify(report)).toBeLessThan(400);
   expect(report.settledAfterMs, JSON.stringify(report)).not.toBeNull();
   // Whether a paused client sees its socket close depends on the kernel: the daemon's FIN waits
   // behind up to ~4 MB it queued toward a client that reads nothing. That the daemon lets such a
   // stream go promptly is asserted where it can be seen, in stream-limits.test.ts (in-process).
-  expect({ opened: report.streams.opened, refused: report.streams.refused }, JSON.stringify(report)).toEqual({ opened: 100, refused: 50 });
+  expect({ opened: report.streams.opened, refused: report.streams.refused }, JSON.stringify(report)).toEqual({
+    opened: 100,
+    refused: 50,
+  });
   expect(report.largeBatches.other).toBe(0);
   expect(report.largeBatches.stored).toBeGreaterThan(0);
 }, 120_000);

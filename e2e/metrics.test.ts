@@ -5,8 +5,15 @@ import { admin, type SpawnedDaemon, startDaemon, tempHome } from './support/bina
 import { createSource } from './support/compose.js';
 
 /** What the built daemon answers to `GET /metrics` with `token`, and whether promtool accepts it. */
-async function scrape(url: string, token: string | undefined, query = ''): Promise<{ status: number; type: string; text: string }> {
-  const response = await fetch(`${url}/metrics${query}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+async function scrape(
+  url: string,
+  token: string | undefined,
+  query = '',
+): Promise<{ status: number; type: string; text: string }> {
+  const response = await fetch(
+    `${url}/metrics${query}`,
+    token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+  );
   return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() };
 }
 
@@ -38,15 +45,35 @@ describe('GET /metrics of the built daemon, checked by promtool', () => {
     const hook = await fetch(`${daemon.url}/webhooks/${shop}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'discord', level: 'fatal', value: 'https://discord.com/api/webhooks/1/metrics-test' }),
+      body: JSON.stringify({
+        type: 'discord',
+        level: 'fatal',
+        value: 'https://discord.com/api/webhooks/1/metrics-test',
+      }),
     });
     expect(hook.status).toBe(201);
     // Known latencies and statuses; a domain and a path with a quote and a backslash, which the labels must escape.
     await send(shop, { domainUrl: 'https://shop.example.com', pathnameUrl: '/users/42', elapsedTime: 4, status: 200 });
     await send(shop, { domainUrl: 'https://shop.example.com', pathnameUrl: '/users/43', elapsedTime: 40, status: 200 });
-    await send(shop, { domainUrl: 'https://shop.example.com', pathnameUrl: '/users/44', elapsedTime: 700, status: 503 });
-    await send(shop, { domainUrl: 'https://we"ird.example.com', pathnameUrl: '/q/say"hi\\there', elapsedTime: 12, status: 200, method: 'POST' });
-    await send(other, { domainUrl: 'https://other.example.com', pathnameUrl: '/orders/7', elapsedTime: 20, status: 404 });
+    await send(shop, {
+      domainUrl: 'https://shop.example.com',
+      pathnameUrl: '/users/44',
+      elapsedTime: 700,
+      status: 503,
+    });
+    await send(shop, {
+      domainUrl: 'https://we"ird.example.com',
+      pathnameUrl: '/q/say"hi\\there',
+      elapsedTime: 12,
+      status: 200,
+      method: 'POST',
+    });
+    await send(other, {
+      domainUrl: 'https://other.example.com',
+      pathnameUrl: '/orders/7',
+      elapsedTime: 20,
+      status: 404,
+    });
   });
   afterAll(async () => {
     await daemon.stop();
@@ -59,7 +86,12 @@ describe('GET /metrics of the built daemon, checked by promtool', () => {
     expect(answer.type).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(await promtool(answer.text)).toEqual({ exitCode: 0, output: '' });
 
-    const users = (name: string, status: string, le?: string) => promSeries(name, `source="${shop}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"`, le);
+    const users = (name: string, status: string, le?: string) =>
+      promSeries(
+        name,
+        `source="${shop}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"`,
+        le,
+      );
     expect(sample(answer.text, users('tapline_http_requests_total', '2xx'))).toBe(2);
     expect(sample(answer.text, users('tapline_http_requests_total', '5xx'))).toBe(1);
     expect(sample(answer.text, users('tapline_http_request_duration_seconds_bucket', '2xx', '0.005'))).toBe(1);
@@ -69,13 +101,26 @@ describe('GET /metrics of the built daemon, checked by promtool', () => {
     expect(sample(answer.text, users('tapline_http_request_duration_seconds_bucket', '5xx', '1'))).toBe(1);
     expect(sample(answer.text, users('tapline_http_request_duration_seconds_sum', '2xx'))).toBeCloseTo(0.044, 9);
     // Quotes and backslashes escaped as the format says (\" and \\); the braces of a template need none.
-    expect(sample(answer.text, `tapline_http_requests_total{source="${shop}",domain="we\\"ird.example.com",route="/q/say\\"hi\\\\there",method="POST",status_class="2xx"}`)).toBe(1);
-    expect(sample(answer.text, `tapline_http_requests_total{source="${other}",domain="other.example.com",route="/orders/{id}",method="GET",status_class="4xx"}`)).toBe(1);
+    expect(
+      sample(
+        answer.text,
+        `tapline_http_requests_total{source="${shop}",domain="we\\"ird.example.com",route="/q/say\\"hi\\\\there",method="POST",status_class="2xx"}`,
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        answer.text,
+        `tapline_http_requests_total{source="${other}",domain="other.example.com",route="/orders/{id}",method="GET",status_class="4xx"}`,
+      ),
+    ).toBe(1);
   });
 
   it("shows the daemon's health: ingest, queue depth, database size, open streams, outbox backlog", async () => {
     const stream = new AbortController();
-    const opened = await fetch(`${daemon.url}/http-traffic/${shop}/stream`, { headers: { authorization: `Bearer ${daemon.token}` }, signal: stream.signal });
+    const opened = await fetch(`${daemon.url}/http-traffic/${shop}/stream`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+      signal: stream.signal,
+    });
     expect(opened.status).toBe(200);
     try {
       const { text } = await scrape(daemon.url, daemon.token);
@@ -121,7 +166,10 @@ describe('GET /metrics of the built daemon, checked by promtool', () => {
     const gone = await createSource(daemon.url, daemon.token, 'gone');
     await send(gone, { pathnameUrl: '/a/1' });
     expect((await scrape(daemon.url, daemon.token)).text).toContain(`source="${gone}"`);
-    const deleted = await fetch(`${daemon.url}/traffic-source/${gone}`, { method: 'DELETE', headers: { authorization: `Bearer ${daemon.token}` } });
+    const deleted = await fetch(`${daemon.url}/traffic-source/${gone}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
     expect(deleted.status).toBe(204);
     const after = await scrape(daemon.url, daemon.token);
     expect(after.text).not.toContain(gone);

@@ -30,7 +30,9 @@ describe('@tapline/node with the built daemon', () => {
   it('records through an ingest token and keeps answering after the daemon dies', async () => {
     daemon = await startDaemon(home.path);
     const owner = createClient({ baseUrl: daemon.url, token: daemon.token });
-    const source = await owner.call(contract.createTrafficSource, { body: { name: 'demo', trafficDomain: 'demo.local' } });
+    const source = await owner.call(contract.createTrafficSource, {
+      body: { name: 'demo', trafficDomain: 'demo.local' },
+    });
     const ingestToken = await admin(home.path, ['token', 'create', 'local@localhost', '--scope', 'ingest']);
 
     const drops: number[] = [];
@@ -38,7 +40,12 @@ describe('@tapline/node with the built daemon', () => {
       url: daemon.url,
       token: ingestToken,
       source: 'demo',
-      queue: { maxQueue: 10, flushIntervalMs: 10, retry: { initialMs: 20, maxMs: 200 }, onDrop: (e) => drops.push(e.total) },
+      queue: {
+        maxQueue: 10,
+        flushIntervalMs: 10,
+        retry: { initialMs: 20, maxMs: 200 },
+        onDrop: (e) => drops.push(e.total),
+      },
     });
     const e = express();
     e.use(t);
@@ -58,10 +65,17 @@ describe('@tapline/node with the built daemon', () => {
     expect((await fetch(`${base}/fail`)).status).toBe(500);
     expect(await t.flush()).toBe(true);
     const traffic = await owner.call(contract.listTraffic, { params: { trafficSourceId: source.id } });
-    expect(traffic.data.map((entry) => `${entry.method} ${entry.pathname} ${entry.status}`).sort()).toEqual(['GET /fail 500', 'GET /hello/ann 200']);
+    expect(traffic.data.map((entry) => `${entry.method} ${entry.pathname} ${entry.status}`).sort()).toEqual([
+      'GET /fail 500',
+      'GET /hello/ann 200',
+    ]);
     const logs = await owner.call(contract.listCoreLogs, { params: { trafficSourceId: source.id } });
     expect(logs.data).toMatchObject([
-      { description: 'payment provider timed out', source: 'demo', httpTrafficId: traffic.data.find((entry) => entry.status === 500)?.id },
+      {
+        description: 'payment provider timed out',
+        source: 'demo',
+        httpTrafficId: traffic.data.find((entry) => entry.status === 500)?.id,
+      },
     ]);
 
     await daemon.kill();

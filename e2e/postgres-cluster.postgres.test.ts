@@ -18,7 +18,8 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
   let client: TaplineClient;
   let sourceId: string;
   const via = (member: Member | Balancer, with_ = token) => createClient({ baseUrl: member.url, token: with_ });
-  const compose = (on: TaplineClient, status = 200) => on.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, { status }) });
+  const compose = (on: TaplineClient, status = 200) =>
+    on.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, { status }) });
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -28,7 +29,9 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     await adminOn(database.locator, ['user', 'add', 'ops@example.com']);
     token = await adminOn(database.locator, ['token', 'create', 'ops@example.com']);
     client = via(balancer);
-    sourceId = (await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })).id;
+    sourceId = (
+      await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })
+    ).id;
   }, 90_000);
   afterAll(async () => {
     await balancer?.close();
@@ -41,7 +44,10 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     for (let i = 0; i < 20; i++) ids.push((await compose(client)).id);
     expect(new Set(balancer.served)).toEqual(new Set([0, 1]));
     for (const member of [a, b]) {
-      const list = await via(member).call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } });
+      const list = await via(member).call(contract.listTraffic, {
+        params: { trafficSourceId: sourceId },
+        query: { limit: 1000 },
+      });
       expect(list.meta.total).toBe(ids.length);
       expect(new Set(list.data.map((e) => e.id))).toEqual(new Set(ids));
     }
@@ -51,7 +57,11 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     const seen: HttpTraffic[] = [];
     const stop = new AbortController();
     let live = false;
-    const following = followTraffic(via(b), sourceId, { signal: stop.signal, onEntry: (e) => seen.push(e), onStatus: (s) => (live ||= s.state === 'live') });
+    const following = followTraffic(via(b), sourceId, {
+      signal: stop.signal,
+      onEntry: (e) => seen.push(e),
+      onStatus: (s) => (live ||= s.state === 'live'),
+    });
     await until(() => live, 'the stream on b', 20_000);
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push((await compose(via(a))).id);
@@ -63,7 +73,11 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     // The fifth id, taken from b's stream, resumes on a: the sixth to the tenth, then live ones.
     const resumed: string[] = [];
     const again = new AbortController();
-    const resuming = followTraffic(via(a), sourceId, { after: ids[4], signal: again.signal, onEntry: (e) => resumed.push(e.id) });
+    const resuming = followTraffic(via(a), sourceId, {
+      after: ids[4],
+      signal: again.signal,
+      onEntry: (e) => resumed.push(e.id),
+    });
     const later = (await compose(via(b))).id;
     await until(() => resumed.length >= 6, 'a to replay and go live', 20_000);
     expect(resumed).toEqual([...ids.slice(5), later]);
@@ -75,9 +89,18 @@ describe('two daemons on one PostgreSQL database (built taplined)', () => {
     const seen: string[] = [];
     const stop = new AbortController();
     let live = false;
-    const following = followTraffic(client, sourceId, { signal: stop.signal, onEntry: (e) => seen.push(e.id), onStatus: (s) => (live ||= s.state === 'live') });
+    const following = followTraffic(client, sourceId, {
+      signal: stop.signal,
+      onEntry: (e) => seen.push(e.id),
+      onStatus: (s) => (live ||= s.state === 'live'),
+    });
     await until(() => live, 'the stream through the balancer', 20_000);
-    const ids = [(await compose(via(a))).id, (await compose(via(b))).id, (await compose(client)).id, (await compose(client)).id];
+    const ids = [
+      (await compose(via(a))).id,
+      (await compose(via(b))).id,
+      (await compose(client)).id,
+      (await compose(client)).id,
+    ];
     await until(() => seen.length >= ids.length, 'every entry through the balancer', 20_000);
     expect(seen).toEqual(ids);
     stop.abort();
@@ -111,7 +134,9 @@ describe('webhooks and a crash on two daemons (built taplined)', () => {
     await adminOn(database.locator, ['user', 'add', 'ops@example.com']);
     token = await adminOn(database.locator, ['token', 'create', 'ops@example.com']);
     client = createClient({ baseUrl: balancer.url, token });
-    sourceId = (await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })).id;
+    sourceId = (
+      await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } })
+    ).id;
   }, 90_000);
   afterAll(async () => {
     await balancer?.close();
@@ -119,14 +144,26 @@ describe('webhooks and a crash on two daemons (built taplined)', () => {
     await Promise.all([a?.stop().catch(() => undefined), b?.stop()]);
     await database?.drop();
   });
-  const compose = (status = 200) => client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, { status }) });
+  const compose = (status = 200) =>
+    client.call(contract.composeRecord, {
+      params: { trafficSourceId: sourceId },
+      body: composeBody(sourceId, { status }),
+    });
 
   it('delivers each notification exactly once, whichever daemon stored the entry', async () => {
-    const webhook = await client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const webhook = await client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
     const ids = [];
     for (let i = 0; i < 4; i++) ids.push((await compose(503)).id);
-    const attempts = () => client.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id }, query: { limit: 100 } });
-    await until(async () => (await attempts()).data.filter((d) => d.outcome === 'delivered').length === ids.length, 'four deliveries', 20_000);
+    const attempts = () =>
+      client.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id }, query: { limit: 100 } });
+    await until(
+      async () => (await attempts()).data.filter((d) => d.outcome === 'delivered').length === ids.length,
+      'four deliveries',
+      20_000,
+    );
     expect((await attempts()).data.every((d) => d.attempt === 1)).toBe(true);
     const entries = receiver.requests.map((r) => r.json<{ entry: HttpTraffic }>().entry.id);
     expect(entries.sort()).toEqual([...ids].sort());
@@ -154,7 +191,10 @@ describe('webhooks and a crash on two daemons (built taplined)', () => {
     await Promise.all(writers);
     const stored = new Set<string>();
     for (let page = 1; ; page++) {
-      const list = await createClient({ baseUrl: b.url, token }).call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000, page } });
+      const list = await createClient({ baseUrl: b.url, token }).call(contract.listTraffic, {
+        params: { trafficSourceId: sourceId },
+        query: { limit: 1000, page },
+      });
       list.data.forEach((e) => stored.add(e.id));
       if (list.data.length < 1000) break;
     }

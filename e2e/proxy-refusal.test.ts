@@ -29,7 +29,9 @@ describe('tapline proxy when the daemon refuses its records', () => {
   it('says so once, with the status and message, drops them without retrying, and counts them in the summary', async () => {
     daemon = await startDaemon(home.path);
     const owner = createClient({ baseUrl: daemon.url, token: daemon.token });
-    const source = await owner.call(contract.createTrafficSource, { body: { name: 'demo', trafficDomain: 'localhost' } });
+    const source = await owner.call(contract.createTrafficSource, {
+      body: { name: 'demo', trafficDomain: 'localhost' },
+    });
     const ingestToken = await admin(home.path, ['token', 'create', 'local@localhost', '--scope', 'ingest']);
     target = createServer((_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => target?.listen(0, '127.0.0.1', resolve));
@@ -38,13 +40,30 @@ describe('tapline proxy when the daemon refuses its records', () => {
 
     let out = '';
     let err = '';
-    const child = execa('node', [TAPLINE, '--url', balancer.url, '--token', ingestToken, 'proxy', '--source', 'demo', '--target', `http://127.0.0.1:${(target.address() as AddressInfo).port}`, '--listen', '127.0.0.1:0'], {
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      buffer: false,
-      stdin: 'ignore',
-    });
+    const child = execa(
+      'node',
+      [
+        TAPLINE,
+        '--url',
+        balancer.url,
+        '--token',
+        ingestToken,
+        'proxy',
+        '--source',
+        'demo',
+        '--target',
+        `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
+        '--listen',
+        '127.0.0.1:0',
+      ],
+      {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        buffer: false,
+        stdin: 'ignore',
+      },
+    );
     proxy = child;
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));

@@ -22,7 +22,9 @@ function appServer(): http.Server {
   app.get('/json', (_req, res) => res.json({ hello: 'world', n: 1 }));
   app.get('/text', (_req, res) => res.type('text/plain').send('plain text answer'));
   app.get('/binary', (_req, res) => res.type('application/octet-stream').send(binary));
-  app.get('/gzip', (_req, res) => res.set({ 'content-type': 'application/json', 'content-encoding': 'gzip' }).send(gzipped));
+  app.get('/gzip', (_req, res) =>
+    res.set({ 'content-type': 'application/json', 'content-encoding': 'gzip' }).send(gzipped),
+  );
   app.get('/large', (_req, res) => res.type('text/plain').send(large));
   app.get('/redirect', (_req, res) => res.redirect(302, '/json'));
   app.get('/chunked', (_req, res) => {
@@ -48,12 +50,25 @@ interface Answer {
 }
 
 /** One request on its own connection, answered as raw as node:http gives it. */
-function send(base: string, path: string, method = 'GET', body?: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
+function send(
+  base: string,
+  path: string,
+  method = 'GET',
+  body?: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${base}${path}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          reason: res.statusMessage ?? '',
+          headers: res.rawHeaders,
+          body: Buffer.concat(chunks),
+        }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -64,7 +79,8 @@ function send(base: string, path: string, method = 'GET', body?: Buffer | string
 function comparable(answer: Answer) {
   const headers: string[] = [];
   for (let i = 0; i + 1 < answer.headers.length; i += 2) {
-    if (!['connection', 'keep-alive', 'date'].includes(String(answer.headers[i]).toLowerCase())) headers.push(String(answer.headers[i]), String(answer.headers[i + 1]));
+    if (!['connection', 'keep-alive', 'date'].includes(String(answer.headers[i]).toLowerCase()))
+      headers.push(String(answer.headers[i]), String(answer.headers[i + 1]));
   }
   return { status: answer.status, reason: answer.reason, headers, body: answer.body.toString('base64') };
 }
@@ -77,21 +93,43 @@ let proxy: SpawnedProxy;
 let sourceId = '';
 
 const api = async (path: string, init: RequestInit = {}) => {
-  const response = await fetch(`${daemon.url}${path}`, { ...init, headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' } });
+  const response = await fetch(`${daemon.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+  });
   return (await response.json()) as Record<string, unknown> & { data: Record<string, unknown>[] };
 };
 
 beforeAll(async () => {
   home = tempHome();
   daemon = await startDaemon(home.path);
-  const source = await api('/traffic-source', { method: 'POST', body: JSON.stringify({ name: 'demo', trafficDomain: 'localhost' }) });
+  const source = await api('/traffic-source', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'demo', trafficDomain: 'localhost' }),
+  });
   sourceId = String(source.id);
   const ingestToken = await admin(home.path, ['token', 'create', 'local@localhost', '--scope', 'ingest']);
   app = appServer();
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   // A small queue, so that the daemon-down step overflows it with a few dozen requests.
-  proxy = await startProxy(['--url', daemon.url, '--token', ingestToken, 'proxy', '--source', 'demo', '--target', appUrl, '--listen', '127.0.0.1:0', '--max-queue', '20', '--exclude', '/health']);
+  proxy = await startProxy([
+    '--url',
+    daemon.url,
+    '--token',
+    ingestToken,
+    'proxy',
+    '--source',
+    'demo',
+    '--target',
+    appUrl,
+    '--listen',
+    '127.0.0.1:0',
+    '--max-queue',
+    '20',
+    '--exclude',
+    '/health',
+  ]);
 });
 
 afterAll(async () => {
@@ -156,23 +194,40 @@ describe('tapline proxy', () => {
     const expected = requests.filter(([m]) => m !== 'HEAD' && m !== 'OPTIONS').length + 1; // + the WebSocket handshake
     let entries: Record<string, unknown>[] = [];
     await expect
-      .poll(async () => {
-        entries = (await api(`/http-traffic/${sourceId}?limit=100`)).data;
-        return entries.length;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          entries = (await api(`/http-traffic/${sourceId}?limit=100`)).data;
+          return entries.length;
+        },
+        { timeout: 10_000 },
+      )
       .toBe(expected);
     const seen = entries.map((e) => `${String(e.method)} ${String(e.pathname)} ${String(e.status)}`).sort();
     expect(seen).toEqual(
       [
-        'GET /json 200', 'GET /text 200', 'GET /binary 200', 'GET /gzip 200', 'GET /chunked 200', 'GET /large 200', 'GET /redirect 302',
-        'POST /items 201', 'PUT /items 200', 'PATCH /items 200', 'DELETE /items 200', 'GET /ws 101',
+        'GET /json 200',
+        'GET /text 200',
+        'GET /binary 200',
+        'GET /gzip 200',
+        'GET /chunked 200',
+        'GET /large 200',
+        'GET /redirect 302',
+        'POST /items 201',
+        'PUT /items 200',
+        'PATCH /items 200',
+        'DELETE /items 200',
+        'GET /ws 101',
       ].sort(),
     );
     expect(new Set(entries.map((e) => e.domain))).toEqual(new Set([new URL(appUrl).host]));
 
     const record = async (method: string, pathname: string) => {
       const entry = entries.find((e) => e.method === method && e.pathname === pathname);
-      return (await api(`/http-traffic/${sourceId}/${String(entry?.id)}`)) as unknown as { request: { body: unknown; queryParams: unknown; headers: Record<string, unknown> }; response: { body: unknown; headers: Record<string, unknown> }; protocol: string };
+      return (await api(`/http-traffic/${sourceId}/${String(entry?.id)}`)) as unknown as {
+        request: { body: unknown; queryParams: unknown; headers: Record<string, unknown> };
+        response: { body: unknown; headers: Record<string, unknown> };
+        protocol: string;
+      };
     };
     expect((await record('GET', '/json')).response.body).toEqual({ hello: 'world', n: 1 });
     expect((await record('GET', '/text')).response.body).toBe('plain text answer');
@@ -197,13 +252,36 @@ describe('tapline proxy', () => {
     await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
     const deadTarget = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
     await new Promise((resolve) => gone.close(resolve));
-    const second = await startProxy(['--url', daemon.url, '--token', daemon.token, 'proxy', '--source', sourceId, '--target', deadTarget, '--listen', '127.0.0.1:0']);
+    const second = await startProxy([
+      '--url',
+      daemon.url,
+      '--token',
+      daemon.token,
+      'proxy',
+      '--source',
+      sourceId,
+      '--target',
+      deadTarget,
+      '--listen',
+      '127.0.0.1:0',
+    ]);
     try {
-      const answer = await send(second.url, '/checkout?step=2', 'POST', '{"cart":1}', { 'content-type': 'application/json' });
+      const answer = await send(second.url, '/checkout?step=2', 'POST', '{"cart":1}', {
+        'content-type': 'application/json',
+      });
       expect(answer.status).toBe(502);
-      expect(JSON.parse(answer.body.toString())).toEqual({ statusCode: 502, error: `Bad Gateway: tapline proxy could not reach ${deadTarget} (ECONNREFUSED)` });
+      expect(JSON.parse(answer.body.toString())).toEqual({
+        statusCode: 502,
+        error: `Bad Gateway: tapline proxy could not reach ${deadTarget} (ECONNREFUSED)`,
+      });
       await expect
-        .poll(async () => (await api(`/http-traffic/${sourceId}?status=502`)).data.map((e) => `${String(e.method)} ${String(e.pathname)} ${String(e.level)}`), { timeout: 10_000 })
+        .poll(
+          async () =>
+            (await api(`/http-traffic/${sourceId}?status=502`)).data.map(
+              (e) => `${String(e.method)} ${String(e.pathname)} ${String(e.level)}`,
+            ),
+          { timeout: 10_000 },
+        )
         .toEqual(['POST /checkout FATAL']);
     } finally {
       second.child.kill('SIGINT');
@@ -214,15 +292,24 @@ describe('tapline proxy', () => {
   const DOWN = 40;
   it('keeps answering with the daemon stopped, then reports the dropped records and counts on Ctrl-C', async () => {
     await daemon.stop();
-    const answers = await Promise.all(Array.from({ length: DOWN }, (_, i) => send(proxy.url, `/items?n=${i}`, 'POST', '{}', { 'content-type': 'application/json' })));
+    const answers = await Promise.all(
+      Array.from({ length: DOWN }, (_, i) =>
+        send(proxy.url, `/items?n=${i}`, 'POST', '{}', { 'content-type': 'application/json' }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(DOWN).fill(201));
     // The queue holds 20: the rest are dropped as they come, and said so on stderr.
-    await expect.poll(() => proxy.stderr(), { timeout: 10_000 }).toMatch(/record queue is full \(daemon slow or down\); \d+ records dropped so far/);
+    await expect
+      .poll(() => proxy.stderr(), { timeout: 10_000 })
+      .toMatch(/record queue is full \(daemon slow or down\); \d+ records dropped so far/);
 
     proxy.child.kill('SIGINT');
     const result = await proxy.child;
     expect(result.exitCode).toBe(0);
-    const summary = /tapline proxy: forwarded (\d+); stored (\d+); dropped (\d+); excluded (\d+); not recorded by method (\d+) \(([^)]*)\)/.exec(proxy.stderr());
+    const summary =
+      /tapline proxy: forwarded (\d+); stored (\d+); dropped (\d+); excluded (\d+); not recorded by method (\d+) \(([^)]*)\)/.exec(
+        proxy.stderr(),
+      );
     expect(summary).not.toBeNull();
     const [, forwarded, stored, dropped, excluded, byMethod, methods] = summary ?? [];
     expect(Number(stored)).toBe(12);

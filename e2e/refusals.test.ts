@@ -50,10 +50,15 @@ function summary(outcome: Outcome): string {
 describe('a refusal written before the body was read', () => {
   it('reaches every one of 8 concurrent 15 MiB batches: 201 or 503 with Retry-After, never EPIPE or ECONNRESET', async () => {
     expect(large.length).toBeGreaterThan(15 * 1024 * 1024);
-    const outcomes = await Promise.all(Array.from({ length: 8 }, () => sendWhole(daemon.url, { path: batchPath(), headers: headers(), body: large })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => sendWhole(daemon.url, { path: batchPath(), headers: headers(), body: large })),
+    );
     const seen = outcomes.map(summary);
     const readable = ['201', '503 retry-after=2 Too many large batches at once; retry shortly'];
-    expect(seen.filter((s) => !readable.includes(s)), seen.join('\n')).toEqual([]);
+    expect(
+      seen.filter((s) => !readable.includes(s)),
+      seen.join('\n'),
+    ).toEqual([]);
     // One batch at a time and four waiting (--max-large-batches 1): the other three are refused at once.
     expect(seen.filter((s) => s.startsWith('503')).length, seen.join('\n')).toBeGreaterThanOrEqual(3);
   }, 120_000);
@@ -63,7 +68,11 @@ describe('a refusal written before the body was read', () => {
     const [tooLarge, wrongType, badToken, badLength] = await Promise.all([
       sendWhole(daemon.url, { path: batchPath(), headers: headers(), body: oversized }),
       sendWhole(daemon.url, { path: batchPath(), headers: headers({ 'content-type': 'text/plain' }), body: large }),
-      sendWhole(daemon.url, { path: batchPath(), headers: headers({ authorization: 'Bearer not-a-token' }), body: large }),
+      sendWhole(daemon.url, {
+        path: batchPath(),
+        headers: headers({ authorization: 'Bearer not-a-token' }),
+        body: large,
+      }),
       // A length Node's parser refuses, so that what follows cannot be framed: read until the client is done.
       sendWhole(daemon.url, { path: batchPath(), headers: headers({ 'transfer-encoding': 'chunked' }), body: large }),
     ]);
@@ -74,8 +83,12 @@ describe('a refusal written before the body was read', () => {
   }, 60_000);
 
   it("reaches node:http's own client, which stops sending once answered: no EPIPE after the answer", async () => {
-    const send = (extra: Record<string, string>) => sendWithNodeHttp(daemon.url, { path: batchPath(), headers: headers(extra), body: large });
-    const answers = await Promise.all([send({ 'content-type': 'text/plain' }), send({ authorization: 'Bearer not-a-token' })]);
+    const send = (extra: Record<string, string>) =>
+      sendWithNodeHttp(daemon.url, { path: batchPath(), headers: headers(extra), body: large });
+    const answers = await Promise.all([
+      send({ 'content-type': 'text/plain' }),
+      send({ authorization: 'Bearer not-a-token' }),
+    ]);
     expect(answers.map(({ status, errors }) => ({ status, errors }))).toEqual([
       { status: 415, errors: [] },
       { status: 401, errors: [] },
@@ -93,13 +106,23 @@ describe('a refusal written before the body was read', () => {
 
   it("is what the recorder (the proxy's, @tapline/node's) reports for a record the daemon refuses", async () => {
     const drops: DropEvent[] = [];
-    const recorder = createRecorder({ client: createClient({ baseUrl: daemon.url, token: daemon.token }), sourceId, onDrop: (event) => drops.push(event) });
-    const { trafficSourceId: _path, ...record } = composeBody(sourceId, { requestBody: { blob: 'z'.repeat(17 * 1024 * 1024) } });
+    const recorder = createRecorder({
+      client: createClient({ baseUrl: daemon.url, token: daemon.token }),
+      sourceId,
+      onDrop: (event) => drops.push(event),
+    });
+    const { trafficSourceId: _path, ...record } = composeBody(sourceId, {
+      requestBody: { blob: 'z'.repeat(17 * 1024 * 1024) },
+    });
     recorder.record(record);
     expect(await recorder.flush(30_000)).toBe(true);
     const [drop] = drops;
     expect(drop?.error).toBeInstanceOf(ApiError);
-    expect({ reason: drop?.reason, status: drop?.error instanceof ApiError ? drop.error.status : null, message: drop?.error?.message }).toEqual({
+    expect({
+      reason: drop?.reason,
+      status: drop?.error instanceof ApiError ? drop.error.status : null,
+      message: drop?.error?.message,
+    }).toEqual({
       reason: 'rejected',
       status: 413,
       message: 'Request body too large',

@@ -16,14 +16,19 @@ import { sampleRecord, startListening } from './support/release.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const release = join(root, 'dist', 'release');
-const pkg = (name: string) => JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { version: string };
+const pkg = (name: string) =>
+  JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { version: string };
 const tarball = (name: string) => join(release, `tapline-${name}-${pkg(name).version}.tgz`);
 
 let temp: ReturnType<typeof tempHome>;
 
 beforeAll(async () => {
   temp = tempHome('tapline-release-');
-  await execa(process.execPath, [join(root, 'scripts', 'release', 'build.mjs'), '--reuse'], { cwd: root, env: cleanEnv(), extendEnv: false });
+  await execa(process.execPath, [join(root, 'scripts', 'release', 'build.mjs'), '--reuse'], {
+    cwd: root,
+    env: cleanEnv(),
+    extendEnv: false,
+  });
 }, 600_000);
 
 afterAll(() => temp?.remove());
@@ -39,22 +44,31 @@ describe('the single executables', () => {
     // Only the two files: no node, no node_modules, run from a directory of their own.
     const options = { cwd: bin, env: { PATH: bin, HOME: home }, extendEnv: false } as const;
     const run = (command: string, args: readonly string[], input?: string) =>
-      execa(command, args, { ...options, reject: false, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
+      execa(command, args, {
+        ...options,
+        reject: false,
+        ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
+      });
 
     const daemon = await startListening('taplined', ['--port', '0', '--home', data, '--log-level', 'info'], options);
-    const tapline = (args: readonly string[], input?: string) => run('tapline', ['--url', daemon.url, '--home', data, ...args], input);
+    const tapline = (args: readonly string[], input?: string) =>
+      run('tapline', ['--url', daemon.url, '--home', data, ...args], input);
     try {
       const status = await tapline(['status']);
       expect(status.stdout).toContain(`daemon   ${daemon.url}  ok  v${pkg('daemon').version}`);
       expect(status.stdout).toContain('local@localhost');
       expect((await tapline(['sources', 'add', 'shop', 'shop.example.com'])).exitCode).toBe(0);
       expect((await tapline(['record', 'shop'], JSON.stringify(sampleRecord('/api/orders')))).exitCode).toBe(0);
-      const list = JSON.parse(String((await tapline(['traffic', 'list', 'shop', '--json'])).stdout)) as { data: { pathname: string; status: number }[] };
+      const list = JSON.parse(String((await tapline(['traffic', 'list', 'shop', '--json'])).stdout)) as {
+        data: { pathname: string; status: number }[];
+      };
       expect(list.data).toEqual([expect.objectContaining({ pathname: '/api/orders', status: 201 })]);
 
       // A batch over 64 KiB is prepared in the worker thread, which must load inside the executable too.
       const token = readFileSync(join(data, 'token'), 'utf8').trim();
-      const sources = JSON.parse(String((await tapline(['sources', 'list', '--json'])).stdout)) as { data: { id: string }[] };
+      const sources = JSON.parse(String((await tapline(['sources', 'list', '--json'])).stdout)) as {
+        data: { id: string }[];
+      };
       const id = sources.data[0]?.id ?? '';
       const batch = Array.from({ length: 300 }, (_, i) => ({ ...sampleRecord(`/api/bulk/${i}`), trafficSourceId: id }));
       const answer = await fetch(`${daemon.url}/http-traffic-record/${id}/batch`, {
@@ -100,7 +114,10 @@ async function prebuildMirror(dir: string) {
   const betterSqlite = dirname(require.resolve('better-sqlite3/package.json'));
   const { version } = JSON.parse(readFileSync(join(betterSqlite, 'package.json'), 'utf8')) as { version: string };
   mkdirSync(join(dir, 'build', 'Release'), { recursive: true });
-  copyFileSync(join(betterSqlite, 'build', 'Release', 'better_sqlite3.node'), join(dir, 'build', 'Release', 'better_sqlite3.node'));
+  copyFileSync(
+    join(betterSqlite, 'build', 'Release', 'better_sqlite3.node'),
+    join(dir, 'build', 'Release', 'better_sqlite3.node'),
+  );
   await execa('tar', ['czf', 'prebuild.tar.gz', 'build'], { cwd: dir });
   const archive = readFileSync(join(dir, 'prebuild.tar.gz'));
   const server = createServer((req, res) => {
@@ -121,16 +138,29 @@ describe('the npm packages', () => {
     const npmEnv = cleanEnv({ npm_config_better_sqlite3_binary_host: mirror.url });
     try {
       await Promise.all([
-        execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball('daemon'), tarball('cli')], { env: npmEnv, extendEnv: false }),
-        execa('npm', ['install', '--no-audit', '--no-fund', tarball('node')], { cwd: app, env: npmEnv, extendEnv: false }),
+        execa(
+          'npm',
+          ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball('daemon'), tarball('cli')],
+          { env: npmEnv, extendEnv: false },
+        ),
+        execa('npm', ['install', '--no-audit', '--no-fund', tarball('node')], {
+          cwd: app,
+          env: npmEnv,
+          extendEnv: false,
+        }),
       ]);
     } finally {
       mirror.close();
     }
-    const options = { cwd: app, env: cleanEnv({ PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}` }), extendEnv: false } as const;
+    const options = {
+      cwd: app,
+      env: cleanEnv({ PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}` }),
+      extendEnv: false,
+    } as const;
     const daemon = await startListening('taplined', ['--port', '0', '--home', data], options);
     try {
-      const tapline = (args: readonly string[]) => execa('tapline', ['--url', daemon.url, '--home', data, ...args], { ...options, stdin: 'ignore' });
+      const tapline = (args: readonly string[]) =>
+        execa('tapline', ['--url', daemon.url, '--home', data, ...args], { ...options, stdin: 'ignore' });
       expect((await tapline(['status'])).stdout).toContain('local@localhost');
       await tapline(['sources', 'add', 'shop', 'shop.example.com']);
 
@@ -144,20 +174,50 @@ const server = http.createServer(tap.wrap((req, res) => res.end('ok'))).listen(0
   server.close();
   process.stdout.write(JSON.stringify({ stored, sent: tap.stats().sent }));
 });`;
-      writeFileSync(join(app, 'esm.mjs'), script("import http from 'node:http';\nimport { tapline } from '@tapline/node';", '/esm'));
-      writeFileSync(join(app, 'cjs.cjs'), script("const http = require('node:http');\nconst { tapline } = require('@tapline/node');", '/cjs'));
+      writeFileSync(
+        join(app, 'esm.mjs'),
+        script("import http from 'node:http';\nimport { tapline } from '@tapline/node';", '/esm'),
+      );
+      writeFileSync(
+        join(app, 'cjs.cjs'),
+        script("const http = require('node:http');\nconst { tapline } = require('@tapline/node');", '/cjs'),
+      );
       for (const file of ['esm.mjs', 'cjs.cjs']) {
         expect(JSON.parse(String((await execa('node', [file], options)).stdout))).toEqual({ stored: true, sent: 1 });
       }
-      const list = JSON.parse(String((await tapline(['traffic', 'list', 'shop', '--json'])).stdout)) as { data: { pathname: string }[] };
+      const list = JSON.parse(String((await tapline(['traffic', 'list', 'shop', '--json'])).stdout)) as {
+        data: { pathname: string }[];
+      };
       expect(list.data.map((entry) => entry.pathname).sort()).toEqual(['/cjs', '/esm']);
 
       // The types resolve for both module systems, as a TypeScript user's editor would find them.
-      writeFileSync(join(app, 'types.mts'), "import { tapline, type TaplineOptions } from '@tapline/node';\nconst options: TaplineOptions = { token: 't', source: 's' };\ntapline(options).stats().sent.toFixed();\n");
-      writeFileSync(join(app, 'types.cts'), "import tap = require('@tapline/node');\ntap.tapline({ token: 't', source: 's' }).errorHandler();\n");
+      writeFileSync(
+        join(app, 'types.mts'),
+        "import { tapline, type TaplineOptions } from '@tapline/node';\nconst options: TaplineOptions = { token: 't', source: 's' };\ntapline(options).stats().sent.toFixed();\n",
+      );
+      writeFileSync(
+        join(app, 'types.cts'),
+        "import tap = require('@tapline/node');\ntap.tapline({ token: 't', source: 's' }).errorHandler();\n",
+      );
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       const typeRoots = join(root, 'node_modules', '@types');
-      await execa('node', [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--typeRoots', typeRoots, '--types', 'node', 'types.mts', 'types.cts'], options);
+      await execa(
+        'node',
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--typeRoots',
+          typeRoots,
+          '--types',
+          'node',
+          'types.mts',
+          'types.cts',
+        ],
+        options,
+      );
     } finally {
       expect((await daemon.stop()).exitCode).toBe(0);
     }

@@ -26,7 +26,11 @@ const tapline = (...args: string[]) => cli(['--url', daemon.url, ...args], { hom
 
 /** A JSON document of at least `bytes` bytes, as a large upload might carry. */
 const largeDocument = (bytes: number) => {
-  const items = Array.from({ length: Math.ceil(bytes / 48) }, (_, i) => ({ sku: `SKU-${i}`, qty: i % 7, note: 'replayed whole' }));
+  const items = Array.from({ length: Math.ceil(bytes / 48) }, (_, i) => ({
+    sku: `SKU-${i}`,
+    qty: i % 7,
+    note: 'replayed whole',
+  }));
   return { batch: 'b-1', items };
 };
 
@@ -50,7 +54,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"stored":true}');
     });
   });
@@ -72,8 +81,13 @@ describe('tapline traffic replay of what capture clients record', SLOW, () => {
     const text = JSON.stringify(document);
     expect(text.length).toBeGreaterThanOrEqual(1024 * 1024);
     const { id } = await compose(daemon.url, daemon.token, sourceId, {
-      domainUrl: target.url, protocol: 'HTTP', method: 'POST', pathnameUrl: '/upload', queryParams: {},
-      requestHeaders: curlUploadHeaders(text.length), requestBody: document,
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'POST',
+      pathnameUrl: '/upload',
+      queryParams: {},
+      requestHeaders: curlUploadHeaders(text.length),
+      requestBody: document,
     });
     target.seen.length = 0;
     const replayed = await tapline('traffic', 'replay', 'shop', id);
@@ -93,8 +107,13 @@ describe('tapline traffic replay of what capture clients record', SLOW, () => {
     const kept = `{"items":[${'{"sku":"A-1","qty":2},'.repeat(3000)}`.slice(0, 65536);
     const marker = truncationMarker(65536, 1048576);
     const { id } = await compose(daemon.url, daemon.token, sourceId, {
-      domainUrl: target.url, protocol: 'HTTP', method: 'PUT', pathnameUrl: '/cart', queryParams: {},
-      requestHeaders: { 'content-type': 'application/json' }, requestBody: kept + marker,
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'PUT',
+      pathnameUrl: '/cart',
+      queryParams: {},
+      requestHeaders: { 'content-type': 'application/json' },
+      requestBody: kept + marker,
     });
     target.seen.length = 0;
     const refused = await tapline('traffic', 'replay', 'shop', id);
@@ -106,14 +125,21 @@ describe('tapline traffic replay of what capture clients record', SLOW, () => {
 
     const given = await tapline('traffic', 'replay', 'shop', id, '--data', '{"items":[{"sku":"A-1","qty":3}]}');
     expect(given.exitCode, given.stderr).toBe(0);
-    expect(target.seen.map((s): unknown[] => [s.method, s.url, JSON.parse(s.body)])).toEqual([['PUT', '/cart', { items: [{ sku: 'A-1', qty: 3 }] }]]);
+    expect(target.seen.map((s): unknown[] => [s.method, s.url, JSON.parse(s.body)])).toEqual([
+      ['PUT', '/cart', { items: [{ sku: 'A-1', qty: 3 }] }],
+    ]);
   });
 
   it('refuses a binary body, which was never stored', async () => {
     const placeholder = describeBinary('image/png', 48213);
     const { id } = await compose(daemon.url, daemon.token, sourceId, {
-      domainUrl: target.url, protocol: 'HTTP', method: 'POST', pathnameUrl: '/avatar', queryParams: {},
-      requestHeaders: { 'content-type': 'image/png' }, requestBody: placeholder,
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'POST',
+      pathnameUrl: '/avatar',
+      queryParams: {},
+      requestHeaders: { 'content-type': 'image/png' },
+      requestBody: placeholder,
     });
     target.seen.length = 0;
     const refused = await tapline('traffic', 'replay', 'shop', id);
@@ -125,8 +151,13 @@ describe('tapline traffic replay of what capture clients record', SLOW, () => {
   it('traffic show --curl prints the command, and warns on stderr that the body is a placeholder', async () => {
     const marker = truncationMarker(65536, 1048576);
     const { id } = await compose(daemon.url, daemon.token, sourceId, {
-      domainUrl: target.url, protocol: 'HTTP', method: 'POST', pathnameUrl: '/notes', queryParams: {},
-      requestHeaders: { 'content-type': 'text/plain', expect: '100-continue' }, requestBody: `${'note '.repeat(20)}${marker}`,
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'POST',
+      pathnameUrl: '/notes',
+      queryParams: {},
+      requestHeaders: { 'content-type': 'text/plain', expect: '100-continue' },
+      requestBody: `${'note '.repeat(20)}${marker}`,
     });
     const curl = await tapline('traffic', 'show', 'shop', id, '--curl');
     expect(curl.exitCode, curl.stderr).toBe(0);

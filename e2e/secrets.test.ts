@@ -15,5 +15,13 @@ it('lets no planted secret out through logs at trace level, answers, the stream,
   // Logs carry no traffic (not even at trace level); they do carry the refused tokens' audit lines.
   expect(report.showTraffic).toEqual(['answers', 'cli', 'database', 'database rows', 'exports', 'stream', 'webhooks']);
   expect(report.auditLines).toBeGreaterThanOrEqual(4);
-  expect(report.modes).toEqual({ home: '700', token: '600', 'daemon.json': '600', 'tapline.db': '600', 'tapline.db-wal': '600', 'tapline.db-shm': '600', 'cli credentials': '600' });
+  expect(report.modes).toEqual({
+    home: '700',
+    token: '600',
+    'daemon.json': '600',
+    'tapline.db': '600',
+    'tapline.db-wal': '600',
+    'tapline.db-shm': '600',
+    'cli credentials': '600',
+  });
 }, 300_000);

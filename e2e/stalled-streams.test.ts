@@ -20,7 +20,13 @@ afterAll(async () => {
 });
 
 it('gives the memory of 400 stalled streams back: RSS under twice idle within 30 s of their going', async () => {
-  const report = await replayAbuse(daemon, { streams: 400, tokens: 4, ingestBatches: 12, largeBatches: 0, observeMs: 0 });
+  const report = await replayAbuse(daemon, {
+    streams: 400,
+    tokens: 4,
+    ingestBatches: 12,
+    largeBatches: 0,
+    observeMs: 0,
+  });
   process.stdout.write(`stalled streams: ${JSON.stringify(report)}\n`);
   expect(report.streams.opened).toBe(400);
   expect(report.settledAfterMs, JSON.stringify(report)).not.toBeNull();

@@ -13,7 +13,9 @@ import { cleanEnv, type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './
 describe('entries show when the request happened (startedAt)', () => {
   const home = tempHome();
   let daemon: SpawnedDaemon | undefined;
-  const app = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  const app = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+  );
   let proxyChild: ResultPromise | undefined;
 
   afterAll(async () => {
@@ -28,17 +30,36 @@ describe('entries show when the request happened (startedAt)', () => {
     daemon = await startDaemon(home.path);
     const port = new URL(daemon.url).port;
     const owner = createClient({ baseUrl: daemon.url, token: daemon.token });
-    const source = await owner.call(contract.createTrafficSource, { body: { name: 'demo', trafficDomain: 'localhost' } });
+    const source = await owner.call(contract.createTrafficSource, {
+      body: { name: 'demo', trafficDomain: 'localhost' },
+    });
     app.listen(0, '127.0.0.1');
     await once(app, 'listening');
     const target = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    proxyChild = execa('node', [TAPLINE, '--url', daemon.url, '--token', daemon.token, 'proxy', '--source', source.id, '--target', target, '--listen', '127.0.0.1:0'], {
-      env: cleanEnv(),
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      buffer: false,
-    });
+    proxyChild = execa(
+      'node',
+      [
+        TAPLINE,
+        '--url',
+        daemon.url,
+        '--token',
+        daemon.token,
+        'proxy',
+        '--source',
+        source.id,
+        '--target',
+        target,
+        '--listen',
+        '127.0.0.1:0',
+      ],
+      {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        buffer: false,
+      },
+    );
     const proxyUrl = await new Promise<string>((resolve) => {
       let out = '';
       proxyChild?.stdout?.on('data', (chunk: Buffer) => {
@@ -58,7 +79,8 @@ describe('entries show when the request happened (startedAt)', () => {
     const restartedAt = Date.now();
     daemon = await startDaemon(home.path, ['--port', port]);
     // The proxy keeps what it could not send and retries until the daemon answers.
-    const list = async () => (await owner.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: {} })).data;
+    const list = async () =>
+      (await owner.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: {} })).data;
     await expect.poll(async () => (await list()).length, { timeout: 20_000 }).toBe(5);
     const byPath = new Map((await list()).map((e) => [e.pathname, Date.parse(e.createdAt)]));
     sentAt.forEach((sent, i) => {

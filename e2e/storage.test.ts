@@ -13,7 +13,13 @@ async function taplined(args: readonly string[]) {
 }
 
 async function postBatch(daemon: SpawnedDaemon, sourceId: string, count: number): Promise<number> {
-  const body = Array.from({ length: count }, (_, i) => composeBody(sourceId, { pathnameUrl: `/api/items/${i % 5}`, status: i % 9 === 0 ? 500 : 200, responseBody: { i, note: 'x'.repeat(200) } }));
+  const body = Array.from({ length: count }, (_, i) =>
+    composeBody(sourceId, {
+      pathnameUrl: `/api/items/${i % 5}`,
+      status: i % 9 === 0 ? 500 : 200,
+      responseBody: { i, note: 'x'.repeat(200) },
+    }),
+  );
   const response = await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, {
     method: 'POST',
     headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
@@ -46,7 +52,9 @@ function load(daemon: SpawnedDaemon, sourceId: string) {
 }
 
 async function total(daemon: SpawnedDaemon, sourceId: string): Promise<number> {
-  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}`, { headers: { authorization: `Bearer ${daemon.token}` } });
+  const response = await fetch(`${daemon.url}/http-traffic/${sourceId}`, {
+    headers: { authorization: `Bearer ${daemon.token}` },
+  });
   return ((await response.json()) as { meta: { total: number } }).meta.total;
 }
 
@@ -75,7 +83,9 @@ describe('taplined prune, backup and check beside a running daemon', () => {
     const { posted, failures } = await ingest.stop();
     expect(pruned.stderr).toBe('');
     expect(pruned.exitCode).toBe(0);
-    expect(pruned.stdout).toMatch(/^removed 300 entries, 0 core logs, 0 webhook deliveries, 0 pathnames, 0 domains created before /);
+    expect(pruned.stdout).toMatch(
+      /^removed 300 entries, 0 core logs, 0 webhook deliveries, 0 pathnames, 0 domains created before /,
+    );
     expect(failures).toEqual([]);
     expect(await total(daemon, sourceId)).toBe(posted);
     const checked = await taplined(['check', '--home', home.path]);
@@ -121,13 +131,21 @@ describe('taplined prune, backup and check beside a running daemon', () => {
   });
 
   it('refuses bad usage with a message and exit code 2, and an existing backup file with 1', async () => {
-    expect(await taplined(['prune', '--home', home.path])).toMatchObject({ exitCode: 2, stderr: 'taplined: give one of --older-than DURATION or --before ISO-TIME' });
+    expect(await taplined(['prune', '--home', home.path])).toMatchObject({
+      exitCode: 2,
+      stderr: 'taplined: give one of --older-than DURATION or --before ISO-TIME',
+    });
     const badTime = await taplined(['prune', '--before', 'yesterday', '--home', home.path]);
     expect(badTime.exitCode).toBe(2);
     expect(badTime.stderr).toContain('--before takes an ISO 8601 time');
-    expect(await taplined(['prune', '--older-than', '7d', '--source', 'nope', '--home', home.path])).toMatchObject({ exitCode: 2 });
+    expect(await taplined(['prune', '--older-than', '7d', '--source', 'nope', '--home', home.path])).toMatchObject({
+      exitCode: 2,
+    });
     const existing = join(other.path, 'existing.db');
     copyFileSync(join(home.path, 'token'), existing);
-    expect(await taplined(['backup', existing, '--home', home.path])).toMatchObject({ exitCode: 1, stderr: `taplined: ${existing} already exists; remove it or choose another file` });
+    expect(await taplined(['backup', existing, '--home', home.path])).toMatchObject({
+      exitCode: 1,
+      stderr: `taplined: ${existing} already exists; remove it or choose another file`,
+    });
   });
 });

@@ -42,13 +42,17 @@ describe('tapline traffic tail on one of two daemons sharing PostgreSQL (built b
 
   function startTail(on: Member, lines: number): Tail {
     let out = '';
-    const child = execa('node', [TAPLINE, '--home', home.path, '--url', on.url, 'traffic', 'tail', 'shop', '--ndjson', '--lines', String(lines)], {
-      env: cleanEnv({ TAPLINE_TOKEN: token }),
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      buffer: false,
-    });
+    const child = execa(
+      'node',
+      [TAPLINE, '--home', home.path, '--url', on.url, 'traffic', 'tail', 'shop', '--ndjson', '--lines', String(lines)],
+      {
+        env: cleanEnv({ TAPLINE_TOKEN: token }),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        buffer: false,
+      },
+    );
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     tails.push(child);
     const entries = () =>
@@ -60,7 +64,11 @@ describe('tapline traffic tail on one of two daemons sharing PostgreSQL (built b
   }
 
   /** `writers` loops per daemon, `each` composes per loop, all at once; the acknowledged ids. */
-  async function composeOnBoth(writers: number, each: number, onAcknowledged: (id: string, count: number) => void): Promise<string[]> {
+  async function composeOnBoth(
+    writers: number,
+    each: number,
+    onAcknowledged: (id: string, count: number) => void,
+  ): Promise<string[]> {
     const acknowledged: string[] = [];
     const loops = [a, b].flatMap((member, m) =>
       Array.from({ length: writers }, async (_, w) => {
@@ -96,12 +104,24 @@ describe('tapline traffic tail on one of two daemons sharing PostgreSQL (built b
     });
     // Committed after everything above was acknowledged, so it is the last of the stream.
     const end = await compose(b.url, token, sourceId, { pathnameUrl: '/end' });
-    for (const tail of [early, late]) await until(() => tail?.entries().some((e) => e.id === end.id) ?? false, 'the tail to print the last entry', 30_000);
+    for (const tail of [early, late])
+      await until(
+        () => tail?.entries().some((e) => e.id === end.id) ?? false,
+        'the tail to print the last entry',
+        30_000,
+      );
 
-    const printed = early.entries().filter((e) => e.pathname !== '/start' && e.id !== end.id).map((e) => e.id);
+    const printed = early
+      .entries()
+      .filter((e) => e.pathname !== '/start' && e.id !== end.id)
+      .map((e) => e.id);
     const missing = acknowledged.filter((id) => !printed.includes(id));
     const repeated = [...counts(printed)].filter(([, n]) => n > 1).map(([id]) => id);
-    expect({ missing: missing.length, repeated: repeated.length, printed: printed.length }).toEqual({ missing: 0, repeated: 0, printed: acknowledged.length });
+    expect({ missing: missing.length, repeated: repeated.length, printed: printed.length }).toEqual({
+      missing: 0,
+      repeated: 0,
+      printed: acknowledged.length,
+    });
 
     const lateIds = late?.entries().map((e) => e.id) ?? [];
     expect([...counts(lateIds)].filter(([, n]) => n > 1)).toEqual([]);

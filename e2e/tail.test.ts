@@ -60,7 +60,8 @@ describe('tapline traffic tail (built binaries)', () => {
     await compose(daemon.url, token, sourceId, { pathnameUrl: '/after/2' });
     await until(() => t.out().includes('/after/2'), 'the second entry after the restart');
     await until(() => t.err().includes('reconnected'), 'the reconnected notice');
-    for (const path of ['/before/2', '/before/3', '/live/1', '/after/1', '/after/2']) expect(count(t.out(), path), path).toBe(1);
+    for (const path of ['/before/2', '/before/3', '/live/1', '/after/1', '/after/2'])
+      expect(count(t.out(), path), path).toBe(1);
 
     t.child.kill('SIGINT');
     const result = await t.child;
@@ -77,7 +78,11 @@ describe('tapline traffic tail (built binaries)', () => {
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/fine' });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/broken', status: 502 });
     await until(() => t.out().includes('/broken'), 'the new matching entry');
-    const lines = t.out().trim().split('\n').map((l) => JSON.parse(l) as { pathname: string; status: number });
+    const lines = t
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pathname: string; status: number });
     expect(lines.map((l) => l.pathname)).toEqual(['/boom', '/broken']);
   });
 
@@ -86,12 +91,19 @@ describe('tapline traffic tail (built binaries)', () => {
     const sourceId = await createSource(daemon.url, daemon.token, 'shop');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/now' });
     // Stored last, listed second: the stream replays it after the cursor the page's newest gives.
-    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/late', startedAt: new Date(Date.now() - 60_000).toISOString() });
+    await compose(daemon.url, daemon.token, sourceId, {
+      pathnameUrl: '/late',
+      startedAt: new Date(Date.now() - 60_000).toISOString(),
+    });
     const t = startTail(['shop', '--lines', '2', '--ndjson']);
     await until(() => t.out().includes('/late'), 'the page');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/next' });
     await until(() => t.out().includes('/next'), 'the entry after the page');
-    const paths = t.out().trim().split('\n').map((l) => (JSON.parse(l) as { pathname: string }).pathname);
+    const paths = t
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { pathname: string }).pathname);
     expect(paths).toEqual(['/late', '/now', '/next']);
   });
 

@@ -26,7 +26,14 @@ describe('taplined timeouts', () => {
   const BOUND = 6_000;
 
   beforeAll(async () => {
-    daemon = await startDaemon(home.path, ['--headers-timeout', '1s', '--request-timeout', '2s', '--keep-alive-timeout', '500ms']);
+    daemon = await startDaemon(home.path, [
+      '--headers-timeout',
+      '1s',
+      '--request-timeout',
+      '2s',
+      '--keep-alive-timeout',
+      '500ms',
+    ]);
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -68,7 +75,9 @@ describe('taplined timeouts', () => {
     const { url, token } = daemon;
     const sourceId = await createSource(url, token, 'long-stream');
     const conn = await rawConnect(url);
-    conn.socket.write(`GET /http-traffic/${sourceId}/stream HTTP/1.1\r\nHost: tapline\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    conn.socket.write(
+      `GET /http-traffic/${sourceId}/stream HTTP/1.1\r\nHost: tapline\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
     await conn.waitFor(/event: ready/);
     // A body that trickles in, begun after the stream: once the daemon has closed it on the request
     // deadline, that deadline has been checked past the stream's own too, and the stream must be open.
@@ -80,13 +89,22 @@ describe('taplined timeouts', () => {
   });
 
   it('refuses durations it cannot read, and a header deadline past the request deadline, with exit code 2', async () => {
-    const run = (args: string[]) => execa('node', [TAPLINED, '--port', '0', '--home', home.path, ...args], { env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+    const run = (args: string[]) =>
+      execa('node', [TAPLINED, '--port', '0', '--home', home.path, ...args], {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
     const bad = await run(['--headers-timeout', 'soon']);
     expect({ code: bad.exitCode, stderr: bad.stderr }).toEqual({
       code: 2,
       stderr: 'taplined: --headers-timeout takes a duration of at least 100ms such as 10s, 500ms or 2m (got "soon")',
     });
     const crossed = await run(['--headers-timeout', '30s', '--request-timeout', '20s']);
-    expect({ code: crossed.exitCode, stderr: crossed.stderr }).toEqual({ code: 2, stderr: 'taplined: --headers-timeout must not be longer than --request-timeout' });
+    expect({ code: crossed.exitCode, stderr: crossed.stderr }).toEqual({
+      code: 2,
+      stderr: 'taplined: --headers-timeout must not be longer than --request-timeout',
+    });
   });
 });

@@ -27,7 +27,11 @@ async function startDaemon(args: readonly string[] = []): Promise<Daemon> {
   const home = tempHome('tapline-proxy-');
   cleanups.push(() => home.remove());
   await admin(home.path, ['user', 'add', 'ana@example.com', '--password-stdin'], 'correct horse');
-  const child = execa('node', [TAPLINED, '--port', '0', '--home', home.path, '--log-level', 'warn', ...args], { env: cleanEnv(), extendEnv: false, reject: false });
+  const child = execa('node', [TAPLINED, '--port', '0', '--home', home.path, '--log-level', 'warn', ...args], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+  });
   cleanups.push(async () => {
     child.kill('SIGTERM');
     await child;
@@ -44,13 +48,21 @@ async function nginxFor(daemon: Daemon): Promise<Nginx> {
 }
 
 /** A log-in sent from `from` (an address of 127.0.0.0/8) with the given extra headers; resolves to the status. */
-function logIn(url: string, password: string, options: { from?: string; headers?: Record<string, string | string[]> } = {}): Promise<number> {
+function logIn(
+  url: string,
+  password: string,
+  options: { from?: string; headers?: Record<string, string | string[]> } = {},
+): Promise<number> {
   const body = JSON.stringify({ email: 'ana@example.com', password });
   return new Promise((resolve, reject) => {
     const req = request(`${url}/auth/token`, {
       method: 'POST',
       localAddress: options.from ?? '127.0.0.1',
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...options.headers },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        ...options.headers,
+      },
     });
     req.on('response', (res) => {
       res.resume();
@@ -87,7 +99,8 @@ async function logSettled(daemon: Daemon, marker: string): Promise<AuditLine[]> 
   return logLines(daemon.stderr());
 }
 
-const failedLogins = (lines: AuditLine[]) => lines.filter((l) => l.event === 'authentication_failed' && l.reason === 'bad_credentials');
+const failedLogins = (lines: AuditLine[]) =>
+  lines.filter((l) => l.event === 'authentication_failed' && l.reason === 'bad_credentials');
 
 describe('taplined behind nginx (docs/postgres.md)', () => {
   it('without --trust-proxy: log-ins through nginx log no stack trace, and the audit line names nginx, the forwarded address ignored', async () => {
@@ -102,9 +115,14 @@ describe('taplined behind nginx (docs/postgres.md)', () => {
   it('with --trust-proxy 127.0.0.1: the audit line and the rate limit use the client address nginx forwarded, not one the client made up', async () => {
     const daemon = await startDaemon(['--trust-proxy', '127.0.0.1']);
     const nginx = await nginxFor(daemon);
-    expect(await logIn(nginx.url, 'wrong horse', { from: '127.0.0.2', headers: { 'x-forwarded-for': '203.0.113.9' } })).toBe(401);
+    expect(
+      await logIn(nginx.url, 'wrong horse', { from: '127.0.0.2', headers: { 'x-forwarded-for': '203.0.113.9' } }),
+    ).toBe(401);
     expect(await logIn(nginx.url, 'wrong horse', { from: '127.0.0.3' })).toBe(401);
-    expect(failedLogins(await logSettled(daemon, 'marker-2')).map((l) => l.remoteAddress)).toEqual(['127.0.0.2', '127.0.0.3']);
+    expect(failedLogins(await logSettled(daemon, 'marker-2')).map((l) => l.remoteAddress)).toEqual([
+      '127.0.0.2',
+      '127.0.0.3',
+    ]);
 
     // 30 a minute per client address: 127.0.0.2 has used one, 127.0.0.3 one.
     const statuses = [];
@@ -116,11 +134,23 @@ describe('taplined behind nginx (docs/postgres.md)', () => {
 
   it('refuses a --trust-proxy value it cannot read, in one line, exit 2', async () => {
     for (const value of ['yes', '10.0.0.0/33', '300.1.1.1', '0', '']) {
-      const result = await execa('node', [TAPLINED, '--trust-proxy', value, '--port', '0'], { env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+      const result = await execa('node', [TAPLINED, '--trust-proxy', value, '--port', '0'], {
+        env: cleanEnv(),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
       expect(result.exitCode, value).toBe(2);
-      expect(String(result.stderr), value).toMatch(/^taplined: --trust-proxy takes "off", a number of proxies from 1, or proxy addresses .+ \(got ".*"\)$/);
+      expect(String(result.stderr), value).toMatch(
+        /^taplined: --trust-proxy takes "off", a number of proxies from 1, or proxy addresses .+ \(got ".*"\)$/,
+      );
     }
-    const fromEnv = await execa('node', [TAPLINED, '--port', '0'], { env: cleanEnv({ TAPLINE_TRUST_PROXY: 'everyone' }), extendEnv: false, reject: false, stdin: 'ignore' });
+    const fromEnv = await execa('node', [TAPLINED, '--port', '0'], {
+      env: cleanEnv({ TAPLINE_TRUST_PROXY: 'everyone' }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(fromEnv.exitCode).toBe(2);
     expect(String(fromEnv.stderr)).toContain('(got "everyone")');
   });

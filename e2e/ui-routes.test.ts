@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
+import { type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
 import { FOREGROUND, inverseAt, tmuxServer } from './support/tmux.js';
 
 const server = tmuxServer('ui-routes');
 const pane = 'routes';
 const screen = () => server.screen(pane);
-const lineWith = (text: string) => server.styled(pane).split('\n').find((l) => l.includes(text)) ?? '';
+const lineWith = (text: string) =>
+  server
+    .styled(pane)
+    .split('\n')
+    .find((l) => l.includes(text)) ?? '';
 const wait = (check: (s: string) => boolean, what: string) => server.waitForScreen(pane, check, what);
 const showing = (text: string) => (s: string) => s.includes(text);
 /** The routes view's rows, top to bottom, as their routes. */
@@ -22,9 +26,13 @@ describe('tapline ui: the routes view in a real terminal (tmux, 120x30, colour)'
     sourceId = await createSource(daemon.url, daemon.token, 'shop');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/users/42', elapsedTime: 10 });
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/users/43', elapsedTime: 20 });
-    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/orders/7', method: 'POST', status: 503, elapsedTime: 840 });
-    const ui = `env -u DISPLAY CI=true TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`;
-    server.tmux('new-session', '-d', '-s', pane, '-x', '120', '-y', '30', ui);
+    await compose(daemon.url, daemon.token, sourceId, {
+      pathnameUrl: '/orders/7',
+      method: 'POST',
+      status: 503,
+      elapsedTime: 840,
+    });
+    server.startUi(pane, 'shop', { url: daemon.url, home: home.path });
   });
 
   afterAll(async () => {
@@ -35,7 +43,12 @@ describe('tapline ui: the routes view in a real terminal (tmux, 120x30, colour)'
 
   it('r opens the per-route table, live and sortable; Enter filters the traffic to the route; the record shows it', async () => {
     const first = await wait((s) => s.includes('/orders/7') && s.includes('● following'), 'the traffic, following');
-    expect(first.split('\n').filter((l) => l.trim()).at(-1)).toContain('r routes');
+    expect(
+      first
+        .split('\n')
+        .filter((l) => l.trim())
+        .at(-1),
+    ).toContain('r routes');
 
     server.keys(pane, 'r');
     const table = await wait((s) => s.includes('sorted by count') && routeOrder(s).length === 2, 'the routes view');
@@ -57,7 +70,10 @@ describe('tapline ui: the routes view in a real terminal (tmux, 120x30, colour)'
     expect(routeOrder(byP95)).toEqual(['/orders/{id}', '/users/{id}']);
 
     server.keys(pane, 'Enter');
-    const filtered = await wait((s) => s.includes('filter: route=/orders/{id} and method=POST') && s.includes('/orders/7'), "the route's traffic");
+    const filtered = await wait(
+      (s) => s.includes('filter: route=/orders/{id} and method=POST') && s.includes('/orders/7'),
+      "the route's traffic",
+    );
     expect(filtered).not.toContain('/users/4');
 
     server.keys(pane, 'Enter');

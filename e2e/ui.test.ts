@@ -13,9 +13,13 @@ const styled = (pane = session) => server.styled(pane);
 const keys = (...k: string[]) => server.keys(session, ...k);
 const type = (text: string) => server.type(session, text);
 
-const lineWith = (pane: string, text: string) => styled(pane).split('\n').find((l) => l.includes(text)) ?? '';
+const lineWith = (pane: string, text: string) =>
+  styled(pane)
+    .split('\n')
+    .find((l) => l.includes(text)) ?? '';
 
-const waitForScreen = (check: (s: string) => boolean, what: string, timeoutMs = 20_000, pane = session) => server.waitForScreen(pane, check, what, timeoutMs);
+const waitForScreen = (check: (s: string) => boolean, what: string, timeoutMs = 20_000, pane = session) =>
+  server.waitForScreen(pane, check, what, timeoutMs);
 const showing = (text: string) => (s: string) => s.includes(text);
 
 describe('tapline ui in a real terminal (tmux, 100x30)', () => {
@@ -27,7 +31,13 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
     daemon = await startDaemon(home.path);
     sourceId = await createSource(daemon.url, daemon.token, 'shop');
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/health' });
-    await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/orders', method: 'POST', status: 503, elapsedTime: 840, requestBody: { sku: 'A-1', qty: 2 } });
+    await compose(daemon.url, daemon.token, sourceId, {
+      pathnameUrl: '/api/orders',
+      method: 'POST',
+      status: 503,
+      elapsedTime: 840,
+      requestBody: { sku: 'A-1', qty: 2 },
+    });
     // CI=true as on a CI runner: the UI must still redraw in place and colour. No DISPLAY, so
     // there is no clipboard tool and `c` goes through OSC 52, which tmux keeps as a paste buffer.
     const ui = (env: string) =>
@@ -44,7 +54,10 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
   });
 
   it('follows, filters, opens a record, goes back and quits', async () => {
-    const first = await waitForScreen((s) => s.includes('/api/orders') && s.includes('● following'), 'the history, then following');
+    const first = await waitForScreen(
+      (s) => s.includes('/api/orders') && s.includes('● following'),
+      'the history, then following',
+    );
     expect(first).toContain('DOMAIN+PATH');
     // Coloured, and the selected (top) row in inverse video, although CI is set.
     expect(styled().split('\n')[0]).toMatch(FOREGROUND);
@@ -56,7 +69,9 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/live', status: 404 });
     const live = await waitForScreen(showing('/api/live'), 'a new entry');
     const lines = live.split('\n');
-    expect(lines.findIndex((l) => l.includes('/api/live'))).toBeLessThan(lines.findIndex((l) => l.includes('/api/health')));
+    expect(lines.findIndex((l) => l.includes('/api/live'))).toBeLessThan(
+      lines.findIndex((l) => l.includes('/api/health')),
+    );
 
     // filter
     keys('/');
@@ -64,13 +79,19 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
     type('status>=500');
     await waitForScreen(showing('✓ enter to apply'), 'the filter checked');
     keys('Enter');
-    const filtered = await waitForScreen((s) => s.includes('filter: status>=500') && s.includes('/api/orders'), 'the filtered table');
+    const filtered = await waitForScreen(
+      (s) => s.includes('filter: status>=500') && s.includes('/api/orders'),
+      'the filtered table',
+    );
     expect(filtered).not.toContain('/api/health');
     expect(filtered).not.toContain('/api/live');
 
     // open on the request (its tab in inverse video), Tab to the response, copy, back
     keys('Enter');
-    const request = await waitForScreen(showing('POST https://shop.example.com/api/orders'), 'the record, request side');
+    const request = await waitForScreen(
+      showing('POST https://shop.example.com/api/orders'),
+      'the record, request side',
+    );
     expect(request).toContain('"qty": 2');
     const tabs = lineWith(session, ' Request ');
     expect([inverseAt(tabs, 'Request'), inverseAt(tabs, 'Response')]).toEqual([true, false]);
@@ -91,7 +112,12 @@ describe('tapline ui in a real terminal (tmux, 100x30)', () => {
   });
 
   it('NO_COLOR: no colour at all, the selection still shown in inverse video', async () => {
-    await waitForScreen((s) => s.includes('/api/orders') && s.includes('● following'), 'the uncoloured UI', 20_000, 'nocolor');
+    await waitForScreen(
+      (s) => s.includes('/api/orders') && s.includes('● following'),
+      'the uncoloured UI',
+      20_000,
+      'nocolor',
+    );
     expect(styled('nocolor')).not.toMatch(FOREGROUND);
     // Rows 2 and 3: the selected newest entry and the one below it.
     const [, , selected = '', next = ''] = styled('nocolor').split('\n');
@@ -110,7 +136,11 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
   const wait = (check: (s: string) => boolean, what: string) => waitForScreen(check, what, 20_000, pane);
   const press = (...k: string[]) => server.keys(pane, ...k);
   const header = () => screen(pane).split('\n')[0] ?? '';
-  const keyLine = (s: string) => s.split('\n').filter((l) => l.trim()).at(-1) ?? '';
+  const keyLine = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => l.trim())
+      .at(-1) ?? '';
   const rowWith = (s: string, text: string) => s.split('\n').find((l) => l.includes(text)) ?? '';
   /** The right-hand side of a record and its replay, wrapped lines joined again. */
   const replaySide = (s: string) =>
@@ -128,10 +158,29 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
     closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/first' });
-    await compose(daemon.url, daemon.token, sourceId, { domainUrl: `http://127.0.0.1:${closedPort}`, protocol: 'HTTP', pathnameUrl: '/api/unanswered' });
+    await compose(daemon.url, daemon.token, sourceId, {
+      domainUrl: `http://127.0.0.1:${closedPort}`,
+      protocol: 'HTTP',
+      pathnameUrl: '/api/unanswered',
+    });
     // The daemon stores the authorization header as [REDACTED], which a replay never sends.
-    secretId = (await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/secret', requestHeaders: { authorization: 'Bearer s3cret' } })).id;
-    tmux('new-session', '-d', '-s', pane, '-x', '80', '-y', '24', `env TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`);
+    secretId = (
+      await compose(daemon.url, daemon.token, sourceId, {
+        pathnameUrl: '/api/secret',
+        requestHeaders: { authorization: 'Bearer s3cret' },
+      })
+    ).id;
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      pane,
+      '-x',
+      '80',
+      '-y',
+      '24',
+      `env TAPLINE_URL=${daemon.url} TAPLINE_HOME=${home.path} TERM=xterm-256color node ${TAPLINE} ui shop; echo "tapline ui exited with $?"; sleep 600`,
+    );
   });
 
   afterAll(async () => {
@@ -151,7 +200,10 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
     expect(open.split('\n')[0]).toContain('❚❚ paused');
     expect(keyLine(open)).toMatch(/esc back {2}q quit$/);
     press('Escape');
-    await wait((s) => s.includes('DOMAIN+PATH') && (s.split('\n')[0] ?? '').includes('❚❚ paused'), 'back at the table, paused');
+    await wait(
+      (s) => s.includes('DOMAIN+PATH') && (s.split('\n')[0] ?? '').includes('❚❚ paused'),
+      'back at the table, paused',
+    );
   });
 
   it('a replay the UI cannot send says what to do from the UI, never the CLI-only --to', async () => {
@@ -187,11 +239,17 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
     await wait(showing('esc clear'), 'the filter prompt');
     server.type(pane, 'status>=500');
     press('Enter');
-    const waiting = await wait((s) => !s.includes('esc clear') && s.includes('reconnecting, attempt'), 'the filter applied, the status line back');
+    const waiting = await wait(
+      (s) => !s.includes('esc clear') && s.includes('reconnecting, attempt'),
+      'the filter applied, the status line back',
+    );
     expect(waiting.split('\n')[0]).toContain('○ reconnecting…');
 
     daemon = await startDaemon(home.path, ['--port', port]);
-    await wait((s) => (s.split('\n')[0] ?? '').includes('● following') && s.includes('filter: status>=500'), 'following the filter once the daemon is back');
+    await wait(
+      (s) => (s.split('\n')[0] ?? '').includes('● following') && s.includes('filter: status>=500'),
+      'following the filter once the daemon is back',
+    );
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/after-restart', status: 503 });
     const after = await wait(showing('/api/after-restart'), 'an entry stored after the restart');
     expect(after).not.toContain('/api/first');

@@ -13,7 +13,8 @@ import { until } from '@tapline/testkit';
  * start wrote.
  */
 
-const jti = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { jti: string }).jti;
+const jti = (token: string): string =>
+  (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { jti: string }).jti;
 
 describe('taplined user list, passwd and remove (built taplined)', () => {
   const dir = tempHome('tapline-users-');
@@ -33,8 +34,13 @@ describe('taplined user list, passwd and remove (built taplined)', () => {
   }
   const client = (token?: string) => createClient({ baseUrl: daemon.url, ...(token ? { token } : {}) });
   const logIn = (email: string, password: string) => client().call(contract.createToken, { body: { email, password } });
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code } : error));
-  const userRow = async (email: string) => (await admin(dir.path, ['user', 'list'])).split('\n').find((line) => line.split(/\s+/)[1] === email);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code } : error),
+    );
+  const userRow = async (email: string) =>
+    (await admin(dir.path, ['user', 'list'])).split('\n').find((line) => line.split(/\s+/)[1] === email);
 
   beforeAll(async () => {
     daemon = await startDaemon(dir.path);
@@ -56,14 +62,22 @@ describe('taplined user list, passwd and remove (built taplined)', () => {
   });
 
   it('lists users with their password, sources and live tokens', async () => {
-    await admin(dir.path, ['user', 'add', 'lister@example.com', '--name', 'Li Ster', '--password-stdin'], 'correct horse');
+    await admin(
+      dir.path,
+      ['user', 'add', 'lister@example.com', '--name', 'Li Ster', '--password-stdin'],
+      'correct horse',
+    );
     const token = await admin(dir.path, ['token', 'create', 'lister@example.com']);
     const revoked = await admin(dir.path, ['token', 'create', 'lister@example.com']);
     await admin(dir.path, ['token', 'revoke', jti(revoked)]);
-    await client(token).call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });
+    await client(token).call(contract.createTrafficSource, {
+      body: { name: 'shop', trafficDomain: 'shop.example.com' },
+    });
     const listed = await admin(dir.path, ['user', 'list']);
     expect(listed.split('\n')[0]).toMatch(/^ID\s+EMAIL\s+NAME\s+PASSWORD\s+SOURCES\s+TOKENS\s+CREATED$/);
-    expect(await userRow('lister@example.com')).toMatch(/^[0-9a-f-]{36}\s+lister@example\.com\s+Li Ster\s+yes\s+1\s+1\s+\d{4}-\d\d-\d\dT/);
+    expect(await userRow('lister@example.com')).toMatch(
+      /^[0-9a-f-]{36}\s+lister@example\.com\s+Li Ster\s+yes\s+1\s+1\s+\d{4}-\d\d-\d\dT/,
+    );
     expect(await userRow('local@localhost')).toMatch(/\s+Local user\s+no\s+0\s+1\s+/);
   });
 
@@ -119,38 +133,63 @@ describe('taplined user list, passwd and remove (built taplined)', () => {
   it('refuses to remove a user who owns sources without --force, then removes them, their tokens and sources at once', async () => {
     await admin(dir.path, ['user', 'add', 'leaver@example.com']);
     const token = await admin(dir.path, ['token', 'create', 'leaver@example.com']);
-    const source = await client(token).call(contract.createTrafficSource, { body: { name: 'api', trafficDomain: 'api.example.com' } });
+    const source = await client(token).call(contract.createTrafficSource, {
+      body: { name: 'api', trafficDomain: 'api.example.com' },
+    });
 
     const refused = await run(['user', 'remove', 'leaver@example.com']);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toBe('taplined: leaver@example.com owns 1 traffic source (api); remove it first, or pass --force to delete it and its traffic with the user\n');
+    expect(refused.stderr).toBe(
+      'taplined: leaver@example.com owns 1 traffic source (api); remove it first, or pass --force to delete it and its traffic with the user\n',
+    );
     expect((await client(token).call(contract.me)).email).toBe('leaver@example.com');
 
     const removed = await run(['user', 'remove', 'leaver@example.com', '--force']);
     expect(removed).toMatchObject({ exitCode: 0, stdout: '' });
-    expect(removed.stderr).toBe('taplined: removed leaver@example.com, its 1 token and 1 traffic source with its traffic\n');
+    expect(removed.stderr).toBe(
+      'taplined: removed leaver@example.com, its 1 token and 1 traffic source with its traffic\n',
+    );
     expect(await refusal(client(token).call(contract.me))).toMatchObject({ status: 401 });
-    expect(await refusal(client(daemon.token).call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: {} }))).toMatchObject({ status: 404 });
+    expect(
+      await refusal(
+        client(daemon.token).call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: {} }),
+      ),
+    ).toMatchObject({ status: 404 });
     expect(await userRow('leaver@example.com')).toBeUndefined();
-    expect(await run(['user', 'remove', 'leaver@example.com'])).toMatchObject({ exitCode: 1, stderr: 'taplined: no user with email leaver@example.com; see: taplined user list\n' });
+    expect(await run(['user', 'remove', 'leaver@example.com'])).toMatchObject({
+      exitCode: 1,
+      stderr: 'taplined: no user with email leaver@example.com; see: taplined user list\n',
+    });
   });
 
   it('removes a user without sources with no --force', async () => {
     await admin(dir.path, ['user', 'add', 'brief@example.com']);
     const removed = await run(['user', 'remove', 'brief@example.com']);
-    expect(removed).toMatchObject({ exitCode: 0, stderr: 'taplined: removed brief@example.com, its 0 tokens and 0 traffic sources with their traffic\n' });
+    expect(removed).toMatchObject({
+      exitCode: 0,
+      stderr: 'taplined: removed brief@example.com, its 0 tokens and 0 traffic sources with their traffic\n',
+    });
   });
 
   it('lets a user change their own password with POST /auth/password, checking the current one', async () => {
     await admin(dir.path, ['user', 'add', 'self@example.com', '--password-stdin'], 'first password');
     const { token } = await logIn('self@example.com', 'first password');
-    const change = (body: { currentPassword?: string; newPassword: string }, with_ = token) => client(with_).call(contract.changePassword, { body });
+    const change = (body: { currentPassword?: string; newPassword: string }, with_ = token) =>
+      client(with_).call(contract.changePassword, { body });
 
     expect(await refusal(change({ newPassword: 'second password' }))).toEqual({ status: 403, code: 'wrong_password' });
-    expect(await refusal(change({ currentPassword: 'not it at all', newPassword: 'second password' }))).toEqual({ status: 403, code: 'wrong_password' });
-    expect(await refusal(change({ currentPassword: 'first password', newPassword: 'short' }))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(await refusal(change({ currentPassword: 'not it at all', newPassword: 'second password' }))).toEqual({
+      status: 403,
+      code: 'wrong_password',
+    });
+    expect(await refusal(change({ currentPassword: 'first password', newPassword: 'short' }))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    });
     const read = await admin(dir.path, ['token', 'create', 'self@example.com', '--scope', 'read']);
-    expect(await refusal(change({ currentPassword: 'first password', newPassword: 'second password' }, read))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(
+      await refusal(change({ currentPassword: 'first password', newPassword: 'second password' }, read)),
+    ).toMatchObject({ status: 403, code: 'forbidden' });
 
     await change({ currentPassword: 'first password', newPassword: 'second password' });
     expect(await refusal(logIn('self@example.com', 'first password'))).toEqual({ status: 401, code: 'login_failed' });
@@ -163,7 +202,9 @@ describe('taplined user list, passwd and remove (built taplined)', () => {
   });
 
   it('points a wrong log-in at `taplined user passwd`', async () => {
-    const wrong = await cli(['--url', daemon.url, 'login', '--email', 'self@example.com', '--password-stdin'], { input: 'wrong password' });
+    const wrong = await cli(['--url', daemon.url, 'login', '--email', 'self@example.com', '--password-stdin'], {
+      input: 'wrong password',
+    });
     expect(wrong.exitCode).toBe(4);
     expect(wrong.stderr).toContain('taplined user passwd self@example.com');
     expect(wrong.stderr).not.toContain('user add');

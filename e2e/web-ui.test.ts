@@ -3,10 +3,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { admin, cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
+import { cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { launchChromium, seriousViolations, watchErrors } from './support/browser.js';
 import { compose, createSource } from './support/compose.js';
-import { inkedPixels, rawGet, shownTargets } from './support/web-ui.js';
+import { inkedPixels, rawGet, shownTargets, userToken } from './support/web-ui.js';
 
 const home = tempHome('tapline-web-');
 const EMAIL = 'ana@example.com';
@@ -37,11 +37,15 @@ async function noSeriousViolations(): Promise<void> {
 
 beforeAll(async () => {
   daemon = await startDaemon(home.path);
-  await admin(home.path, ['user', 'add', EMAIL, '--password-stdin'], PASSWORD);
-  const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-  token = ((await login.json()) as { token: string }).token;
+  token = await userToken(home.path, daemon.url, EMAIL, PASSWORD);
   sourceId = await createSource(daemon.url, token, 'shop');
-  for (let i = 0; i < 5; i++) await compose(daemon.url, token, sourceId, { pathnameUrl: `/users/${i}`, route: '/users/:id', status: i === 4 ? 503 : 200, elapsedTime: 10 + i * 40 });
+  for (let i = 0; i < 5; i++)
+    await compose(daemon.url, token, sourceId, {
+      pathnameUrl: `/users/${i}`,
+      route: '/users/:id',
+      status: i === 4 ? 503 : 200,
+      elapsedTime: 10 + i * 40,
+    });
   browser = await launchChromium();
 }, 60_000);
 
@@ -150,6 +154,8 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await page.goto(signedInUrl());
     const list = page.getByRole('listbox');
     await list.waitFor();
+    // The list box is drawn before its first page arrives: compare against the rows, not an empty list.
+    await expect.poll(() => shownTargets(page)).not.toEqual([]);
     const before = await shownTargets(page);
     const filter = page.getByLabel('Filter');
     await filter.fill('stauts=500');
@@ -211,7 +217,11 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
   });
 
   it('diffs an entry against a marked one', async () => {
-    const entries = (await (await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: string; pathname: string }[] };
+    const entries = (await (
+      await fetch(`${daemon.url}/http-traffic/${sourceId}?q=path^="/users/"&limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { data: { id: string; pathname: string }[] };
     const byPath = (path: string) => entries.data.find((e) => e.pathname === path)?.id ?? '';
     await newPage();
     await page.goto(signedInUrl(`?view=record&source=${sourceId}&entry=${byPath('/users/0')}`));
@@ -246,7 +256,9 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     expect(empty).toBeGreaterThan(0);
     expect(inked).toBeGreaterThan(500);
     await page.getByRole('button', { name: 'Requests', exact: true }).click();
-    expect(await page.getByRole('columnheader', { name: 'Requests', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    expect(await page.getByRole('columnheader', { name: 'Requests', exact: true }).getAttribute('aria-sort')).toBe(
+      'descending',
+    );
     await noSeriousViolations();
     await row.getByRole('button', { name: /Traffic/ }).click();
     await page.getByRole('listbox').waitFor();
@@ -265,7 +277,11 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     expect(me.status).toBe(401);
     await page.goto(signedInUrl());
     await page.getByText('Your token was revoked or is no longer valid. Sign in again.').waitFor();
-    const login = await fetch(`${daemon.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    const login = await fetch(`${daemon.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
     token = ((await login.json()) as { token: string }).token;
   });
 
@@ -276,7 +292,10 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     writeFileSync(browserScript, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
     chmodSync(browserScript, 0o755);
     try {
-      const result = await cli(['open'], { home: cliHome.path, env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token } });
+      const result = await cli(['open'], {
+        home: cliHome.path,
+        env: { BROWSER: browserScript, TAPLINE_URL: daemon.url, TAPLINE_TOKEN: token },
+      });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toBe(`opened ${daemon.url}/ in the browser, signed in as ${EMAIL}`);

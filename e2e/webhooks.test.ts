@@ -27,7 +27,8 @@ async function receiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/tapline`,
     requests,
-    waitFor: (n: number) => (requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+    waitFor: (n: number) =>
+      requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -78,8 +79,15 @@ describe('webhooks from the built daemon', () => {
   it('delivers a notification queued before a SIGKILL after the restart, exactly once', async () => {
     // Queue without sending, so the kill surely lands before delivery.
     daemon = await startDaemon(home.path, ['--allow-private-webhooks', '--no-webhook-delivery']);
-    const source = await api<{ id: string }>(daemon, 'POST', '/traffic-source', { name: 'shop', trafficDomain: 'shop.example.com' });
-    const webhook = await api<{ id: string; secret: string }>(daemon, 'POST', `/webhooks/${source.id}`, { type: 'http', level: 'fatal', value: hook.url });
+    const source = await api<{ id: string }>(daemon, 'POST', '/traffic-source', {
+      name: 'shop',
+      trafficDomain: 'shop.example.com',
+    });
+    const webhook = await api<{ id: string; secret: string }>(daemon, 'POST', `/webhooks/${source.id}`, {
+      type: 'http',
+      level: 'fatal',
+      value: hook.url,
+    });
     const first = await api<{ id: string }>(daemon, 'POST', `/http-traffic-record/${source.id}`, failing(source.id));
     const before = await api<{ meta: { total: number } }>(daemon, 'GET', `/webhooks/${webhook.id}/deliveries`);
     expect(before.meta.total).toBe(0);
@@ -87,7 +95,11 @@ describe('webhooks from the built daemon', () => {
 
     daemon = await startDaemon(home.path, ['--allow-private-webhooks']);
     await hook.waitFor(1);
-    const payload = JSON.parse(hook.requests[0]!.body) as { event: string; webhookId: string; entry: { id: string; level: string } };
+    const payload = JSON.parse(hook.requests[0]!.body) as {
+      event: string;
+      webhookId: string;
+      entry: { id: string; level: string };
+    };
     expect(payload).toMatchObject({ event: 'traffic', webhookId: webhook.id, entry: { id: first.id, level: 'FATAL' } });
     const signature = `sha256=${createHmac('sha256', webhook.secret).update(hook.requests[0]!.body).digest('hex')}`;
     expect(hook.requests[0]!.headers['x-tapline-signature']).toBe(signature);
@@ -98,7 +110,11 @@ describe('webhooks from the built daemon', () => {
     await hook.waitFor(2);
     const ids = hook.requests.map((r) => (JSON.parse(r.body) as { entry: { id: string } }).entry.id);
     expect(ids).toEqual([first.id, second.id]);
-    const after = await api<{ data: { outcome: string; httpTrafficId: string }[] }>(daemon, 'GET', `/webhooks/${webhook.id}/deliveries`);
+    const after = await api<{ data: { outcome: string; httpTrafficId: string }[] }>(
+      daemon,
+      'GET',
+      `/webhooks/${webhook.id}/deliveries`,
+    );
     expect(after.data.map((a) => [a.httpTrafficId, a.outcome])).toEqual([
       [second.id, 'delivered'],
       [first.id, 'delivered'],
@@ -109,8 +125,15 @@ describe('webhooks from the built daemon', () => {
     const other = await receiver();
     try {
       daemon = await startDaemon(home.path, ['--allow-private-webhooks', '--no-webhook-delivery']);
-      const source = await api<{ id: string }>(daemon, 'POST', '/traffic-source', { name: 'shop', trafficDomain: 'shop.example.com' });
-      const doomed = await api<{ id: string }>(daemon, 'POST', `/webhooks/${source.id}`, { type: 'http', level: 'fatal', value: hook.url });
+      const source = await api<{ id: string }>(daemon, 'POST', '/traffic-source', {
+        name: 'shop',
+        trafficDomain: 'shop.example.com',
+      });
+      const doomed = await api<{ id: string }>(daemon, 'POST', `/webhooks/${source.id}`, {
+        type: 'http',
+        level: 'fatal',
+        value: hook.url,
+      });
       for (let i = 0; i < 3; i++) await api(daemon, 'POST', `/http-traffic-record/${source.id}`, failing(source.id));
       await api(daemon, 'DELETE', `/webhooks/${doomed.id}`);
       await daemon.stop();
@@ -130,7 +153,10 @@ describe('webhooks from the built daemon', () => {
     daemon = await startDaemon(home.path, ['--allow-private-webhooks']);
     const env = { TAPLINE_URL: daemon.url };
     expect((await cli(['sources', 'add', 'shop', 'shop.example.com'], { home: home.path, env })).exitCode).toBe(0);
-    const added = await cli(['--json', 'webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', hook.url], { home: home.path, env });
+    const added = await cli(
+      ['--json', 'webhooks', 'add', 'shop', '--type', 'http', '--level', 'fatal', '--value', hook.url],
+      { home: home.path, env },
+    );
     expect(added.exitCode).toBe(0);
     const webhook = JSON.parse(added.stdout) as { id: string };
 
@@ -141,7 +167,10 @@ describe('webhooks from the built daemon', () => {
 
     const listed = await cli(['--json', 'webhooks', 'deliveries', webhook.id], { home: home.path, env });
     expect(listed.exitCode).toBe(0);
-    const page = JSON.parse(listed.stdout) as { data: { kind: string; outcome: string; statusCode: number }[]; meta: { total: number } };
+    const page = JSON.parse(listed.stdout) as {
+      data: { kind: string; outcome: string; statusCode: number }[];
+      meta: { total: number };
+    };
     expect(page.meta.total).toBe(1);
     expect(page.data[0]).toMatchObject({ kind: 'test', outcome: 'delivered', statusCode: 204 });
     const table = await cli(['webhooks', 'deliveries', webhook.id], { home: home.path, env });

@@ -21,12 +21,18 @@
 //    "RFC 1234", "interface" or "spec" cites that document instead and is skipped. When the citing
 //    line names in backticks a term that some decisions heading names in backticks (`startedAt`),
 //    the cited section must contain that term: a citation left behind when its rule moved fails.
+// 4. Anchors. Every `docs/<name>.md#<anchor>` in those source files names a heading of that doc, by
+//    GitHub's slug (lower case, punctuation dropped, spaces as hyphens, `-1` on a repeated one):
+//    a comment's pointer to the figures behind it (docs/performance.md) stays followable.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+  cwd: root,
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((f) => f && !f.split('/').includes('node_modules'));
 const files = listed.filter((f) => {
@@ -36,9 +42,16 @@ const files = listed.filter((f) => {
     return false; // deleted in the work tree, not yet in the index
   }
 });
-const folders = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+const folders = new Set(
+  files.flatMap((f) =>
+    f
+      .split('/')
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+  ),
+);
 const problems = [];
-const counts = { paths: 0, names: 0, citations: 0 };
+const counts = { paths: 0, names: 0, citations: 0, anchors: 0 };
 const report = (file, line, message) => problems.push(`${file}:${line}: ${message}`);
 
 const NOT_A_PATH = /[\s:<>*…{}$~?#=,|]/;
@@ -96,12 +109,14 @@ function checkDoc(doc) {
         if (isPath(code)) {
           counts.paths += 1;
           const found = resolve(code, doc);
-          if (found !== null && found.length === 0) report(doc, index + 1, `\`${code}\` names no file or folder of the repository`);
+          if (found !== null && found.length === 0)
+            report(doc, index + 1, `\`${code}\` names no file or folder of the repository`);
           owner = found && found.length > 0 && CODE_FILE.test(code) && line[end] === ':' ? { code, found } : null;
         } else if (owner && IDENTIFIER.test(code)) {
           for (const name of code.replace(/\(\)/g, '').split('.')) {
             counts.names += 1;
-            if (!owner.found.some((f) => hasWord(f, name))) report(doc, index + 1, `\`${name}\` is not in \`${owner.code}\` (${owner.found.join(', ')})`);
+            if (!owner.found.some((f) => hasWord(f, name)))
+              report(doc, index + 1, `\`${name}\` is not in \`${owner.code}\` (${owner.found.join(', ')})`);
           }
         }
       }
@@ -118,7 +133,9 @@ const sections = new Map();
     else if (current) current.body += `\n${line}`;
   }
 }
-const headingTerms = new Set([...sections.values()].flatMap((s) => (/^###/.test(s.heading) ? spans(s.heading).map((x) => x.code) : [])));
+const headingTerms = new Set(
+  [...sections.values()].flatMap((s) => (/^###/.test(s.heading) ? spans(s.heading).map((x) => x.code) : [])),
+);
 
 function checkCitations(file, pattern) {
   read(file)
@@ -135,7 +152,11 @@ function checkCitations(file, pattern) {
         }
         for (const { code } of spans(line)) {
           if (headingTerms.has(code) && !section.body.includes(code)) {
-            report(file, index + 1, `§${number} ("${section.heading.replace(/^#+ /, '')}") says nothing of \`${code}\`; which section does?`);
+            report(
+              file,
+              index + 1,
+              `§${number} ("${section.heading.replace(/^#+ /, '')}") says nothing of \`${code}\`; which section does?`,
+            );
           }
         }
       }
@@ -149,10 +170,45 @@ for (const doc of files.filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.t
 const SOURCE = /^(packages\/[^/]+\/src|e2e|scripts|bench)\/.*\.(ts|tsx|mts|mjs|cjs)$/;
 for (const file of files.filter((f) => SOURCE.test(f))) checkCitations(file, /§ ?(\d+(?:\.\d+)?)/g);
 
+/** The anchors GitHub gives the headings of a Markdown file (outside fenced blocks). */
+const anchorsOf = (doc) => {
+  const seen = new Map();
+  let fenced = false;
+  for (const line of read(doc).split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.*)$/.exec(line);
+    if (!heading) continue;
+    const slug = heading[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+    seen.set(slug, (seen.get(slug) ?? -1) + 1);
+    if (seen.get(slug) > 0) seen.set(`${slug}-${seen.get(slug)}`, 0);
+  }
+  return new Set(seen.keys());
+};
+for (const file of files.filter((f) => SOURCE.test(f))) {
+  read(file)
+    .split('\n')
+    .forEach((line, index) => {
+      for (const [, doc, anchor] of line.matchAll(/\b(docs\/[\w.-]+\.md)#([\w-]+)/g)) {
+        counts.anchors += 1;
+        if (!files.includes(doc)) report(file, index + 1, `${doc} does not exist`);
+        else if (!anchorsOf(doc).has(anchor))
+          report(file, index + 1, `${doc} has no heading whose anchor is #${anchor}`);
+      }
+    });
+}
+
 if (problems.length > 0) {
   console.error(problems.join('\n'));
-  console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in the docs or decision citations (rules: scripts/check-docs.mjs)`);
+  console.error(
+    `\n${problems.length} problem${problems.length === 1 ? '' : 's'} in the docs or decision citations (rules: scripts/check-docs.mjs)`,
+  );
   process.exitCode = 1;
 } else {
-  console.log(`docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, all found`);
+  console.log(
+    `docs check: ${counts.paths} paths, ${counts.names} names, ${counts.citations} citations, ${counts.anchors} anchors, all found`,
+  );
 }

@@ -17,8 +17,7 @@ function* sourceFiles(dir) {
   }
 }
 
-const isConst = (node) =>
-  ts.isTypeReferenceNode(node.type) && node.type.typeName.getText() === 'const';
+const isConst = (node) => ts.isTypeReferenceNode(node.type) && node.type.typeName.getText() === 'const';
 
 const casts = [];
 for (const name of readdirSync(packages)) {

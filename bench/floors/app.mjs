@@ -12,6 +12,8 @@ const server = createServer((req, res) => {
   req.on('end', () => res.writeHead(200, head).end(text));
 });
 server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`app listening on http://127.0.0.1:${server.address().port}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`app listening on http://127.0.0.1:${server.address().port}\n`),
+);
 process.on('SIGINT', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));

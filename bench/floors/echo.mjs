@@ -23,7 +23,12 @@ function bareHttp() {
         return res.writeHead(400).end();
       }
       const body = answer(record);
-      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+      res
+        .writeHead(201, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+        })
+        .end(body);
     });
   });
 }

@@ -8,14 +8,20 @@ import http from 'node:http';
 const [rate, warmUp, roundCount, roundSeconds, ...pairs] = process.argv.slice(2);
 const targets = pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const headers = { accept: 'application/json', 'user-agent': 'tapline-bench/1.0', authorization: 'Bearer bench-token-not-a-secret' };
+const headers = {
+  accept: 'application/json',
+  'user-agent': 'tapline-bench/1.0',
+  authorization: 'Bearer bench-token-not-a-secret',
+};
 
 const once = (url) =>
   new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const req = http.get(`${url}/api/v1/orders?status=open&page=2`, { agent, headers }, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : Number.NaN));
+      res.on('end', () =>
+        resolve(res.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : Number.NaN),
+      );
     });
     req.on('error', () => resolve(Number.NaN));
   });
@@ -50,4 +56,6 @@ for (let r = 0; r < Number(roundCount); r++) {
   rounds.push(samples);
 }
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ rounds, failed, sent: (Number(warmUp) + Number(roundCount) * Number(roundSeconds)) * Number(rate) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rounds, failed, sent: (Number(warmUp) + Number(roundCount) * Number(roundSeconds)) * Number(rate) })}\n`,
+);

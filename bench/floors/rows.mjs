@@ -1,12 +1,13 @@
 // What every batch floor does to a batch's records before storing them: the daemon's redaction
-// rules (packages/daemon/src/http-traffic/redact.ts) and its serialization, written plainly, with
+// rules (packages/daemon/src/ingest/redact.ts) and its serialization, written plainly, with
 // no framework, validation or worker thread. Shared by sqlite-batch.mjs and postgres-copy.mjs.
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 const SECRET_KEY = /password|passwd|secret|token|api[-_]?key|authorization|session/i;
 const REDACTED = '[REDACTED]';
 function headers(map) {
   const out = {};
-  for (const name in map) out[name] = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY.test(name) ? REDACTED : map[name];
+  for (const name in map)
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) || SECRET_KEY.test(name) ? REDACTED : map[name];
   return out;
 }
 function deep(value) {
@@ -25,10 +26,18 @@ export function prepare(records) {
     let host = hosts.get(r.domainUrl);
     if (host === undefined) hosts.set(r.domainUrl, (host = new URL(r.domainUrl).host.toLowerCase()));
     return {
-      host, pathname: r.pathnameUrl, status: r.status, method: r.method.toUpperCase(), protocol: r.protocol.toUpperCase(), elapsed: r.elapsedTime, user: r.trafficUserId ?? null,
-      requestHeaders: JSON.stringify(headers(r.requestHeaders)), requestBody: json(deep(r.requestBody)), query: JSON.stringify(headers(r.queryParams)),
-      responseHeaders: JSON.stringify(headers(r.responseHeaders)), responseBody: json(deep(r.responseBody)),
+      host,
+      pathname: r.pathnameUrl,
+      status: r.status,
+      method: r.method.toUpperCase(),
+      protocol: r.protocol.toUpperCase(),
+      elapsed: r.elapsedTime,
+      user: r.trafficUserId ?? null,
+      requestHeaders: JSON.stringify(headers(r.requestHeaders)),
+      requestBody: json(deep(r.requestBody)),
+      query: JSON.stringify(headers(r.queryParams)),
+      responseHeaders: JSON.stringify(headers(r.responseHeaders)),
+      responseBody: json(deep(r.responseBody)),
     };
   });
 }
-

@@ -11,8 +11,16 @@ import { loadRealisticRecord } from '../ts.mjs';
 import { PG, startPostgresDaemon } from '../postgres.mjs';
 
 export const figures = [
-  'compose records/s', 'compose p99 ms', 'compose p50 ms', 'bare Express 5 requests/s', 'bare Express 5 p99 ms', 'bare node:http requests/s', 'record bytes as posted',
-  `compose records/s ${PG}`, `compose p99 ms ${PG}`, `compose p50 ms ${PG}`,
+  'compose records/s',
+  'compose p99 ms',
+  'compose p50 ms',
+  'bare Express 5 requests/s',
+  'bare Express 5 p99 ms',
+  'bare node:http requests/s',
+  'record bytes as posted',
+  `compose records/s ${PG}`,
+  `compose p99 ms ${PG}`,
+  `compose p50 ms ${PG}`,
 ];
 
 export default async function run({ root, log, quick, tmp }) {
@@ -20,11 +28,17 @@ export default async function run({ root, log, quick, tmp }) {
   const home = tmp();
   const daemon = await startDaemon(root, home.path);
   const pg = await startPostgresDaemon(root, log);
-  const floors = ['http', 'express'].map((kind) => spawnNode([join(root, 'bench', 'floors', 'echo.mjs'), kind], /listening on (\S+)/));
+  const floors = ['http', 'express'].map((kind) =>
+    spawnNode([join(root, 'bench', 'floors', 'echo.mjs'), kind], /listening on (\S+)/),
+  );
   try {
     const [httpUrl, expressUrl] = await Promise.all(floors.map((f) => f.ready));
     const realisticRecord = await loadRealisticRecord(root);
-    const target = async (d) => ({ url: d.url, token: d.token, sourceId: (await createSource(d.url, d.token, 'bench')).id });
+    const target = async (d) => ({
+      url: d.url,
+      token: d.token,
+      sourceId: (await createSource(d.url, d.token, 'bench')).id,
+    });
     const tapline = await target(daemon);
     const onPg = pg.daemon ? await target(pg.daemon) : null;
     // Every target gets the same record, only its source id differs.
@@ -32,14 +46,31 @@ export default async function run({ root, log, quick, tmp }) {
     const body = bodyFor(tapline);
     const load = (t, what, d = seconds) =>
       // Quick mode: a fixed number of requests, so a busy machine still completes some (see batch.mjs).
-      autocannon(root, ['-c', '50', ...(quick ? ['-a', '200'] : ['-d', String(d)]), '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${t.token}`, '-b', bodyFor(t), `${t.url}/http-traffic-record/${t.sourceId}`]).then(
-        (result) => throughput(result, what),
-      );
+      autocannon(root, [
+        '-c',
+        '50',
+        ...(quick ? ['-a', '200'] : ['-d', String(d)]),
+        '-m',
+        'POST',
+        '-H',
+        'content-type=application/json',
+        '-H',
+        `authorization=Bearer ${t.token}`,
+        '-b',
+        bodyFor(t),
+        `${t.url}/http-traffic-record/${t.sourceId}`,
+      ]).then((result) => throughput(result, what));
     const [httpT, expressT] = [httpUrl, expressUrl].map((url) => ({ ...tapline, url }));
-    const steps = [['node:http', (_, d) => load(httpT, 'node:http', d)], ['express', (_, d) => load(expressT, 'Express', d)], ['tapline', (_, d) => load(tapline, 'tapline', d)]];
+    const steps = [
+      ['node:http', (_, d) => load(httpT, 'node:http', d)],
+      ['express', (_, d) => load(expressT, 'Express', d)],
+      ['tapline', (_, d) => load(tapline, 'tapline', d)],
+    ];
     if (onPg) steps.push(['postgres', (_, d) => load(onPg, 'tapline on PostgreSQL', d)]);
     if (!quick) for (const [, step] of steps) await step(0, 3); // warm-up
-    log(`${rounds} rounds of ${seconds} s each: ${steps.map(([name]) => name).join(', ')}; ${Buffer.byteLength(body)}-byte record`);
+    log(
+      `${rounds} rounds of ${seconds} s each: ${steps.map(([name]) => name).join(', ')}; ${Buffer.byteLength(body)}-byte record`,
+    );
     const values = await interleave(rounds, steps, log);
     const perSecond = (name) => pluck(values[name], 'perSecond');
     return {
@@ -50,7 +81,10 @@ export default async function run({ root, log, quick, tmp }) {
           [`compose p99 ms ${PG}`]: figure('ms', pluck(values.postgres, 'p99')),
           [`compose p50 ms ${PG}`]: figure('ms', pluck(values.postgres, 'p50')),
         }),
-        'compose records/s': versus('records/s', perSecond('tapline'), { 'bare Express 5': perSecond('express'), 'bare node:http': perSecond('node:http') }),
+        'compose records/s': versus('records/s', perSecond('tapline'), {
+          'bare Express 5': perSecond('express'),
+          'bare node:http': perSecond('node:http'),
+        }),
         'compose p99 ms': figure('ms', pluck(values.tapline, 'p99')),
         'compose p50 ms': figure('ms', pluck(values.tapline, 'p50')),
         'bare Express 5 requests/s': figure('requests/s', perSecond('express')),

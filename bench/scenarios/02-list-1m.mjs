@@ -16,10 +16,13 @@ const QUERIES = {
   'status=503': () => 'status=503',
   'status=5xx': () => 'status=5xx',
   'method=DELETE&level=WARNING': () => 'method=DELETE&level=WARNING',
-  'pathnameId': ({ pathnames }) => `pathnameId=${pathnames[7].id}`,
-  'one day': ({ now }) => `startDate=${new Date(now - 3 * 86_400_000).toISOString()}&endDate=${new Date(now - 2 * 86_400_000).toISOString()}`,
+  pathnameId: ({ pathnames }) => `pathnameId=${pathnames[7].id}`,
+  'one day': ({ now }) =>
+    `startDate=${new Date(now - 3 * 86_400_000).toISOString()}&endDate=${new Date(now - 2 * 86_400_000).toISOString()}`,
 };
-export const figures = Object.keys(QUERIES).flatMap((q) => [`first page ${q} p50 ms`, `first page ${q} above SQL ms`, `SQL floor ${q} p50 ms`]).concat('records');
+export const figures = Object.keys(QUERIES)
+  .flatMap((q) => [`first page ${q} p50 ms`, `first page ${q} above SQL ms`, `SQL floor ${q} p50 ms`])
+  .concat('records');
 
 const elapsedMs = (started) => Number(process.hrtime.bigint() - started) / 1e6;
 
@@ -32,9 +35,15 @@ function httpGet(agent, url, token) {
   return new Promise((resolve, reject) => {
     const req = get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${url} answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve() : reject(new Error(`GET ${url} answered ${res.statusCode}`)),
+      );
     });
-    req.on('error', (error) => (req.reusedSocket && error.code === 'ECONNRESET' ? httpGet(agent, url, token).then(resolve, reject) : reject(error)));
+    req.on('error', (error) =>
+      req.reusedSocket && error.code === 'ECONNRESET'
+        ? httpGet(agent, url, token).then(resolve, reject)
+        : reject(error),
+    );
   });
 }
 
@@ -58,7 +67,13 @@ export default async function run({ root, log, quick, tmp }) {
   const realisticRecord = await loadRealisticRecord(root);
   const payloads = Array.from({ length: 1000 }, (_, s) => {
     const r = realisticRecord(s, source.id);
-    return { requestHeaders: JSON.stringify(r.requestHeaders), requestBody: JSON.stringify(r.requestBody), queryParams: JSON.stringify(r.queryParams), responseHeaders: JSON.stringify(r.responseHeaders), responseBody: JSON.stringify(r.responseBody) };
+    return {
+      requestHeaders: JSON.stringify(r.requestHeaders),
+      requestBody: JSON.stringify(r.requestBody),
+      queryParams: JSON.stringify(r.queryParams),
+      responseHeaders: JSON.stringify(r.responseHeaders),
+      responseBody: JSON.stringify(r.responseBody),
+    };
   });
   log(`seeding ${count.toLocaleString('en')} records`);
   const seeded = seed(root, dbFile, source.id, count, payloads, log);
@@ -72,13 +87,19 @@ export default async function run({ root, log, quick, tmp }) {
     const steps = [];
     for (const [name, query] of Object.entries(QUERIES)) {
       const search = query(seeded);
-      const statements = (await listStatements(dbFile, source.id, search)).map(({ sql, parameters }) => ({ statement: sqlite.prepare(sql), parameters }));
+      const statements = (await listStatements(dbFile, source.id, search)).map(({ sql, parameters }) => ({
+        statement: sqlite.prepare(sql),
+        parameters,
+      }));
       // A count and a page: fewer would mean the floor skipped part of the daemon's work.
       if (statements.length < 2) throw new Error(`the repository ran ${statements.length} statement(s) for ${search}`);
       const url = `${daemon.url}/http-traffic/${source.id}?${search}`;
       const runSql = () => statements.forEach(({ statement, parameters }) => statement.all(...parameters));
-      for (let i = 0; i < 20; i++) runSql(), await httpGet(agent, url, daemon.token); // warm the page cache and both paths
-      steps.push([`sql ${name}`, () => p50Of(samples, async () => runSql())], [name, () => p50Of(samples, () => httpGet(agent, url, daemon.token))]);
+      for (let i = 0; i < 20; i++) (runSql(), await httpGet(agent, url, daemon.token)); // warm the page cache and both paths
+      steps.push(
+        [`sql ${name}`, () => p50Of(samples, async () => runSql())],
+        [name, () => p50Of(samples, () => httpGet(agent, url, daemon.token))],
+      );
     }
     const values = await interleave(rounds, steps, log);
     const result = { records: figure('records', [count]) };
@@ -86,7 +107,10 @@ export default async function run({ root, log, quick, tmp }) {
       const http = values[name];
       const sql = values[`sql ${name}`];
       result[`first page ${name} p50 ms`] = versus('ms', http, { 'repository SQL in better-sqlite3': sql });
-      result[`first page ${name} above SQL ms`] = figure('ms', http.map((ms, i) => ms - sql[i]));
+      result[`first page ${name} above SQL ms`] = figure(
+        'ms',
+        http.map((ms, i) => ms - sql[i]),
+      );
       result[`SQL floor ${name} p50 ms`] = figure('ms', sql);
     }
     return { figures: result };

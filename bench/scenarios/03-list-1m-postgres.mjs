@@ -20,17 +20,25 @@ const QUERIES = {
   'status=5xx': 'status between 500 and 599',
   'method=DELETE&level=WARNING': "method = 'DELETE' and level = 'WARNING'",
 };
-export const figures = Object.keys(QUERIES).flatMap((q) => [`first page ${q} p50 ms ${PG}`, `first page ${q} p99 ms ${PG}`]).concat(`records ${PG}`);
+export const figures = Object.keys(QUERIES)
+  .flatMap((q) => [`first page ${q} p50 ms ${PG}`, `first page ${q} p99 ms ${PG}`])
+  .concat(`records ${PG}`);
 
 async function seedByBatches(daemon, sourceId, count, realisticRecord, log) {
   // Ten distinct batches in turn: realistic variety without building a million records here.
-  const bodies = Array.from({ length: 10 }, (_, b) => JSON.stringify(Array.from({ length: 1000 }, (_, i) => realisticRecord(b * 1000 + i, sourceId))));
+  const bodies = Array.from({ length: 10 }, (_, b) =>
+    JSON.stringify(Array.from({ length: 1000 }, (_, i) => realisticRecord(b * 1000 + i, sourceId))),
+  );
   const sizes = Array.from({ length: Math.ceil(count / 1000) }, (_, i) => Math.min(1000, count - i * 1000));
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < sizes.length; i = next++) {
       const body = sizes[i] === 1000 ? bodies[i % 10] : JSON.stringify(JSON.parse(bodies[i % 10]).slice(0, sizes[i]));
-      await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body }).then(async (r) => {
+      await fetch(`${daemon.url}/http-traffic-record/${sourceId}/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body,
+      }).then(async (r) => {
         if (!r.ok) throw new Error(`seeding batch answered ${r.status}: ${await r.text()}`);
       });
       if ((i + 1) % 100 === 0) log(`seeded ${((i + 1) * 1000).toLocaleString('en')} records`);
@@ -58,27 +66,40 @@ export default async function run({ root, log, quick }) {
     const steps = [];
     for (const [search, where] of Object.entries(QUERIES)) {
       const path = `/http-traffic/${source.id}?${search}`;
-      const { rows } = await client.query(`select count(*)::int as n from http_traffic where traffic_source_id = $1 and ${where}`, [source.id]);
+      const { rows } = await client.query(
+        `select count(*)::int as n from http_traffic where traffic_source_id = $1 and ${where}`,
+        [source.id],
+      );
       const { meta } = await api(daemon.url, daemon.token, 'GET', path);
-      if (meta.total !== rows[0].n) throw new Error(`${search}: meta.total ${meta.total}, PostgreSQL counts ${rows[0].n}`);
+      if (meta.total !== rows[0].n)
+        throw new Error(`${search}: meta.total ${meta.total}, PostgreSQL counts ${rows[0].n}`);
       log(`${search}: ${meta.total.toLocaleString('en')} records, meta.total exact`);
       for (let i = 0; i < 20; i++) await api(daemon.url, daemon.token, 'GET', path); // warm the cache
-      steps.push([search, async () => {
-        const times = [];
-        for (let i = 0; i < samples; i++) {
-          const started = process.hrtime.bigint();
-          await api(daemon.url, daemon.token, 'GET', path);
-          times.push(Number(process.hrtime.bigint() - started) / 1e6);
-        }
-        times.sort((a, b) => a - b);
-        return { p50: median(times), p99: percentile(times, 99) };
-      }]);
+      steps.push([
+        search,
+        async () => {
+          const times = [];
+          for (let i = 0; i < samples; i++) {
+            const started = process.hrtime.bigint();
+            await api(daemon.url, daemon.token, 'GET', path);
+            times.push(Number(process.hrtime.bigint() - started) / 1e6);
+          }
+          times.sort((a, b) => a - b);
+          return { p50: median(times), p99: percentile(times, 99) };
+        },
+      ]);
     }
     const values = await interleave(rounds, steps, log);
     const result = { [`records ${PG}`]: figure('records', [count]) };
     for (const search of Object.keys(QUERIES)) {
-      result[`first page ${search} p50 ms ${PG}`] = figure('ms', values[search].map((v) => v.p50));
-      result[`first page ${search} p99 ms ${PG}`] = figure('ms', values[search].map((v) => v.p99));
+      result[`first page ${search} p50 ms ${PG}`] = figure(
+        'ms',
+        values[search].map((v) => v.p50),
+      );
+      result[`first page ${search} p99 ms ${PG}`] = figure(
+        'ms',
+        values[search].map((v) => v.p99),
+      );
     }
     return { figures: result };
   } finally {

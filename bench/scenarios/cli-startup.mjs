@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { api, startDaemon } from '../lib.mjs';
 import { figure, interleave, median, versus } from '../figures.mjs';
 
-export const figures = ['traffic list <name> to first byte ms', 'traffic list <name> --json to first byte ms', 'tapline --version ms', 'node printing one byte ms'];
+export const figures = [
+  'traffic list <name> to first byte ms',
+  'traffic list <name> --json to first byte ms',
+  'tapline --version ms',
+  'node printing one byte ms',
+];
 
 const WARM_UP = 3; // spawns per case before measuring (one in quick mode)
 
@@ -41,11 +46,22 @@ export default async function run({ root, log, quick, tmp }) {
   const home = tmp();
   const daemon = await startDaemon(root, home.path);
   try {
-    const source = await api(daemon.url, daemon.token, 'POST', '/traffic-source', { name: 'bench', trafficDomain: 'shop.example.com' });
+    const source = await api(daemon.url, daemon.token, 'POST', '/traffic-source', {
+      name: 'bench',
+      trafficDomain: 'shop.example.com',
+    });
     for (let i = 0; i < 50; i++) {
       await api(daemon.url, daemon.token, 'POST', `/http-traffic-record/${source.id}`, {
-        domainUrl: 'https://shop.example.com', pathnameUrl: `/api/orders/${i}`, trafficSourceId: source.id, status: i % 7 === 0 ? 500 : 200,
-        protocol: 'HTTPS', method: 'GET', elapsedTime: 12, requestHeaders: {}, queryParams: {}, responseHeaders: {},
+        domainUrl: 'https://shop.example.com',
+        pathnameUrl: `/api/orders/${i}`,
+        trafficSourceId: source.id,
+        status: i % 7 === 0 ? 500 : 200,
+        protocol: 'HTTPS',
+        method: 'GET',
+        elapsedTime: 12,
+        requestHeaders: {},
+        queryParams: {},
+        responseHeaders: {},
       });
     }
     const cli = join(root, 'packages/cli/dist/tapline.js');
@@ -56,9 +72,14 @@ export default async function run({ root, log, quick, tmp }) {
       json: [cli, ['traffic', 'list', 'bench', '--json']],
       version: [cli, ['--version']],
     };
-    for (const [file, args] of Object.values(cases)) for (let i = 0; i < (quick ? 1 : WARM_UP); i++) await firstByte(file, args, env);
+    for (const [file, args] of Object.values(cases))
+      for (let i = 0; i < (quick ? 1 : WARM_UP); i++) await firstByte(file, args, env);
     log(`${rounds} rounds of ${runs} spawns per case, node's own start first`);
-    const values = await interleave(rounds, Object.entries(cases).map(([name, [file, args]]) => [name, () => sample(file, args, env, runs)]), log);
+    const values = await interleave(
+      rounds,
+      Object.entries(cases).map(([name, [file, args]]) => [name, () => sample(file, args, env, runs)]),
+      log,
+    );
     const floor = { 'node printing one byte': values.node };
     return {
       figures: {

@@ -10,7 +10,11 @@ import { startDaemon, stopChild } from '../lib.mjs';
 import { figure, interleave, versus } from '../figures.mjs';
 import { freePort } from '../peers.mjs';
 
-export const figures = ['daemon start to first 200 ms', 'daemon first start (empty home) to first 200 ms', 'bare node:http start to first 200 ms'];
+export const figures = [
+  'daemon start to first 200 ms',
+  'daemon first start (empty home) to first 200 ms',
+  'bare node:http start to first 200 ms',
+];
 
 const BARE = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')";
 
@@ -49,11 +53,20 @@ export default async function run({ root, log, quick, tmp }) {
       rounds,
       [
         ['bare node:http', () => timeToFirst200(['-e', BARE, String(port)], port)],
-        ['taplined', () => timeToFirst200([taplined, '--home', home.path, '--log-level', 'warn', '--port', String(port)], port)],
-        ['taplined, empty home', () => {
-          homes.push(tmp());
-          return timeToFirst200([taplined, '--home', homes.at(-1).path, '--log-level', 'warn', '--port', String(port)], port);
-        }],
+        [
+          'taplined',
+          () => timeToFirst200([taplined, '--home', home.path, '--log-level', 'warn', '--port', String(port)], port),
+        ],
+        [
+          'taplined, empty home',
+          () => {
+            homes.push(tmp());
+            return timeToFirst200(
+              [taplined, '--home', homes.at(-1).path, '--log-level', 'warn', '--port', String(port)],
+              port,
+            );
+          },
+        ],
       ],
       log,
     );
@@ -61,7 +74,9 @@ export default async function run({ root, log, quick, tmp }) {
     return {
       figures: {
         'daemon start to first 200 ms': versus('ms', values.taplined, { 'bare node:http': bare }),
-        'daemon first start (empty home) to first 200 ms': versus('ms', values['taplined, empty home'], { 'bare node:http': bare }),
+        'daemon first start (empty home) to first 200 ms': versus('ms', values['taplined, empty home'], {
+          'bare node:http': bare,
+        }),
         'bare node:http start to first 200 ms': figure('ms', bare),
       },
     };

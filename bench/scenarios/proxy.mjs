@@ -13,8 +13,18 @@ import { ensurePeer, startMitmproxy, startNginx } from '../peers.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
 
 export const figures = [
-  'proxy max requests/s', 'nginx max requests/s', 'mitmproxy max requests/s', 'proxy added p50 ms', 'proxy added p99 ms', 'nginx added p50 ms', 'nginx added p99 ms',
-  'mitmproxy added p50 ms', 'mitmproxy added p99 ms', 'direct p99 ms at 200 req/s', 'proxy + daemon CPU ms per request', 'requests answered but not recorded',
+  'proxy max requests/s',
+  'nginx max requests/s',
+  'mitmproxy max requests/s',
+  'proxy added p50 ms',
+  'proxy added p99 ms',
+  'nginx added p50 ms',
+  'nginx added p99 ms',
+  'mitmproxy added p50 ms',
+  'mitmproxy added p99 ms',
+  'direct p99 ms at 200 req/s',
+  'proxy + daemon CPU ms per request',
+  'requests answered but not recorded',
 ];
 
 const RATE = 200;
@@ -49,17 +59,36 @@ export default async function run({ root, log, quick, tmp }) {
   stops.push(daemon.stop);
   try {
     writeFileSync(join(home.path, 'answer.json'), JSON.stringify(appAnswer(await loadRealisticRecord(root))));
-    const app = spawnNode([join(root, 'bench', 'floors', 'app.mjs'), join(home.path, 'answer.json')], /app listening on (\S+)/);
+    const app = spawnNode(
+      [join(root, 'bench', 'floors', 'app.mjs'), join(home.path, 'answer.json')],
+      /app listening on (\S+)/,
+    );
     stops.push(app.stop);
     const appUrl = await app.ready;
     const source = await createSource(daemon.url, daemon.token, 'proxy-bench');
     const proxy = spawnNode(
-      [join(root, 'packages/cli/dist/tapline.js'), '--url', daemon.url, '--token', daemon.token, 'proxy', '--source', 'proxy-bench', '--target', appUrl, '--listen', '127.0.0.1:0'],
+      [
+        join(root, 'packages/cli/dist/tapline.js'),
+        '--url',
+        daemon.url,
+        '--token',
+        daemon.token,
+        'proxy',
+        '--source',
+        'proxy-bench',
+        '--target',
+        appUrl,
+        '--listen',
+        '127.0.0.1:0',
+      ],
       /tapline proxy listening on (\S+)/,
     );
     stops.unshift(proxy.stop);
     const targets = { tapline: await proxy.ready };
-    for (const [name, start] of [['nginx', startNginx], ['mitmproxy', startMitmproxy]]) {
+    for (const [name, start] of [
+      ['nginx', startNginx],
+      ['mitmproxy', startMitmproxy],
+    ]) {
       const peer = ensurePeer(name, log);
       if (peer.skipped) skipped[name] = peer.skipped;
       else {
@@ -74,7 +103,14 @@ export default async function run({ root, log, quick, tmp }) {
     let cpu = 0;
     const load = async (name) => {
       const cpuBefore = name === 'tapline' ? cpuMs(proxy.child.pid) + cpuMs(daemon.child.pid) : 0;
-      const args = ['-c', '20', ...(quick ? ['-a', '200'] : ['-d', String(seconds)]), '-H', 'accept=application/json', `${targets[name]}/api/v1/orders?status=open&page=2`];
+      const args = [
+        '-c',
+        '20',
+        ...(quick ? ['-a', '200'] : ['-d', String(seconds)]),
+        '-H',
+        'accept=application/json',
+        `${targets[name]}/api/v1/orders?status=open&page=2`,
+      ];
       const result = throughput(await autocannon(root, args), name);
       if (name === 'tapline') {
         answered += result.count;
@@ -85,21 +121,45 @@ export default async function run({ root, log, quick, tmp }) {
     };
     const peers = Object.keys(targets).filter((n) => n !== 'tapline');
     log(`max throughput: ${rounds} rounds of ${peers.join(', ')}, Tapline at 20 connections`);
-    const max = await interleave(rounds, [...peers, 'tapline'].map((name) => [name, () => load(name)]), log);
+    const max = await interleave(
+      rounds,
+      [...peers, 'tapline'].map((name) => [name, () => load(name)]),
+      log,
+    );
 
     // Added latency, one proxy at a time beside the app direct (so no proxy's queue or GC shows in
     // another's figure), the proxies interleaved by round like the throughput.
-    log(`added latency: ${rate} requests/s to the app direct and through one proxy at a time, ${rounds} rounds of ${latencySeconds} s each`);
+    log(
+      `added latency: ${rate} requests/s to the app direct and through one proxy at a time, ${rounds} rounds of ${latencySeconds} s each`,
+    );
     const addedLatency = async (name) => {
-      const args = [String(rate), quick ? '0' : '1', '1', String(latencySeconds), `direct=${appUrl}`, `${name}=${targets[name]}`];
-      const measured = JSON.parse(await spawnNode([join(root, 'bench', 'floors', 'open-loop.mjs'), ...args], /^(\{.*\})\n/s).ready);
-      if (Object.values(measured.failed).some((n) => n > 0)) throw new Error(`open-loop requests failed: ${JSON.stringify(measured.failed)}`);
+      const args = [
+        String(rate),
+        quick ? '0' : '1',
+        '1',
+        String(latencySeconds),
+        `direct=${appUrl}`,
+        `${name}=${targets[name]}`,
+      ];
+      const measured = JSON.parse(
+        await spawnNode([join(root, 'bench', 'floors', 'open-loop.mjs'), ...args], /^(\{.*\})\n/s).ready,
+      );
+      if (Object.values(measured.failed).some((n) => n > 0))
+        throw new Error(`open-loop requests failed: ${JSON.stringify(measured.failed)}`);
       if (name === 'tapline') answered += measured.sent;
       const [samples] = measured.rounds;
-      const at = (who, p) => percentile(samples[who].sort((a, b) => a - b), p);
+      const at = (who, p) =>
+        percentile(
+          samples[who].sort((a, b) => a - b),
+          p,
+        );
       return { p50: at(name, 50) - at('direct', 50), p99: at(name, 99) - at('direct', 99), direct99: at('direct', 99) };
     };
-    const latency = await interleave(rounds, [...peers, 'tapline'].map((name) => [name, () => addedLatency(name)]), log);
+    const latency = await interleave(
+      rounds,
+      [...peers, 'tapline'].map((name) => [name, () => addedLatency(name)]),
+      log,
+    );
 
     await proxy.stop();
     stops.shift();

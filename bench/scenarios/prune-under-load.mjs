@@ -15,15 +15,26 @@ import { realisticRecord } from '../realistic.mjs';
 const FULL_FILL = Number(process.env.BENCH_PRUNE_RECORDS ?? 200_000);
 const FULL_SECONDS = Number(process.env.BENCH_PRUNE_SECONDS ?? 10);
 
-export const figures = ['compose p99 ms without a prune', 'compose p99 ms with a prune running', 'compose records/s without a prune', 'compose records/s with a prune running', 'prune ms', 'failed requests'];
+export const figures = [
+  'compose p99 ms without a prune',
+  'compose p99 ms with a prune running',
+  'compose records/s without a prune',
+  'compose records/s with a prune running',
+  'prune ms',
+  'failed requests',
+];
 
 function prune(root, home, before) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    execFile(process.execPath, [join(root, 'packages/daemon/dist/taplined.js'), 'prune', '--before', before, '--home', home], (error, stdout, stderr) => {
-      if (error) return reject(new Error(`taplined prune failed: ${stderr || error.message}`));
-      resolve({ ms: Date.now() - started, report: stdout.trim() });
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'packages/daemon/dist/taplined.js'), 'prune', '--before', before, '--home', home],
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`taplined prune failed: ${stderr || error.message}`));
+        resolve({ ms: Date.now() - started, report: stdout.trim() });
+      },
+    );
   });
 }
 
@@ -35,17 +46,38 @@ export default async function run({ root, log, quick }) {
     const source = await createSource(daemon.url, daemon.token, 'bench');
     for (let done = 0; done < FILL; done += 1000) {
       const body = JSON.stringify(Array.from({ length: 1000 }, (_, i) => realisticRecord(source.id, done + i)));
-      const response = await fetch(`${daemon.url}/http-traffic-record/${source.id}/batch`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body });
+      const response = await fetch(`${daemon.url}/http-traffic-record/${source.id}/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body,
+      });
       if (response.status !== 201) throw new Error(`fill answered ${response.status}`);
       await response.arrayBuffer();
     }
     log(`filled ${FILL.toLocaleString('en')} records`);
     const before = new Date().toISOString();
     const target = `${daemon.url}/http-traffic-record/${source.id}`;
-    const args = ['-c', '50', '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`, '-b', JSON.stringify(realisticRecord(source.id, FILL + 1)), '-d', String(SECONDS), target];
+    const args = [
+      '-c',
+      '50',
+      '-m',
+      'POST',
+      '-H',
+      'content-type=application/json',
+      '-H',
+      `authorization=Bearer ${daemon.token}`,
+      '-b',
+      JSON.stringify(realisticRecord(source.id, FILL + 1)),
+      '-d',
+      String(SECONDS),
+      target,
+    ];
     await autocannon(root, [...args.slice(0, -3), '-d', '2', target]); // warm-up
     const quiet = await autocannon(root, args);
-    const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ');
     log(`without a prune: p99 ${quiet.latency.p99} ms (load average ${load()})`);
     let pruned;
     const pruning = prune(root, home.path, before).then((done) => (pruned = done));
@@ -54,7 +86,9 @@ export default async function run({ root, log, quick }) {
     while (!pruned);
     await pruning;
     const p99s = windows.map((w) => w.latency.p99);
-    log(`with a prune: p99 ${p99s.join(', ')} ms in ${windows.length} windows of ${SECONDS} s; ${pruned.report} in ${pruned.ms} ms (load average ${load()})`);
+    log(
+      `with a prune: p99 ${p99s.join(', ')} ms in ${windows.length} windows of ${SECONDS} s; ${pruned.report} in ${pruned.ms} ms (load average ${load()})`,
+    );
     const bad = (r) => r.non2xx + r.errors + r.timeouts;
     const sum = (key) => windows.reduce((total, w) => total + w[key], 0);
     return {

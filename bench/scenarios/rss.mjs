@@ -9,7 +9,12 @@ import { autocannon, composeRecord, createSource, rssMiB, spawnNode, startDaemon
 import { figure, interleave, pluck, versus } from '../figures.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
 
-export const figures = ['daemon peak RSS MiB under compose', 'daemon RSS growth first to last round MiB', 'bare node:http peak RSS MiB under the same load', 'daemon idle RSS MiB'];
+export const figures = [
+  'daemon peak RSS MiB under compose',
+  'daemon RSS growth first to last round MiB',
+  'bare node:http peak RSS MiB under the same load',
+  'daemon idle RSS MiB',
+];
 
 /** Loads `url` for `seconds` and returns the peak and last RSS of `pid`, sampled every second. */
 async function underLoad(root, url, args, pid, seconds, what) {
@@ -35,12 +40,26 @@ export default async function run({ root, log, quick, tmp }) {
     const idle = rssMiB(daemon.child.pid);
     const body = JSON.stringify(composeRecord(await loadRealisticRecord(root), source.id));
     const path = `/http-traffic-record/${source.id}`;
-    const args = ['-c', '50', '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${daemon.token}`, '-b', body];
+    const args = [
+      '-c',
+      '50',
+      '-m',
+      'POST',
+      '-H',
+      'content-type=application/json',
+      '-H',
+      `authorization=Bearer ${daemon.token}`,
+      '-b',
+      body,
+    ];
     log(`${rounds} rounds: bare node:http ${floorSeconds} s, then the daemon ${daemonSeconds} s`);
     const values = await interleave(
       rounds,
       [
-        ['bare node:http', () => underLoad(root, `${floorUrl}${path}`, args, floor.child.pid, floorSeconds, 'node:http')],
+        [
+          'bare node:http',
+          () => underLoad(root, `${floorUrl}${path}`, args, floor.child.pid, floorSeconds, 'node:http'),
+        ],
         ['taplined', () => underLoad(root, `${daemon.url}${path}`, args, daemon.child.pid, daemonSeconds, 'taplined')],
       ],
       log,
@@ -48,7 +67,9 @@ export default async function run({ root, log, quick, tmp }) {
     const last = pluck(values.taplined, 'last');
     return {
       figures: {
-        'daemon peak RSS MiB under compose': versus('MiB', pluck(values.taplined, 'peak'), { 'bare node:http': pluck(values['bare node:http'], 'peak') }),
+        'daemon peak RSS MiB under compose': versus('MiB', pluck(values.taplined, 'peak'), {
+          'bare node:http': pluck(values['bare node:http'], 'peak'),
+        }),
         'daemon RSS growth first to last round MiB': figure('MiB', [last.at(-1) - last[0]]),
         'bare node:http peak RSS MiB under the same load': figure('MiB', pluck(values['bare node:http'], 'peak')),
         'daemon idle RSS MiB': figure('MiB', [idle]),

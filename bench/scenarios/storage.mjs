@@ -11,7 +11,13 @@ import { realisticRecord } from '../realistic.mjs';
 
 const FULL_RECORDS = Number(process.env.BENCH_STORAGE_RECORDS ?? 100_000);
 
-export const figures = ['JSON posted per record', 'on disk per record', 'on disk per record / JSON posted', 'gzip NDJSON floor per record', 'indexes per record'];
+export const figures = [
+  'JSON posted per record',
+  'on disk per record',
+  'on disk per record / JSON posted',
+  'gzip NDJSON floor per record',
+  'indexes per record',
+];
 const BATCH = 500;
 
 export default async function run({ root, log, quick }) {
@@ -23,7 +29,9 @@ export default async function run({ root, log, quick }) {
   try {
     const source = await createSource(daemon.url, daemon.token, 'storage');
     for (let done = 0; done < RECORDS; done += BATCH) {
-      const records = Array.from({ length: Math.min(BATCH, RECORDS - done) }, (_, i) => realisticRecord(source.id, done + i));
+      const records = Array.from({ length: Math.min(BATCH, RECORDS - done) }, (_, i) =>
+        realisticRecord(source.id, done + i),
+      );
       const body = JSON.stringify(records);
       for (const r of records) ndjson.push(JSON.stringify(r));
       posted += body.length - 1 - (records.length - 1); // the records, without the array's brackets and commas
@@ -49,8 +57,17 @@ export default async function run({ root, log, quick }) {
     const perRecord = (bytes) => Math.round(bytes / RECORDS);
     const json = posted / RECORDS;
     const gz = gzipSync(ndjson.join('\n')).length;
-    const indexes = parts.filter((p) => !['http_traffic', 'payload_dictionaries', 'traffic_counts', 'domains', 'pathnames'].includes(p.name) && p.name.includes('_'));
-    log(`largest parts per record (dbstat): ${parts.slice(0, 8).map((p) => `${p.name} ${perRecord(p.bytes)}`).join(', ')}`);
+    const indexes = parts.filter(
+      (p) =>
+        !['http_traffic', 'payload_dictionaries', 'traffic_counts', 'domains', 'pathnames'].includes(p.name) &&
+        p.name.includes('_'),
+    );
+    log(
+      `largest parts per record (dbstat): ${parts
+        .slice(0, 8)
+        .map((p) => `${p.name} ${perRecord(p.bytes)}`)
+        .join(', ')}`,
+    );
     return {
       figures: {
         'JSON posted per record': figure('bytes', [Math.round(json)]),

@@ -9,7 +9,12 @@ import { composeRecord, createSource, percentile, startDaemon } from '../lib.mjs
 import { figure } from '../figures.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
 
-export const figures = ['tail latency p50 ms', 'tail latency p99 ms', 'tail latency max ms', 'compose rate achieved records/s'];
+export const figures = [
+  'tail latency p50 ms',
+  'tail latency p99 ms',
+  'tail latency max ms',
+  'compose rate achieved records/s',
+];
 
 export default async function run({ root, log, quick, tmp }) {
   const [RATE, SECONDS] = quick ? [50, 1] : [200, 10];
@@ -17,9 +22,25 @@ export default async function run({ root, log, quick, tmp }) {
   const daemon = await startDaemon(root, home.path);
   const source = await createSource(daemon.url, daemon.token, 'bench');
   const record = composeRecord(await loadRealisticRecord(root), source.id);
-  const tail = spawn(process.execPath, [join(root, 'packages/cli/dist/tapline.js'), '--url', daemon.url, '--token', daemon.token, 'traffic', 'tail', source.id, '--lines', '0', '--ndjson'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const tail = spawn(
+    process.execPath,
+    [
+      join(root, 'packages/cli/dist/tapline.js'),
+      '--url',
+      daemon.url,
+      '--token',
+      daemon.token,
+      'traffic',
+      'tail',
+      source.id,
+      '--lines',
+      '0',
+      '--ndjson',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const printedAt = new Map();
   const waiters = new Map();
   let pending = '';
@@ -38,7 +59,10 @@ export default async function run({ root, log, quick, tmp }) {
     printedAt.has(path)
       ? Promise.resolve()
       : new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`${path} was not printed within ${timeoutMs} ms`)), timeoutMs);
+          const timer = setTimeout(
+            () => reject(new Error(`${path} was not printed within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
           waiters.set(path, () => (clearTimeout(timer), resolve()));
         });
   // A small keep-alive pool, as an instrumented app would hold: no connection storm when the daemon lags.
@@ -49,11 +73,17 @@ export default async function run({ root, log, quick, tmp }) {
       const req = request(`${daemon.url}/http-traffic-record/${source.id}`, {
         method: 'POST',
         agent,
-        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${daemon.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
       });
       req.on('response', (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`compose answered ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 201 ? resolve() : reject(new Error(`compose answered ${res.statusCode}`)),
+        );
       });
       req.on('error', reject);
       req.end(body);
@@ -75,9 +105,14 @@ export default async function run({ root, log, quick, tmp }) {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const path = `/bench/${n}`;
-      sends.push(composeAt(path).then(() => answeredAt.set(path, performance.now()), (e) => {
-        throw new Error(`compose ${path}: ${e.code ?? e.message}`);
-      }));
+      sends.push(
+        composeAt(path).then(
+          () => answeredAt.set(path, performance.now()),
+          (e) => {
+            throw new Error(`compose ${path}: ${e.code ?? e.message}`);
+          },
+        ),
+      );
     }
     await Promise.all(sends);
     const achieved = (RATE * SECONDS) / ((performance.now() - started) / 1000);

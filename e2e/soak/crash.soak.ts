@@ -8,7 +8,9 @@ afterAll(() => home.remove());
 
 it('keeps every acknowledged record, once, and never half a batch, across eight SIGKILLs; core logs too', async () => {
   const report = await crashRun(home.path, { clients: 4, kills: 7, acksPerRound: 5_000 });
-  process.stdout.write(`crash soak: ${JSON.stringify({ ...report, lost: report.lost.length, duplicated: report.duplicated.length, partialBatches: report.partialBatches.length, changed: report.changed.length, coreLogs: { ...report.coreLogs, lost: report.coreLogs.lost.length, duplicated: report.coreLogs.duplicated.length, changed: report.coreLogs.changed.length } })}\n`);
+  process.stdout.write(
+    `crash soak: ${JSON.stringify({ ...report, lost: report.lost.length, duplicated: report.duplicated.length, partialBatches: report.partialBatches.length, changed: report.changed.length, coreLogs: { ...report.coreLogs, lost: report.coreLogs.lost.length, duplicated: report.coreLogs.duplicated.length, changed: report.coreLogs.changed.length } })}\n`,
+  );
   expect(report).toMatchObject({ lost: [], duplicated: [], partialBatches: [], changed: [], integrity: 'ok' });
   expect(report.coreLogs).toMatchObject({ lost: [], duplicated: [], changed: [] });
   expect(report.coreLogs.acknowledged).toBeGreaterThanOrEqual(500);

@@ -7,7 +7,9 @@ import { scanForSecrets } from '../support/secrets-scan.js';
  */
 it('lets none of nearly two thousand planted secrets out, under umask 000', async () => {
   const report = await scanForSecrets(48);
-  process.stdout.write(`secrets soak: ${JSON.stringify({ planted: report.planted, leaks: report.leaks.length, places: report.places })}\n`);
+  process.stdout.write(
+    `secrets soak: ${JSON.stringify({ planted: report.planted, leaks: report.leaks.length, places: report.places })}\n`,
+  );
   expect(report.planted).toBeGreaterThan(1800);
   expect(report.leaks).toEqual([]);
   expect(report.places['database rows']).toBeGreaterThan(6_000_000);

@@ -43,10 +43,22 @@ export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promi
   const { url, token } = daemon;
   const port = Number(new URL(url).port);
   const sourceId = await createSource(url, token, 'abuse');
-  const readTokens = await Promise.all(Array.from({ length: plan.tokens }, () => admin(daemon.home, ['token', 'create', 'local@localhost', '--scope', 'read'])));
+  const readTokens = await Promise.all(
+    Array.from({ length: plan.tokens }, () =>
+      admin(daemon.home, ['token', 'create', 'local@localhost', '--scope', 'read']),
+    ),
+  );
   const post = (path: string, body: string | Buffer) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
-  const small = JSON.stringify(Array.from({ length: 1000 }, (_, i) => composeBody(sourceId, { pathnameUrl: `/abuse/${i}`, requestBody: { note: 'x'.repeat(400) } })));
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+  const small = JSON.stringify(
+    Array.from({ length: 1000 }, (_, i) =>
+      composeBody(sourceId, { pathnameUrl: `/abuse/${i}`, requestBody: { note: 'x'.repeat(400) } }),
+    ),
+  );
   await post(`/http-traffic-record/${sourceId}/batch`, small);
   const rss = createRssSampler(daemon.process.pid ?? 0);
   const idleMb = rss.now();
@@ -58,7 +70,9 @@ export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promi
     Array.from({ length: plan.streams }, async (_, i) => {
       const conn = await rawConnect(url);
       sockets.push(conn.socket);
-      conn.socket.write(`GET /http-traffic/${sourceId}/stream HTTP/1.1\r\nHost: tapline\r\nAuthorization: Bearer ${readTokens[i % plan.tokens]}\r\n\r\n`);
+      conn.socket.write(
+        `GET /http-traffic/${sourceId}/stream HTTP/1.1\r\nHost: tapline\r\nAuthorization: Bearer ${readTokens[i % plan.tokens]}\r\n\r\n`,
+      );
       const head = await conn.waitFor(/^HTTP\/1\.1 \d{3}/, 60_000);
       conn.socket.pause();
       if (head.startsWith('HTTP/1.1 200')) void conn.closed.then(() => (closedByDaemon += 1));
@@ -72,13 +86,19 @@ export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promi
     kernelQueue = Math.max(kernelQueue, largestSendQueue(port));
   }
   // Every stream fell behind by megabytes: the daemon must have let go of each of them.
-  await until(() => closedByDaemon === opened, 'the daemon to close the streams nobody read', 15_000).catch(() => undefined);
+  await until(() => closedByDaemon === opened, 'the daemon to close the streams nobody read', 15_000).catch(
+    () => undefined,
+  );
   const streamPeakMb = rss.peak();
 
   // Many 15 MiB batches at once.
   const item = JSON.stringify(composeBody(sourceId, { requestBody: { blob: 'y'.repeat(15_000) } }));
   const large = Buffer.from(`[${Array.from({ length: 1000 }, () => item).join(',')}]`);
-  const statuses = await Promise.all(Array.from({ length: plan.largeBatches }, () => post(`/http-traffic-record/${sourceId}/batch`, large).then(async (r) => (await r.arrayBuffer(), r.status))));
+  const statuses = await Promise.all(
+    Array.from({ length: plan.largeBatches }, () =>
+      post(`/http-traffic-record/${sourceId}/batch`, large).then(async (r) => (await r.arrayBuffer(), r.status)),
+    ),
+  );
 
   for (const socket of sockets) socket.destroy();
   const ended = Date.now();
@@ -102,6 +122,10 @@ export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promi
     afterMb: Math.round(afterMb),
     streams: { opened, refused: heads.filter((h) => h.startsWith('HTTP/1.1 429')).length, closedByDaemon },
     kernelQueueKb: Math.round(kernelQueue / 1024),
-    largeBatches: { stored: statuses.filter((s) => s === 201).length, refused: statuses.filter((s) => s === 503).length, other: statuses.filter((s) => s !== 201 && s !== 503).length },
+    largeBatches: {
+      stored: statuses.filter((s) => s === 201).length,
+      refused: statuses.filter((s) => s === 503).length,
+      other: statuses.filter((s) => s !== 201 && s !== 503).length,
+    },
   };
 }

@@ -17,12 +17,16 @@ export function defineMatrixTest(badTokenSet: 'sample' | 'all', timeoutMs: numbe
     home.remove();
   });
 
-  it(`answers every route × token condition (${badTokenSet} of the bad tokens) as documented, and lists nothing it must not`, async () => {
-    const { cells, leaks } = await authorizationMatrix(daemon, badTokenSet);
-    const mismatches = cells.filter((c) => c.actual !== c.expected || !c.documented);
-    process.stdout.write(`authorization matrix: ${cells.length} cells, ${mismatches.length} mismatches\n`);
-    expect(cells.length).toBeGreaterThan(400);
-    expect(mismatches).toEqual([]);
-    expect(leaks).toEqual([]);
-  }, timeoutMs);
+  it(
+    `answers every route × token condition (${badTokenSet} of the bad tokens) as documented, and lists nothing it must not`,
+    async () => {
+      const { cells, leaks } = await authorizationMatrix(daemon, badTokenSet);
+      const mismatches = cells.filter((c) => c.actual !== c.expected || !c.documented);
+      process.stdout.write(`authorization matrix: ${cells.length} cells, ${mismatches.length} mismatches\n`);
+      expect(cells.length).toBeGreaterThan(400);
+      expect(mismatches).toEqual([]);
+      expect(leaks).toEqual([]);
+    },
+    timeoutMs,
+  );
 }

@@ -18,7 +18,8 @@ export function tempHome(prefix = 'tapline-e2e-'): { path: string; remove(): voi
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith('TAPLINE_') && key !== 'NO_COLOR' && key !== 'FORCE_COLOR') env[key] = value;
+    if (value !== undefined && !key.startsWith('TAPLINE_') && key !== 'NO_COLOR' && key !== 'FORCE_COLOR')
+      env[key] = value;
   }
   return { ...env, ...extra };
 }
@@ -39,7 +40,10 @@ export interface SpawnedDaemon {
 export function listeningUrl(child: ResultPromise, command: string, timeoutMs: number): Promise<string> {
   return new Promise<string>((resolveUrl, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs / 1000} s: ${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${command} did not start within ${timeoutMs / 1000} s: ${seen}`)),
+      timeoutMs,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /taplined listening on (http:\/\/\S+)/.exec(seen);
@@ -56,7 +60,11 @@ export function listeningUrl(child: ResultPromise, command: string, timeoutMs: n
 }
 
 /** Starts the built taplined on a free port in `home`, and waits for its `listening on` line. */
-export async function startDaemon(home: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<SpawnedDaemon> {
+export async function startDaemon(
+  home: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<SpawnedDaemon> {
   const child = execa('node', [TAPLINED, '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
     env: cleanEnv(env),
     extendEnv: false,
@@ -82,7 +90,11 @@ export async function startDaemon(home: string, args: readonly string[] = [], en
 
 /** Runs an admin subcommand of the built taplined against `home`; returns trimmed stdout. */
 export async function admin(home: string, args: readonly string[], input?: string): Promise<string> {
-  const result = await execa('node', [TAPLINED, ...args, '--home', home], { env: cleanEnv(), extendEnv: false, ...(input !== undefined ? { input } : {}) });
+  const result = await execa('node', [TAPLINED, ...args, '--home', home], {
+    env: cleanEnv(),
+    extendEnv: false,
+    ...(input !== undefined ? { input } : {}),
+  });
   return result.stdout.trim();
 }
 
@@ -93,7 +105,10 @@ export interface CliResult {
 }
 
 /** Runs the built tapline with `args`; never throws on a non-zero exit. */
-export async function cli(args: readonly string[], options: { env?: Record<string, string>; input?: string; home?: string } = {}): Promise<CliResult> {
+export async function cli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; input?: string; home?: string } = {},
+): Promise<CliResult> {
   const homeArgs = options.home ? ['--home', options.home] : [];
   const result = await execa('node', [TAPLINE, ...homeArgs, ...args], {
     env: cleanEnv(options.env),
@@ -112,7 +127,13 @@ export interface SpawnedProxy {
 
 /** Starts the built `tapline … proxy` with `args` and waits for its `listening on` line. */
 export async function startProxy(args: readonly string[]): Promise<SpawnedProxy> {
-  const child = execa('node', [TAPLINE, ...args], { env: cleanEnv(), extendEnv: false, reject: false, buffer: false, stdin: 'ignore' });
+  const child = execa('node', [TAPLINE, ...args], {
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+    stdin: 'ignore',
+  });
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

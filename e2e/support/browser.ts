@@ -19,7 +19,8 @@ export function watchErrors(page: Page): string[] {
   page.on('console', (message) => {
     // A refused fetch (401 of a revoked token, the daemon away) is logged by the browser itself;
     // what the page's code does about it is what the tests check.
-    if (message.type() === 'error' && !/Failed to load resource|net::ERR_/.test(message.text())) errors.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !/Failed to load resource|net::ERR_/.test(message.text()))
+      errors.push(`console: ${message.text()}`);
   });
   page.on('dialog', (dialog) => {
     errors.push(`dialog: ${dialog.message()}`);
@@ -45,7 +46,8 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
   // A string, run in the page: this program is typed without the DOM.
-  const found: unknown = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
+  const found: unknown =
+    await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + (n.failureSummary || '')) })))`);
   return found as AxeViolation[];

@@ -18,12 +18,28 @@ export interface Member {
 /** Starts the built taplined on `db` (a PostgreSQL URL) in a home of its own, on a free port. */
 export async function startMember(db: string, args: readonly string[] = []): Promise<Member> {
   const home = tempHome('tapline-cluster-');
-  const child = execa('node', [TAPLINED, '--port', '0', '--home', home.path, '--db', db, '--log-level', 'warn', '--allow-private-webhooks', ...args], {
-    env: cleanEnv(),
-    extendEnv: false,
-    reject: false,
-    buffer: { stdout: false, stderr: true },
-  });
+  const child = execa(
+    'node',
+    [
+      TAPLINED,
+      '--port',
+      '0',
+      '--home',
+      home.path,
+      '--db',
+      db,
+      '--log-level',
+      'warn',
+      '--allow-private-webhooks',
+      ...args,
+    ],
+    {
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+      buffer: { stdout: false, stderr: true },
+    },
+  );
   let stderr = '';
   let exited = false;
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -52,10 +68,12 @@ export async function startMember(db: string, args: readonly string[] = []): Pro
 export async function adminOn(db: string, args: readonly string[]): Promise<string> {
   const home = tempHome('tapline-admin-');
   try {
-    const result = await execa('node', [TAPLINED, ...args, '--db', db, '--home', home.path], { env: cleanEnv(), extendEnv: false });
+    const result = await execa('node', [TAPLINED, ...args, '--db', db, '--home', home.path], {
+      env: cleanEnv(),
+      extendEnv: false,
+    });
     return result.stdout.trim();
   } finally {
     home.remove();
   }
 }
-

@@ -1,7 +1,12 @@
 import { composeBody } from '@tapline/testkit';
 
 /** Composes one record through the HTTP API, as an instrumented app would. */
-export async function compose(url: string, token: string, sourceId: string, overrides: Record<string, unknown> = {}): Promise<{ id: string }> {
+export async function compose(
+  url: string,
+  token: string,
+  sourceId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: string }> {
   const body = composeBody(sourceId, { elapsedTime: 12, ...overrides });
   const response = await fetch(`${url}/http-traffic-record/${sourceId}`, {
     method: 'POST',
@@ -18,7 +23,7 @@ export async function createSource(url: string, token: string, name: string): Pr
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name, trafficDomain: 'shop.example.com' }),
   });
-  if (response.status !== 201) throw new Error(`creating a source answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`creating a source answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
 }
-

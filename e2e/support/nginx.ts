@@ -66,11 +66,16 @@ export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
   const dir = mkdtempSync(join(tmpdir(), 'tapline-nginx-'));
   const port = await freePort();
   writeFileSync(join(dir, 'nginx.conf'), config(dir, port, upstreams));
-  const child = execa(existsSync(DEBIAN_NGINX) ? DEBIAN_NGINX : 'nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { reject: false, stdin: 'ignore' });
+  const child = execa(
+    existsSync(DEBIAN_NGINX) ? DEBIAN_NGINX : 'nginx',
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')],
+    { reject: false, stdin: 'ignore' },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${String((await child).stderr)}`);
+    if (child.exitCode !== null)
+      throw new Error(`nginx exited with ${child.exitCode}: ${String((await child).stderr)}`);
     const answer = await fetch(`${url}/healthz`).catch(() => undefined);
     if (answer?.ok) break;
     if (Date.now() > deadline) throw new Error('nginx did not answer within 10 s');

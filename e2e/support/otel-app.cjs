@@ -1,20 +1,10 @@
 'use strict';
-// A real Express app instrumented by the real OpenTelemetry Node SDK, configured only through the
-// standard OTEL_* variables the way docs/opentelemetry.md tells users to. CommonJS, because the
-// Express instrumentation patches `require` (an ES module app needs the SDK's loader hook).
-// EXPORTER picks the OTLP/HTTP exporter package: `json` or `proto`.
-const { diag, DiagConsoleLogger, DiagLogLevel } = require('@opentelemetry/api');
-const { NodeSDK } = require('@opentelemetry/sdk-node');
-const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
-const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express');
-const { OTLPTraceExporter } =
-  process.env.EXPORTER === 'proto' ? require('@opentelemetry/exporter-trace-otlp-proto') : require('@opentelemetry/exporter-trace-otlp-http');
+// A real Express app instrumented by the real OpenTelemetry Node SDK (support/otel-sdk.cjs).
+// CommonJS, because the Express instrumentation patches `require` (an ES module app needs the SDK's
+// loader hook).
+const { serve, startSdk } = require('./otel-sdk.cjs');
 
-// The SDK reports a failed export only through its diagnostic logger: on stderr, the test sees why.
-diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.ERROR);
-const sdk = new NodeSDK({ traceExporter: new OTLPTraceExporter(), instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()] });
-sdk.start();
-
+const sdk = startSdk();
 const express = require('express');
 const app = express();
 app.use(express.json());
@@ -33,14 +23,4 @@ app.use((error, _req, res, _next) => {
   res.status(500).json({ error: String(error.message) });
 });
 
-const server = app.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${server.address().port}\n`));
-process.on('SIGTERM', () => {
-  server.close();
-  sdk.shutdown().then(
-    () => process.exit(0),
-    (error) => {
-      process.stderr.write(`shutdown failed: ${error}\n`);
-      process.exit(1);
-    },
-  );
-});
+serve(app, sdk);

@@ -32,7 +32,12 @@ export async function composeOnce(target: Target, n: number): Promise<Outcome> {
       signal: AbortSignal.timeout(30_000),
     });
     const body = (await response.json()) as { id?: string; code?: string };
-    const answer = { ...base, at: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') };
+    const answer = {
+      ...base,
+      at: Date.now(),
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+    };
     return response.status === 201 ? { ...answer, id: body.id ?? '' } : { ...answer, detail: body.code ?? '' };
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
@@ -55,22 +60,34 @@ export async function composeUntil(target: Target, signal: AbortSignal, outcomes
 
 /** Refusals that are not the retryable 503 with `Retry-After`, as `daemon status detail` lines. */
 export function badRefusals(outcomes: readonly Outcome[]): string[] {
-  return outcomes.filter((o) => o.status !== 201 && !(o.status === 503 && o.retryAfter !== null)).map((o) => `${o.daemon} ${o.status} ${o.detail ?? ''}`);
+  return outcomes
+    .filter((o) => o.status !== 201 && !(o.status === 503 && o.retryAfter !== null))
+    .map((o) => `${o.daemon} ${o.status} ${o.detail ?? ''}`);
 }
 
 /** Every entry stored in a source (its id and path), read page by page through the list. */
-export async function storedEntries(url: string, token: string, sourceId: string): Promise<Array<{ id: string; pathname: string }>> {
+export async function storedEntries(
+  url: string,
+  token: string,
+  sourceId: string,
+): Promise<Array<{ id: string; pathname: string }>> {
   const entries: Array<{ id: string; pathname: string }> = [];
   for (let page = 1; ; page++) {
-    const response = await fetch(`${url}/http-traffic/${sourceId}?limit=1000&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${url}/http-traffic/${sourceId}?limit=1000&page=${page}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (response.status !== 200) throw new Error(`listing answered ${response.status}: ${await response.text()}`);
-    const { data, meta } = (await response.json()) as { data: Array<{ id: string; pathname: string }>; meta: { total: number } };
+    const { data, meta } = (await response.json()) as {
+      data: Array<{ id: string; pathname: string }>;
+      meta: { total: number };
+    };
     entries.push(...data.map(({ id, pathname }) => ({ id, pathname })));
     if (data.length === 0 || entries.length >= meta.total) return entries;
   }
 }
 
-export const storedIds = async (url: string, token: string, sourceId: string) => new Set((await storedEntries(url, token, sourceId)).map((e) => e.id));
+export const storedIds = async (url: string, token: string, sourceId: string) =>
+  new Set((await storedEntries(url, token, sourceId)).map((e) => e.id));
 
 /** Lines of a daemon's log that carry a stack trace (`    at f (file:line)`). */
 export const stackTraces = (log: string) => log.split('\n').filter((line) => /^\s+at\s|\\n\s+at\s/.test(line));
@@ -86,4 +103,5 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 }
 
 /** The log lines a daemon wrote about the database being unavailable (db/unavailable.ts). */
-export const outageLines = (log: string) => log.split('\n').filter((line) => line.includes('"event":"database_unavailable"'));
+export const outageLines = (log: string) =>
+  log.split('\n').filter((line) => line.includes('"event":"database_unavailable"'));

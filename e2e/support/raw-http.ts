@@ -27,7 +27,9 @@ export async function rawConnect(url: string): Promise<RawConnection> {
   });
   // A reset counts as closed: the point is that the daemon let go of the socket.
   socket.on('error', () => undefined);
-  const closed = new Promise<{ text: string; openMs: number }>((resolve) => socket.once('close', () => resolve({ text, openMs: Date.now() - opened })));
+  const closed = new Promise<{ text: string; openMs: number }>((resolve) =>
+    socket.once('close', () => resolve({ text, openMs: Date.now() - opened })),
+  );
   return {
     socket,
     received: () => text,

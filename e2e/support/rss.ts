@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 
 /** A process's resident set in MB, from /proc (Linux): what the machine actually gives it. */
-export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+export const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** Samples RSS every 100 ms, so a peak between two reads of the test is still seen. */
 export function createRssSampler(pid: number): { now(): number; peak(): number; stop(): void } {

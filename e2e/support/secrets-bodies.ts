@@ -18,7 +18,13 @@ export interface PlantedBody {
  * `open`, the value, `close`. The part of the value before the cut is watched on its own, since a
  * client that cut without redacting would store exactly that part.
  */
-function straddling(secrets: Secrets, label: string, head: string, open: string, close: (value: string) => string): string {
+function straddling(
+  secrets: Secrets,
+  label: string,
+  head: string,
+  open: string,
+  close: (value: string) => string,
+): string {
   const value = secrets.make(label, 24);
   secrets.watch(`${label} (the part before the cut)`, value.slice(0, KEPT));
   const fill = BODY_LIMIT - KEPT - Buffer.byteLength(head) - Buffer.byteLength(open);
@@ -42,7 +48,13 @@ export function jsonOverLimit(secrets: Secrets, tag: string, extraKey: string): 
     `"nested":{"ApiKey":"${s('nested.ApiKey')}","list":[{"TOKEN":"${s('list[0].TOKEN')}"},{"client_secret":{"v":"${s('object value')}","n":[1,2]}}]},` +
     `"pass\\u0077ord":"${s('escaped key')}","Secret" : "a\\"b ${s('after an escaped quote')}","session_pin":${digits(secrets, `${tag} json number`)},` +
     `"${extraKey}":"${s('extra key')}","padding":"`;
-  const text = straddling(secrets, `${tag} json refresh_token`, head, '","refresh_token":"', () => `","late_password":"${s('after the cut')}"}`);
+  const text = straddling(
+    secrets,
+    `${tag} json refresh_token`,
+    head,
+    '","refresh_token":"',
+    () => `","late_password":"${s('after the cut')}"}`,
+  );
   return { text, contentType: 'application/json' };
 }
 
@@ -50,7 +62,13 @@ export function jsonOverLimit(secrets: Secrets, tag: string, extraKey: string): 
 export function formOverLimit(secrets: Secrets, tag: string, extraKey: string): PlantedBody {
   const s = (where: string) => secrets.make(`${tag} form ${where}`);
   const head = `user=ana&note=a%26password%3Dno&password=${s('password')}&API_KEY=${s('API_KEY')}&pass%77ord=${s('encoded name')}&session=${s('session')}&${extraKey}=${s('extra key')}&padding=`;
-  const text = straddling(secrets, `${tag} form access_token`, head, '&access_token=', () => `&later_secret=${s('after the cut')}`);
+  const text = straddling(
+    secrets,
+    `${tag} form access_token`,
+    head,
+    '&access_token=',
+    () => `&later_secret=${s('after the cut')}`,
+  );
   return { text, contentType: 'application/x-www-form-urlencoded' };
 }
 
@@ -68,7 +86,13 @@ export function multipartOverLimit(secrets: Secrets, tag: string, extraKey: stri
     part('Content-Disposition: form-data; name=meta', `{"token":"${s('meta.token')}","ok":true}`, 'application/json') +
     part(`content-disposition: form-data; name="${extraKey.toUpperCase()}"`, s('extra key')) +
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="padding"\r\n\r\n`;
-  const text = straddling(secrets, `${tag} multipart session`, head, `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="session"\r\n\r\n`, () => `\r\n--${BOUNDARY}--\r\n`);
+  const text = straddling(
+    secrets,
+    `${tag} multipart session`,
+    head,
+    `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="session"\r\n\r\n`,
+    () => `\r\n--${BOUNDARY}--\r\n`,
+  );
   return { text, contentType: `multipart/form-data; boundary=${BOUNDARY}` };
 }
 

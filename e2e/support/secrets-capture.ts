@@ -12,7 +12,9 @@ import { EXTRA_REDACT_KEY, type Secrets } from './secrets-plant.js';
 
 type NodeModule = typeof import('../../packages/node/src/index.js');
 /** The bundle a user installs, not the sources the workspace resolves. */
-const NODE_BUNDLE = pathToFileURL(join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'packages', 'node', 'dist', 'index.js')).href;
+const NODE_BUNDLE = pathToFileURL(
+  join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'packages', 'node', 'dist', 'index.js'),
+).href;
 
 export interface CaptureTarget {
   readonly url: string;
@@ -39,24 +41,61 @@ export interface CapturePlanted {
  * client that cut without redacting sends them; the Arkyn SDK's `/ingest-log`; OTLP (headers and
  * query: spans carry no bodies); `tapline import` of a HAR file.
  */
-export async function plantThroughCaptureClients(secrets: Secrets, target: CaptureTarget, rounds: number): Promise<CapturePlanted> {
+export async function plantThroughCaptureClients(
+  secrets: Secrets,
+  target: CaptureTarget,
+  rounds: number,
+): Promise<CapturePlanted> {
   const app = await listen(echoServer());
   const node = (await import(NODE_BUNDLE)) as NodeModule;
-  const recorder = node.tapline({ url: target.url, token: target.ingestToken, source: target.sourceId, queue: { flushIntervalMs: 20 } });
+  const recorder = node.tapline({
+    url: target.url,
+    token: target.ingestToken,
+    source: target.sourceId,
+    queue: { flushIntervalMs: 20 },
+  });
   const nodeApp = await listen(createServer(nodeEcho(recorder)));
-  const proxy = await startProxy(['--url', target.url, '--token', target.ingestToken, 'proxy', '--source', target.sourceId, '--target', app.url, '--listen', '127.0.0.1:0']);
+  const proxy = await startProxy([
+    '--url',
+    target.url,
+    '--token',
+    target.ingestToken,
+    'proxy',
+    '--source',
+    target.sourceId,
+    '--target',
+    app.url,
+    '--listen',
+    '127.0.0.1:0',
+  ]);
   const probes: string[] = [];
   const firstRound: string[] = [];
   let entries = 0;
   try {
     for (let round = 0; round < rounds; round++) {
       const before = new Set(secrets.planted.keys());
-      const bodies = (tag: string) => ({ json: jsonOverLimit(secrets, tag, EXTRA_REDACT_KEY), form: formOverLimit(secrets, tag, EXTRA_REDACT_KEY), multipart: multipartOverLimit(secrets, tag, EXTRA_REDACT_KEY) });
-      for (const [client, base] of [['proxy', proxy.url], ['node', nodeApp.url]] as const) {
+      const bodies = (tag: string) => ({
+        json: jsonOverLimit(secrets, tag, EXTRA_REDACT_KEY),
+        form: formOverLimit(secrets, tag, EXTRA_REDACT_KEY),
+        multipart: multipartOverLimit(secrets, tag, EXTRA_REDACT_KEY),
+      });
+      for (const [client, base] of [
+        ['proxy', proxy.url],
+        ['node', nodeApp.url],
+      ] as const) {
         const sent = bodies(`${client} ${round}`);
         const gzipped = jsonOverLimit(secrets, `${client} ${round} gzip`, EXTRA_REDACT_KEY);
-        const paths: [string, PlantedBody][] = [['json', sent.json], ['form', sent.form], ['multipart', sent.multipart], ['gzip', gzipped]];
-        if (client === 'node') paths.push(['parsed-json', jsonOverLimit(secrets, `node ${round} parsed`, EXTRA_REDACT_KEY)], ['parsed-form', formOverLimit(secrets, `node ${round} parsed`, EXTRA_REDACT_KEY)]);
+        const paths: [string, PlantedBody][] = [
+          ['json', sent.json],
+          ['form', sent.form],
+          ['multipart', sent.multipart],
+          ['gzip', gzipped],
+        ];
+        if (client === 'node')
+          paths.push(
+            ['parsed-json', jsonOverLimit(secrets, `node ${round} parsed`, EXTRA_REDACT_KEY)],
+            ['parsed-form', formOverLimit(secrets, `node ${round} parsed`, EXTRA_REDACT_KEY)],
+          );
         for (const [kind, body] of paths) await post(`${base}/secrets/capture/${client}/${kind}`, body);
         entries += paths.length;
       }
@@ -91,7 +130,10 @@ function echo(req: IncomingMessage, res: ServerResponse): void {
   req.on('end', () => {
     const body = Buffer.concat(chunks);
     const gzip = req.url?.endsWith('/gzip') === true;
-    res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    res.writeHead(200, {
+      'content-type': req.headers['content-type'] ?? 'text/plain',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
     res.end(gzip ? gzipSync(body) : body);
   });
 }
@@ -102,9 +144,14 @@ const echoServer = () => createServer(echo);
 function nodeEcho(recorder: ReturnType<NodeModule['tapline']>): express.Express {
   const app = express();
   const parsers = [express.json({ limit: '1mb' }), express.urlencoded({ extended: false, limit: '1mb' })];
-  app.post(['/secrets/capture/node/parsed-json', '/secrets/capture/node/parsed-form'], ...parsers, recorder, (req, res) => {
-    res.json(req.body);
-  });
+  app.post(
+    ['/secrets/capture/node/parsed-json', '/secrets/capture/node/parsed-form'],
+    ...parsers,
+    recorder,
+    (req, res) => {
+      res.json(req.body);
+    },
+  );
   app.post('/secrets/capture/node/:kind', recorder, echo);
   return app;
 }
@@ -144,22 +191,40 @@ async function composeStrings(secrets: Secrets, target: CaptureTarget, round: nu
     responseBody,
   });
   await send(target, `/http-traffic-record/${target.sourceId}`, record('cut-json', cutAsSent(json), cutAsSent(form)));
-  await send(target, `/http-traffic-record/${target.sourceId}/batch`, [record('multipart', multipart.text, cutAsSent(multipart)), record('whole', small, `a=1&token=${secrets.make(`${tag} small form string`)}`)]);
-  const arkyn = { ...record('arkyn', '', ''), requestHeaders: JSON.stringify({ Authorization: `Bearer ${secrets.make(`${tag} arkyn authorization`)}` }), queryParams: '{}', responseHeaders: '{}' };
+  await send(target, `/http-traffic-record/${target.sourceId}/batch`, [
+    record('multipart', multipart.text, cutAsSent(multipart)),
+    record('whole', small, `a=1&token=${secrets.make(`${tag} small form string`)}`),
+  ]);
+  const arkyn = {
+    ...record('arkyn', '', ''),
+    requestHeaders: JSON.stringify({ Authorization: `Bearer ${secrets.make(`${tag} arkyn authorization`)}` }),
+    queryParams: '{}',
+    responseHeaders: '{}',
+  };
   const arkynJson = jsonOverLimit(secrets, `${tag} arkyn`, EXTRA_REDACT_KEY);
   const arkynForm = formOverLimit(secrets, `${tag} arkyn`, EXTRA_REDACT_KEY);
-  await send(target, '/ingest-log', { ...arkyn, requestBody: JSON.stringify(cutAsSent(arkynJson)), responseBody: JSON.stringify(cutAsSent(arkynForm)) });
+  await send(target, '/ingest-log', {
+    ...arkyn,
+    requestBody: JSON.stringify(cutAsSent(arkynJson)),
+    responseBody: JSON.stringify(cutAsSent(arkynForm)),
+  });
   return 4;
 }
 
-async function send(target: CaptureTarget, path: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+async function send(
+  target: CaptureTarget,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const response = await fetch(`${target.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${target.ingestToken}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  if (response.status !== 201 && response.status !== 200) throw new Error(`${path} answered ${response.status}: ${text}`);
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`${path} answered ${response.status}: ${text}`);
 }
 
 /** OTLP carries no bodies: secrets in the span's header attributes and its query. */
@@ -174,10 +239,30 @@ async function otlpExport(secrets: Secrets, target: CaptureTarget): Promise<numb
     'http.request.header.x-api-key': [s('header x-api-key')],
     [`http.request.header.${EXTRA_REDACT_KEY}`]: [s('header extra key')],
     'http.response.header.set-cookie': [`sid=${s('response set-cookie')}`],
-  }).map(([key, value]) => ({ key, value: Array.isArray(value) ? { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } : typeof value === 'number' ? { intValue: value } : { stringValue: value } }));
+  }).map(([key, value]) => ({
+    key,
+    value: Array.isArray(value)
+      ? { arrayValue: { values: value.map((v) => ({ stringValue: v })) } }
+      : typeof value === 'number'
+        ? { intValue: value }
+        : { stringValue: value },
+  }));
   const now = BigInt(Date.now()) * 1_000_000n;
-  const span = { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'aaaaaaaaaaaaaaaa', name: 'POST /secrets', kind: 2, startTimeUnixNano: String(now - 5_000_000n), endTimeUnixNano: String(now), attributes };
-  await send(target, '/v1/traces', { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span] }] }] }, { 'x-tapline-source': target.sourceId });
+  const span = {
+    traceId: '5b8efff798038103d269b633813fc60c',
+    spanId: 'aaaaaaaaaaaaaaaa',
+    name: 'POST /secrets',
+    kind: 2,
+    startTimeUnixNano: String(now - 5_000_000n),
+    endTimeUnixNano: String(now),
+    attributes,
+  };
+  await send(
+    target,
+    '/v1/traces',
+    { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span] }] }] },
+    { 'x-tapline-source': target.sourceId },
+  );
   return 1;
 }
 
@@ -188,12 +273,19 @@ async function harImport(secrets: Secrets, target: CaptureTarget): Promise<numbe
   const entry = {
     startedDateTime: new Date().toISOString(),
     time: 3,
-    request: { method: 'POST', url: 'http://shop.local/secrets/capture/har', headers: [], postData: { mimeType: json.contentType, text: json.text } },
+    request: {
+      method: 'POST',
+      url: 'http://shop.local/secrets/capture/har',
+      headers: [],
+      postData: { mimeType: json.contentType, text: json.text },
+    },
     response: { status: 200, headers: [], content: { mimeType: form.contentType, text: form.text } },
   };
   const file = join(target.workDir, 'secrets.har');
   writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [entry] } }));
-  const result = await cli(['--url', target.url, '--token', target.ingestToken, 'import', target.sourceId, file], { home: join(target.workDir, 'import-home') });
+  const result = await cli(['--url', target.url, '--token', target.ingestToken, 'import', target.sourceId, file], {
+    home: join(target.workDir, 'import-home'),
+  });
   if (result.exitCode !== 0) throw new Error(`tapline import failed: ${result.stderr}`);
   return 1;
 }

@@ -41,16 +41,31 @@ export function recordWithSecrets(secrets: Secrets, sourceId: string, tag: strin
       'x-session-id': s('header x-session-id'),
       [EXTRA_REDACT_KEY]: s('header extra key'),
     },
-    queryParams: { password: s('query password'), access_token: s('query access_token'), api_key: s('query api_key'), session: [s('query session[0]'), s('query session[1]')] },
-    responseHeaders: { 'set-cookie': [`a=${s('response set-cookie[0]')}`, `b=${s('response set-cookie[1]')}`], 'content-type': 'application/json' },
+    queryParams: {
+      password: s('query password'),
+      access_token: s('query access_token'),
+      api_key: s('query api_key'),
+      session: [s('query session[0]'), s('query session[1]')],
+    },
+    responseHeaders: {
+      'set-cookie': [`a=${s('response set-cookie[0]')}`, `b=${s('response set-cookie[1]')}`],
+      'content-type': 'application/json',
+    },
     requestBody: {
       user: 'ana',
       password: s('body password'),
-      nested: { clientSecret: s('body nested.clientSecret'), list: [{ token: s('body nested.list[0].token') }, { 'api-key': s('body nested.list[1].api-key') }] },
+      nested: {
+        clientSecret: s('body nested.clientSecret'),
+        list: [{ token: s('body nested.list[0].token') }, { 'api-key': s('body nested.list[1].api-key') }],
+      },
       Authorization: s('body Authorization'),
       [EXTRA_REDACT_KEY]: s('body extra key'),
       padding,
     },
-    responseBody: { sessionId: s('response body sessionId'), refresh_token: s('response body refresh_token'), passwd: s('response body passwd') },
+    responseBody: {
+      sessionId: s('response body sessionId'),
+      refresh_token: s('response body refresh_token'),
+      passwd: s('response body passwd'),
+    },
   });
 }

@@ -20,7 +20,8 @@ export interface WholeRequest {
   readonly piece?: number;
 }
 
-const codeOf = (error: unknown) => (error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : String(error));
+const codeOf = (error: unknown) =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : String(error);
 
 function writeAll(socket: Socket, head: string, body: Buffer, piece: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -45,7 +46,11 @@ function parseAnswer(bytes: Buffer): WholeAnswer | undefined {
   }
   const length = Number(headers['content-length'] ?? 0);
   if (bytes.length < end + 4 + length) return undefined;
-  return { status: Number(statusLine.split(' ')[1]), headers, body: bytes.subarray(end + 4, end + 4 + length).toString('utf8') };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: bytes.subarray(end + 4, end + 4 + length).toString('utf8'),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { TAPLINE } from './binaries.js';
 
 /**
  * A private tmux server (its own socket, named after the test process), so a test never touches
@@ -18,7 +19,12 @@ export function tmuxServer(name: string) {
     /** Text typed literally. */
     type: (pane: string, text: string) => tmux('send-keys', '-t', pane, '-l', text),
     /** Polls the pane until `check` holds; the failure shows the last screen. */
-    async waitForScreen(pane: string, check: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+    async waitForScreen(
+      pane: string,
+      check: (s: string) => boolean,
+      what: string,
+      timeoutMs = 20_000,
+    ): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const s = screen(pane);
@@ -26,6 +32,14 @@ export function tmuxServer(name: string) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen was:\n${s}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    /**
+     * The built `tapline ui SOURCE` in a new 120x30 pane, as a user's terminal runs it; the pane
+     * stays after it exits, with its exit code on screen.
+     */
+    startUi(pane: string, source: string, env: { url: string; home: string }) {
+      const ui = `env -u DISPLAY CI=true TAPLINE_URL=${env.url} TAPLINE_HOME=${env.home} TERM=xterm-256color node ${TAPLINE} ui ${source}; echo "tapline ui exited with $?"; sleep 600`;
+      tmux('new-session', '-d', '-s', pane, '-x', '120', '-y', '30', ui);
     },
     kill() {
       try {

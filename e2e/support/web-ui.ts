@@ -1,5 +1,6 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
+import { admin } from './binaries.js';
 
 export interface RawAnswer {
   readonly status: number;
@@ -51,3 +52,14 @@ export async function inkedPixels(browser: Browser, png: Buffer): Promise<number
 
 /** The traffic rows' targets as shown, newest first. */
 export const shownTargets = (page: Page) => page.locator('[role="option"] .target').allTextContents();
+
+/** Adds a user with `tapline-admin` and signs in as them over the API: the token the web UI takes in its fragment. */
+export async function userToken(home: string, url: string, email: string, password: string): Promise<string> {
+  await admin(home, ['user', 'add', email, '--password-stdin'], password);
+  const login = await fetch(`${url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  return ((await login.json()) as { token: string }).token;
+}

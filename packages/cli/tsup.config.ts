@@ -13,5 +13,7 @@ export default defineConfig({
   // Bundling the start-up path's packages saves ~100 ms of module resolution per run (bench:
   // cli-startup). commander is CommonJS, so the bundle gets a `require` for its node: imports.
   noExternal: [/^@tapline\//, 'zod', /^zod\//, 'commander', 'picocolors', 'ms'],
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __taplineRequire } from 'node:module';\nconst require = __taplineRequire(import.meta.url);" },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __taplineRequire } from 'node:module';\nconst require = __taplineRequire(import.meta.url);",
+  },
 });

@@ -3,7 +3,6 @@ import { defineConfig, type Options } from 'tsup';
 import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 
-
 const common: Options = {
   platform: 'node',
   target: 'node20',
@@ -28,6 +27,11 @@ export default defineConfig([
   // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
   { ...common, entry: { taplined: 'src/main.ts' }, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
   { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
-  // The batch worker is its own bundle: a worker thread loads it by file (see batch-preparer.ts).
-  { ...common, entry: { 'prepare-worker': 'src/http-traffic/prepare-pool-thread.ts' }, format: ['esm'], banner: { js: commonJsShim } },
+  // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).
+  {
+    ...common,
+    entry: { 'prepare-worker': 'src/ingest/prepare-pool-thread.ts' },
+    format: ['esm'],
+    banner: { js: commonJsShim },
+  },
 ]);

@@ -59,12 +59,24 @@ const html = `<!doctype html>
 `;
 writeFileSync(join(out, 'index.html'), html);
 
-const TYPES = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.html': 'text/html; charset=utf-8' };
-const files = [['/', 'index.html'], ...outputs.map((name) => [`/assets/${name}`, join('assets', name)])].map(([path, file]) => {
-  const text = readFileSync(join(out, file), 'utf8');
-  const type = TYPES[file.slice(file.lastIndexOf('.'))];
-  return { path, type, text, gzip: gzipSync(text, { level: 9 }).toString('base64') };
-});
-const version = createHash('sha256').update(files.map((f) => f.text).join('\0')).digest('hex').slice(0, 16);
+const TYPES = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+const files = [['/', 'index.html'], ...outputs.map((name) => [`/assets/${name}`, join('assets', name)])].map(
+  ([path, file]) => {
+    const text = readFileSync(join(out, file), 'utf8');
+    const type = TYPES[file.slice(file.lastIndexOf('.'))];
+    return { path, type, text, gzip: gzipSync(text, { level: 9 }).toString('base64') };
+  },
+);
+const version = createHash('sha256')
+  .update(files.map((f) => f.text).join('\0'))
+  .digest('hex')
+  .slice(0, 16);
 writeFileSync(join(out, 'web-ui.json'), JSON.stringify({ version, files }));
-for (const file of files) process.stdout.write(`${file.path}  ${(Buffer.byteLength(file.text) / 1024).toFixed(1)} KiB, ${(Buffer.from(file.gzip, 'base64').length / 1024).toFixed(1)} KiB gzipped\n`);
+for (const file of files)
+  process.stdout.write(
+    `${file.path}  ${(Buffer.byteLength(file.text) / 1024).toFixed(1)} KiB, ${(Buffer.from(file.gzip, 'base64').length / 1024).toFixed(1)} KiB gzipped\n`,
+  );

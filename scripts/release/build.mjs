@@ -28,7 +28,8 @@ function* walk(path) {
     yield path;
     return;
   }
-  for (const name of readdirSync(path).sort()) if (name !== 'node_modules' && name !== 'dist') yield* walk(join(path, name));
+  for (const name of readdirSync(path).sort())
+    if (name !== 'node_modules' && name !== 'dist') yield* walk(join(path, name));
 }
 
 function inputsHash() {
@@ -42,9 +43,13 @@ function inputsHash() {
 
 /** `pnpm pack` turns `workspace:` specifiers into versions and applies each package's publishConfig. */
 function pack(pkg) {
-  const pnpm = process.env.npm_execpath?.includes('pnpm') ? [process.execPath, process.env.npm_execpath] : ['npx', '-y', 'pnpm@10'];
+  const pnpm = process.env.npm_execpath?.includes('pnpm')
+    ? [process.execPath, process.env.npm_execpath]
+    : ['npx', '-y', 'pnpm@10'];
   const [command, ...args] = pnpm;
-  return promisify(execFile)(command, [...args, 'pack', '--pack-destination', out], { cwd: join(root, 'packages', pkg) });
+  return promisify(execFile)(command, [...args, 'pack', '--pack-destination', out], {
+    cwd: join(root, 'packages', pkg),
+  });
 }
 
 const started = performance.now();
@@ -71,7 +76,9 @@ mkdirSync(work, { recursive: true });
 // The steps wait mostly on child processes (postject, pnpm): run them side by side.
 const executables = programs(root).map(async (program) => {
   const manifest = await timed(`bundle ${program.name}`, () => bundle(root, program, join(work, program.name)));
-  await timed(`executable ${program.name}`, () => makeExecutable(join(work, program.name), manifest, join(out, program.name)));
+  await timed(`executable ${program.name}`, () =>
+    makeExecutable(join(work, program.name), manifest, join(out, program.name)),
+  );
   return program.name;
 });
 const packages = PACKAGES.map((pkg) => timed(`npm package ${pkg}`, () => pack(pkg)));
@@ -81,6 +88,10 @@ artefacts.push(...readdirSync(out).filter((name) => name.endsWith('.tgz')));
 rmSync(work, { recursive: true, force: true });
 
 const seconds = (performance.now() - started) / 1000;
-writeFileSync(infoFile, `${JSON.stringify({ inputs: hash, node: process.version, seconds: Number(seconds.toFixed(1)), artefacts }, null, 2)}\n`);
-for (const name of artefacts) process.stdout.write(`dist/release/${name}  ${(statSync(join(out, name)).size / 1e6).toFixed(1)} MB\n`);
+writeFileSync(
+  infoFile,
+  `${JSON.stringify({ inputs: hash, node: process.version, seconds: Number(seconds.toFixed(1)), artefacts }, null, 2)}\n`,
+);
+for (const name of artefacts)
+  process.stdout.write(`dist/release/${name}  ${(statSync(join(out, name)).size / 1e6).toFixed(1)} MB\n`);
 process.stdout.write(`built in ${seconds.toFixed(1)} s\n`);

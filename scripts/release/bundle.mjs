@@ -30,7 +30,7 @@ export function programs(root) {
         taplined: join(root, 'packages/daemon/src/launch.ts'),
         // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
         // daemon's tsup.config.ts)...
-        'prepare-worker': join(root, 'packages/daemon/src/http-traffic/prepare-pool-thread.ts'),
+        'prepare-worker': join(root, 'packages/daemon/src/ingest/prepare-pool-thread.ts'),
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },
@@ -40,7 +40,10 @@ export function programs(root) {
       external: ['@napi-rs/nice', 'pg-native'],
       // better-sqlite3 finds it by db/native-addon.ts.
       // The web UI's pack (packages/web's build; serve.ts reads it beside the bundle).
-      extraFiles: { 'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node'), 'web-ui.json': join(root, 'packages/web/dist/web-ui.json') },
+      extraFiles: {
+        'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node'),
+        'web-ui.json': join(root, 'packages/web/dist/web-ui.json'),
+      },
     },
     {
       name: 'tapline',
@@ -69,7 +72,14 @@ export async function bundle(root, program, outDir) {
     logLevel: 'error',
     plugins: [nodeOnlyPg],
   };
-  await build({ ...shared, entryPoints: program.entryPoints, outdir: outDir, splitting: true, format: 'esm', banner: { js: commonJsShim } });
+  await build({
+    ...shared,
+    entryPoints: program.entryPoints,
+    outdir: outDir,
+    splitting: true,
+    format: 'esm',
+    banner: { js: commonJsShim },
+  });
   if (program.commonJs) {
     await build({
       ...shared,

@@ -63,7 +63,9 @@ let entry;
 try {
   entry = extract();
 } catch (error) {
-  process.stderr.write(`${process.argv0}: cannot unpack into ${cacheRoot()}: ${error.message}\n  set XDG_CACHE_HOME to a directory of yours that can be written\n`);
+  process.stderr.write(
+    `${process.argv0}: cannot unpack into ${cacheRoot()}: ${error.message}\n  set XDG_CACHE_HOME to a directory of yours that can be written\n`,
+  );
   process.exitCode = 1;
 }
 // The bundle reads its arguments from process.argv[2..], as under `node script.js`.

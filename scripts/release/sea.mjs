@@ -30,7 +30,10 @@ export async function makeExecutable(bundleDir, manifest, output) {
   const config = join(bundleDir, '..', `${manifest.name}.sea.json`);
   const assets = { 'manifest.json': join(bundleDir, 'manifest.json') };
   for (const name of Object.keys(manifest.files)) assets[name] = join(bundleDir, name);
-  writeFileSync(config, JSON.stringify({ main: LAUNCHER, output: blob, disableExperimentalSEAWarning: true, assets }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify({ main: LAUNCHER, output: blob, disableExperimentalSEAWarning: true, assets }, null, 2),
+  );
   await quietly(process.execPath, ['--experimental-sea-config', config]);
 
   rmSync(output, { force: true });
@@ -39,6 +42,14 @@ export async function makeExecutable(bundleDir, manifest, output) {
   const macos = process.platform === 'darwin';
   // macOS refuses to run a signed binary that was changed: unsign, inject, sign ad hoc.
   if (macos) await quietly('codesign', ['--remove-signature', output]);
-  await quietly(process.execPath, [POSTJECT, output, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE, ...(macos ? ['--macho-segment-name', 'NODE_SEA'] : [])]);
+  await quietly(process.execPath, [
+    POSTJECT,
+    output,
+    'NODE_SEA_BLOB',
+    blob,
+    '--sentinel-fuse',
+    FUSE,
+    ...(macos ? ['--macho-segment-name', 'NODE_SEA'] : []),
+  ]);
   if (macos) await quietly('codesign', ['--sign', '-', output]);
 }

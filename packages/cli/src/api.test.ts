@@ -11,7 +11,9 @@ describe('requests', () => {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     const ctrlC = new AbortController();
     try {
-      const pending = run(['--url', url, '--token', 't', 'traffic', 'list', '0190a000-0000-7000-8000-000000000000'], { signal: ctrlC.signal });
+      const pending = run(['--url', url, '--token', 't', 'traffic', 'list', '0190a000-0000-7000-8000-000000000000'], {
+        signal: ctrlC.signal,
+      });
       setTimeout(() => ctrlC.abort(), 100);
       const result = await pending;
       expect(result.code).toBe(EXIT.OK);

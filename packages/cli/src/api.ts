@@ -1,4 +1,12 @@
-import { UnreachableError, type Answer, type ClientInput, type Endpoint, isRecord, type Page, type ResponseOf } from '@tapline/shared';
+import {
+  UnreachableError,
+  type Answer,
+  type ClientInput,
+  type Endpoint,
+  isRecord,
+  type Page,
+  type ResponseOf,
+} from '@tapline/shared';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 
@@ -10,7 +18,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * `client.request` with the CLI's signals: the CLI's promise is that `--json` and `--ndjson` show
  * the API's own output, never a re-serialisation, and Ctrl-C or a time-out ends a request.
  */
-export async function request<E extends Endpoint>(ctx: CliContext, endpoint: E, input?: ClientInput<E>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer<ResponseOf<E>>> {
+export async function request<E extends Endpoint>(
+  ctx: CliContext,
+  endpoint: E,
+  input?: ClientInput<E>,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<Answer<ResponseOf<E>>> {
   // Ctrl-C aborts the Io's signal; main.ts keeps the process alive for that, so requests must stop.
   const signal = AbortSignal.any([ctx.io.signal, AbortSignal.timeout(timeoutMs)]);
   try {
@@ -27,7 +40,6 @@ export const rawItems = (answer: Answer<unknown>): unknown[] => {
   const data = isRecord(answer.json) ? answer.json.data : undefined;
   return Array.isArray(data) ? data : [];
 };
-
 
 /**
  * Every page of a newest-first list, from `page` on. Entries inserted while paging shift later

@@ -8,7 +8,11 @@ import { usage } from './exit-codes.js';
  */
 export async function confirm(ctx: CliContext, question: string, yes: boolean | undefined): Promise<boolean> {
   if (yes) return true;
-  if (!ctx.io.stdin.isTTY) throw usage(`${question.replace(/\?$/, '')}: refusing without --yes, as standard input is not a terminal`, 'add --yes to confirm');
+  if (!ctx.io.stdin.isTTY)
+    throw usage(
+      `${question.replace(/\?$/, '')}: refusing without --yes, as standard input is not a terminal`,
+      'add --yes to confirm',
+    );
   // The question is written through the Io seam, not by readline, which would want a whole stream.
   const rl = createInterface({ input: ctx.io.stdin, terminal: false });
   try {

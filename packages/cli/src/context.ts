@@ -55,7 +55,8 @@ export function createContext(globals: GlobalOptions, io: Io, options: { require
   const home = resolveHome(globals.home, io.env);
   const found = resolveUrl(globals.url, io.env, home);
   const url = found.url.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]+/.test(url)) throw new CliError(EXIT.USAGE, `--url must be an http(s) URL such as ${DEFAULT_URL} (got "${url}")`);
+  if (!/^https?:\/\/[^/]+/.test(url))
+    throw new CliError(EXIT.USAGE, `--url must be an http(s) URL such as ${DEFAULT_URL} (got "${url}")`);
   const token = resolveToken(globals.token, io.env, home);
   if (!token && options.requireToken !== false) throw noToken(home);
   if (globals.json && globals.ndjson) throw new CliError(EXIT.USAGE, 'choose one of --json and --ndjson');

@@ -17,7 +17,8 @@ function readJsonFile<T>(path: string, schema: z.ZodType<T>): T | undefined {
   }
 }
 
-export const readCredentials = (home: string): Credentials | undefined => readJsonFile(credentialsFile(home), Credentials);
+export const readCredentials = (home: string): Credentials | undefined =>
+  readJsonFile(credentialsFile(home), Credentials);
 
 export function writeCredentials(home: string, credentials: Credentials): string {
   const path = credentialsFile(home);
@@ -49,7 +50,11 @@ type Env = Readonly<Record<string, string | undefined>>;
  * docs/decisions.md §14.2: --token, then TAPLINE_TOKEN (empty counts as unset), then the token
  * stored by `tapline login`, then the daemon's `<home>/token`.
  */
-export function resolveToken(flag: string | undefined, env: Env, home: string): { token: string; from: string } | undefined {
+export function resolveToken(
+  flag: string | undefined,
+  env: Env,
+  home: string,
+): { token: string; from: string } | undefined {
   if (flag) return { token: flag, from: '--token' };
   if (env.TAPLINE_TOKEN) return { token: env.TAPLINE_TOKEN, from: 'TAPLINE_TOKEN' };
   const stored = readCredentials(home);

@@ -25,7 +25,12 @@ export async function printList<T>(
   if (ctx.mode === 'json') {
     if (answers.length === 1) return ctx.print(last.text.trimEnd());
     const data = answers.flatMap((a) => a.freshRaw);
-    return ctx.print(JSON.stringify({ data, meta: { total: last.data.meta.total, page: answers[0]?.data.meta.page ?? 1, limit: data.length } }));
+    return ctx.print(
+      JSON.stringify({
+        data,
+        meta: { total: last.data.meta.total, page: answers[0]?.data.meta.page ?? 1, limit: data.length },
+      }),
+    );
   }
   const rows = answers.flatMap((a) => a.fresh);
   const { total, page, limit } = last.data.meta;

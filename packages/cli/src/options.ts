@@ -7,12 +7,14 @@ import type { z } from 'zod';
  * The message reads after the flag's name (`--page must be a whole number from 1`); an upper
  * bound nobody reaches (the daemon's own for pages) is named only to a value past it.
  */
-export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (text: string) => {
-  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
-  const upTo = max < Number.MAX_SAFE_INTEGER || n > max ? ` to ${max}` : '';
-  throw new InvalidArgumentError(`must be a whole number from ${min}${upTo}`);
-};
+export const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (text: string) => {
+    const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+    if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+    const upTo = max < Number.MAX_SAFE_INTEGER || n > max ? ` to ${max}` : '';
+    throw new InvalidArgumentError(`must be a whole number from ${min}${upTo}`);
+  };
 
 export interface PagingOptions {
   readonly page?: number;
@@ -57,9 +59,21 @@ export interface FilterFlags {
  */
 export function filterOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--method <method>', 'only this method (any case)').choices(HTTP_METHODS).argParser(checkedBy(Method, `must be one of ${HTTP_METHODS.join(', ')}`)))
-    .option('--status <status>', 'a status code such as 404, or a class such as 5xx', checkedBy(StatusFilter, 'must be a status such as 404 or a class such as 5xx'))
-    .addOption(new Option('--level <level>', 'only this level (any case)').choices(LEVELS).argParser(checkedBy(LevelParam, `must be one of ${LEVELS.join(', ')}`)))
+    .addOption(
+      new Option('--method <method>', 'only this method (any case)')
+        .choices(HTTP_METHODS)
+        .argParser(checkedBy(Method, `must be one of ${HTTP_METHODS.join(', ')}`)),
+    )
+    .option(
+      '--status <status>',
+      'a status code such as 404, or a class such as 5xx',
+      checkedBy(StatusFilter, 'must be a status such as 404 or a class such as 5xx'),
+    )
+    .addOption(
+      new Option('--level <level>', 'only this level (any case)')
+        .choices(LEVELS)
+        .argParser(checkedBy(LevelParam, `must be one of ${LEVELS.join(', ')}`)),
+    )
     .option('--domain <name>', 'only requests to this domain, such as shop.example.com')
     .option('--path <name>', 'only requests to this path, such as /api/orders')
     .option('--where <expr>', 'a filter expression, such as "status>=500 or latency>1000" (docs/filter-language.md)');

@@ -28,11 +28,12 @@ import { registerApi } from './commands/api/api.register.js';
 import { registerAuth } from './commands/auth.js';
 import { registerLogout } from './commands/logout.js';
 
-
 const registerStatus: Register = (program, context) => {
   const cmd = program
     .command('status')
-    .description('daemon URL, version, health, and who the token belongs to; exit 4 without a token, as every command that needs one')
+    .description(
+      'daemon URL, version, health, and who the token belongs to; exit 4 without a token, as every command that needs one',
+    )
     .action(async (_opts: unknown, command: Command) => {
       const ctx = context(command, { requireToken: false });
       const found = await status(ctx);
@@ -42,7 +43,28 @@ const registerStatus: Register = (program, context) => {
   example(cmd, 'tapline status');
 };
 
-export const registrations: Register[] = [registerStatus, registerLogin, registerLogout, registerAuth, registerSources, registerTraffic, registerLogs, registerWebhooks, registerWebhookDeliveries, registerRecord, registerImport, registerProxy, registerCompletion, registerTail, registerUi, registerStats, registerRoutes, registerAlerts, registerApi, registerOpen];
+export const registrations: Register[] = [
+  registerStatus,
+  registerLogin,
+  registerLogout,
+  registerAuth,
+  registerSources,
+  registerTraffic,
+  registerLogs,
+  registerWebhooks,
+  registerWebhookDeliveries,
+  registerRecord,
+  registerImport,
+  registerProxy,
+  registerCompletion,
+  registerTail,
+  registerUi,
+  registerStats,
+  registerRoutes,
+  registerAlerts,
+  registerApi,
+  registerOpen,
+];
 
 /**
  * The program; `onContext` learns each command's context as it is made, so a failure can be told
@@ -60,7 +82,11 @@ export function buildProgram(io: Io, onContext: (ctx: CliContext) => void): Comm
     .option('--no-color', 'no colours (also NO_COLOR)')
     .addOption(new Option('--debug', 'show stack traces of unexpected errors').hideHelp(false))
     // Commander's own `error: …` lines are not written: runCli writes every failure as `tapline: …`.
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined });
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: () => undefined,
+    });
   example(program, 'tapline status', 'tapline traffic list shop --status 5xx --since 15m');
   const context: ContextFactory = (cmd, options) => {
     const ctx = createContext(cmd.optsWithGlobals<GlobalOptions>(), io, options);
@@ -87,14 +113,17 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode>
     return EXIT.OK;
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
+        ? EXIT.OK
+        : EXIT.USAGE;
     }
     const failure = toCliError(error, ctx);
     // An empty message: the command has said what went wrong already (`webhooks test`). The
     // prefix names the program, so a message that begins with it (`tapline ui needs …`) loses it.
     if (failure.message) io.stderr.write(`tapline: ${failure.message.replace(/^tapline:? /, '')}\n`);
     if (failure.hint) io.stderr.write(`  ${failure.hint}\n`);
-    if (failure.exitCode === EXIT.UNEXPECTED && argv.includes('--debug') && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    if (failure.exitCode === EXIT.UNEXPECTED && argv.includes('--debug') && error instanceof Error && error.stack)
+      io.stderr.write(`${error.stack}\n`);
     return failure.exitCode;
   }
 }

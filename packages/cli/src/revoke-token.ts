@@ -19,7 +19,8 @@ export interface RevokeResult {
  * The daemon a stored login belongs to, whatever --url says now: the URL kept with it, else the
  * one this home finds without flags (daemon.json, then the default), as the login itself did.
  */
-export const loginUrl = (stored: Credentials, home: string): string => stored.url ?? readEndpoint(home)?.url ?? DEFAULT_URL;
+export const loginUrl = (stored: Credentials, home: string): string =>
+  stored.url ?? readEndpoint(home)?.url ?? DEFAULT_URL;
 
 /** Revokes `token` at the daemon; never throws: logging out must work with the daemon gone. */
 export async function revokeAt(url: string, token: string): Promise<RevokeResult> {
@@ -28,7 +29,8 @@ export async function revokeAt(url: string, token: string): Promise<RevokeResult
     await createClient({ baseUrl: url, token, timeoutMs: 10_000 }).call(contract.revokeOwnToken);
     return { revocation: 'revoked', reason: null, tokenId: id };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return { revocation: 'already-invalid', reason: null, tokenId: id };
+    if (error instanceof ApiError && error.status === 401)
+      return { revocation: 'already-invalid', reason: null, tokenId: id };
     return { revocation: 'not-revoked', reason: toCliError(error).message, tokenId: id };
   }
 }

@@ -20,10 +20,15 @@ export const utcMinute = (date: Date): string => `${date.toISOString().slice(0, 
  * for any other refusal. The daemon's `token_expired` decides; an older daemon answers every
  * refused token alike (`token_invalid`), so then the token's own `exp` claim, past, tells.
  */
-export function expiredRefusal(error: ApiError, used: TokenInUse | undefined): { message: string; hint?: string } | undefined {
+export function expiredRefusal(
+  error: ApiError,
+  used: TokenInUse | undefined,
+): { message: string; hint?: string } | undefined {
   if (error.status !== 401 || !used?.token) return undefined;
   const expiry = tokenExpiry(used.token);
-  const expired = error.code === 'token_expired' || (error.code !== 'login_failed' && expiry !== null && expiry.getTime() <= Date.now());
+  const expired =
+    error.code === 'token_expired' ||
+    (error.code !== 'login_failed' && expiry !== null && expiry.getTime() <= Date.now());
   if (!expired) return undefined;
   const when = expiry ? ` at ${utcMinute(expiry)}` : '';
   if (used.tokenFrom === credentialsFile(used.home)) {

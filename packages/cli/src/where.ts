@@ -9,6 +9,10 @@ export function checkedWhere(text: string | undefined): string | undefined {
   const q = text?.trim() || undefined;
   if (!q) return undefined;
   const parsed = tryParseFilter(q);
-  if (!parsed.ok) throw usage(`--where: ${parsed.error.reason} at column ${parsed.error.column}`, pointAtColumn(parsed.error).replace(/\n/g, '\n  '));
+  if (!parsed.ok)
+    throw usage(
+      `--where: ${parsed.error.reason} at column ${parsed.error.column}`,
+      pointAtColumn(parsed.error).replace(/\n/g, '\n  '),
+    );
   return q;
 }

@@ -12,12 +12,13 @@ import type { Db, Executor } from './db/open.js';
 import { type ClusterSignals, localSignals } from './db/signals.js';
 import { createOutageLog } from './db/unavailable.js';
 import { type Clock, systemClock } from './clock.js';
-import type { DaemonConfig, Deps } from './deps.js';
-import { createTrafficBus, type IngestHook, type TrafficBus } from './http-traffic/bus.js';
-import { createComposer } from './http-traffic/compose.js';
-import { createIngest } from './http-traffic/ingest.js';
+import type { DaemonConfig } from './config.js';
+import type { Deps } from './deps.js';
+import { createTrafficBus, type IngestHook, type TrafficBus } from './stream/bus.js';
+import { createComposer } from './ingest/compose.js';
+import { createIngest } from './ingest/ingest.js';
 import { ingestLogRoutes } from './ingest-log/routes.js';
-import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './http-traffic/prepare-pool.js';
+import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './ingest/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
@@ -127,7 +128,9 @@ export function createApp(options: AppOptions): App {
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
-  const stats = options.config.stats.enabled ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs) : undefined;
+  const stats = options.config.stats.enabled
+    ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs)
+    : undefined;
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
   // The other daemons on the database learn of committed entries this way (their streams read them).
   deps.bus.subscribe(() => deps.signals.notify('traffic'));
@@ -140,7 +143,10 @@ export function createApp(options: AppOptions): App {
   app.set('query parser', 'simple');
   // Express's req.ip (the rate limit's key, the audit line's address) follows the same rule as the lean path.
   app.set('trust proxy', trust);
-  if (options.webUi) webUiRoutes(app, options.webUi, { hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts] });
+  if (options.webUi)
+    webUiRoutes(app, options.webUi, {
+      hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts],
+    });
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);
   authRoutes(router, deps);
@@ -156,8 +162,12 @@ export function createApp(options: AppOptions): App {
   routeStatsRoutes(router, deps);
   const trafficMetrics = createTrafficMetrics(deps.bus, deps.findSource);
   const health = createHealthMetrics({
-    db: deps.db, bus: deps.bus, queuedRecords: () => ingest.queuedRecords, waitingBatches: () => deps.largeBodies.waiting,
-    openStreams: traffic.openStreams, databaseBytes: () => deps.storage.sizeBytes(),
+    db: deps.db,
+    bus: deps.bus,
+    queuedRecords: () => ingest.queuedRecords,
+    waitingBatches: () => deps.largeBodies.waiting,
+    openStreams: traffic.openStreams,
+    databaseBytes: () => deps.storage.sizeBytes(),
   });
   metricsRoutes(router, deps, trafficMetrics, health);
   alertRoutes(router, deps, webhooks);
@@ -177,9 +187,18 @@ export function createApp(options: AppOptions): App {
   const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
   if (options.routeBackfill?.start !== false) routeBackfill.start();
   routeReassignment.start();
-  const statsPruner = createStatsPruner({ ...deps, retentionMs: options.config.stats.retentionMs, everyMs: options.config.retention.everyMs });
+  const statsPruner = createStatsPruner({
+    ...deps,
+    retentionMs: options.config.stats.retentionMs,
+    everyMs: options.config.retention.everyMs,
+  });
   if (options.pruner?.start !== false) statsPruner.start();
-  const alerts = createAlertEvaluator({ ...deps, intervalMs: options.config.alerts.intervalMs, onQueued: () => webhooks.nudge(), ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}) });
+  const alerts = createAlertEvaluator({
+    ...deps,
+    intervalMs: options.config.alerts.intervalMs,
+    onQueued: () => webhooks.nudge(),
+    ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}),
+  });
   if (options.alerts?.start !== false) alerts.start();
   return {
     app,

@@ -28,7 +28,12 @@ export function ensureHome(home: string): void {
  * First start on an empty database: make the local user and write a full-scope token for it to
  * `<home>/token`, so a laptop user needs no set-up. Returns the token file's path when written.
  */
-export async function bootstrapLocalUser(db: Db, clock: Clock, tokens: TokenService, home: string): Promise<string | null> {
+export async function bootstrapLocalUser(
+  db: Db,
+  clock: Clock,
+  tokens: TokenService,
+  home: string,
+): Promise<string | null> {
   if ((await countUsers(db)) > 0) return null;
   // Daemons starting together on one new PostgreSQL database all see no user: one makes it.
   const user = await createUserUnlessTaken(db, clock, { email: LOCAL_USER_EMAIL, name: 'Local user' });

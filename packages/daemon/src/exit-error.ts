@@ -15,3 +15,10 @@ export class ExitError extends Error {
     super(message);
   }
 }
+
+/** Bad usage of taplined: exit code 2 and this message. */
+export class UsageError extends ExitError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}

@@ -1,15 +1,7 @@
 import ms from 'ms';
-import { DEFAULT_LIMITS, type Limits } from './deps.js';
-import type { ServerTimeouts } from './serve.js';
+import { DEFAULT_LIMITS, type Limits, type ServerTimeouts } from './config.js';
 import { parseTrustProxy, type TrustProxy, TrustProxyError } from './http/trust-proxy.js';
-import { ExitError } from './exit-error.js';
-
-/** Bad usage of taplined: exit code 2 and this message. */
-export class UsageError extends ExitError {
-  constructor(message: string) {
-    super(message, 2);
-  }
-}
+import { UsageError } from './exit-error.js';
 
 /** The daemon's flags as commander hands them over: text, parsed here into checked numbers. */
 export interface ServerFlags {
@@ -26,30 +18,40 @@ export interface ServerFlags {
 
 export function parsePort(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535 (got "${text}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port takes a number from 0 to 65535 (got "${text}")`);
   return port;
 }
 
-const BYTE_UNITS = new Map([['b', 1], ['kb', 1024], ['kib', 1024], ['mb', 1024 * 1024], ['mib', 1024 * 1024]]);
+const BYTE_UNITS = new Map([
+  ['b', 1],
+  ['kb', 1024],
+  ['kib', 1024],
+  ['mb', 1024 * 1024],
+  ['mib', 1024 * 1024],
+]);
 
 export function parseBytes(flag: string, text: string): number {
   const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim());
   const unit = BYTE_UNITS.get((match?.[2] ?? 'b').toLowerCase()) ?? Number.NaN;
   const bytes = match ? Number(match[1]) * unit : Number.NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new UsageError(`${flag} takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
+  if (!Number.isSafeInteger(bytes) || bytes < 1024)
+    throw new UsageError(`${flag} takes a size of at least 1kb such as 1mb or 65536 (got "${text}")`);
   return bytes;
 }
 
 function parseDuration(flag: string, text: string): number {
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the pattern admits only forms ms reads, which its template-literal type cannot express
   const millis = /^\d+\s*(ms|s|m)$/i.test(text.trim()) ? ms(text.trim() as ms.StringValue) : Number.NaN;
-  if (!Number.isSafeInteger(millis) || millis < 100) throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
+  if (!Number.isSafeInteger(millis) || millis < 100)
+    throw new UsageError(`${flag} takes a duration of at least 100ms such as 10s, 500ms or 2m (got "${text}")`);
   return millis;
 }
 
 export function parseCount(flag: string, text: string): number {
   const count = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`${flag} takes a whole number of at least 1 (got "${text}")`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new UsageError(`${flag} takes a whole number of at least 1 (got "${text}")`);
   return count;
 }
 
@@ -65,7 +67,8 @@ export function parseTimeouts(flags: ServerFlags): ServerTimeouts {
     keepAlive: parseDuration('--keep-alive-timeout', flags.keepAliveTimeout),
   };
   // Node refuses a header deadline past the request's: the headers are part of the request.
-  if (timeouts.headers > timeouts.request) throw new UsageError('--headers-timeout must not be longer than --request-timeout');
+  if (timeouts.headers > timeouts.request)
+    throw new UsageError('--headers-timeout must not be longer than --request-timeout');
   return timeouts;
 }
 
@@ -87,13 +90,16 @@ export function parseTrustProxyFlag(text: string | undefined): TrustProxy {
     return parseTrustProxy(text);
   } catch (error) {
     const why = error instanceof TrustProxyError ? `: ${error.message}` : '';
-    throw new UsageError(`--trust-proxy takes "off", a number of proxies from 1, or proxy addresses such as loopback or 10.0.0.0/8, comma-separated${why} (got "${text}")`);
+    throw new UsageError(
+      `--trust-proxy takes "off", a number of proxies from 1, or proxy addresses such as loopback or 10.0.0.0/8, comma-separated${why} (got "${text}")`,
+    );
   }
 }
 
 /** `--alert-interval`: from 1 s (a test, a demo) to an hour. */
 export function parseAlertInterval(text: string): number {
   const interval = parseDuration('--alert-interval', text);
-  if (interval < 1_000 || interval > 3_600_000) throw new UsageError(`--alert-interval takes a duration from 1s to 60m such as 30s (got "${text}")`);
+  if (interval < 1_000 || interval > 3_600_000)
+    throw new UsageError(`--alert-interval takes a duration from 1s to 60m such as 30s (got "${text}")`);
   return interval;
 }

@@ -30,7 +30,9 @@ describe('lockHome', () => {
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ url: 'http://127.0.0.1:1', pid: process.pid + 1 }));
     expect(() => lockHome(dir)).toThrow('still starting');
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ url: 'http://127.0.0.1:2', pid: process.pid }));
-    expect(() => lockHome(dir)).toThrow(`another taplined (pid ${process.pid}, listening on http://127.0.0.1:2) uses the home ${dir}`);
+    expect(() => lockHome(dir)).toThrow(
+      `another taplined (pid ${process.pid}, listening on http://127.0.0.1:2) uses the home ${dir}`,
+    );
     held.release();
   });
 });

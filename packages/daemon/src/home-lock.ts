@@ -50,7 +50,10 @@ function addressOf(home: string, pid: number | undefined): string | undefined {
 function inUse(home: string): HomeInUse {
   const pid = holderPid(lockFile(home));
   const address = addressOf(home, pid);
-  const who = pid === undefined ? 'another taplined' : `another taplined (pid ${pid}, ${address ? `listening on ${address}` : 'still starting'})`;
+  const who =
+    pid === undefined
+      ? 'another taplined'
+      : `another taplined (pid ${pid}, ${address ? `listening on ${address}` : 'still starting'})`;
   return new HomeInUse(`${who} uses the home ${home}; stop it, or give this daemon a --home of its own`);
 }
 

@@ -5,12 +5,13 @@
 export { type App, createApp, type AppOptions } from './app.js';
 export { openDatabase, type Db, type OpenedDatabase, type Store } from './db/open.js';
 export { systemClock, type Clock } from './clock.js';
-export { defaultConfig, type DaemonConfig, type Deps } from './deps.js';
+export { defaultConfig, type DaemonConfig } from './config.js';
+export type { Deps } from './deps.js';
 export { serve, type RunningDaemon } from './serve.js';
 export { listen, MAX_HEADER_BYTES } from './http/listen.js';
 export { createUser } from './auth/users.js';
 export { hashPassword } from './auth/passwords.js';
-export type { BatchWorker } from './http-traffic/prepare-pool.js';
+export type { BatchWorker } from './ingest/prepare-pool.js';
 export type { WebhookWorker } from './webhooks/worker.js';
 export type { AlertEvaluator } from './alerts/evaluator.js';
 export { copyDatabase, type CopyReporter } from './copy/copy.js';

@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * dist/taplined.js: runs the daemon's bundle (taplined.cjs, built from main.ts) through V8's code
- * cache, kept beside it in taplined.cjs.<hash>.cache. Compiling the 2 MB bundle was a third of the CPU a
- * start spent before its first 200; with the cache V8 reuses the compiled functions instead
- * (docs/performance.md). Node 20 has no code cache for ES modules (Node 22's
- * module.enableCompileCache is the built-in way), hence a CommonJS bundle run through vm.Script.
+ * cache, kept beside it in taplined.cjs.<hash>.cache. Compiling the bundle was a large share of a
+ * start; with the cache V8 reuses the compiled functions instead (docs/performance.md#startup).
+ * Node 20 has no code cache for ES modules (Node 22's module.enableCompileCache is the built-in
+ * way), hence a CommonJS bundle run through vm.Script.
  * A cache from another Node version, other V8 flags or another bundle is rejected by V8 and the
  * bundle compiles as without one; the cache is then written again, once the start has compiled
  * what it needs (or at exit, for a daemon stopped sooner), if the folder can be written (a
@@ -65,4 +65,11 @@ if (!cachedData || script.cachedDataRejected === true) {
 const run: unknown = script.runInThisContext();
 if (typeof run !== 'function') throw new TypeError(`${bundle} did not compile to a CommonJS module`);
 const module = { exports: {} };
-run.call(module.exports, module.exports, createRequire(bundle), module, bundle, fileURLToPath(new URL('.', import.meta.url)));
+run.call(
+  module.exports,
+  module.exports,
+  createRequire(bundle),
+  module,
+  bundle,
+  fileURLToPath(new URL('.', import.meta.url)),
+);

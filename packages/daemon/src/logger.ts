@@ -6,7 +6,10 @@ export function createLogger(level: string): Logger {
     {
       level,
       base: { name: 'taplined' },
-      redact: { paths: ['req.headers.authorization', '*.authorization', '*.token', '*.password', '*.secret'], censor: '[REDACTED]' },
+      redact: {
+        paths: ['req.headers.authorization', '*.authorization', '*.token', '*.password', '*.secret'],
+        censor: '[REDACTED]',
+      },
     },
     pino.destination(2),
   );

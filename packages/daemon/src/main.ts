@@ -1,211 +1,37 @@
-import { join } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, resolveHome } from '@tapline/shared';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { createToken, revoke, tokenTable } from './admin/commands.js';
+import { registerCopyCommand } from './commands/copy.js';
+import { registerServe } from './commands/serve.js';
+import { registerStorageCommands } from './commands/storage.js';
+import { registerTokenCommands } from './commands/token.js';
+import { registerUserCommands } from './commands/user.js';
 import { ExitError } from './exit-error.js';
-import { registerUserCommands } from './admin/user-commands.js';
-import { ensureHome } from './bootstrap.js';
-import { runCopy } from './copy/command.js';
-import type { SqlDialect } from './db/dialect.js';
-import { openDatabase } from './db/open.js';
-import { defaultPoolSize } from './db/pool-size.js';
-import { systemClock } from './clock.js';
-import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, defaultConfig } from './deps.js';
-import { parseAlertInterval, parseBytes, parseLimits, parsePoolSize, parsePort, parseTimeouts, parseTrustProxyFlag, type ServerFlags } from './flags.js';
-import { createLogger } from './logger.js';
-import { registerStorageCommands } from './retention/commands.js';
-import { DEFAULT_RETENTION } from './retention/options.js';
-import { parseRetention } from './retention/parse-flags.js';
-import { DEFAULT_STATS_RETENTION } from './route-stats/options.js';
-import { parseStats } from './route-stats/parse-flags.js';
-import { DEFAULT_TIMEOUTS, serve } from './serve.js';
 
-interface GlobalOptions extends ServerFlags {
-  host?: string;
-  port?: string;
-  home?: string;
-  db?: string;
-  dbPool?: string;
-  redactKeys?: string;
-  redact: boolean;
-  allowPrivateWebhooks: boolean;
-  webhookDelivery: boolean;
-  logLevel: string;
-  retention: string;
-  maxDbSize: string;
-  pruneEvery: string;
-  trustProxy?: string;
-  stats: boolean;
-  statsRetention: string;
-  alertInterval: string;
-  ui: boolean;
-  uiHost?: string;
-}
-
-const env = process.env;
-
-function locations(opts: GlobalOptions) {
-  const home = resolveHome(opts.home, env);
-  return { home, database: opts.db || env.TAPLINE_DB || join(home, 'tapline.db'), dbPool: parsePoolSize(opts.dbPool) };
-}
-
-/**
- * Admin commands open the same database as the daemon, by the same `--db`; this is safe while
- * daemons run (SQLite's WAL, PostgreSQL's transactions), and what they change every daemon sees
- * on its next request: nothing of users or tokens is cached in a daemon.
- */
-async function withDatabase<T>(opts: GlobalOptions, run: (db: ReturnType<typeof openDatabase>['db'], dialect: SqlDialect) => Promise<T>): Promise<T> {
-  const { home, database, dbPool } = locations(opts);
-  ensureHome(home);
-  const opened = openDatabase(database, { pool: dbPool ?? 2 });
-  try {
-    await opened.migrate();
-    return await run(opened.db, opened.dialect);
-  } finally {
-    await opened.close();
-  }
-}
-
-async function startDaemon(opts: GlobalOptions): Promise<void> {
-  const { home, database, dbPool } = locations(opts);
-  const timeouts = parseTimeouts(opts);
-  const logger = createLogger(opts.logLevel);
-  const config = {
-    ...defaultConfig(pkg.version),
-    maxBody: parseBytes('--max-body', opts.maxBody),
-    limits: parseLimits(opts),
-    redact: { enabled: opts.redact, extraKeys: (opts.redactKeys ?? '').split(',').filter(Boolean) },
-    allowPrivateWebhooks: opts.allowPrivateWebhooks,
-    webhookDelivery: opts.webhookDelivery,
-    retention: parseRetention(opts),
-    trustProxy: parseTrustProxyFlag(opts.trustProxy ?? (env.TAPLINE_TRUST_PROXY || undefined)),
-    stats: parseStats(opts),
-    alerts: { intervalMs: parseAlertInterval(opts.alertInterval) },
-    ui: { enabled: opts.ui, hosts: (opts.uiHost ?? '').split(',').map((h) => h.trim()).filter(Boolean) },
-  };
-  let stopSignal: Promise<string> | undefined;
-  const daemon = await serve({
-    host: opts.host || env.TAPLINE_HOST || DEFAULT_HOST,
-    port: parsePort(opts.port || env.TAPLINE_PORT || String(DEFAULT_PORT)),
-    home,
-    database,
-    ...(dbPool === undefined ? {} : { dbPool }),
-    config,
-    logger,
-    timeouts,
-    announce: (line) => {
-      // Listening before the line is out: a signal sent the moment it is read must stop the
-      // daemon gracefully, not kill it (Node's default) before a handler exists.
-      stopSignal = nextSignal();
-      process.stdout.write(`${line}\n`);
-    },
-  });
-  const signal = await (stopSignal ?? nextSignal());
-  logger.info({ signal }, 'stopping');
-  await daemon.stop().catch((error: unknown) => {
-    logger.error({ err: error }, 'error while stopping');
-    process.exitCode = 1;
-  });
-}
-
+/** The program: one module per command in commands/; the order here is the order of `--help`. */
 function program(): Command {
   const cmd = new Command('taplined')
     .description('Tapline daemon: stores HTTP traffic in SQLite or PostgreSQL and serves the REST API.')
-    .version(pkg.version)
-    .option('--host <host>', `address to listen on (env TAPLINE_HOST, default ${DEFAULT_HOST})`)
-    .option('--port <port>', `port to listen on, 0 for any free port (env TAPLINE_PORT, default ${DEFAULT_PORT})`)
-    .option('--home <dir>', 'data folder (env TAPLINE_HOME, default $XDG_DATA_HOME/tapline or ~/.local/share/tapline)')
-    .option('--db <file|url>', 'SQLite database file, or a postgres://user:password@host:5432/database URL (env TAPLINE_DB, default <home>/tapline.db)')
-    .option('--db-pool <n>', `most connections to PostgreSQL at once (default ${defaultPoolSize()}: two per CPU core, 4 to 20)`)
-    .option('--max-body <size>', 'largest JSON request body', '1mb')
-    .option('--redact-keys <names>', 'more header, query and body key names to redact, comma-separated')
-    .option('--no-redact', 'store secrets as sent (turns redaction off)')
-    .option('--allow-private-webhooks', 'allow webhooks to loopback and private addresses', false)
-    .option('--no-webhook-delivery', 'queue webhook notifications but do not send them (another daemon on this database sends them)')
-    .option('--headers-timeout <duration>', 'time a client has to send the request headers', `${DEFAULT_TIMEOUTS.headers / 1000}s`)
-    .option('--request-timeout <duration>', 'time a client has to send a whole request, body included', `${DEFAULT_TIMEOUTS.request / 1000}s`)
-    .option('--keep-alive-timeout <duration>', 'how long an idle keep-alive connection stays open', `${DEFAULT_TIMEOUTS.keepAlive / 1000}s`)
-    .option('--max-streams-per-token <n>', 'open event streams one token may hold', String(DEFAULT_LIMITS.streamsPerToken))
-    .option('--max-streams <n>', 'open event streams in all', String(DEFAULT_LIMITS.streams))
-    .option('--stream-buffer <size>', 'bytes a stream may have waiting for a client that does not read', `${DEFAULT_LIMITS.streamBuffer / 1024}kb`)
-    .option('--max-large-batches <n>', 'batches over 1 MiB read and stored at once', String(DEFAULT_LIMITS.largeBatches))
-    .option('--large-batch-wait <duration>', 'how long a large batch waits for its turn before a 503', `${DEFAULT_LIMITS.largeBatchWaitMs / 1000}s`)
-    .option('--retention <duration>', 'delete traffic older than this, such as 30d or 12h, or "off"', DEFAULT_RETENTION.retention)
-    .option('--max-db-size <size>', 'past this size on disk (write-ahead log included) the oldest traffic is deleted, such as 2GB or 500MB, or "off"', DEFAULT_RETENTION.maxDbSize)
-    .option('--prune-every <duration>', 'how often old traffic is looked for', DEFAULT_RETENTION.pruneEvery)
-    .option(
-      '--trust-proxy <proxies>',
-      'take the client address from X-Forwarded-For set by these proxies: addresses or subnets such as loopback or 10.0.0.0/8, comma-separated, or a number of proxy hops (env TAPLINE_TRUST_PROXY, default off)',
-    )
-    .option('--no-stats', 'keep no per-route statistics (docs/statistics.md)')
-    .option('--stats-retention <duration>', 'delete per-route statistics older than this, such as 400d, or "off"; separate from --retention', DEFAULT_STATS_RETENTION)
-    .option('--alert-interval <duration>', 'how often alert rules are evaluated, from 1s to 1h (docs/alerts.md)', `${DEFAULT_ALERT_INTERVAL_MS / 1000}s`)
-    .option('--no-ui', 'do not serve the web UI at / (docs/web-ui.md)')
-    .option('--ui-host <names>', 'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)')
-    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-    .addHelpText('after', '\nExample:\n  $ taplined --port 0 --home /tmp/tapline\n  taplined listening on http://127.0.0.1:40123')
-    .action(async (_args, command: Command) => startDaemon(command.opts<GlobalOptions>()));
-
-  const where = {
-    database: (command: Command) => locations(command.optsWithGlobals<GlobalOptions>()).database,
-    withDatabase: <T>(command: Command, run: Parameters<typeof withDatabase<T>>[1]) => withDatabase(command.optsWithGlobals<GlobalOptions>(), run),
-  };
-  const users = registerUserCommands(cmd, where);
-  const token = cmd.command('token').description('manage API tokens');
-
-  token
-    .command('create <email>')
-    .description('create a token for a user; prints the token')
-    .option('--expires <duration>', 'lifetime such as 30d or 12h, or never', 'never')
-    .option('--scope <scope>', 'full, read or ingest', 'full')
-    .option('--source <id>', 'restrict the token to one traffic source')
-    .addHelpText('after', '\nExample:\n  $ taplined token create ana@example.com --scope ingest --expires 30d')
-    .action(async (email: string, opts: { expires: string; scope: string; source?: string }, command: Command) => {
-      const jwt = await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => createToken(db, systemClock, { email, ...opts }));
-      process.stdout.write(`${jwt}\n`);
-    });
-  token
-    .command('list [email]')
-    .description('list tokens (ids, never the tokens themselves)')
-    .action(async (email: string | undefined, _opts: unknown, command: Command) => {
-      process.stdout.write(`${await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => tokenTable(db, email))}\n`);
-    });
-  token
-    .command('revoke <tokenId>')
-    .description('revoke a token by id; it stops working at once')
-    .action(async (tokenId: string, _opts: unknown, command: Command) => {
-      await withDatabase(command.optsWithGlobals<GlobalOptions>(), (db) => revoke(db, systemClock, tokenId));
-      process.stderr.write(`revoked ${tokenId}\n`);
-    });
-
-  const storage = registerStorageCommands(cmd, where);
-
-  const copy = cmd
-    .command('copy')
-    .description("copy a whole database to another, ids and timestamps unchanged (SQLite file or postgres:// URL); resumes if interrupted")
-    .requiredOption('--from <db>', 'the database to read')
-    .requiredOption('--to <db>', 'the database to write: empty, or left by an interrupted copy of the same source')
-    .option('--batch-size <rows>', 'rows read and written at once', '250')
-    .addHelpText('after', '\nExample:\n  $ taplined copy --from ~/.local/share/tapline/tapline.db --to postgres://tapline@db.internal/tapline')
-    .action(async (opts: { from: string; to: string; batchSize: string }) => {
-      process.stdout.write(await runCopy(opts, process.stderr));
-    });
-
-  for (const c of [cmd, token, copy, ...users, ...token.commands, ...storage]) c.exitOverride();
+    .version(pkg.version);
+  registerServe(cmd);
+  registerUserCommands(cmd);
+  registerTokenCommands(cmd);
+  registerStorageCommands(cmd);
+  registerCopyCommand(cmd);
+  exitOverrideAll(cmd);
   return cmd;
 }
 
-const nextSignal = () =>
-  new Promise<string>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+/** Every command throws instead of exiting, so that reportFailure sets the exit code. */
+function exitOverrideAll(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideAll(sub);
+}
 
 /** The exit code and message for what a command threw. */
 function reportFailure(error: unknown): void {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+    process.exitCode =
+      error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
   } else if (error instanceof ExitError) {
     // UsageError, DatabaseLocatorError (2); StartError, CopyError (1); a command's own (either).
     process.stderr.write(`taplined: ${error.message}\n`);

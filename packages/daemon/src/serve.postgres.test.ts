@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from './deps.js';
+import { defaultConfig } from './config.js';
 import { serve, StartError } from './serve.js';
 
 /**
@@ -37,7 +37,10 @@ describe('taplined --db postgres://', () => {
       database,
       dbPool: 3,
       config: defaultConfig('0.0.0-test'),
-      logger: pino({ level: 'trace' }, new Writable({ write: (chunk: Buffer, _encoding, done) => void ((output += chunk.toString()), done()) })),
+      logger: pino(
+        { level: 'trace' },
+        new Writable({ write: (chunk: Buffer, _encoding, done) => void ((output += chunk.toString()), done()) }),
+      ),
       announce: (line) => void (output += `${line}\n`),
     });
 
@@ -46,11 +49,18 @@ describe('taplined --db postgres://', () => {
     const daemon = await start(fresh.locator);
     try {
       const database = new URL(fresh.locator).pathname.slice(1);
-      expect(output).toContain(`taplined listening on ${daemon.url} (database: postgres 127.0.0.1:${new URL(fresh.locator).port}/${database})`);
+      expect(output).toContain(
+        `taplined listening on ${daemon.url} (database: postgres 127.0.0.1:${new URL(fresh.locator).port}/${database})`,
+      );
       expect(output).toContain('"database":"postgres"');
       const health = await fetch(`${daemon.url}/healthz`);
       const text = await health.text();
-      expect(JSON.parse(text)).toMatchObject({ status: 'ok', version: '0.0.0-test', database: 'postgres', storage: { retentionMs: 30 * 86_400_000 } });
+      expect(JSON.parse(text)).toMatchObject({
+        status: 'ok',
+        version: '0.0.0-test',
+        database: 'postgres',
+        storage: { retentionMs: 30 * 86_400_000 },
+      });
       expect(text + output).not.toContain(password());
     } finally {
       await daemon.stop();
@@ -60,10 +70,15 @@ describe('taplined --db postgres://', () => {
   it('refuses to start when the server refuses the login, saying why in one line without the password', async () => {
     const url = new URL(fresh.locator);
     url.password = `${password()}-wrong`;
-    const error = await start(url.toString()).then(() => null, (caught: unknown) => caught);
+    const error = await start(url.toString()).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(StartError);
     const { message } = error as Error;
-    expect(message).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+\/\w+: password authentication failed for user "postgres"$/);
+    expect(message).toMatch(
+      /^PostgreSQL at 127\.0\.0\.1:\d+\/\w+: password authentication failed for user "postgres"$/,
+    );
     expect(message + output).not.toContain(password());
   });
 });

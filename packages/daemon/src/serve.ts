@@ -2,14 +2,14 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { endpointFile } from '@tapline/shared';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import type { BatchWorker } from './http-traffic/prepare-pool.js';
+import type { BatchWorker } from './ingest/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
 import { readWebUi, type WebUi } from './web-ui/assets.js';
 import { systemClock } from './clock.js';
-import type { DaemonConfig } from './deps.js';
+import { type DaemonConfig, DEFAULT_TIMEOUTS, type ServerTimeouts } from './config.js';
 import type { Logger } from 'pino';
 import { ExitError } from './exit-error.js';
 
@@ -27,19 +27,6 @@ export interface ServeOptions {
   readonly announce: (line: string) => void;
   readonly timeouts?: ServerTimeouts;
 }
-
-/** How long a client may take, in milliseconds (`--headers-timeout` and friends in main.ts). */
-export interface ServerTimeouts {
-  /** From connecting to the end of the request headers; a fresh socket that sends nothing counts too. */
-  readonly headers: number;
-  /** From connecting to the end of the request body. Answers (event streams) are not limited. */
-  readonly request: number;
-  /** How long a keep-alive socket may sit idle between requests. */
-  readonly keepAlive: number;
-}
-
-/** A local daemon's clients are near: anything slower than this is stuck or hostile. */
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { headers: 10_000, request: 60_000, keepAlive: 5_000 };
 
 /**
  * Node checks the header and request deadlines only every `connectionsCheckingInterval` (30 s by
@@ -93,7 +80,9 @@ function takeHome(home: string): HomeLock {
   try {
     return lockHome(home);
   } catch (error) {
-    throw new StartError(error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`);
+    throw new StartError(
+      error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
+    );
   }
 }
 
@@ -117,9 +106,28 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     throw new StartError(messageOf(error));
   }
   const signals = opened.signals(logger);
-  const { handler, deps, stop: stopApp } = createApp({ db: opened.db, dialect: opened.dialect, signals, config: options.config, logger, batchWorker: bundledBatchWorker(), webUi: bundledWebUi(options.config, logger), listenHost: options.host });
+  const {
+    handler,
+    deps,
+    stop: stopApp,
+  } = createApp({
+    db: opened.db,
+    dialect: opened.dialect,
+    signals,
+    config: options.config,
+    logger,
+    batchWorker: bundledBatchWorker(),
+    webUi: bundledWebUi(options.config, logger),
+    listenHost: options.host,
+  });
 
-  const server = await listen(handler, options.port, options.host, logger, timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS)).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(
+    handler,
+    options.port,
+    options.host,
+    logger,
+    timeoutOptions(options.timeouts ?? DEFAULT_TIMEOUTS),
+  ).catch(async (error: NodeJS.ErrnoException) => {
     await stopApp();
     await signals.close();
     await opened.close();
@@ -137,7 +145,8 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     const tokenPath = await bootstrapLocalUser(opened.db, systemClock, deps.tokens, options.home);
     if (tokenPath) logger.info({ tokenPath }, 'first start: created the local user and wrote its token');
     const address = server.address();
-    if (address === null || typeof address === 'string') throw new StartError('the server is not listening on a TCP port');
+    if (address === null || typeof address === 'string')
+      throw new StartError('the server is not listening on a TCP port');
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
     // So that `tapline --home H` finds this daemon whatever port it got, when no URL is given.

@@ -20,7 +20,12 @@ function stackOf(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < CAUSE_DEPTH; depth++) {
-    const text = current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : typeof current === 'string' ? current : inspect(current);
+    const text =
+      current instanceof Error
+        ? (current.stack ?? `${current.name}: ${current.message}`)
+        : typeof current === 'string'
+          ? current
+          : inspect(current);
     parts.push(depth === 0 ? text : `Caused by: ${text}`);
     current = current instanceof Error ? current.cause : undefined;
   }

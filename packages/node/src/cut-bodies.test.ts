@@ -22,13 +22,16 @@ beforeEach(async () => {
   h = await startHarness({ config: { redact: { enabled: false, extraKeys: [] } } });
   const user = await h.user();
   owner = user.client;
-  sourceId = (await owner.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.local' } })).id;
+  sourceId = (await owner.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.local' } }))
+    .id;
   t = tapline({ url: h.url, token: user.token, source: 'shop', maxBody: 120, queue: { flushIntervalMs: 10 } });
   const e = express();
   const echo = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain' }).end(Buffer.concat(chunks)));
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain' }).end(Buffer.concat(chunks)),
+    );
   };
   e.post('/parsed', express.json(), express.urlencoded({ extended: false }), t, (req, res) => {
     res.json(req.body);
@@ -53,10 +56,15 @@ it('redacts a body it cuts, read by itself or by a body parser, before sending i
   const base = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   for (const path of ['/raw', '/parsed']) {
     await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
-    await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
   }
   expect(await t.flush()).toBe(true);
-  const list = (await owner.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 10 } })).data;
+  const list = (await owner.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 10 } }))
+    .data;
   expect(list).toHaveLength(4);
   for (const entry of list) {
     const record = await owner.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: entry.id } });

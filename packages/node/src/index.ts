@@ -1,7 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { createTapline, stateOf, type ErrorHandler, type TaplineOptions } from './middleware.js';
 
-export type { ErrorHandler, Next, QueueOptions, Tapline, TaplineLogger, TaplineOptions, TaplineStats } from './middleware.js';
+export type {
+  ErrorHandler,
+  Next,
+  QueueOptions,
+  Tapline,
+  TaplineLogger,
+  TaplineOptions,
+  TaplineStats,
+} from './middleware.js';
 
 /**
  * `app.use(tapline({ url, token, source }))`: records every request and response of an Express
@@ -16,7 +24,11 @@ export function tapline(options: TaplineOptions) {
  * Posts a core log for `error`, linked to the traffic entry of `req`, through the middleware
  * that saw `req`. Returns `false` when no tapline middleware saw it (nowhere to send the log to).
  */
-tapline.captureError = (error: unknown, req: IncomingMessage, options?: { layer?: string; title?: string }): boolean => {
+tapline.captureError = (
+  error: unknown,
+  req: IncomingMessage,
+  options?: { layer?: string; title?: string },
+): boolean => {
   const state = stateOf(req);
   state?.instance.captureError(error, req, options);
   return state !== undefined;

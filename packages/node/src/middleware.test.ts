@@ -34,7 +34,9 @@ describe('@tapline/node against a daemon', () => {
     h = await startHarness();
     const user = await h.user();
     owner = user.client;
-    sourceId = (await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } })).id;
+    sourceId = (
+      await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } })
+    ).id;
     const ingest = await h.deps.tokens.issue({ userId: user.id, scope: 'ingest', sourceId: null, expiresAt: null });
     ingestToken = ingest.token;
   });
@@ -45,7 +47,13 @@ describe('@tapline/node against a daemon', () => {
   });
 
   async function startExpressApp() {
-    t = tapline({ url: h.url, token: ingestToken, source: 'orders-api', service: 'orders-api', queue: { flushIntervalMs: 10 } });
+    t = tapline({
+      url: h.url,
+      token: ingestToken,
+      source: 'orders-api',
+      service: 'orders-api',
+      queue: { flushIntervalMs: 10 },
+    });
     const e = express();
     e.use(t);
     e.use(express.json());
@@ -62,7 +70,9 @@ describe('@tapline/node against a daemon', () => {
       res.type('image/png').send(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
     });
     e.get('/zipped', (_req, res) => {
-      res.set({ 'content-type': 'application/json', 'content-encoding': 'gzip' }).send(gzipSync(JSON.stringify({ zipped: true })));
+      res
+        .set({ 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        .send(gzipSync(JSON.stringify({ zipped: true })));
     });
     e.get('/boom', () => {
       throw new TypeError('order 7 has no customer');
@@ -76,11 +86,18 @@ describe('@tapline/node against a daemon', () => {
     base = await listen(app);
   }
 
-  const entries = async () => (await owner.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 100 } })).data;
+  const entries = async () =>
+    (await owner.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 100 } })).data;
   const record = (id: string) => owner.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id } });
 
   it("sends Express's matched route (mount path plus route path) as the entry's template; a request no route answered gets an inferred one", async () => {
-    t = tapline({ url: h.url, token: ingestToken, source: 'orders-api', service: 'orders-api', queue: { flushIntervalMs: 10 } });
+    t = tapline({
+      url: h.url,
+      token: ingestToken,
+      source: 'orders-api',
+      service: 'orders-api',
+      queue: { flushIntervalMs: 10 },
+    });
     const e = express();
     e.use(t);
     const shops = express.Router({ mergeParams: true });
@@ -133,7 +150,12 @@ describe('@tapline/node against a daemon', () => {
       return record(entry?.id ?? '');
     };
     const get = await byPath('GET', '/orders');
-    expect(get).toMatchObject({ status: 200, protocol: 'HTTP', request: { queryParams: { page: '2', tag: ['a', 'b'] } }, response: { body: { orders: [1, 2] } } });
+    expect(get).toMatchObject({
+      status: 200,
+      protocol: 'HTTP',
+      request: { queryParams: { page: '2', tag: ['a', 'b'] } },
+      response: { body: { orders: [1, 2] } },
+    });
     expect(get.domain).toMatch(/^127\.0\.0\.1:\d+$/);
     const post = await byPath('POST', '/orders');
     expect(post).toMatchObject({
@@ -141,30 +163,61 @@ describe('@tapline/node against a daemon', () => {
       request: { headers: { authorization: '[REDACTED]' }, body: { item: 'book', password: '[REDACTED]' } },
       response: { body: { created: true, echo: { item: 'book', password: '[REDACTED]' } } },
     });
-    expect(await byPath('PUT', '/notes/1')).toMatchObject({ request: { body: 'note text' }, response: { body: 'saved' } });
+    expect(await byPath('PUT', '/notes/1')).toMatchObject({
+      request: { body: 'note text' },
+      response: { body: 'saved' },
+    });
     expect((await byPath('GET', '/logo.png')).response.body).toBe('[binary body: image/png, 8 bytes]');
     expect((await byPath('GET', '/zipped')).response.body).toEqual({ zipped: true });
     expect(t.stats()).toMatchObject({ sent: 5, skipped: 1, dropped: 0 });
   });
 
   it.each([
-    { what: 'a bad token', token: () => 'tl_not-a-real-token', source: 'orders-api', line: /\(401 Invalid token\): check the token\./, by: 'unauthorized' },
-    { what: 'an unknown source', token: () => ingestToken, source: 'no-such-api', line: /\(404 no traffic source named "no-such-api" is visible to this token\)/, by: 'notFound' },
-  ])('with $what: one warning line with the status and the message, never the token; nothing retried, every record counted', async ({ token, source, line, by }) => {
-    const lines: string[] = [];
-    t = tapline({ url: h.url, token: token(), source, logger: { warn: (m) => lines.push(m) }, queue: { flushIntervalMs: 5 } });
-    app = createServer(t.wrap((_req, res) => res.end('ok')));
-    base = await listen(app);
-    for (let i = 0; i < 3; i++) {
-      expect(await (await fetch(`${base}/r/${i}`)).text()).toBe('ok');
-      expect(await t.flush(2_000)).toBe(true);
-    }
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(line);
-    expect(lines[0]).toContain(h.url);
-    expect(lines[0]).not.toContain(token());
-    expect(t.stats()).toMatchObject({ sent: 0, failures: 0, queued: 0, rejected: 3, rejectedBy: { [by]: 3 }, refusal: { status: source === 'orders-api' ? 401 : 404 } });
-  });
+    {
+      what: 'a bad token',
+      token: () => 'tl_not-a-real-token',
+      source: 'orders-api',
+      line: /\(401 Invalid token\): check the token\./,
+      by: 'unauthorized',
+    },
+    {
+      what: 'an unknown source',
+      token: () => ingestToken,
+      source: 'no-such-api',
+      line: /\(404 no traffic source named "no-such-api" is visible to this token\)/,
+      by: 'notFound',
+    },
+  ])(
+    'with $what: one warning line with the status and the message, never the token; nothing retried, every record counted',
+    async ({ token, source, line, by }) => {
+      const lines: string[] = [];
+      t = tapline({
+        url: h.url,
+        token: token(),
+        source,
+        logger: { warn: (m) => lines.push(m) },
+        queue: { flushIntervalMs: 5 },
+      });
+      app = createServer(t.wrap((_req, res) => res.end('ok')));
+      base = await listen(app);
+      for (let i = 0; i < 3; i++) {
+        expect(await (await fetch(`${base}/r/${i}`)).text()).toBe('ok');
+        expect(await t.flush(2_000)).toBe(true);
+      }
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      expect(lines[0]).toContain(h.url);
+      expect(lines[0]).not.toContain(token());
+      expect(t.stats()).toMatchObject({
+        sent: 0,
+        failures: 0,
+        queued: 0,
+        rejected: 3,
+        rejectedBy: { [by]: 3 },
+        refusal: { status: source === 'orders-api' ? 401 : 404 },
+      });
+    },
+  );
 
   it('sends when the request arrived as startedAt, so a late flush keeps the real time', async () => {
     await h.close();
@@ -172,8 +225,11 @@ describe('@tapline/node against a daemon', () => {
     h = await startHarness({ clock: { now: () => new Date(Date.now() + 86_400_000) } });
     const user = await h.user();
     owner = user.client;
-    sourceId = (await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } })).id;
-    ingestToken = (await h.deps.tokens.issue({ userId: user.id, scope: 'ingest', sourceId: null, expiresAt: null })).token;
+    sourceId = (
+      await owner.call(contract.createTrafficSource, { body: { name: 'orders-api', trafficDomain: 'orders.local' } })
+    ).id;
+    ingestToken = (await h.deps.tokens.issue({ userId: user.id, scope: 'ingest', sourceId: null, expiresAt: null }))
+      .token;
     await startExpressApp();
     const before = Date.now();
     await fetch(`${base}/orders`);
@@ -208,7 +264,9 @@ describe('@tapline/node against a daemon', () => {
     expect(await t.flush()).toBe(true);
     const [entry] = await entries();
     const logs = (await owner.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId } })).data;
-    expect(logs).toMatchObject([{ description: 'soft failure while deleting', layer: 'Database', httpTrafficId: entry?.id }]);
+    expect(logs).toMatchObject([
+      { description: 'soft failure while deleting', layer: 'Database', httpTrafficId: entry?.id },
+    ]);
   });
 
   it('wraps a plain node:http handler: records, and a throw becomes a 500 and a linked core log', async () => {
@@ -227,7 +285,9 @@ describe('@tapline/node against a daemon', () => {
     const list = await entries();
     expect(list.map((e) => `${e.status} ${e.pathname}`).sort()).toEqual(['200 /ok', '500 /fail']);
     const logs = (await owner.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId } })).data;
-    expect(logs).toMatchObject([{ title: 'RangeError in GET /fail', httpTrafficId: list.find((e) => e.status === 500)?.id }]);
+    expect(logs).toMatchObject([
+      { title: 'RangeError in GET /fail', httpTrafficId: list.find((e) => e.status === 500)?.id },
+    ]);
   });
 });
 
@@ -244,7 +304,17 @@ describe('@tapline/node when the daemon is down or slow', () => {
 
   async function appWith(url: string) {
     const drops: number[] = [];
-    t = tapline({ url, token: 'any', source: 'demo', queue: { maxQueue: 5, flushIntervalMs: 5, retry: { initialMs: 20, maxMs: 100 }, onDrop: (e) => drops.push(e.total) } });
+    t = tapline({
+      url,
+      token: 'any',
+      source: 'demo',
+      queue: {
+        maxQueue: 5,
+        flushIntervalMs: 5,
+        retry: { initialMs: 20, maxMs: 100 },
+        onDrop: (e) => drops.push(e.total),
+      },
+    });
     const e = express();
     e.use(t);
     e.post('/work', express.json(), (req, res) => {
@@ -261,7 +331,11 @@ describe('@tapline/node when the daemon is down or slow', () => {
   async function answersEveryRequest(base: string) {
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
-      const response = await fetch(`${base}/work`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
+      const response = await fetch(`${base}/work`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ i }),
+      });
       expect(await response.json()).toEqual({ got: { i } });
     }
     expect((await fetch(`${base}/boom`)).status).toBe(500);

@@ -28,7 +28,12 @@ export interface QueueOptions {
   readonly flushIntervalMs?: number;
   /** Backoff between failed attempts, doubling from `initialMs` (250) to `maxMs` (5,000). */
   readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
-  readonly onDrop?: (event: { readonly reason: 'queue-full' | 'rejected' | 'closed'; readonly count: number; readonly total: number; readonly error?: Error }) => void;
+  readonly onDrop?: (event: {
+    readonly reason: 'queue-full' | 'rejected' | 'closed';
+    readonly count: number;
+    readonly total: number;
+    readonly error?: Error;
+  }) => void;
   /** Each failed attempt that is retried: the daemon down, unavailable (503) or failing (5xx). */
   readonly onError?: (error: Error) => void;
 }
@@ -106,7 +111,9 @@ export interface Tapline {
   /** Express error middleware: captures the error, then passes it on to the next error handler. */
   errorHandler(): ErrorHandler;
   /** A node:http request listener that records, and turns a throw or rejection into a captured error and a 500. */
-  wrap(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void;
+  wrap(
+    handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+  ): (req: IncomingMessage, res: ServerResponse) => void;
   stats(): TaplineStats;
   /** Waits until what was recorded so far is stored; `false` if `timeoutMs` (5 s) ran out first. */
   flush(timeoutMs?: number): Promise<boolean>;
@@ -138,20 +145,28 @@ const HINTS: Readonly<Record<number, string>> = {
 };
 
 /** The warning for a refusal: the status and the daemon's message, never the token. */
-function refusalLine(refusal: Refusal, where: { readonly url: string; readonly source: string; readonly token: string }): string {
+function refusalLine(
+  refusal: Refusal,
+  where: { readonly url: string; readonly source: string; readonly token: string },
+): string {
   const hint = HINTS[refusal.status] ?? 'check the token and the source';
   const line = `@tapline/node: the daemon at ${where.url} refused the records for source "${where.source}" (${refusal.status} ${refusal.message}): ${hint}. Refused records are dropped, not retried; stats().rejected counts them.`;
   return where.token ? line.split(where.token).join('[token]') : line;
 }
 
 export function createTapline(options: TaplineOptions): Tapline {
-  const client = createClient({ baseUrl: options.url ?? 'http://127.0.0.1:7468', token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = createClient({
+    baseUrl: options.url ?? 'http://127.0.0.1:7468',
+    token: options.token,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const logger = options.logger === false ? undefined : (options.logger ?? stderrLogger);
   const recorder = createRecorder({
     ...options.queue,
     client,
     sourceId: () => resolveSourceId(client, options.source),
-    onRefused: (refusal) => logger?.warn(refusalLine(refusal, { url: client.baseUrl, source: options.source, token: options.token })),
+    onRefused: (refusal) =>
+      logger?.warn(refusalLine(refusal, { url: client.baseUrl, source: options.source, token: options.token })),
   });
   const maxBody = options.maxBody ?? DEFAULT_MAX_BODY;
   const context = { service: options.service ?? options.source, layer: options.layer ?? 'Application' };
@@ -228,7 +243,10 @@ export function createTapline(options: TaplineOptions): Tapline {
   const settleCaptures = async (timeoutMs: number) => {
     let timer: NodeJS.Timeout | undefined;
     const started = Date.now();
-    await Promise.race([Promise.allSettled([...capturing]), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    await Promise.race([
+      Promise.allSettled([...capturing]),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
     clearTimeout(timer);
     return Math.max(0, timeoutMs - (Date.now() - started));
   };

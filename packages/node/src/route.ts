@@ -15,7 +15,8 @@ export function expressRoute(req: IncomingMessage): string | undefined {
   const base = 'baseUrl' in req && typeof req.baseUrl === 'string' ? req.baseUrl : '';
   const params = 'params' in req && isRecord(req.params) ? req.params : {};
   const named = new Map<string, string>();
-  for (const [name, value] of Object.entries(params)) if (typeof value === 'string' && value !== '') named.set(value, name);
+  for (const [name, value] of Object.entries(params))
+    if (typeof value === 'string' && value !== '') named.set(value, name);
   const mount = base
     .split('/')
     .map((segment) => (named.has(segment) ? `:${named.get(segment) ?? ''}` : segment))

@@ -101,7 +101,8 @@ function requestRead(req: IncomingMessage): Promise<void> {
 }
 
 function see(collector: Collector, chunk: unknown, encoding?: unknown): void {
-  if (typeof chunk === 'string') collector.push(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
+  if (typeof chunk === 'string')
+    collector.push(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
   else if (chunk instanceof Uint8Array) collector.push(chunk);
 }
 
@@ -133,7 +134,8 @@ async function describe(
     }),
   ]);
   // Express adds `protocol` and `originalUrl` (the URL before routers strip their mount path).
-  const protocol = 'protocol' in req && typeof req.protocol === 'string' ? req.protocol : isEncrypted(req.socket) ? 'https' : 'http';
+  const protocol =
+    'protocol' in req && typeof req.protocol === 'string' ? req.protocol : isEncrypted(req.socket) ? 'https' : 'http';
   return {
     method: req.method ?? 'GET',
     url: 'originalUrl' in req && typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/'),

@@ -1,6 +1,7 @@
 /**
  * What a browser may import (`@tapline/shared/browser`, used by packages/web): the contract, the
- * typed client, the stream follower, the filter language and the formatting helpers. The index
+ * typed client, the stream follower, the filter language, the alert rules' schemas and condition
+ * language (for their state and values) and the formatting helpers. The index
  * also re-exports capture and home-folder code that needs Node's modules.
  */
 export * from './schemas/common.js';
@@ -10,6 +11,8 @@ export * from './schemas/core-log.js';
 export * from './schemas/auth.js';
 export * from './schemas/http-traffic.js';
 export * from './schemas/stats.js';
+export * from './schemas/alert.js';
+export * from './alerts/condition.js';
 export * from './contract.js';
 export * from './client.js';
 export * from './format.js';

@@ -39,7 +39,11 @@ export interface TaplineClient {
   readonly baseUrl: string;
   call<E extends Endpoint>(endpoint: E, input?: ClientInput<E>): Promise<ResponseOf<E>>;
   /** Like `call`, keeping the raw answer too; `signal` replaces the client's time-out. */
-  request<E extends Endpoint>(endpoint: E, input?: ClientInput<E>, signal?: AbortSignal): Promise<Answer<ResponseOf<E>>>;
+  request<E extends Endpoint>(
+    endpoint: E,
+    input?: ClientInput<E>,
+    signal?: AbortSignal,
+  ): Promise<Answer<ResponseOf<E>>>;
   /** A raw request with the client's base URL and token, for streams and other non-JSON answers. */
   raw(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -60,7 +64,11 @@ export function createClient(options: ClientOptions): TaplineClient {
     }
   }
 
-  async function request<E extends Endpoint>(endpoint: E, input?: ClientInput<E>, signal?: AbortSignal): Promise<Answer<ResponseOf<E>>> {
+  async function request<E extends Endpoint>(
+    endpoint: E,
+    input?: ClientInput<E>,
+    signal?: AbortSignal,
+  ): Promise<Answer<ResponseOf<E>>> {
     const path = buildPath(endpoint.path, input?.params);
     const init: RequestInit = { method: endpoint.method, ...(signal ? { signal } : {}) };
     if (input?.body !== undefined) {
@@ -75,7 +83,10 @@ export function createClient(options: ClientOptions): TaplineClient {
     // A daemon answers every endpoint in the contract's shape: anything else at this URL is
     // another server (or a page in front of one), and a dump of schema issues helps nobody.
     if (parsed && !parsed.success) {
-      const seen = json === NOT_JSON ? `a body that is not JSON (${response.headers.get('content-type') ?? 'no content-type'})` : `JSON the contract does not describe (${parsed.error.issues[0]?.message ?? 'invalid'})`;
+      const seen =
+        json === NOT_JSON
+          ? `a body that is not JSON (${response.headers.get('content-type') ?? 'no content-type'})`
+          : `JSON the contract does not describe (${parsed.error.issues[0]?.message ?? 'invalid'})`;
       throw new NotTaplineError(baseUrl, `${endpoint.method} ${path} answered ${response.status} with ${seen}`);
     }
     // ResponseOf<E> is a conditional type on E's response schema, which the compiler cannot

@@ -30,12 +30,20 @@ export class UnreachableError extends Error {
 }
 
 const isIssue = (issue: unknown): boolean =>
-  typeof issue === 'object' && issue !== null && 'path' in issue && typeof issue.path === 'string' && 'message' in issue && typeof issue.message === 'string';
+  typeof issue === 'object' &&
+  issue !== null &&
+  'path' in issue &&
+  typeof issue.path === 'string' &&
+  'message' in issue &&
+  typeof issue.message === 'string';
 
 const isErrorBody = (body: unknown): body is ReceivedErrorBody =>
-  typeof body === 'object' && body !== null &&
-  'statusCode' in body && Number.isInteger(body.statusCode) &&
-  'error' in body && typeof body.error === 'string' &&
+  typeof body === 'object' &&
+  body !== null &&
+  'statusCode' in body &&
+  Number.isInteger(body.statusCode) &&
+  'error' in body &&
+  typeof body.error === 'string' &&
   (!('code' in body) || body.code === undefined || typeof body.code === 'string') &&
   (!('issues' in body) || body.issues === undefined || (Array.isArray(body.issues) && body.issues.every(isIssue)));
 
@@ -72,5 +80,7 @@ export class NotTaplineError extends Error {
 /** The error for a failed answer: NotTaplineError for a foreign 404, else the ApiError. */
 export function answerError(url: string, status: number, text: string): ApiError | NotTaplineError {
   const error = apiErrorOf(status, text);
-  return status === 404 && !error.fromTapline ? new NotTaplineError(url, `answered 404 with: ${error.body.error.slice(0, 80)}`) : error;
+  return status === 404 && !error.fromTapline
+    ? new NotTaplineError(url, `answered 404 with: ${error.body.error.slice(0, 80)}`)
+    : error;
 }

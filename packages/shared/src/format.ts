@@ -31,7 +31,8 @@ export function statusClass(status: number): StatusClass {
 }
 
 /** `shop.example.com/api/orders`: the domain and path column of a traffic entry. */
-export const trafficTarget = (entry: { readonly domain: string; readonly pathname: string }) => `${entry.domain}${entry.pathname}`;
+export const trafficTarget = (entry: { readonly domain: string; readonly pathname: string }) =>
+  `${entry.domain}${entry.pathname}`;
 
 /** Cuts `text` to `width` characters, marking the cut with an ellipsis. */
 export function truncate(text: string, width: number): string {

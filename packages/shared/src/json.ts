@@ -12,7 +12,8 @@ export function parseJson(text: string): JsonValue {
 }
 
 /** An object whose members can be read by name (arrays included, as `typeof` says). */
-export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === 'object' && value !== null;
+export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null;
 
 /** A value JSON can carry: what `JSON.parse` gives back, with no `undefined`, function or class instance in it. */
 export function isJsonValue(value: unknown): value is JsonValue {

@@ -13,7 +13,8 @@ export const CAPTURE_PATHS = {
 
 /** The text of a path or query value: the contract only puts strings, numbers and booleans there. */
 export function scalarText(value: unknown): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   throw new TypeError(`not a path or query value: ${typeof value}`);
 }
 

@@ -38,7 +38,17 @@ describe('pathnameOf (docs/decisions.md §5.8)', () => {
     const at = `/${'a'.repeat(MAX_PATHNAME - 1)}`;
     expect(pathnameOf(new URL(at, 'https://a.example'))).toBe(at);
     expect(pathnameOf(new URL(`${at}b`, 'https://a.example'))).toBe(at);
-    const body = { domainUrl: 'https://a.example', trafficSourceId: '00000000-0000-7000-8000-000000000000', status: 200, protocol: 'HTTPS', method: 'GET', elapsedTime: 1, requestHeaders: {}, queryParams: {}, responseHeaders: {} };
+    const body = {
+      domainUrl: 'https://a.example',
+      trafficSourceId: '00000000-0000-7000-8000-000000000000',
+      status: 200,
+      protocol: 'HTTPS',
+      method: 'GET',
+      elapsedTime: 1,
+      requestHeaders: {},
+      queryParams: {},
+      responseHeaders: {},
+    };
     expect(ComposeRecord.safeParse({ ...body, pathnameUrl: at }).success).toBe(true);
     expect(ComposeRecord.safeParse({ ...body, pathnameUrl: `${at}b` }).success).toBe(false);
   });

@@ -25,17 +25,23 @@ export async function startBalancer(upstreams: readonly string[]): Promise<Balan
   function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, tries: number): void {
     const index = next++ % upstreams.length;
     const target = new URL(req.url ?? '/', upstreams[index]);
-    const upstream = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-      served.push(index);
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      res.flushHeaders();
-      answer.pipe(res);
-      res.on('close', () => answer.destroy());
-    });
+    const upstream = request(
+      target,
+      { method: req.method, headers: { ...req.headers, host: target.host } },
+      (answer) => {
+        served.push(index);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders();
+        answer.pipe(res);
+        res.on('close', () => answer.destroy());
+      },
+    );
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (res.headersSent) return void res.destroy();
       if (NOT_REACHED.has(error.code ?? '') && tries < upstreams.length) return forward(req, res, body, tries + 1);
-      res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: 502, error: 'Bad Gateway' }));
+      res
+        .writeHead(502, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ statusCode: 502, error: 'Bad Gateway' }));
     });
     upstream.end(body);
   }

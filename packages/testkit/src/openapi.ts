@@ -16,16 +16,16 @@ const REDOCLY = join(dirname(createRequire(import.meta.url).resolve('@redocly/cl
  */
 export async function openApiErrors(doc: object | string): Promise<string[]> {
   const errors: string[] = [];
-  await SwaggerParser.validate(typeof doc === 'string' ? doc : (structuredClone(doc) as never)).catch((error: unknown) =>
-    errors.push(`swagger-parser: ${error instanceof Error ? error.message : String(error)}`),
+  await SwaggerParser.validate(typeof doc === 'string' ? doc : (structuredClone(doc) as never)).catch(
+    (error: unknown) => errors.push(`swagger-parser: ${error instanceof Error ? error.message : String(error)}`),
   );
   const dir = mkdtempSync(join(tmpdir(), 'tapline-openapi-'));
   try {
     const file = typeof doc === 'string' ? doc : join(dir, 'openapi.json');
     if (typeof doc !== 'string') writeFileSync(file, JSON.stringify(doc));
-    const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024 }).catch(
-      (error: { stdout: string }) => error,
-    );
+    const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], {
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(run.stdout) as { problems: { severity: string; ruleId: string; message: string }[] };
     for (const p of report.problems) if (p.severity === 'error') errors.push(`redocly ${p.ruleId}: ${p.message}`);
   } finally {

@@ -9,14 +9,22 @@ const POLL_MS = 10;
  */
 export function until(holds: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
 export function until<T>(read: () => T, check: (value: T) => boolean, timeoutMs?: number): Promise<T>;
-export async function until<T>(read: () => T, checkOrWhat: ((value: T) => boolean) | string, timeoutMs = UNTIL_TIMEOUT_MS): Promise<T> {
+export async function until<T>(
+  read: () => T,
+  checkOrWhat: ((value: T) => boolean) | string,
+  timeoutMs = UNTIL_TIMEOUT_MS,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   const check = typeof checkOrWhat === 'string' ? (value: T) => value === true : checkOrWhat;
   for (;;) {
     const value = await read();
     if (check(value)) return value;
     if (Date.now() > deadline) {
-      throw new Error(typeof checkOrWhat === 'string' ? `timed out after ${timeoutMs} ms waiting for ${checkOrWhat}` : `condition not met within ${timeoutMs} ms; last value:\n${String(value)}`);
+      throw new Error(
+        typeof checkOrWhat === 'string'
+          ? `timed out after ${timeoutMs} ms waiting for ${checkOrWhat}`
+          : `condition not met within ${timeoutMs} ms; last value:\n${String(value)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

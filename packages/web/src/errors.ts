@@ -11,3 +11,18 @@ export function describeError(error: unknown): string {
 export function authFailure(error: unknown): string | undefined {
   return error instanceof ApiError && error.status === 401 ? signInReason(error) : undefined;
 }
+
+/**
+ * A 400's issues by field (`value`, `when`, `webhookIds`), for a form to show beside each input;
+ * `form` holds what names no field of the form, so no message is lost.
+ */
+export function fieldErrors(error: unknown, fields: readonly string[]): Readonly<Record<string, string>> | undefined {
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  const found: Record<string, string> = {};
+  for (const issue of error.body.issues ?? []) {
+    const field = fields.find((f) => issue.path === f || issue.path.startsWith(`${f}.`)) ?? 'form';
+    found[field] = found[field] ? `${found[field]}; ${issue.message}` : issue.message;
+  }
+  if (Object.keys(found).length === 0) found.form = error.message;
+  return found;
+}

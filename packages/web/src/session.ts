@@ -39,7 +39,8 @@ export function keepToken(token: string | undefined): void {
 export function takeTokenFromFragment(): string | undefined {
   const hash = window.location.hash.replace(/^#/, '');
   const token = new URLSearchParams(hash).get('token') ?? undefined;
-  if (token !== undefined) window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  if (token !== undefined)
+    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
   return token || undefined;
 }
 

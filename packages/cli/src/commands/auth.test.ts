@@ -21,9 +21,17 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-const tapline = (argv: string[], input?: string) => run(['--home', home, ...argv], input === undefined ? {} : { input });
-const login = () => tapline(['--url', h.url, 'login', '--email', 'ana@example.com', '--password-stdin'], `${PASSWORD}\n`);
-const tokensOfAna = () => h.deps.db.selectFrom('tokens').innerJoin('users', 'users.id', 'tokens.user_id').select(['tokens.revoked_at']).where('users.email', '=', 'ana@example.com').execute();
+const tapline = (argv: string[], input?: string) =>
+  run(['--home', home, ...argv], input === undefined ? {} : { input });
+const login = () =>
+  tapline(['--url', h.url, 'login', '--email', 'ana@example.com', '--password-stdin'], `${PASSWORD}\n`);
+const tokensOfAna = () =>
+  h.deps.db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select(['tokens.revoked_at'])
+    .where('users.email', '=', 'ana@example.com')
+    .execute();
 /** The id of a process that has ended: what a daemon killed without a clean stop leaves in daemon.json. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid;
 
@@ -34,8 +42,15 @@ describe('tapline auth status and logout', () => {
     expect(status.code, status.stderr).toBe(EXIT.OK);
     expect(status.stdout).toContain(`daemon   ${h.url}  (from --url)`);
     expect(status.stdout).toContain('user     ana@example.com');
-    expect(status.stdout).toMatch(new RegExp(`token {4}full scope, expires \\d{4}-\\d\\d-\\d\\dT[^ ]+ \\(in (29|30) days\\), from ${join(home, 'credentials')}`));
-    const json = (await tapline(['--url', h.url, 'auth', 'status', '--json'])).json<{ expiresAt: string; scope: string }>();
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `token {4}full scope, expires \\d{4}-\\d\\d-\\d\\dT[^ ]+ \\(in (29|30) days\\), from ${join(home, 'credentials')}`,
+      ),
+    );
+    const json = (await tapline(['--url', h.url, 'auth', 'status', '--json'])).json<{
+      expiresAt: string;
+      scope: string;
+    }>();
     expect(Date.parse(json.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
 
     const out = await tapline(['logout']);
@@ -48,7 +63,10 @@ describe('tapline auth status and logout', () => {
     expect(none.code).toBe(EXIT.AUTH);
     expect(none.stderr).toContain('tapline: not logged in: no token');
     const again = await tapline(['--url', h.url, 'logout']);
-    expect([again.code, again.stdout]).toEqual([EXIT.OK, `not logged in (no ${join(home, 'credentials')}); nothing to do\n`]);
+    expect([again.code, again.stdout]).toEqual([
+      EXIT.OK,
+      `not logged in (no ${join(home, 'credentials')}); nothing to do\n`,
+    ]);
   });
 
   it('auth status exits 4 when the daemon refuses the token', async () => {
@@ -58,10 +76,15 @@ describe('tapline auth status and logout', () => {
   });
 
   it('logout with the daemon gone still forgets the login, and says the token stays valid', async () => {
-    writeFileSync(join(home, 'credentials'), JSON.stringify({ token: 'x.y.z', url: 'http://127.0.0.1:9', email: 'ana@example.com' }));
+    writeFileSync(
+      join(home, 'credentials'),
+      JSON.stringify({ token: 'x.y.z', url: 'http://127.0.0.1:9', email: 'ana@example.com' }),
+    );
     const out = await tapline(['logout']);
     expect(out.code).toBe(EXIT.OK);
-    expect(out.stderr).toMatch(/could not be revoked \(cannot reach the Tapline daemon at http:\/\/127\.0\.0\.1:9 .*\); it stays valid/);
+    expect(out.stderr).toMatch(
+      /could not be revoked \(cannot reach the Tapline daemon at http:\/\/127\.0\.0\.1:9 .*\); it stays valid/,
+    );
     expect(() => readFileSync(join(home, 'credentials'))).toThrow();
   });
 
@@ -69,7 +92,10 @@ describe('tapline auth status and logout', () => {
     // The home is a file: nothing can be written below it (a read-only home, even for root).
     const blocked = join(home, 'not-a-dir');
     writeFileSync(blocked, '');
-    const result = await run(['--home', blocked, '--url', h.url, 'login', '--email', 'ana@example.com', '--password-stdin'], { input: PASSWORD });
+    const result = await run(
+      ['--home', blocked, '--url', h.url, 'login', '--email', 'ana@example.com', '--password-stdin'],
+      { input: PASSWORD },
+    );
     expect(result.code).toBe(EXIT.UNEXPECTED);
     expect(result.stderr).toContain(`tapline: cannot save the login to ${join(blocked, 'credentials')}`);
     expect(result.stderr).toContain('so the new token was revoked');

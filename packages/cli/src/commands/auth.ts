@@ -18,7 +18,8 @@ export interface AuthStatus {
   readonly expiresAt: string | null;
 }
 
-const NOT_LOGGED_IN_HINT = 'log in with `tapline login --email <you>`, pass --token, or start `taplined` on this machine';
+const NOT_LOGGED_IN_HINT =
+  'log in with `tapline login --email <you>`, pass --token, or start `taplined` on this machine';
 
 /**
  * `tapline auth status`: who the token is, at which daemon, where the token came from, its scope
@@ -26,7 +27,12 @@ const NOT_LOGGED_IN_HINT = 'log in with `tapline login --email <you>`, pass --to
  * 3 when the daemon cannot be reached, so a script can branch on `tapline auth status`.
  */
 export async function authStatus(ctx: CliContext): Promise<AuthStatus> {
-  if (!ctx.tokenFrom || !ctx.token) throw new CliError(EXIT.AUTH, `not logged in: no token (looked at --token, TAPLINE_TOKEN, ${ctx.home}/credentials and ${ctx.home}/token)`, NOT_LOGGED_IN_HINT);
+  if (!ctx.tokenFrom || !ctx.token)
+    throw new CliError(
+      EXIT.AUTH,
+      `not logged in: no token (looked at --token, TAPLINE_TOKEN, ${ctx.home}/credentials and ${ctx.home}/token)`,
+      NOT_LOGGED_IN_HINT,
+    );
   const me = await ctx.client.call(contract.me);
   const expiry = tokenExpiry(ctx.token);
   return {
@@ -60,7 +66,9 @@ export const registerAuth: Register = (program, context) => {
   const auth = program.command('auth').description('the login: who the token is and where it comes from');
   const cmd = auth
     .command('status')
-    .description('who the token is, at which daemon, where it came from, its scope and expiry; exit 4 when not logged in or refused')
+    .description(
+      'who the token is, at which daemon, where it came from, its scope and expiry; exit 4 when not logged in or refused',
+    )
     .action(async (_opts: unknown, command: Command) => {
       const ctx = context(command, { requireToken: false });
       printAuthStatus(ctx, await authStatus(ctx));

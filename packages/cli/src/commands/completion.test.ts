@@ -14,7 +14,9 @@ describe('tapline completion', () => {
     expect(complete('tapline tr')).toEqual(['traffic']);
     expect(complete('tapline traffic ')).toEqual(expect.arrayContaining(['list', 'show']));
     expect(complete('tapline --url http://x traffic list shop --st')).toEqual(['--status']);
-    expect(complete('tapline webhooks add shop --')).toEqual(expect.arrayContaining(['--type', '--level', '--value', '--json']));
+    expect(complete('tapline webhooks add shop --')).toEqual(
+      expect.arrayContaining(['--type', '--level', '--value', '--json']),
+    );
   });
 
   it('offers values where values belong, not flag names', async () => {
@@ -42,7 +44,7 @@ describe('tapline completion', () => {
     expect(zsh).toContain(bash.slice(bash.indexOf('_tapline() {')));
     const fish = (await run(['completion', 'fish'])).stdout;
     expect(fish).toContain("complete -c tapline -n '__fish_use_subcommand' -a traffic");
-    expect(fish).toContain("-l status -r -d");
+    expect(fish).toContain('-l status -r -d');
     expect(fish).toContain("-l level -x -a 'INFO WARNING FATAL'");
     expect(fish).toContain("-a '(tapline __complete sources 2>/dev/null)'");
     expect((await run(['completion', 'tcsh'])).code).toBe(EXIT.USAGE);

@@ -28,7 +28,9 @@ function walk(cmd: Command, path: readonly string[] = [], spellings: readonly (r
   const visible = cmd.commands.filter((c) => !('_hidden' in c && c._hidden === true));
   const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
   const options = cmd.options.filter((o) => !o.hidden);
-  const args = cmd.registeredArguments.map((a) => (a.name() === SOURCE ? SOURCE : a.argChoices ? `choice:${a.argChoices.join(',')}` : '-'));
+  const args = cmd.registeredArguments.map((a) =>
+    a.name() === SOURCE ? SOURCE : a.argChoices ? `choice:${a.argChoices.join(',')}` : '-',
+  );
   return [
     { path, spellings, description: cmd.description(), subcommands: names, options, args },
     ...visible.flatMap((c) => walk(c, [...path, c.name()], [...spellings, [c.name(), ...c.aliases()]])),
@@ -36,17 +38,27 @@ function walk(cmd: Command, path: readonly string[] = [], spellings: readonly (r
 }
 
 const words = (node: Node, globals: readonly Option[]) =>
-  [...node.subcommands, ...[...node.options, ...globals].map((o) => o.long).filter((l): l is string => Boolean(l)), '--help'].join(' ');
+  [
+    ...node.subcommands,
+    ...[...node.options, ...globals].map((o) => o.long).filter((l): l is string => Boolean(l)),
+    '--help',
+  ].join(' ');
 
 /** What a value after this option can be: its choices, source names, or nothing known (files). */
-const valuesOf = (o: Option): string | null => (o.argChoices ? o.argChoices.join(' ') : o.attributeName() === SOURCE ? SOURCES : null);
+const valuesOf = (o: Option): string | null =>
+  o.argChoices ? o.argChoices.join(' ') : o.attributeName() === SOURCE ? SOURCES : null;
 
 /** Every way to type a node's words, aliases included: `traffic list`, `traffic ls`. */
-const spelledPaths = (n: Node): string[][] => n.spellings.reduce<string[][]>((paths, names) => paths.flatMap((p) => names.map((name) => [...p, name])), [[]]);
+const spelledPaths = (n: Node): string[][] =>
+  n.spellings.reduce<string[][]>((paths, names) => paths.flatMap((p) => names.map((name) => [...p, name])), [[]]);
 
 /** The words typed so far are the node's, with or without more (its arguments) after them. */
 const pathPatterns = (n: Node) =>
-  n.path.length === 0 ? '*' : spelledPaths(n).flatMap((p) => [`"${p.map((w) => ` ${w}`).join('')}"`, `"${p.map((w) => ` ${w}`).join('')} "*`]).join('|');
+  n.path.length === 0
+    ? '*'
+    : spelledPaths(n)
+        .flatMap((p) => [`"${p.map((w) => ` ${w}`).join('')}"`, `"${p.map((w) => ` ${w}`).join('')} "*`])
+        .join('|');
 
 function nodeCase(n: Node, globals: readonly Option[]): string {
   const valued = n.options.filter((o) => o.long && valuesOf(o)).map((o) => `${o.long}) vals="${valuesOf(o)}" ;;`);
@@ -57,9 +69,20 @@ function nodeCase(n: Node, globals: readonly Option[]): string {
 function bash(program: Command): string {
   const nodes = walk(program);
   const globals = program.options.filter((o) => !o.hidden);
-  const valued = [...new Set(nodes.flatMap((n) => n.options).concat(globals).filter((o) => o.required || o.optional).map((o) => o.long))].join('|');
+  const valued = [
+    ...new Set(
+      nodes
+        .flatMap((n) => n.options)
+        .concat(globals)
+        .filter((o) => o.required || o.optional)
+        .map((o) => o.long),
+    ),
+  ].join('|');
   // Deepest paths first: `case` takes the first pattern that matches.
-  const cases = [...nodes].sort((a, b) => b.path.length - a.path.length).map((n) => nodeCase(n, globals)).join('\n');
+  const cases = [...nodes]
+    .sort((a, b) => b.path.length - a.path.length)
+    .map((n) => nodeCase(n, globals))
+    .join('\n');
   return `# tapline completion for bash: eval "$(tapline completion bash)", or save it in
 # ~/.local/share/bash-completion/completions/tapline
 _tapline() {
@@ -102,7 +125,10 @@ function zsh(program: Command): string {
   return `#compdef tapline
 # tapline completion for zsh: eval "$(tapline completion zsh)" in ~/.zshrc, after compinit
 autoload -U +X bashcompinit && bashcompinit
-${bash(program).split('\n').filter((l) => !l.startsWith('#')).join('\n')}`;
+${bash(program)
+  .split('\n')
+  .filter((l) => !l.startsWith('#'))
+  .join('\n')}`;
 }
 
 const fishQuote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -113,27 +139,49 @@ const FISH_SOURCES = '(tapline __complete sources 2>/dev/null)';
 function fishCondition(n: Node): string {
   if (n.path.length === 0) return '__fish_use_subcommand';
   const seen = n.spellings.map((names) => `__fish_seen_subcommand_from ${names.join(' ')}`);
-  return [...seen, ...(n.subcommands.length ? [`not __fish_seen_subcommand_from ${n.subcommands.join(' ')}`] : [])].join('; and ');
+  return [
+    ...seen,
+    ...(n.subcommands.length ? [`not __fish_seen_subcommand_from ${n.subcommands.join(' ')}`] : []),
+  ].join('; and ');
 }
 
 function fish(program: Command): string {
   const nodes = walk(program);
-  const lines = ['# tapline completion for fish: tapline completion fish > ~/.config/fish/completions/tapline.fish', 'complete -c tapline -f'];
+  const lines = [
+    '# tapline completion for fish: tapline completion fish > ~/.config/fish/completions/tapline.fish',
+    'complete -c tapline -f',
+  ];
   for (const node of nodes) {
     const cond = fishCondition(node);
-    const parent = nodes.find((n) => n.path.length === node.path.length - 1 && node.path.slice(0, -1).every((p, i) => n.path[i] === p));
+    const parent = nodes.find(
+      (n) => n.path.length === node.path.length - 1 && node.path.slice(0, -1).every((p, i) => n.path[i] === p),
+    );
     const name = node.path[node.path.length - 1];
-    if (parent && name) lines.push(`complete -c tapline -n ${fishQuote(fishCondition(parent))} -a ${name} -d ${fishQuote(node.description)}`);
-    if (node.args[0] === SOURCE && !node.subcommands.length) lines.push(`complete -c tapline -n ${fishQuote(cond)} -a ${fishQuote(FISH_SOURCES)}`);
+    if (parent && name)
+      lines.push(
+        `complete -c tapline -n ${fishQuote(fishCondition(parent))} -a ${name} -d ${fishQuote(node.description)}`,
+      );
+    if (node.args[0] === SOURCE && !node.subcommands.length)
+      lines.push(`complete -c tapline -n ${fishQuote(cond)} -a ${fishQuote(FISH_SOURCES)}`);
     for (const o of node.options) {
       if (!o.long) continue;
       const values = valuesOf(o);
       // -x: only these values; -r alone would offer file names beside them.
-      const taking = values ? ` -x -a ${fishQuote(values === SOURCES ? FISH_SOURCES : values)}` : o.required ? ' -r' : '';
-      lines.push(`complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${taking} -d ${fishQuote(o.description)}`);
+      const taking = values
+        ? ` -x -a ${fishQuote(values === SOURCES ? FISH_SOURCES : values)}`
+        : o.required
+          ? ' -r'
+          : '';
+      lines.push(
+        `complete -c tapline -n ${fishQuote(cond)} -l ${o.long.replace(/^--/, '')}${taking} -d ${fishQuote(o.description)}`,
+      );
     }
   }
-  for (const o of program.options) if (o.long && !o.hidden) lines.push(`complete -c tapline -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''} -d ${fishQuote(o.description)}`);
+  for (const o of program.options)
+    if (o.long && !o.hidden)
+      lines.push(
+        `complete -c tapline -l ${o.long.replace(/^--/, '')}${o.required ? ' -r' : ''} -d ${fishQuote(o.description)}`,
+      );
   return `${lines.join('\n')}\n`;
 }
 
@@ -162,5 +210,9 @@ export const registerCompletion: Register = (program, context) => {
       const out = root(command);
       out.configureOutput().writeOut?.(completionScript(out, shell));
     });
-  example(cmd, 'eval "$(tapline completion bash)"', 'tapline completion fish > ~/.config/fish/completions/tapline.fish');
+  example(
+    cmd,
+    'eval "$(tapline completion bash)"',
+    'tapline completion fish > ~/.config/fish/completions/tapline.fish',
+  );
 };

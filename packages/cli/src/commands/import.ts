@@ -38,7 +38,10 @@ export async function importHar(ctx: CliContext, source: string, file: string): 
       ids.push(...(await request(ctx, contract.composeBatch, { params: { trafficSourceId: id }, body })).data.ids);
     }
   } catch (error) {
-    if (ids.length) ctx.note(`${ids.length} of ${fresh.length} entries were imported before this error; importing the file again sends only the rest`);
+    if (ids.length)
+      ctx.note(
+        `${ids.length} of ${fresh.length} entries were imported before this error; importing the file again sends only the rest`,
+      );
     throw error;
   }
   return { imported: ids.length, ids, skipped: Object.fromEntries(har.skipped), alreadyImported: already };
@@ -47,7 +50,9 @@ export async function importHar(ctx: CliContext, source: string, file: string): 
 export const registerImport: Register = (program, context) => {
   const cmd = program
     .command('import <source> <file>')
-    .description('import the requests of a HAR file (Chrome, Firefox, mitmproxy, HTTP Toolkit) into a source; entries imported before are skipped')
+    .description(
+      'import the requests of a HAR file (Chrome, Firefox, mitmproxy, HTTP Toolkit) into a source; entries imported before are skipped',
+    )
     .action(async (source: string, file: string, _opts: unknown, command: Command) => {
       const ctx = context(command);
       const result = await importHar(ctx, source, file);

@@ -24,11 +24,15 @@ async function askPassword(ctx: CliContext, fromStdin: boolean | undefined): Pro
   const { default: password } = await import('@inquirer/password');
   try {
     // Io's stderr is typed by what commands write; the prompt runs only on a terminal, where it is the process's stderr stream.
-    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-    return await password({ message: 'Password', mask: '*' }, { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal });
+    return await password(
+      { message: 'Password', mask: '*' },
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+      { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream, signal: ctx.io.signal },
+    );
   } catch (error) {
     // Ctrl-C at the prompt (ExitPromptError, AbortPromptError) ends cleanly, as Ctrl-C does elsewhere.
-    if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name)) throw new CliError(EXIT.OK, 'cancelled; not logged in');
+    if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name))
+      throw new CliError(EXIT.OK, 'cancelled; not logged in');
     throw error;
   }
 }
@@ -43,7 +47,11 @@ export async function login(ctx: CliContext, email: string, passwordStdin?: bool
     issued = await ctx.client.call(contract.createToken, { body: { email, password } });
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      throw new CliError(EXIT.AUTH, 'wrong email or password', `the daemon's admin sets a password with \`taplined user passwd ${email}\``);
+      throw new CliError(
+        EXIT.AUTH,
+        'wrong email or password',
+        `the daemon's admin sets a password with \`taplined user passwd ${email}\``,
+      );
     }
     throw error;
   }
@@ -57,12 +65,20 @@ export async function login(ctx: CliContext, email: string, passwordStdin?: bool
     // A token nobody holds must not stay valid for 30 days: take it back before failing.
     const { revocation } = await revokeAt(ctx.url, issued.token);
     const reason = error instanceof Error ? error.message : String(error);
-    const fate = revocation === 'not-revoked' ? 'and the new token could not be revoked; it expires on its own' : 'so the new token was revoked';
-    throw new CliError(EXIT.UNEXPECTED, `cannot save the login to ${credentialsFile(ctx.home)} (${reason}); ${fate}`, 'make the home writable, or choose another with --home or TAPLINE_HOME');
+    const fate =
+      revocation === 'not-revoked'
+        ? 'and the new token could not be revoked; it expires on its own'
+        : 'so the new token was revoked';
+    throw new CliError(
+      EXIT.UNEXPECTED,
+      `cannot save the login to ${credentialsFile(ctx.home)} (${reason}); ${fate}`,
+      'make the home writable, or choose another with --home or TAPLINE_HOME',
+    );
   }
   // The replaced login's token is held by nobody now: revoked where it was issued, or named.
   const previousUrl = replaced && loginUrl(replaced, ctx.home);
-  const previous = replaced && previousUrl ? { url: previousUrl, ...(await revokeAt(previousUrl, replaced.token)) } : null;
+  const previous =
+    replaced && previousUrl ? { url: previousUrl, ...(await revokeAt(previousUrl, replaced.token)) } : null;
   return { email, url: ctx.url, credentials, expiresAt: issued.expiresAt, previous };
 }
 
@@ -73,18 +89,25 @@ function printLogin(ctx: CliContext, result: LoginResult): void {
   ctx.note(ctx.colors.dim(`token stored in ${result.credentials}`));
   const previous = result.previous;
   if (previous?.revocation === 'revoked') ctx.note(`the token of the previous login was revoked at ${previous.url}`);
-  if (previous?.revocation === 'not-revoked') for (const line of unrevokedLines('the token of the previous login', previous)) ctx.note(ctx.colors.yellow(line));
+  if (previous?.revocation === 'not-revoked')
+    for (const line of unrevokedLines('the token of the previous login', previous)) ctx.note(ctx.colors.yellow(line));
 }
 
 export const registerLogin: Register = (program, context) => {
   const cmd = program
     .command('login')
-    .description('log in with email and password; later commands use the stored token (a login it replaces has its token revoked)')
+    .description(
+      'log in with email and password; later commands use the stored token (a login it replaces has its token revoked)',
+    )
     .requiredOption('--email <email>', 'your email address')
     .option('--password-stdin', 'read the password from standard input instead of asking')
     .action(async (opts: { email: string; passwordStdin?: boolean }, command: Command) => {
       const ctx = context(command, { requireToken: false });
       printLogin(ctx, await login(ctx, opts.email, opts.passwordStdin));
     });
-  example(cmd, 'tapline login --email ana@example.com', 'printf %s "$PASSWORD" | tapline login --email ana@example.com --password-stdin');
+  example(
+    cmd,
+    'tapline login --email ana@example.com',
+    'printf %s "$PASSWORD" | tapline login --email ana@example.com --password-stdin',
+  );
 };

@@ -48,9 +48,11 @@ export function printLogout(ctx: CliContext, r: LogoutResult): void {
   const who = r.email ? ` as ${r.email}` : '';
   ctx.print(`logged out of ${r.url}${who}; removed ${r.credentials}`);
   if (r.revocation === 'revoked') ctx.note('the token was revoked at the daemon');
-  else if (r.revocation === 'already-invalid') ctx.note('the daemon no longer accepted the token (expired or revoked already)');
+  else if (r.revocation === 'already-invalid')
+    ctx.note('the daemon no longer accepted the token (expired or revoked already)');
   else for (const line of unrevokedLines('the token', r)) ctx.note(ctx.colors.yellow(line));
-  if (existsSync(tokenFile(ctx.home))) ctx.note(ctx.colors.dim(`later commands use the daemon's token in ${tokenFile(ctx.home)}`));
+  if (existsSync(tokenFile(ctx.home)))
+    ctx.note(ctx.colors.dim(`later commands use the daemon's token in ${tokenFile(ctx.home)}`));
 }
 
 export const registerLogout: Register = (program, context) => {

@@ -30,10 +30,18 @@ export async function openWebUi(ctx: CliContext, launch: Launcher): Promise<Open
   const me = await ctx.client.call(contract.me);
   const page = await ctx.client.raw('/', { headers: { accept: 'text/html' } });
   await page.body?.cancel();
-  if (page.status !== 200) throw notFound(`${ctx.url} serves no web UI (answered ${page.status})`, 'taplined serves it at / unless started with --no-ui');
+  if (page.status !== 200)
+    throw notFound(
+      `${ctx.url} serves no web UI (answered ${page.status})`,
+      'taplined serves it at / unless started with --no-ui',
+    );
   const signedIn = `${ctx.url}/#token=${encodeURIComponent(ctx.token ?? '')}`;
   const file = join(ctx.home, 'open.html');
-  writeFileSync(file, `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${htmlText(signedIn)}"><title>Tapline</title>\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${htmlText(signedIn)}"><title>Tapline</title>\n`,
+    { mode: 0o600 },
+  );
   chmodSync(file, 0o600);
   await launch(pathToFileURL(file).href);
   return { url: `${ctx.url}/`, email: me.email };
@@ -42,10 +50,24 @@ export async function openWebUi(ctx: CliContext, launch: Launcher): Promise<Open
 /** `$BROWSER` (its first command, as xdg-utils reads it), else the platform's opener. */
 export const systemLauncher: Launcher = (target) => {
   const chosen = process.env.BROWSER?.split(':')[0]?.trim();
-  const [command, ...args] = chosen ? [chosen] : process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['cmd', '/c', 'start', '""'] : ['xdg-open'];
+  const [command, ...args] = chosen
+    ? [chosen]
+    : process.platform === 'darwin'
+      ? ['open']
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""']
+        : ['xdg-open'];
   return new Promise((resolve, reject) => {
     const child = spawn(command ?? 'xdg-open', [...args, target], { detached: true, stdio: 'ignore' });
-    child.once('error', (error) => reject(new CliError(EXIT.UNEXPECTED, `cannot start a browser (${command}: ${error.message})`, 'set BROWSER to your browser, or open the address and sign in')));
+    child.once('error', (error) =>
+      reject(
+        new CliError(
+          EXIT.UNEXPECTED,
+          `cannot start a browser (${command}: ${error.message})`,
+          'set BROWSER to your browser, or open the address and sign in',
+        ),
+      ),
+    );
     child.once('spawn', () => {
       child.unref();
       resolve();

@@ -1,6 +1,16 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { createRecorder, DEFAULT_MAX_BODY, FilterSyntaxError, pointAtColumn, resolveSourceId, SourceNotFoundError, UnreachableError, type Recorder, type RecordBody } from '@tapline/shared';
+import {
+  createRecorder,
+  DEFAULT_MAX_BODY,
+  FilterSyntaxError,
+  pointAtColumn,
+  resolveSourceId,
+  SourceNotFoundError,
+  UnreachableError,
+  type Recorder,
+  type RecordBody,
+} from '@tapline/shared';
 import type { CliContext } from '../context.js';
 import { notFound, usage } from '../exit-codes.js';
 import { example } from '../help.js';
@@ -51,9 +61,20 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
     onError: (error) => notices.failed(error),
     onRefused: (refusal) => notices.refused(refusal),
   });
-  const server = createProxyServer({ target, maxBody: opts.maxBody, isExcluded: exclusion.path, onExchange: (exchange) => recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters) });
+  const server = createProxyServer({
+    target,
+    maxBody: opts.maxBody,
+    isExcluded: exclusion.path,
+    onExchange: (exchange) =>
+      recordExchange(recorder, exclusion, () => toRecord(exchange, target, opts.maxBody), server.counters),
+  });
   const address = await server.listen(listen.host, listen.port).catch((error: NodeJS.ErrnoException) => {
-    throw usage(`cannot listen on ${opts.listen} (${error.code ?? error.message})`, error.code === 'EADDRINUSE' ? 'another program uses that port: pick one with --listen 127.0.0.1:<port>' : undefined);
+    throw usage(
+      `cannot listen on ${opts.listen} (${error.code ?? error.message})`,
+      error.code === 'EADDRINUSE'
+        ? 'another program uses that port: pick one with --listen 127.0.0.1:<port>'
+        : undefined,
+    );
   });
   const url = proxyUrl(address);
   if (ctx.mode === 'table') {
@@ -61,7 +82,9 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
     ctx.note(`forwarding to ${target.origin}, recording to source ${opts.source}; Ctrl-C to stop`);
   } else ctx.print(JSON.stringify({ event: 'listening', url, target: target.origin, source: opts.source }));
 
-  await new Promise<void>((resolve) => (ctx.io.signal.aborted ? resolve() : ctx.io.signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) =>
+    ctx.io.signal.aborted ? resolve() : ctx.io.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   await server.close(CLOSE_GRACE_MS);
   // Exchanges finishing during the grace period are still being turned into records.
   await new Promise((resolve) => setImmediate(resolve));
@@ -73,7 +96,12 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
 }
 
 /** Records an exchange unless a filter excludes it; a record that cannot be built is left out, never thrown into the proxy. */
-function recordExchange(recorder: Recorder, exclusion: Exclusion, build: () => ReturnType<typeof toRecord>, counters: ProxyCounters): void {
+function recordExchange(
+  recorder: Recorder,
+  exclusion: Exclusion,
+  build: () => ReturnType<typeof toRecord>,
+  counters: ProxyCounters,
+): void {
   const record = (body: RecordBody | null) => {
     if (!body) return;
     if (exclusion.record?.(body)) {
@@ -99,7 +127,8 @@ async function startingSource(ctx: CliContext, source: string): Promise<string |
     return await resolveSourceId(ctx.client, source);
   } catch (error) {
     // Exit 5 as for every other command (README, exit codes): a wrong name is not a crash.
-    if (error instanceof SourceNotFoundError) throw notFound(error.message, 'see `tapline sources list`, or add it with `tapline sources add`');
+    if (error instanceof SourceNotFoundError)
+      throw notFound(error.message, 'see `tapline sources list`, or add it with `tapline sources add`');
     if (!(error instanceof UnreachableError)) throw error;
     ctx.note(`tapline proxy: ${error.message}; forwarding anyway, records wait in the queue until it answers`);
     return () => resolveSourceId(ctx.client, source);
@@ -110,16 +139,21 @@ function wrap<T>(make: () => T): T {
   try {
     return make();
   } catch (error) {
-    if (error instanceof FilterSyntaxError) throw usage(`--exclude is neither a path glob (begins with /) nor a valid filter:\n${pointAtColumn(error)}`);
+    if (error instanceof FilterSyntaxError)
+      throw usage(`--exclude is neither a path glob (begins with /) nor a valid filter:\n${pointAtColumn(error)}`);
     throw usage(error instanceof Error ? error.message : String(error));
   }
 }
 
 export function printSummary(ctx: CliContext, s: ProxySummary): void {
   if (ctx.mode !== 'table') return ctx.print(JSON.stringify({ event: 'summary', ...s }));
-  const byMethod = Object.entries(s.unrecorded).map(([method, n]) => `${method} ${n}`).join(', ');
+  const byMethod = Object.entries(s.unrecorded)
+    .map(([method, n]) => `${method} ${n}`)
+    .join(', ');
   const unrecorded = Object.values(s.unrecorded).reduce((a, b) => a + b, 0);
-  ctx.note(`tapline proxy: forwarded ${s.forwarded}; stored ${s.stored}; dropped ${s.dropped}; excluded ${s.excluded}; not recorded by method ${unrecorded}${byMethod ? ` (${byMethod})` : ''}; target unreachable ${s.targetErrors}; client gone before an answer ${s.abandoned}`);
+  ctx.note(
+    `tapline proxy: forwarded ${s.forwarded}; stored ${s.stored}; dropped ${s.dropped}; excluded ${s.excluded}; not recorded by method ${unrecorded}${byMethod ? ` (${byMethod})` : ''}; target unreachable ${s.targetErrors}; client gone before an answer ${s.abandoned}`,
+  );
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -143,10 +177,19 @@ export const registerProxy: Register = (program, context) => {
     .option('--listen <host:port>', 'where the proxy listens', '127.0.0.1:8080')
     .option('--max-body <size>', 'text kept of each body in a record', size, DEFAULT_MAX_BODY)
     .option('--max-queue <n>', 'records held while the daemon is slow or down, then dropped and counted', count, 10_000)
-    .option('--exclude <pattern>', 'leave out of recording: a path glob (/health, /static/**) or a filter (status<400 and path^=/assets); repeatable', collect, [])
+    .option(
+      '--exclude <pattern>',
+      'leave out of recording: a path glob (/health, /static/**) or a filter (status<400 and path^=/assets); repeatable',
+      collect,
+      [],
+    )
     .action(async (opts: ProxyOptions, command: Command) => {
       const ctx = context(command);
       printSummary(ctx, await runProxy(ctx, opts));
     });
-  example(cmd, 'tapline proxy --source demo --target http://localhost:3000', 'tapline proxy --source shop --target http://localhost:5173 --listen 0.0.0.0:8080 --exclude /health --exclude "/assets/**"');
+  example(
+    cmd,
+    'tapline proxy --source demo --target http://localhost:3000',
+    'tapline proxy --source shop --target http://localhost:5173 --listen 0.0.0.0:8080 --exclude /health --exclude "/assets/**"',
+  );
 };

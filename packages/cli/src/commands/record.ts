@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ApiError, ComposeRecord, contract, type ComposeRecordInput, formatBytes, formatLatency, trafficTarget, type HttpTrafficRecord } from '@tapline/shared';
+import {
+  ApiError,
+  ComposeRecord,
+  contract,
+  type ComposeRecordInput,
+  formatBytes,
+  formatLatency,
+  trafficTarget,
+  type HttpTrafficRecord,
+} from '@tapline/shared';
 import { request, type Answer } from '../api.js';
 import type { CliContext } from '../context.js';
 import { BODY_LIMIT_HINT, CliError, invalid, usage } from '../exit-codes.js';
@@ -31,7 +40,8 @@ export function parseRecords(text: string): RecordInput[] {
   if (!trimmed) throw invalid('no record given: the input is empty');
   try {
     const whole: unknown = JSON.parse(trimmed);
-    if (Array.isArray(whole) && whole.length === 0) throw invalid('no records: the input is an empty JSON array; nothing was sent');
+    if (Array.isArray(whole) && whole.length === 0)
+      throw invalid('no records: the input is an empty JSON array; nothing was sent');
     if (Array.isArray(whole)) return whole.map((body, i) => toInput(body, `item ${i + 1}`));
     return [toInput(whole, WHOLE)];
   } catch (error) {
@@ -44,7 +54,10 @@ export function parseRecords(text: string): RecordInput[] {
     try {
       parsed = JSON.parse(line);
     } catch (error) {
-      throw invalid(`line ${i + 1} is not valid JSON (${error instanceof Error ? error.message : String(error)})`, 'give one JSON object, or NDJSON: one object per line');
+      throw invalid(
+        `line ${i + 1} is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        'give one JSON object, or NDJSON: one object per line',
+      );
     }
     records.push(toInput(parsed, `line ${i + 1}`));
   });
@@ -52,12 +65,14 @@ export function parseRecords(text: string): RecordInput[] {
 }
 
 function toInput(body: unknown, where: string): RecordInput {
-  if (!isObject(body)) throw invalid(`${where}: expected a JSON object with domainUrl, pathnameUrl, status, method, ...`);
+  if (!isObject(body))
+    throw invalid(`${where}: expected a JSON object with domainUrl, pathnameUrl, status, method, ...`);
   return { where, body };
 }
 
 /** The contract's own check, as a type guard: the body is what `ComposeRecordInput` describes. */
-const isComposeInput = (body: Record<string, unknown>): body is ComposeRecordInput => ComposeRecord.safeParse(body).success;
+const isComposeInput = (body: Record<string, unknown>): body is ComposeRecordInput =>
+  ComposeRecord.safeParse(body).success;
 
 /** A record the contract accepts, sent as it was given (unparsed, so nothing is added or dropped). */
 export interface CheckedRecord {
@@ -74,7 +89,8 @@ export function checkRecords(records: readonly RecordInput[], trafficSourceId: s
   const checked = records.flatMap(({ where, body }) => {
     const filled = { ...body, trafficSourceId: body.trafficSourceId ?? trafficSourceId };
     const issues: string[] = [];
-    if (filled.trafficSourceId !== trafficSourceId) issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
+    if (filled.trafficSourceId !== trafficSourceId)
+      issues.push(`trafficSourceId: must be this source's id ${trafficSourceId} (or left out)`);
     if (isComposeInput(filled) && !issues.length) return [{ where, body: filled }];
     const result = ComposeRecord.safeParse(filled);
     if (!result.success) issues.push(...result.error.issues.map((issue) => describeIssue(filled, issue)));
@@ -84,12 +100,19 @@ export function checkRecords(records: readonly RecordInput[], trafficSourceId: s
   // Every issue of every invalid record, one record a line, as a compiler lists its errors: the
   // producer of a batch fixes them all in one go.
   const [first, ...rest] = bad;
-  if (first) throw invalid(`invalid record${first.startsWith(`${WHOLE}:`) ? first.slice(WHOLE.length) : ` on ${first}`}`, [...rest, `${rest.length ? `${bad.length} invalid records; ` : ''}nothing was sent`].join('\n  '));
+  if (first)
+    throw invalid(
+      `invalid record${first.startsWith(`${WHOLE}:`) ? first.slice(WHOLE.length) : ` on ${first}`}`,
+      [...rest, `${rest.length ? `${bad.length} invalid records; ` : ''}nothing was sent`].join('\n  '),
+    );
   return checked;
 }
 
 /** `status must be ...` when the schema's message names the field already; `requestHeaders is missing`. */
-function describeIssue(record: Record<string, unknown>, issue: { path: PropertyKey[]; message: string; code: string }): string {
+function describeIssue(
+  record: Record<string, unknown>,
+  issue: { path: PropertyKey[]; message: string; code: string },
+): string {
   const path = issue.path.map(String).join('.');
   const value = issue.path.reduce<unknown>((v, key) => (isObject(v) ? v[String(key)] : undefined), record);
   if (issue.code === 'invalid_type' && value === undefined) return `${path} is missing`;
@@ -109,13 +132,21 @@ export async function readRecordInput(ctx: CliContext, file: string | undefined)
 }
 
 /** `tapline record`: composes each record in order, as the daemon's compose endpoint does. */
-export async function composeRecords(ctx: CliContext, source: string, records: readonly RecordInput[], onComposed?: (answer: Answer<HttpTrafficRecord>) => void) {
+export async function composeRecords(
+  ctx: CliContext,
+  source: string,
+  records: readonly RecordInput[],
+  onComposed?: (answer: Answer<HttpTrafficRecord>) => void,
+) {
   const { id } = await resolveSource(ctx, source);
   const checked = checkRecords(records, id);
   const answers: Answer<HttpTrafficRecord>[] = [];
   try {
     for (const record of checked) {
-      const answer = await request(ctx, contract.composeRecord, { params: { trafficSourceId: id }, body: record.body }).catch((error: unknown) => {
+      const answer = await request(ctx, contract.composeRecord, {
+        params: { trafficSourceId: id },
+        body: record.body,
+      }).catch((error: unknown) => {
         throw tooLarge(error, record) ?? error;
       });
       answers.push(answer);
@@ -132,7 +163,10 @@ export async function composeRecords(ctx: CliContext, source: string, records: r
 function tooLarge(error: unknown, record: CheckedRecord): CliError | undefined {
   if (!(error instanceof ApiError) || error.status !== 413) return undefined;
   const size = formatBytes(Buffer.byteLength(JSON.stringify(record.body)));
-  return invalid(`the daemon refused ${record.where} as too large: ${size} of JSON, over its body limit`, BODY_LIMIT_HINT);
+  return invalid(
+    `the daemon refused ${record.where} as too large: ${size} of JSON, over its body limit`,
+    BODY_LIMIT_HINT,
+  );
 }
 
 /**
@@ -149,7 +183,9 @@ export function printComposed(ctx: CliContext, answer: Answer<HttpTrafficRecord>
   if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
   const r = answer.data;
   const c = ctx.colors;
-  ctx.print(`${c.dim(r.id)}  ${r.method} ${paintStatus(c, r.status)} ${paintLevel(c, r.level)} ${formatLatency(r.elapsedTime)}  ${trafficTarget(r)}`);
+  ctx.print(
+    `${c.dim(r.id)}  ${r.method} ${paintStatus(c, r.status)} ${paintLevel(c, r.level)} ${formatLatency(r.elapsedTime)}  ${trafficTarget(r)}`,
+  );
 }
 
 export const registerRecord: Register = (program, context) => {
@@ -160,7 +196,12 @@ export const registerRecord: Register = (program, context) => {
     .action(async (source: string, opts: { file?: string }, cmd: Command) => {
       const ctx = context(cmd);
       const records = parseRecords(await readRecordInput(ctx, opts.file));
-      const answers = await composeRecords(ctx, source, records, (answer) => ctx.mode !== 'json' && printComposed(ctx, answer));
+      const answers = await composeRecords(
+        ctx,
+        source,
+        records,
+        (answer) => ctx.mode !== 'json' && printComposed(ctx, answer),
+      );
       if (ctx.mode === 'json') ctx.print(jsonDocument(records, answers));
     });
   example(

@@ -20,7 +20,9 @@ let target: { server: Server; url: string; seen: Seen[] };
 const tapline = (...argv: string[]) => run(['--url', h.url, '--token', ana.token, ...argv]);
 const compose = async (over: Record<string, unknown>) => {
   const { trafficSourceId: _, ...body } = composeBody('x', over);
-  return (await run(['--url', h.url, '--token', ana.token, 'record', 'shop', '--json'], { input: JSON.stringify(body) })).json<{ id: string }>().id;
+  return (
+    await run(['--url', h.url, '--token', ana.token, 'record', 'shop', '--json'], { input: JSON.stringify(body) })
+  ).json<{ id: string }>().id;
 };
 
 beforeAll(async () => {
@@ -33,7 +35,9 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      res.writeHead(201, { 'content-type': 'application/json', 'x-served-by': 'target' }).end(JSON.stringify({ replayed: true, items: [{ price: 3 }] }));
+      res
+        .writeHead(201, { 'content-type': 'application/json', 'x-served-by': 'target' })
+        .end(JSON.stringify({ replayed: true, items: [{ price: 3 }] }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,9 +51,20 @@ afterAll(async () => {
 describe('tapline traffic replay', () => {
   it('sends the recorded request to its origin and prints the new answer', async () => {
     const id = await compose({
-      domainUrl: target.url, protocol: 'HTTP', method: 'PUT', pathnameUrl: '/api/orders/7', status: 503, elapsedTime: 40,
-      requestHeaders: { 'content-type': 'application/json', 'x-trace': 'abc', connection: 'keep-alive', 'content-length': '999' },
-      queryParams: { q: 'a b', tag: ['x', 'y'] }, requestBody: { sku: 'a1', qty: 2 },
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'PUT',
+      pathnameUrl: '/api/orders/7',
+      status: 503,
+      elapsedTime: 40,
+      requestHeaders: {
+        'content-type': 'application/json',
+        'x-trace': 'abc',
+        connection: 'keep-alive',
+        'content-length': '999',
+      },
+      queryParams: { q: 'a b', tag: ['x', 'y'] },
+      requestBody: { sku: 'a1', qty: 2 },
     });
     target.seen.length = 0;
     const result = await tapline('traffic', 'replay', 'shop', id.slice(0, 13));
@@ -59,58 +74,114 @@ describe('tapline traffic replay', () => {
     expect(got?.headers).toMatchObject({ 'content-type': 'application/json', 'x-trace': 'abc' });
     expect(got?.headers['content-length']).toBe(String(got?.body.length));
     expect(JSON.parse(got?.body ?? '')).toEqual({ sku: 'a1', qty: 2 });
-    expect(result.stdout).toMatch(new RegExp(`^PUT ${target.url}/api/orders/7\\?q=a\\+b&tag=x&tag=y\\n201 Created {2}\\S+ {2}\\(recorded: 503 in 40ms\\)\\n`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^PUT ${target.url}/api/orders/7\\?q=a\\+b&tag=x&tag=y\\n201 Created {2}\\S+ {2}\\(recorded: 503 in 40ms\\)\\n`,
+      ),
+    );
     expect(result.stdout).toContain('x-served-by: target');
     expect(result.stdout).toContain('"replayed": true');
 
-    const json = (await tapline('traffic', 'replay', 'shop', id, '--json')).json<{ request: { url: string }; response: { status: number; body: unknown }; recorded: { id: string; status: number } }>();
+    const json = (await tapline('traffic', 'replay', 'shop', id, '--json')).json<{
+      request: { url: string };
+      response: { status: number; body: unknown };
+      recorded: { id: string; status: number };
+    }>();
     expect(json.response).toMatchObject({ status: 201, body: { replayed: true, items: [{ price: 3 }] } });
     expect(json.recorded).toMatchObject({ id, status: 503 });
   });
 
   it('refuses to send redacted values, naming each, until each is given', async () => {
     const id = await compose({
-      domainUrl: target.url, protocol: 'HTTP', method: 'POST',
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'POST',
       requestHeaders: { authorization: 'Bearer real-secret', 'x-api-key': 'k', accept: 'application/json' },
-      queryParams: { token: 't0', page: '2' }, requestBody: { user: { name: 'ana', password: 'p' } },
+      queryParams: { token: 't0', page: '2' },
+      requestBody: { user: { name: 'ana', password: 'p' } },
     });
     target.seen.length = 0;
     const refused = await tapline('traffic', 'replay', 'shop', id);
     expect(refused.code).toBe(EXIT.USAGE);
     expect(refused.stderr).toMatch(/4 redacted values/);
-    for (const place of ['header authorization', 'header x-api-key', 'query token', 'body user.password']) expect(refused.stderr).toContain(place);
+    for (const place of ['header authorization', 'header x-api-key', 'query token', 'body user.password'])
+      expect(refused.stderr).toContain(place);
     expect(target.seen).toEqual([]);
 
-    const partly = await tapline('traffic', 'replay', 'shop', id, '--set-header', 'Authorization: Bearer dev', '--set-query', 'token=t1', '--data', '{"user":{"name":"ana","password":"dev"}}');
+    const partly = await tapline(
+      'traffic',
+      'replay',
+      'shop',
+      id,
+      '--set-header',
+      'Authorization: Bearer dev',
+      '--set-query',
+      'token=t1',
+      '--data',
+      '{"user":{"name":"ana","password":"dev"}}',
+    );
     expect(partly.code).toBe(EXIT.USAGE);
     expect(partly.stderr).toMatch(/1 redacted value,.*\n {2}header x-api-key/);
     expect(target.seen).toEqual([]);
 
-    const sent = await tapline('traffic', 'replay', 'shop', id, '--set-header', 'Authorization: Bearer dev', '--set-header', 'x-api-key: k2', '--set-query', 'token=t1', '--data', '{"user":{"name":"ana","password":"dev"}}');
+    const sent = await tapline(
+      'traffic',
+      'replay',
+      'shop',
+      id,
+      '--set-header',
+      'Authorization: Bearer dev',
+      '--set-header',
+      'x-api-key: k2',
+      '--set-query',
+      'token=t1',
+      '--data',
+      '{"user":{"name":"ana","password":"dev"}}',
+    );
     expect(sent.code, sent.stderr).toBe(EXIT.OK);
     const [got] = target.seen;
     expect(JSON.stringify(got)).not.toContain('REDACTED');
-    expect(got?.headers).toMatchObject({ authorization: 'Bearer dev', 'x-api-key': 'k2', accept: 'application/json', 'content-type': 'application/json' });
+    expect(got?.headers).toMatchObject({
+      authorization: 'Bearer dev',
+      'x-api-key': 'k2',
+      accept: 'application/json',
+      'content-type': 'application/json',
+    });
     expect(got?.url).toBe('/api/orders?page=2&token=t1');
     expect(JSON.parse(got?.body ?? '')).toEqual({ user: { name: 'ana', password: 'dev' } });
   });
 
   it('refuses a placeholder body in the same rule as redacted values, one line for the body', async () => {
     const id = await compose({
-      domainUrl: target.url, protocol: 'HTTP', method: 'POST',
+      domainUrl: target.url,
+      protocol: 'HTTP',
+      method: 'POST',
       requestHeaders: { authorization: 'Bearer real-secret', 'content-type': 'application/json' },
       requestBody: `{"user":{"password":"p"},"items":[${truncationMarker(65536, 900000)}`,
     });
     target.seen.length = 0;
     const refused = await tapline('traffic', 'replay', 'shop', id);
     expect(refused.code).toBe(EXIT.USAGE);
-    expect(refused.stderr).toContain('1 redacted value and a body Tapline did not keep whole, and neither is ever sent; give each:');
+    expect(refused.stderr).toContain(
+      '1 redacted value and a body Tapline did not keep whole, and neither is ever sent; give each:',
+    );
     expect(refused.stderr).toContain("header authorization: --set-header 'authorization: <value>'");
-    expect(refused.stderr).toContain(`body, recorded only as "${truncationMarker(65536, 900000)}": --data '<the whole body as JSON>'`);
+    expect(refused.stderr).toContain(
+      `body, recorded only as "${truncationMarker(65536, 900000)}": --data '<the whole body as JSON>'`,
+    );
     expect(refused.stderr.match(/--data/g)).toHaveLength(1);
     expect((await tapline('traffic', 'replay', 'shop', id, '--data', '{"items":[]}')).code).toBe(EXIT.USAGE);
     expect(target.seen).toEqual([]);
-    const sent = await tapline('traffic', 'replay', 'shop', id, '--data', '{"items":[]}', '--set-header', 'authorization: Bearer dev');
+    const sent = await tapline(
+      'traffic',
+      'replay',
+      'shop',
+      id,
+      '--data',
+      '{"items":[]}',
+      '--set-header',
+      'authorization: Bearer dev',
+    );
     expect(sent.code, sent.stderr).toBe(EXIT.OK);
     expect(target.seen.map((s) => s.body)).toEqual(['{"items":[]}']);
   });

@@ -5,21 +5,32 @@ import { EXIT } from '../exit-codes.js';
 
 let h: Harness;
 let ana: TestUser;
-const as = (argv: readonly string[], options: Parameters<typeof run>[1] = {}) => run(['--url', h.url, '--token', ana.token, ...argv], options);
+const as = (argv: readonly string[], options: Parameters<typeof run>[1] = {}) =>
+  run(['--url', h.url, '--token', ana.token, ...argv], options);
 const SLUGS = ['blue-shirt', 'red-hat', 'green-sock', 'black-boot', 'white-tee'];
 
 beforeAll(async () => {
   h = await startHarness({ routeReassignment: { start: false } });
   ana = await h.user();
   const sourceId = (await as(['sources', 'add', 'shop', 'shop.example.com', '--json'])).json<{ id: string }>().id;
-  const records = [...SLUGS, 'blue-shirt', 'blue-shirt'].map((slug) => composeBody(sourceId, { pathnameUrl: `/products/${slug}` }));
-  const sent = await h.fetch(`/http-traffic-record/${sourceId}/batch`, { method: 'POST', headers: { authorization: `Bearer ${ana.token}`, 'content-type': 'application/json' }, body: JSON.stringify(records) });
+  const records = [...SLUGS, 'blue-shirt', 'blue-shirt'].map((slug) =>
+    composeBody(sourceId, { pathnameUrl: `/products/${slug}` }),
+  );
+  const sent = await h.fetch(`/http-traffic-record/${sourceId}/batch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ana.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(records),
+  });
   expect(sent.status).toBe(201);
 });
 afterAll(() => h.close());
 
 type Route = { template: string; origin: string; entries: number };
-const routes = async () => (await as(['routes', 'list', 'shop', '--json'])).json<{ data: Route[] }>().data.map((r) => [r.template, r.origin, r.entries]).sort();
+const routes = async () =>
+  (await as(['routes', 'list', 'shop', '--json']))
+    .json<{ data: Route[] }>()
+    .data.map((r) => [r.template, r.origin, r.entries])
+    .sort();
 
 describe('tapline routes', () => {
   it('suggests the sibling constants with their evidence, adds the rule, and lists its entries once moved', async () => {
@@ -28,7 +39,11 @@ describe('tapline routes', () => {
     expect(suggested.stdout).toContain('/products/{slug}');
     expect(suggested.stdout).toContain('5 distinct values under /products/, each seen 1–3 times (blue-shirt,');
     expect(suggested.stderr).toContain("tapline routes add shop '/products/{slug}'");
-    expect((await as(['routes', 'suggest', 'shop', '--json'])).json<{ data: { template: string }[] }>().data.map((s) => s.template)).toEqual(['/products/{slug}']);
+    expect(
+      (await as(['routes', 'suggest', 'shop', '--json']))
+        .json<{ data: { template: string }[] }>()
+        .data.map((s) => s.template),
+    ).toEqual(['/products/{slug}']);
 
     const added = await as(['routes', 'add', 'shop', '/products/:slug']);
     expect(added.code, added.stderr).toBe(EXIT.OK);
@@ -37,7 +52,9 @@ describe('tapline routes', () => {
     expect(await routes()).toContainEqual(['/products/{slug}', 'rule', 7]);
     const table = await as(['routes', 'list', 'shop'], { stdoutTTY: true, columns: 80 });
     expect(table.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/^\s+7\s+rule\s+\/products\/\{slug\}$/m);
-    expect((await as(['routes', 'rules', 'shop', '--json'])).json<{ data: { template: string; entries: number }[] }>().data).toMatchObject([{ template: '/products/{slug}', entries: 7 }]);
+    expect(
+      (await as(['routes', 'rules', 'shop', '--json'])).json<{ data: { template: string; entries: number }[] }>().data,
+    ).toMatchObject([{ template: '/products/{slug}', entries: 7 }]);
     expect((await as(['routes', 'suggest', 'shop'])).stdout).toContain('no suggestion');
 
     const removed = await as(['routes', 'remove', 'shop', '/products/{slug}']);
@@ -48,7 +65,11 @@ describe('tapline routes', () => {
   });
 
   it('exits 2 for a malformed template, 7 naming the rule of the same paths, 5 for removing no rule', async () => {
-    for (const [template, words] of [['products/{slug}', 'begins with /'], ['/products/{slug', 'unbalanced'], ['/a/{id}/{id}', 'twice']] as const) {
+    for (const [template, words] of [
+      ['products/{slug}', 'begins with /'],
+      ['/products/{slug', 'unbalanced'],
+      ['/a/{id}/{id}', 'twice'],
+    ] as const) {
       const result = await as(['routes', 'add', 'shop', template]);
       expect(result.code, template).toBe(EXIT.USAGE);
       expect(result.stderr, template).toContain(words);

@@ -29,7 +29,9 @@ describe('tapline sources', () => {
     expect(table.stdout).toContain(`shop  shop.example.com  ${source.id}`);
 
     expect((await as(ana, 'sources', 'rename', 'shop', 'shop-eu')).code).toBe(EXIT.OK);
-    expect((await as(ana, 'sources', 'list', '--ndjson')).lines<{ name: string }>().map((s) => s.name)).toEqual(['shop-eu']);
+    expect((await as(ana, 'sources', 'list', '--ndjson')).lines<{ name: string }>().map((s) => s.name)).toEqual([
+      'shop-eu',
+    ]);
 
     const refused = await as(ana, 'sources', 'remove', 'shop-eu');
     expect(refused.code).toBe(EXIT.USAGE);
@@ -39,7 +41,7 @@ describe('tapline sources', () => {
     expect((await as(ana, 'sources', 'list', '--json')).json()).toMatchObject({ data: [], meta: { total: 0 } });
   });
 
-  it('maps the daemon\'s refusals to exit codes', async () => {
+  it("maps the daemon's refusals to exit codes", async () => {
     await as(ana, 'sources', 'add', 'dup', 'dup.example.com');
     const conflict = await as(ana, 'sources', 'add', 'dup', 'dup.example.com');
     expect(conflict.code).toBe(EXIT.INVALID);
@@ -57,11 +59,19 @@ describe('tapline sources', () => {
   it('pages: --limit, --page and --all', async () => {
     const bob = await h.user();
     for (let i = 0; i < 5; i++) await as(bob, 'sources', 'add', `s${i}`, `s${i}.example.com`);
-    const page2 = (await as(bob, 'sources', 'list', '--limit', '2', '--page', '2', '--json')).json<{ data: unknown[]; meta: unknown }>();
+    const page2 = (await as(bob, 'sources', 'list', '--limit', '2', '--page', '2', '--json')).json<{
+      data: unknown[];
+      meta: unknown;
+    }>();
     expect(page2.meta).toEqual({ total: 5, page: 2, limit: 2 });
     expect(page2.data).toHaveLength(2);
     const all = await as(bob, 'sources', 'list', '--limit', '2', '--all', '--ndjson');
-    expect(all.lines<{ name: string }>().map((s) => s.name).sort()).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    expect(
+      all
+        .lines<{ name: string }>()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['s0', 's1', 's2', 's3', 's4']);
     const table = await as(bob, 'sources', 'list', '--limit', '2');
     expect(table.stderr).toMatch(/1-2 of 5 traffic sources; --page 2 for more/);
     expect((await as(bob, 'sources', 'list', '--limit', '0')).code).toBe(EXIT.USAGE);

@@ -14,7 +14,8 @@ export function listSources(ctx: CliContext, opts: PagingOptions): AsyncGenerato
   return pagesOf((page) => request(ctx, contract.listTrafficSources, { query: { page, ...pageLimit(opts) } }), opts);
 }
 
-export const addSource = (ctx: CliContext, name: string, trafficDomain: string) => request(ctx, contract.createTrafficSource, { body: { name, trafficDomain } });
+export const addSource = (ctx: CliContext, name: string, trafficDomain: string) =>
+  request(ctx, contract.createTrafficSource, { body: { name, trafficDomain } });
 
 export async function renameSource(ctx: CliContext, source: string, name: string): Promise<Answer<TrafficSource>> {
   const { id } = await resolveSource(ctx, source);
@@ -22,9 +23,14 @@ export async function renameSource(ctx: CliContext, source: string, name: string
 }
 
 /** Resolves first and asks second, so the question names a source that exists. */
-export async function removeSource(ctx: CliContext, source: string, yes: boolean | undefined): Promise<{ id: string; removed: boolean }> {
+export async function removeSource(
+  ctx: CliContext,
+  source: string,
+  yes: boolean | undefined,
+): Promise<{ id: string; removed: boolean }> {
   const { id, name } = await resolveSource(ctx, source);
-  if (!(await confirm(ctx, `Remove traffic source ${name ?? id} and all of its traffic, logs and webhooks?`, yes))) return { id, removed: false };
+  if (!(await confirm(ctx, `Remove traffic source ${name ?? id} and all of its traffic, logs and webhooks?`, yes)))
+    return { id, removed: false };
   await request(ctx, contract.deleteTrafficSource, { params: { trafficSourceId: id } });
   return { id, removed: true };
 }
@@ -52,10 +58,12 @@ export const registerSources: Register = (program, context) => {
   const sources = program.command('sources').description('list, add, rename and remove traffic sources');
   example(sources, 'tapline sources list', 'tapline sources add shop shop.example.com');
 
-  const list = pagingOptions(sources.command('list').alias('ls').description('list your traffic sources')).action(async (opts: PagingOptions, cmd: Command) => {
-    const ctx = context(cmd);
-    await printList(ctx, listSources(ctx, opts), (rows) => sourceTable(ctx, rows), 'traffic sources');
-  });
+  const list = pagingOptions(sources.command('list').alias('ls').description('list your traffic sources')).action(
+    async (opts: PagingOptions, cmd: Command) => {
+      const ctx = context(cmd);
+      await printList(ctx, listSources(ctx, opts), (rows) => sourceTable(ctx, rows), 'traffic sources');
+    },
+  );
   example(list, 'tapline sources list', 'tapline sources list --ndjson --all | jq -r .name');
 
   const add = sources

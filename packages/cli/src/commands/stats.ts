@@ -1,5 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { ApiError, contract, formatLatency, STATS_GROUPINGS, type StatsAnswer, type StatsGroup, type StatsGrouping } from '@tapline/shared';
+import {
+  ApiError,
+  contract,
+  formatLatency,
+  STATS_GROUPINGS,
+  type StatsAnswer,
+  type StatsGroup,
+  type StatsGrouping,
+} from '@tapline/shared';
 import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
@@ -29,7 +37,9 @@ const BARS = '▁▂▃▄▅▆▇█';
 export function sparkline(values: readonly (number | null)[]): string {
   const seen = values.filter((v): v is number => v !== null);
   const max = Math.max(0, ...seen);
-  return values.map((v) => (v === null || max === 0 ? BARS[0] : BARS[Math.min(7, Math.floor((v / max) * 7.999))])).join('');
+  return values
+    .map((v) => (v === null || max === 0 ? BARS[0] : BARS[Math.min(7, Math.floor((v / max) * 7.999))]))
+    .join('');
 }
 
 /** `tapline stats`: the daemon's answer as it is (the daemon checks every parameter: a 400 is exit 2). */
@@ -57,7 +67,10 @@ export async function fetchStats(ctx: CliContext, source: string, opts: StatsOpt
 const SPARK_POINTS = 16;
 
 /** The series folded into at most SPARK_POINTS points, adjacent ones combined. */
-function squeeze(values: readonly (number | null)[], combine: (a: number | null, b: number | null) => number | null): (number | null)[] {
+function squeeze(
+  values: readonly (number | null)[],
+  combine: (a: number | null, b: number | null) => number | null,
+): (number | null)[] {
   const per = Math.ceil(values.length / SPARK_POINTS);
   const out: (number | null)[] = [];
   for (let i = 0; i < values.length; i += per) out.push(values.slice(i, i + per).reduce((a, b) => combine(a, b), null));
@@ -74,12 +87,17 @@ const sortKey: Record<StatsSort, (g: StatsGroup) => number> = {
 };
 
 /** The change against `previous`: worse in red, better in green, with an arrow that survives NO_COLOR. */
-function change(ctx: TableStyle, now: number | null, before: number | null | undefined, higherIsWorse: boolean): string {
+function change(
+  ctx: TableStyle,
+  now: number | null,
+  before: number | null | undefined,
+  higherIsWorse: boolean,
+): string {
   if (now === null || before === null || before === undefined || before === 0) return '';
   const ratio = (now - before) / before;
   if (Math.abs(ratio) < 0.005) return '=';
   const text = `${ratio > 0 ? '↑' : '↓'}${Math.abs(ratio * 100).toFixed(0)}%`;
-  return (ratio > 0) === higherIsWorse ? ctx.colors.red(text) : ctx.colors.green(text);
+  return ratio > 0 === higherIsWorse ? ctx.colors.red(text) : ctx.colors.green(text);
 }
 
 const percent = (rate: number) => `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)}%`;
@@ -102,16 +120,52 @@ export function statsTable(ctx: TableStyle, answer: StatsAnswer, opts: Pick<Stat
       ...(rows.some((g) => g.method) ? [{ header: 'METHOD', value: (g: StatsGroup) => g.method ?? '' }] : []),
       ...(rows.some((g) => g.status) ? [{ header: 'STATUS', value: (g: StatsGroup) => g.status ?? '' }] : []),
       { header: 'COUNT', value: (g: StatsGroup) => String(g.count), align: 'right' as const },
-      ...(compared ? [{ header: 'Δ', value: (g: StatsGroup) => plain(change(ctx, g.count, g.previous?.count, false)), color: (g: StatsGroup) => change(ctx, g.count, g.previous?.count, false) }] : []),
+      ...(compared
+        ? [
+            {
+              header: 'Δ',
+              value: (g: StatsGroup) => plain(change(ctx, g.count, g.previous?.count, false)),
+              color: (g: StatsGroup) => change(ctx, g.count, g.previous?.count, false),
+            },
+          ]
+        : []),
       { header: 'ERRORS', value: (g: StatsGroup) => percent(g.errorRate), align: 'right' as const },
       { header: 'P50', value: (g: StatsGroup) => ms(g.p50), align: 'right' as const, optional: true },
       { header: 'P95', value: (g: StatsGroup) => ms(g.p95), align: 'right' as const },
-      ...(compared ? [{ header: 'Δ', value: (g: StatsGroup) => plain(change(ctx, g.p95, g.previous?.p95, true)), color: (g: StatsGroup) => change(ctx, g.p95, g.previous?.p95, true) }] : []),
+      ...(compared
+        ? [
+            {
+              header: 'Δ',
+              value: (g: StatsGroup) => plain(change(ctx, g.p95, g.previous?.p95, true)),
+              color: (g: StatsGroup) => change(ctx, g.p95, g.previous?.p95, true),
+            },
+          ]
+        : []),
       { header: 'P99', value: (g: StatsGroup) => ms(g.p99), align: 'right' as const, optional: true },
       { header: 'MAX', value: (g: StatsGroup) => ms(g.max), align: 'right' as const, optional: true },
-      { header: 'REQUESTS', value: (g: StatsGroup) => sparkline(squeeze((g.series ?? []).map((p) => p.count), sum)), optional: true },
+      {
+        header: 'REQUESTS',
+        value: (g: StatsGroup) =>
+          sparkline(
+            squeeze(
+              (g.series ?? []).map((p) => p.count),
+              sum,
+            ),
+          ),
+        optional: true,
+      },
       // The largest p95 of the points folded together: a slow spell stays visible.
-      { header: 'P95 OVER TIME', value: (g: StatsGroup) => sparkline(squeeze((g.series ?? []).map((p) => p.p95), most)), optional: true },
+      {
+        header: 'P95 OVER TIME',
+        value: (g: StatsGroup) =>
+          sparkline(
+            squeeze(
+              (g.series ?? []).map((p) => p.p95),
+              most,
+            ),
+          ),
+        optional: true,
+      },
       ...(rows.some((g) => g.route) ? [{ header: 'ROUTE', value: (g: StatsGroup) => g.route ?? '', flex: true }] : []),
     ],
     { ...ctx, width: ctx.width },
@@ -142,9 +196,15 @@ export const registerStats: Register = (program, context) => {
       const answer = await fetchStats(ctx, source, opts);
       if (ctx.mode === 'json') return ctx.print(answer.text.trimEnd());
       if (ctx.mode === 'ndjson') return answer.data.data.forEach((g) => ctx.print(JSON.stringify(g)));
-      if (answer.data.data.length === 0) return ctx.print(`no traffic from ${answer.data.meta.since} to ${answer.data.meta.until}`);
+      if (answer.data.data.length === 0)
+        return ctx.print(`no traffic from ${answer.data.meta.since} to ${answer.data.meta.until}`);
       for (const line of statsTable(ctx, answer.data, opts)) ctx.print(line);
       if (answer.data.meta.retention) ctx.print(ctx.colors.dim(answer.data.meta.retention.note));
     });
-  example(stats, 'tapline stats shop --since 24h --sort p95', 'tapline stats shop --compare 1d --by route', 'tapline stats shop --json | jq ".data[0]"');
+  example(
+    stats,
+    'tapline stats shop --since 24h --sort p95',
+    'tapline stats shop --compare 1d --by route',
+    'tapline stats shop --json | jq ".data[0]"',
+  );
 };

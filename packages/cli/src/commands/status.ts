@@ -18,7 +18,15 @@ export interface Status {
 export async function status(ctx: CliContext): Promise<Status> {
   const health = await ctx.client.call(contract.health);
   const user = ctx.tokenFrom ? await ctx.client.call(contract.me) : null;
-  return { url: ctx.url, version: health.version, health: health.status, tokenFrom: ctx.tokenFrom, user, storage: health.storage ?? null, database: health.database ?? null };
+  return {
+    url: ctx.url,
+    version: health.version,
+    health: health.status,
+    tokenFrom: ctx.tokenFrom,
+    user,
+    storage: health.storage ?? null,
+    database: health.database ?? null,
+  };
 }
 
 export function printStatus(ctx: CliContext, s: Status): void {
@@ -42,7 +50,12 @@ export function storageLine(st: StorageHealth): string {
 
 /** `30d`, `36h`, `90m`: the largest unit that states the duration exactly, as `--retention` takes it. */
 function exactDuration(millis: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (millis % size === 0) return `${millis / size}${unit}`;
   }
   return `${millis}ms`;

@@ -34,7 +34,8 @@ export function tailLine(ctx: Pick<CliContext, 'colors' | 'mode'>, entry: HttpTr
 
 /** What the follower says about the connection, as notes on stderr: once per outage, once when back. */
 export function describeStatus(status: FollowStatus): string | null {
-  if (status.state === 'reconnecting' && status.attempt === 1) return `tapline: lost the stream (${status.reason}); reconnecting…`;
+  if (status.state === 'reconnecting' && status.attempt === 1)
+    return `tapline: lost the stream (${status.reason}); reconnecting…`;
   if (status.state === 'live' && status.reconnected) return 'tapline: reconnected; resuming after the last entry shown';
   return null;
 }
@@ -53,7 +54,10 @@ export async function tail(ctx: CliContext, source: string, opts: TailOptions): 
   let after: string | undefined;
   let shown: string[] = [];
   if (opts.lines > 0) {
-    const page = await ctx.client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, ...(q ? { q } : {}), limit: opts.lines } });
+    const page = await ctx.client.call(contract.listTraffic, {
+      params: { trafficSourceId: id },
+      query: { ...filters, ...(q ? { q } : {}), limit: opts.lines },
+    });
     for (const entry of [...page.data].reverse()) ctx.print(tailLine(ctx, entry));
     after = page.data[0]?.id;
     shown = page.data.map((entry) => entry.id);
@@ -74,13 +78,21 @@ export async function tail(ctx: CliContext, source: string, opts: TailOptions): 
 }
 
 export function addTrafficTail(traffic: Command, context: ContextFactory): void {
-  const cmd = filterOptions(traffic.command('tail <source>').description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C'))
+  const cmd = filterOptions(
+    traffic
+      .command('tail <source>')
+      .description('print the last entries of a source (by name or id), then follow new ones until Ctrl-C'),
+  )
     // commander prints the default itself: the description must not repeat it.
     .option('-n, --lines <n>', 'how many past entries to print first (0 for none)', integer(0, 1000), DEFAULT_LINES)
     .action(async (source: string, opts: TailOptions, command: Command) => {
       await tail(context(command), source, opts);
     });
-  example(cmd, 'tapline traffic tail shop --status 5xx', 'tapline traffic tail shop --where \'method=POST and path^=/api/\' --lines 0 --ndjson | jq .status');
+  example(
+    cmd,
+    'tapline traffic tail shop --status 5xx',
+    "tapline traffic tail shop --where 'method=POST and path^=/api/' --lines 0 --ndjson | jq .status",
+  );
 }
 
 export const registerTail: Register = (program, context) => addTrafficTail(trafficGroup(program), context);

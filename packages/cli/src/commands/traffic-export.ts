@@ -26,12 +26,19 @@ export async function exportTraffic(ctx: CliContext, source: string, opts: Traff
   if (!opts.har) throw usage('choose the export format: --har (HAR 1.2, the only one so far)');
   const { id } = await resolveSource(ctx, source);
   const filters = await trafficFilters(ctx, id, opts);
-  const query = new URLSearchParams(Object.entries(filters).map(([k, v]): [string, string] => [k, String(v)])).toString();
-  const response = await ctx.client.raw(`${buildPath(contract.exportHar.path, { trafficSourceId: id })}${query ? `?${query}` : ''}`, { signal: ctx.io.signal });
+  const query = new URLSearchParams(
+    Object.entries(filters).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
+  const response = await ctx.client.raw(
+    `${buildPath(contract.exportHar.path, { trafficSourceId: id })}${query ? `?${query}` : ''}`,
+    { signal: ctx.io.signal },
+  );
   if (!response.ok) throw answerError(ctx.url, response.status, await response.text());
   if (!response.body) throw new CliError(EXIT.UNEXPECTED, 'the daemon answered without a body');
   const file = opts.output && opts.output !== '-' ? opts.output : undefined;
-  const target = file ? createWriteStream(file) : new Writable({ write: (chunk: Buffer, _enc, done) => (ctx.io.stdout.write(chunk.toString('utf8')), done()) });
+  const target = file
+    ? createWriteStream(file)
+    : new Writable({ write: (chunk: Buffer, _enc, done) => (ctx.io.stdout.write(chunk.toString('utf8')), done()) });
   try {
     await pipeline(Readable.fromWeb(response.body), target, { signal: ctx.io.signal });
   } catch (error) {
@@ -41,7 +48,9 @@ export async function exportTraffic(ctx: CliContext, source: string, opts: Traff
 }
 
 export function addTrafficExport(traffic: Command, context: ContextFactory): void {
-  const cmd = filterOptions(traffic.command('export <source>').description('export the traffic of a source (by name or id) as a HAR file'))
+  const cmd = filterOptions(
+    traffic.command('export <source>').description('export the traffic of a source (by name or id) as a HAR file'),
+  )
     .option('--since <when>', 'from this long ago (15m, 2h, 7d) or this ISO 8601 time, inclusive', checkedTime)
     .option('--until <when>', 'up to this ISO 8601 time (or duration ago), inclusive', checkedTime)
     .option('--har', 'write HAR 1.2 (opens in browser devtools and HAR viewers)')
@@ -49,5 +58,9 @@ export function addTrafficExport(traffic: Command, context: ContextFactory): voi
     .action(async (source: string, opts: TrafficExportOptions, cmd: Command) => {
       await exportTraffic(context(cmd), source, opts);
     });
-  example(cmd, 'tapline traffic export shop --har -o shop.har', 'tapline traffic export shop --status 5xx --since 1h --har > errors.har');
+  example(
+    cmd,
+    'tapline traffic export shop --har -o shop.har',
+    'tapline traffic export shop --status 5xx --since 1h --har > errors.har',
+  );
 }

@@ -1,6 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import ms from 'ms';
-import { contract, formatLatency, formatLocalTime, trafficTarget, uniquePrefixLength, type HttpTraffic } from '@tapline/shared';
+import {
+  contract,
+  formatLatency,
+  formatLocalTime,
+  trafficTarget,
+  uniquePrefixLength,
+  type HttpTraffic,
+} from '@tapline/shared';
 import { request } from '../api.js';
 import type { CliContext } from '../context.js';
 import { example } from '../help.js';
@@ -25,7 +32,8 @@ export function timeBound(text: string, now: number): string {
   const span = /^\d/.test(text) && !/^\d{4}-/.test(text) ? ms(text as ms.StringValue) : undefined;
   if (typeof span === 'number' && Number.isFinite(span)) return new Date(now - span).toISOString();
   const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('must be a duration such as 15m, 2h or 7d, or an ISO 8601 date-time');
+  if (Number.isNaN(date.getTime()))
+    throw new InvalidArgumentError('must be a duration such as 15m, 2h or 7d, or an ISO 8601 date-time');
   return date.toISOString();
 }
 
@@ -41,7 +49,11 @@ export async function trafficFilters(ctx: CliContext, sourceId: string, opts: Tr
   const startDate = opts.since ? timeBound(opts.since, now) : undefined;
   const endDate = opts.until ? timeBound(opts.until, now) : undefined;
   // Checked here so that the message names the flags, not the API's startDate and endDate.
-  if (startDate && endDate && startDate > endDate) throw usage(`--since (${startDate}) is after --until (${endDate}): nothing can match`, 'a duration counts back from now: --since 1h --until 1m is the hour before the last minute');
+  if (startDate && endDate && startDate > endDate)
+    throw usage(
+      `--since (${startDate}) is after --until (${endDate}): nothing can match`,
+      'a duration counts back from now: --since 1h --until 1m is the hour before the last minute',
+    );
   const domainId = opts.domain ? await resolveDomain(ctx, sourceId, opts.domain) : undefined;
   const pathnameId = opts.path ? await resolvePathname(ctx, sourceId, opts.path, domainId) : undefined;
   return {
@@ -57,11 +69,20 @@ export async function trafficFilters(ctx: CliContext, sourceId: string, opts: Tr
 }
 
 /** `tapline traffic list`: one page of the source's traffic, or every page with `--all`. */
-export async function listTraffic(ctx: CliContext, source: string, opts: TrafficListOptions, now = Date.now()): Promise<AsyncGenerator<PageAnswer<HttpTraffic>>> {
+export async function listTraffic(
+  ctx: CliContext,
+  source: string,
+  opts: TrafficListOptions,
+  now = Date.now(),
+): Promise<AsyncGenerator<PageAnswer<HttpTraffic>>> {
   const { id } = await resolveSource(ctx, source);
   const filters = await trafficFilters(ctx, id, opts, now);
   return pagesOf(
-    (page) => request(ctx, contract.listTraffic, { params: { trafficSourceId: id }, query: { ...filters, page, ...pageLimit(opts) } }),
+    (page) =>
+      request(ctx, contract.listTraffic, {
+        params: { trafficSourceId: id },
+        query: { ...filters, page, ...pageLimit(opts) },
+      }),
     opts,
   );
 }
@@ -82,13 +103,26 @@ function compactTime(rows: readonly HttpTraffic[]): (t: HttpTraffic) => string {
 
 export function trafficTable(ctx: CliContext, rows: readonly HttpTraffic[]): string[] {
   const c = ctx.colors;
-  const idLength = uniquePrefixLength(rows.map((t) => t.id), SHORT_ID);
+  const idLength = uniquePrefixLength(
+    rows.map((t) => t.id),
+    SHORT_ID,
+  );
   return renderTable(
     rows,
     [
-      { header: 'TIME', value: (t) => formatLocalTime(t.createdAt), compact: compactTime(rows), color: (_, cell) => c.dim(cell) },
+      {
+        header: 'TIME',
+        value: (t) => formatLocalTime(t.createdAt),
+        compact: compactTime(rows),
+        color: (_, cell) => c.dim(cell),
+      },
       { header: 'METHOD', value: (t) => t.method },
-      { header: 'STATUS', value: (t) => String(t.status), color: (t, cell) => paintStatus(c, t.status, cell), align: 'right' },
+      {
+        header: 'STATUS',
+        value: (t) => String(t.status),
+        color: (t, cell) => paintStatus(c, t.status, cell),
+        align: 'right',
+      },
       { header: 'LEVEL', value: (t) => t.level, color: (t, cell) => paintLevel(c, t.level, cell) },
       { header: 'LATENCY', value: (t) => formatLatency(t.elapsedTime), align: 'right' },
       { header: 'DOMAIN+PATH', value: trafficTarget, flex: true },
@@ -100,15 +134,22 @@ export function trafficTable(ctx: CliContext, rows: readonly HttpTraffic[]): str
 
 export function addTrafficList(traffic: Command, context: ContextFactory): void {
   const list = pagingOptions(
-    filterOptions(traffic
-      .command('list <source>')
-      .alias('ls')
-      .description('list HTTP traffic of a source (by name or id), newest first'))
+    filterOptions(
+      traffic
+        .command('list <source>')
+        .alias('ls')
+        .description('list HTTP traffic of a source (by name or id), newest first'),
+    )
       .option('--since <when>', 'from this long ago (15m, 2h, 7d) or this ISO 8601 time, inclusive', checkedTime)
       .option('--until <when>', 'up to this ISO 8601 time (or duration ago), inclusive', checkedTime),
   ).action(async (source: string, opts: TrafficListOptions, cmd: Command) => {
     const ctx = context(cmd);
     await printList(ctx, await listTraffic(ctx, source, opts), (rows) => trafficTable(ctx, rows), 'traffic entries');
   });
-  example(list, 'tapline traffic list shop --status 5xx --since 15m', 'tapline traffic list shop --where "latency>500 and path^=/api/"', 'tapline traffic list shop --path /api/orders --all --ndjson | jq .elapsedTime');
+  example(
+    list,
+    'tapline traffic list shop --status 5xx --since 15m',
+    'tapline traffic list shop --where "latency>500 and path^=/api/"',
+    'tapline traffic list shop --path /api/orders --all --ndjson | jq .elapsedTime',
+  );
 }

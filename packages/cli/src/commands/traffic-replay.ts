@@ -12,11 +12,21 @@ export interface ReplayResult {
   readonly request: Pick<ReplayRequest, 'method' | 'url'>;
   readonly response: ReplayResponse;
   /** The exchange replayed, to compare against. */
-  readonly recorded: { readonly id: string; readonly url: string; readonly status: number; readonly elapsedTime: number };
+  readonly recorded: {
+    readonly id: string;
+    readonly url: string;
+    readonly status: number;
+    readonly elapsedTime: number;
+  };
 }
 
 /** `tapline traffic replay`: the recorded request, sent again, and what came back. */
-export async function replayTraffic(ctx: CliContext, source: string, id: string, changes: ReplayChanges): Promise<ReplayResult> {
+export async function replayTraffic(
+  ctx: CliContext,
+  source: string,
+  id: string,
+  changes: ReplayChanges,
+): Promise<ReplayResult> {
   const record = (await showTraffic(ctx, source, id)).data;
   const request = buildReplay(record, changes);
   const response = await sendReplay(request, ctx.io.signal);
@@ -43,16 +53,37 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function addTrafficReplay(traffic: Command, context: ContextFactory): void {
   const cmd = traffic
     .command('replay <source> <id>')
-    .description('send a recorded request again (to its origin, or --to) and print the answer; redacted values, and a body not kept whole, must be given')
+    .description(
+      'send a recorded request again (to its origin, or --to) and print the answer; redacted values, and a body not kept whole, must be given',
+    )
     .option('--to <url>', 'send to this base URL instead of the recorded origin, such as http://localhost:3000')
-    .option('--set-header <name:value>', 'set a header (replaces the recorded one; needed for each redacted header); repeatable', collect, [])
+    .option(
+      '--set-header <name:value>',
+      'set a header (replaces the recorded one; needed for each redacted header); repeatable',
+      collect,
+      [],
+    )
     .option('--set-query <name=value>', 'set a query parameter (replaces the recorded one); repeatable', collect, [])
-    .option('--data <json>', 'the request body, as JSON (needed when the recorded body has redacted values or is a placeholder: binary, or cut at --max-body)')
-    .action(async (source: string, id: string, opts: { to?: string; setHeader: string[]; setQuery: string[]; data?: string }, command: Command) => {
-      const ctx = context(command);
-      const result = await replayTraffic(ctx, source, id, { ...opts, setHeaders: opts.setHeader });
-      if (ctx.mode !== 'table') return ctx.print(JSON.stringify(result));
-      for (const line of replayLines(ctx, result)) ctx.print(line);
-    });
-  example(cmd, 'tapline traffic replay shop 019a4c2e-7b1d --to http://localhost:3000', "tapline traffic replay shop 019a4c2e-7b1d --set-header 'authorization: Bearer dev-token' --json | jq .response.status");
+    .option(
+      '--data <json>',
+      'the request body, as JSON (needed when the recorded body has redacted values or is a placeholder: binary, or cut at --max-body)',
+    )
+    .action(
+      async (
+        source: string,
+        id: string,
+        opts: { to?: string; setHeader: string[]; setQuery: string[]; data?: string },
+        command: Command,
+      ) => {
+        const ctx = context(command);
+        const result = await replayTraffic(ctx, source, id, { ...opts, setHeaders: opts.setHeader });
+        if (ctx.mode !== 'table') return ctx.print(JSON.stringify(result));
+        for (const line of replayLines(ctx, result)) ctx.print(line);
+      },
+    );
+  example(
+    cmd,
+    'tapline traffic replay shop 019a4c2e-7b1d --to http://localhost:3000',
+    "tapline traffic replay shop 019a4c2e-7b1d --set-header 'authorization: Bearer dev-token' --json | jq .response.status",
+  );
 }

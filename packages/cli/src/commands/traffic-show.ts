@@ -9,7 +9,11 @@ import { curlWarnings } from '../replay/redacted.js';
 import { paintLevel, paintStatus } from '../style.js';
 
 /** `tapline traffic show`: one whole record, bodies and headers included. */
-export async function showTraffic(ctx: CliContext, source: string, idOrPrefix: string): Promise<Answer<HttpTrafficRecord>> {
+export async function showTraffic(
+  ctx: CliContext,
+  source: string,
+  idOrPrefix: string,
+): Promise<Answer<HttpTrafficRecord>> {
   const { id: trafficSourceId } = await resolveSource(ctx, source);
   const id = await resolveEntryId(ctx, trafficSourceId, idOrPrefix);
   return request(ctx, contract.getTraffic, { params: { trafficSourceId, id } });
@@ -24,7 +28,9 @@ export function section(title: string, lines: readonly string[], c: CliContext['
 }
 
 export const pairs = (values: Values, c: CliContext['colors']) =>
-  Object.entries(values).flatMap(([name, v]) => (typeof v === 'string' ? [v] : v).map((value) => `${c.cyan(name)}: ${value}`));
+  Object.entries(values).flatMap(([name, v]) =>
+    (typeof v === 'string' ? [v] : v).map((value) => `${c.cyan(name)}: ${value}`),
+  );
 
 export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
   const c = ctx.colors;
@@ -43,18 +49,25 @@ export function recordLines(ctx: CliContext, r: HttpTrafficRecord): string[] {
 export function addTrafficShow(traffic: Command, context: ContextFactory): void {
   const show = traffic
     .command('show <source> <id>')
-    .description('one whole traffic record, bodies pretty-printed; <id> may be any unique prefix of 8 or more characters')
+    .description(
+      'one whole traffic record, bodies pretty-printed; <id> may be any unique prefix of 8 or more characters',
+    )
     .option('--curl', 'print a curl command that replays the request instead')
     .action(async (source: string, id: string, opts: { curl?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
       const answer = await showTraffic(ctx, source, id);
       if (opts.curl) {
         // toCurl leaves out redacted headers; query and body values, and placeholder bodies, would go out as stored.
-        for (const warning of curlWarnings(answer.data.request)) ctx.note(ctx.colors.yellow(`tapline: warning: ${warning}`));
+        for (const warning of curlWarnings(answer.data.request))
+          ctx.note(ctx.colors.yellow(`tapline: warning: ${warning}`));
         return ctx.print(toCurl(answer.data));
       }
       if (ctx.mode !== 'table') return ctx.print(answer.text.trimEnd());
       for (const line of recordLines(ctx, answer.data)) ctx.print(line);
     });
-  example(show, 'tapline traffic show shop 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f', 'tapline traffic show shop 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f --curl | bash');
+  example(
+    show,
+    'tapline traffic show shop 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f',
+    'tapline traffic show shop 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f --curl | bash',
+  );
 }

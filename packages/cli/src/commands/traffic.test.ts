@@ -7,17 +7,27 @@ let h: Harness;
 let ana: TestUser;
 let sourceId: string;
 const as = (user: TestUser, ...argv: string[]) => run(['--url', h.url, '--token', user.token, ...argv]);
-const api = async (path: string, token = ana.token) => (await h.fetch(path, { headers: { authorization: `Bearer ${token}` } })).json();
+const api = async (path: string, token = ana.token) =>
+  (await h.fetch(path, { headers: { authorization: `Bearer ${token}` } })).json();
 
 /** Six records over two domains, compose order = oldest first; no trafficSourceId: the CLI fills it. */
 const records = [
   { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'GET', status: 200 },
-  { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'POST', status: 201, requestBody: { sku: 'a1' } },
+  {
+    domainUrl: 'https://shop.example.com',
+    pathnameUrl: '/api/orders',
+    method: 'POST',
+    status: 201,
+    requestBody: { sku: 'a1' },
+  },
   { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/cart', method: 'GET', status: 404 },
   { domainUrl: 'https://admin.example.com', pathnameUrl: '/api/orders', method: 'DELETE', status: 500 },
   { domainUrl: 'https://admin.example.com', pathnameUrl: '/login', method: 'POST', status: 503 },
   { domainUrl: 'https://shop.example.com', pathnameUrl: '/api/orders', method: 'PATCH', status: 200 },
-].map((r) => { const { trafficSourceId: _, ...body } = composeBody("x", r); return body; });
+].map((r) => {
+  const { trafficSourceId: _, ...body } = composeBody('x', r);
+  return body;
+});
 
 beforeAll(async () => {
   h = await startHarness();
@@ -30,7 +40,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-type List = { data: { id: string; method: string; status: number; domain: string; pathname: string; level: string }[]; meta: { total: number } };
+type List = {
+  data: { id: string; method: string; status: number; domain: string; pathname: string; level: string }[];
+  meta: { total: number };
+};
 const list = async (...flags: string[]) => {
   const result = await as(ana, 'traffic', 'list', 'shop', '--json', ...flags);
   expect(result.code, result.stderr).toBe(EXIT.OK);
@@ -90,20 +103,31 @@ describe('tapline traffic list', () => {
     expect(first).toContain('shop.example.com/api/orders');
     expect(piped.stdout).not.toContain('\u001b[');
 
-    const narrow = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, columns: 70, env: { TERM: 'xterm' } });
+    const narrow = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], {
+      stdoutTTY: true,
+      columns: 70,
+      env: { TERM: 'xterm' },
+    });
     const rows = narrow.stdout.trimEnd().split('\n');
     const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
     expect(rows.every((r) => visible(r).length <= 70)).toBe(true);
     expect(narrow.stdout).toContain('\u001b[');
     // A short id column stays, long enough to be used: `traffic show` takes it back.
     expect(visible(rows[0] ?? '')).toMatch(/ ID$/);
-    const shortId = visible(rows[1] ?? '').trim().split(/\s+/).pop() ?? '';
+    const shortId =
+      visible(rows[1] ?? '')
+        .trim()
+        .split(/\s+/)
+        .pop() ?? '';
     expect(shortId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}/);
     const shown = await as(ana, 'traffic', 'show', 'shop', shortId, '--json');
     expect(shown.code, shown.stderr).toBe(EXIT.OK);
     expect(shown.json<{ id: string; method: string }>()).toMatchObject({ method: 'PATCH' });
 
-    const noColor = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
+    const noColor = await run(['--url', h.url, '--token', ana.token, 'traffic', 'list', 'shop'], {
+      stdoutTTY: true,
+      env: { NO_COLOR: '1' },
+    });
     expect(noColor.stdout).not.toContain('\u001b[');
   });
 });
@@ -165,10 +189,14 @@ describe('tapline traffic list --where and time flags', () => {
 
 describe('tapline record', () => {
   it('checks every record before sending any, naming the line and the fields', async () => {
-    const bad = [records[0], { ...records[1], status: 99, method: 'TRACE' }, records[2]].map((r) => JSON.stringify(r)).join('\n');
+    const bad = [records[0], { ...records[1], status: 99, method: 'TRACE' }, records[2]]
+      .map((r) => JSON.stringify(r))
+      .join('\n');
     const result = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: bad });
     expect(result.code).toBe(EXIT.INVALID);
-    expect(result.stderr).toMatch(/invalid record on line 2: status must be an integer from 100 to 599; method must be one of/);
+    expect(result.stderr).toMatch(
+      /invalid record on line 2: status must be an integer from 100 to 599; method must be one of/,
+    );
     expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
     expect((await list()).meta.total).toBe(6);
 
@@ -176,7 +204,9 @@ describe('tapline record', () => {
     expect(notJson.code).toBe(EXIT.INVALID);
     expect(notJson.stderr).toMatch(/line 2 is not valid JSON/);
 
-    const otherSource = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], { input: JSON.stringify(composeBody('0190a000-0000-7000-8000-000000000000')) });
+    const otherSource = await run(['--url', h.url, '--token', ana.token, 'record', 'shop'], {
+      input: JSON.stringify(composeBody('0190a000-0000-7000-8000-000000000000')),
+    });
     expect(otherSource.code).toBe(EXIT.INVALID);
     expect(otherSource.stderr).toMatch(/trafficSourceId: must be this source's id/);
 
@@ -186,7 +216,7 @@ describe('tapline record', () => {
 });
 
 describe('access', () => {
-  it('gives 6 for another user\'s source and 4 for a bad token', async () => {
+  it("gives 6 for another user's source and 4 for a bad token", async () => {
     const bob = await h.user();
     const forbidden = await as(bob, 'traffic', 'list', sourceId);
     expect(forbidden.code).toBe(EXIT.FORBIDDEN);
@@ -197,7 +227,8 @@ describe('access', () => {
 });
 
 describe('smaller fixes (issue 12, item 5)', () => {
-  const cli = (argv: string[], input?: string) => run(['--url', h.url, '--token', ana.token, ...argv], input === undefined ? {} : { input });
+  const cli = (argv: string[], input?: string) =>
+    run(['--url', h.url, '--token', ana.token, ...argv], input === undefined ? {} : { input });
   beforeAll(async () => {
     expect((await as(ana, 'sources', 'add', 'batch', 'shop.example.com')).code).toBe(EXIT.OK);
   });
@@ -206,7 +237,10 @@ describe('smaller fixes (issue 12, item 5)', () => {
     const empty = await cli(['record', 'batch'], '[]');
     expect(empty.code).toBe(EXIT.INVALID);
     expect(empty.stderr).toMatch(/no records/);
-    const two = await cli(['record', 'batch', '--json'], `${JSON.stringify(records[0])}\n${JSON.stringify(records[1])}\n`);
+    const two = await cli(
+      ['record', 'batch', '--json'],
+      `${JSON.stringify(records[0])}\n${JSON.stringify(records[1])}\n`,
+    );
     expect(two.code, two.stderr).toBe(EXIT.OK);
     expect(two.json<{ method: string }[]>().map((r) => r.method)).toEqual(['GET', 'POST']);
     const one = await cli(['record', 'batch', '--json'], JSON.stringify(records[2], null, 2));
@@ -215,9 +249,22 @@ describe('smaller fixes (issue 12, item 5)', () => {
 
   it('record: lists every issue of every invalid record', async () => {
     const bad = { domainUrl: 'nope', pathnameUrl: 'x', status: 9, method: 'TRACE', protocol: 'FTP', elapsedTime: -1 };
-    const result = await cli(['record', 'batch'], `${JSON.stringify(bad)}\n${JSON.stringify({ ...records[0], status: 700 })}\n`);
+    const result = await cli(
+      ['record', 'batch'],
+      `${JSON.stringify(bad)}\n${JSON.stringify({ ...records[0], status: 700 })}\n`,
+    );
     expect(result.code).toBe(EXIT.INVALID);
-    for (const field of ['domainUrl', 'pathnameUrl', 'status', 'method', 'protocol', 'elapsedTime', 'requestHeaders', 'queryParams', 'responseHeaders']) {
+    for (const field of [
+      'domainUrl',
+      'pathnameUrl',
+      'status',
+      'method',
+      'protocol',
+      'elapsedTime',
+      'requestHeaders',
+      'queryParams',
+      'responseHeaders',
+    ]) {
       expect(result.stderr).toContain(field);
     }
     expect(result.stderr).not.toMatch(/and \d+ more/);
@@ -226,7 +273,13 @@ describe('smaller fixes (issue 12, item 5)', () => {
   });
 
   it('show --curl warns on stderr about redacted values', async () => {
-    const secret = { ...records[0], requestHeaders: { authorization: 'Bearer abc' }, queryParams: { token: 'xyz', page: '2' }, requestBody: { user: { password: 'p' } }, method: 'POST' };
+    const secret = {
+      ...records[0],
+      requestHeaders: { authorization: 'Bearer abc' },
+      queryParams: { token: 'xyz', page: '2' },
+      requestBody: { user: { password: 'p' } },
+      method: 'POST',
+    };
     const id = (await cli(['record', 'batch', '--json'], JSON.stringify(secret))).json<{ id: string }>().id;
     const curl = await cli(['traffic', 'show', 'batch', id, '--curl']);
     expect(curl.code).toBe(EXIT.OK);
@@ -240,7 +293,15 @@ describe('smaller fixes (issue 12, item 5)', () => {
   });
 
   it('proxy --source with an unknown name exits 5', async () => {
-    const result = await cli(['proxy', '--source', 'nope', '--target', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0']);
+    const result = await cli([
+      'proxy',
+      '--source',
+      'nope',
+      '--target',
+      'http://127.0.0.1:9',
+      '--listen',
+      '127.0.0.1:0',
+    ]);
     expect(result.code).toBe(EXIT.NOT_FOUND);
     expect(result.stderr).toMatch(/no traffic source named "nope"/);
   });
@@ -250,7 +311,10 @@ describe('tapline traffic diff', () => {
   it('shows what differs between two entries, --json for scripts, coloured only on a terminal', async () => {
     const [patch, , , , post] = (await list()).data;
     const argv = ['traffic', 'diff', 'shop', post?.id.slice(0, 13) ?? '', patch?.id ?? ''];
-    const json = (await as(ana, ...argv, '--json')).json<{ a: { id: string }; differences: { path: string; kind: string; a: unknown; b: unknown }[] }>();
+    const json = (await as(ana, ...argv, '--json')).json<{
+      a: { id: string };
+      differences: { path: string; kind: string; a: unknown; b: unknown }[];
+    }>();
     expect(json.a.id).toBe(post?.id);
     expect(json.differences).toEqual(
       expect.arrayContaining([

@@ -6,7 +6,9 @@ import { checkedWhere } from '../where.js';
 export const registerUi: Register = (program, context) => {
   const cmd = program
     .command('ui [source]')
-    .description('the terminal UI: live traffic of a source (picked from a list when not given), records, per-route numbers, core logs, webhooks')
+    .description(
+      'the terminal UI: live traffic of a source (picked from a list when not given), records, per-route numbers, core logs, webhooks',
+    )
     .option('--where <expr>', 'start with this filter, such as "status>=500"')
     .action(async (source: string | undefined, opts: { where?: string }, command: Command) => {
       const where = checkedWhere(opts.where);

@@ -17,10 +17,18 @@ export async function testWebhook(ctx: CliContext, idOrPrefix: string): Promise<
 }
 
 /** `tapline webhooks deliveries <id>`: attempts to deliver the webhook's messages, newest first. */
-export async function listDeliveries(ctx: CliContext, idOrPrefix: string, opts: PagingOptions): Promise<AsyncGenerator<PageAnswer<WebhookAttempt>>> {
+export async function listDeliveries(
+  ctx: CliContext,
+  idOrPrefix: string,
+  opts: PagingOptions,
+): Promise<AsyncGenerator<PageAnswer<WebhookAttempt>>> {
   const webhookId = await resolveWebhookId(ctx, idOrPrefix);
   return pagesOf(
-    (page) => request(ctx, contract.listWebhookDeliveries, { params: { webhookId }, query: { page, ...(opts.limit ? { limit: opts.limit } : {}) } }),
+    (page) =>
+      request(ctx, contract.listWebhookDeliveries, {
+        params: { webhookId },
+        query: { page, ...(opts.limit ? { limit: opts.limit } : {}) },
+      }),
     opts,
   );
 }
@@ -56,14 +64,17 @@ export function printTestResult(ctx: CliContext, answer: Answer<WebhookTestResul
   const { delivered, attempt } = answer.data;
   const status = attempt.statusCode === null ? 'no answer' : `answered ${attempt.statusCode}`;
   if (ctx.mode !== 'table') ctx.print(answer.text.trimEnd());
-  else if (delivered) ctx.print(`${ctx.colors.green('delivered')} test message (${status} in ${attempt.durationMs} ms)`);
+  else if (delivered)
+    ctx.print(`${ctx.colors.green('delivered')} test message (${status} in ${attempt.durationMs} ms)`);
   else ctx.print(`${ctx.colors.red('not delivered')}: ${attempt.error ?? status}`);
   if (!delivered) throw new CliError(EXIT.UNEXPECTED, '');
 }
 
 /** Adds `test` and `deliveries` to the `webhooks` command (created here if nothing else did). */
 export const registerWebhookDeliveries: Register = (program, context) => {
-  const webhooks = program.commands.find((c) => c.name() === 'webhooks') ?? program.command('webhooks').description('manage the webhooks of a source');
+  const webhooks =
+    program.commands.find((c) => c.name() === 'webhooks') ??
+    program.command('webhooks').description('manage the webhooks of a source');
 
   const test = webhooks
     .command('test <webhookId>')
@@ -75,10 +86,17 @@ export const registerWebhookDeliveries: Register = (program, context) => {
   example(test, 'tapline webhooks test 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f');
 
   const deliveries = pagingOptions(
-    webhooks.command('deliveries <webhookId>').description("attempts to deliver a webhook's messages, with status and error, newest first"),
+    webhooks
+      .command('deliveries <webhookId>')
+      .description("attempts to deliver a webhook's messages, with status and error, newest first"),
   ).action(async (webhookId: string, opts: PagingOptions, cmd: Command) => {
     const ctx = context(cmd);
-    await printList(ctx, await listDeliveries(ctx, webhookId, opts), (rows) => deliveryTable(ctx, rows), 'delivery attempts');
+    await printList(
+      ctx,
+      await listDeliveries(ctx, webhookId, opts),
+      (rows) => deliveryTable(ctx, rows),
+      'delivery attempts',
+    );
   });
   example(deliveries, 'tapline webhooks deliveries 019a4c2e-7b1d-7c3e-9f00-3a1b2c3d4e5f --limit 20');
 };

@@ -1,5 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { contract, formatLocalTime, WEBHOOK_LEVELS, WEBHOOK_TYPES, type CreatedWebhook, type Webhook } from '@tapline/shared';
+import {
+  contract,
+  formatLocalTime,
+  WEBHOOK_LEVELS,
+  WEBHOOK_TYPES,
+  type CreatedWebhook,
+  type Webhook,
+} from '@tapline/shared';
 import { request, type Answer } from '../api.js';
 import { confirm } from '../confirm.js';
 import type { CliContext } from '../context.js';
@@ -11,9 +18,17 @@ import { resolveSource, resolveWebhookId } from '../resolve.js';
 import { paintLevel } from '../style.js';
 import { renderTable } from '../table.js';
 
-export async function listWebhooks(ctx: CliContext, source: string, opts: PagingOptions): Promise<AsyncGenerator<PageAnswer<Webhook>>> {
+export async function listWebhooks(
+  ctx: CliContext,
+  source: string,
+  opts: PagingOptions,
+): Promise<AsyncGenerator<PageAnswer<Webhook>>> {
   const { id } = await resolveSource(ctx, source);
-  return pagesOf((page) => request(ctx, contract.listWebhooks, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }), opts);
+  return pagesOf(
+    (page) =>
+      request(ctx, contract.listWebhooks, { params: { trafficSourceId: id }, query: { page, ...pageLimit(opts) } }),
+    opts,
+  );
 }
 
 export interface WebhookInput {
@@ -22,12 +37,20 @@ export interface WebhookInput {
   readonly value: string;
 }
 
-export async function addWebhook(ctx: CliContext, source: string, input: WebhookInput): Promise<Answer<CreatedWebhook>> {
+export async function addWebhook(
+  ctx: CliContext,
+  source: string,
+  input: WebhookInput,
+): Promise<Answer<CreatedWebhook>> {
   const { id } = await resolveSource(ctx, source);
   return request(ctx, contract.createWebhook, { params: { trafficSourceId: id }, body: input });
 }
 
-export async function deleteWebhook(ctx: CliContext, idOrPrefix: string, yes: boolean | undefined): Promise<{ id: string; deleted: boolean }> {
+export async function deleteWebhook(
+  ctx: CliContext,
+  idOrPrefix: string,
+  yes: boolean | undefined,
+): Promise<{ id: string; deleted: boolean }> {
   const webhookId = await resolveWebhookId(ctx, idOrPrefix);
   if (!(await confirm(ctx, `Delete webhook ${webhookId}?`, yes))) return { id: webhookId, deleted: false };
   await request(ctx, contract.deleteWebhook, { params: { webhookId } });
@@ -50,29 +73,41 @@ export function webhookTable(ctx: CliContext, rows: readonly Webhook[]): string[
 }
 
 /** Like commander's choices, but in any case: traffic levels are upper case, webhook levels lower. */
-const oneOf = <T extends string>(values: readonly T[]) => (text: string): T => {
-  const found = values.find((v) => v === text.toLowerCase());
-  if (!found) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
-  return found;
-};
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (text: string): T => {
+    const found = values.find((v) => v === text.toLowerCase());
+    if (!found) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
+    return found;
+  };
 
 export const registerWebhooks: Register = (program, context) => {
   const webhooks = program.command('webhooks').description('list, add and delete the webhooks of a source');
   example(webhooks, 'tapline webhooks list shop');
 
-  const list = pagingOptions(webhooks.command('list <source>').alias('ls').description('list the webhooks of a source')).action(
-    async (source: string, opts: PagingOptions, cmd: Command) => {
-      const ctx = context(cmd);
-      await printList(ctx, await listWebhooks(ctx, source, opts), (rows) => webhookTable(ctx, rows), 'webhooks');
-    },
-  );
+  const list = pagingOptions(
+    webhooks.command('list <source>').alias('ls').description('list the webhooks of a source'),
+  ).action(async (source: string, opts: PagingOptions, cmd: Command) => {
+    const ctx = context(cmd);
+    await printList(ctx, await listWebhooks(ctx, source, opts), (rows) => webhookTable(ctx, rows), 'webhooks');
+  });
   example(list, 'tapline webhooks list shop');
 
   const add = webhooks
     .command('add <source>')
     .description('notify a target of each new traffic entry of one level')
-    .addOption(new Option('--type <type>', 'kind of target').choices(WEBHOOK_TYPES).argParser(oneOf(WEBHOOK_TYPES)).makeOptionMandatory())
-    .addOption(new Option('--level <level>', 'the level of entries to notify about').choices(WEBHOOK_LEVELS).argParser(oneOf(WEBHOOK_LEVELS)).makeOptionMandatory())
+    .addOption(
+      new Option('--type <type>', 'kind of target')
+        .choices(WEBHOOK_TYPES)
+        .argParser(oneOf(WEBHOOK_TYPES))
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--level <level>', 'the level of entries to notify about')
+        .choices(WEBHOOK_LEVELS)
+        .argParser(oneOf(WEBHOOK_LEVELS))
+        .makeOptionMandatory(),
+    )
     .requiredOption('--value <url>', 'the target: a Discord or Slack webhook URL, or any http(s) URL for --type http')
     .action(async (source: string, opts: WebhookInput, cmd: Command) => {
       const ctx = context(cmd);
@@ -85,7 +120,10 @@ export const registerWebhooks: Register = (program, context) => {
         ctx.note(ctx.colors.yellow('keep the secret now: it is shown only once (verify X-Tapline-Signature with it)'));
       }
     });
-  example(add, 'tapline webhooks add shop --type discord --level fatal --value https://discord.com/api/webhooks/123/abc');
+  example(
+    add,
+    'tapline webhooks add shop --type discord --level fatal --value https://discord.com/api/webhooks/123/abc',
+  );
 
   const del = webhooks
     .command('delete <webhookId>')

@@ -17,7 +17,16 @@ const A: HttpTrafficRecord = {
   protocol: 'HTTPS',
   trafficSourceId: '019a4c2e-0000-7000-8000-000000000001',
   request: { headers: { Accept: 'application/json', 'x-trace': 'abc' }, body: null, queryParams: { page: '1' } },
-  response: { headers: { 'content-type': 'application/json' }, body: { items: [{ sku: 'a', price: 3 }, { sku: 'b', price: 5 }], total: 8 } },
+  response: {
+    headers: { 'content-type': 'application/json' },
+    body: {
+      items: [
+        { sku: 'a', price: 3 },
+        { sku: 'b', price: 5 },
+      ],
+      total: 8,
+    },
+  },
 };
 const B: HttpTrafficRecord = {
   ...A,
@@ -27,27 +36,63 @@ const B: HttpTrafficRecord = {
   level: 'FATAL',
   elapsedTime: 340,
   request: { headers: { accept: 'application/json' }, body: null, queryParams: { page: '2' } },
-  response: { headers: { 'content-type': 'application/json', 'retry-after': '30' }, body: { items: [{ sku: 'a', price: 3 }, { sku: 'b', price: 6 }, { sku: 'c', price: 1 }], total: 8 } },
+  response: {
+    headers: { 'content-type': 'application/json', 'retry-after': '30' },
+    body: {
+      items: [
+        { sku: 'a', price: 3 },
+        { sku: 'b', price: 6 },
+        { sku: 'c', price: 1 },
+      ],
+      total: 8,
+    },
+  },
 };
 
 describe('diffRecords', () => {
   it('names each difference by path, bodies compared as JSON, not by line', () => {
     const byPath = Object.fromEntries(diffRecords(A, B).map((d) => [d.path, d]));
     expect(Object.keys(byPath).sort()).toEqual(
-      ['elapsedTime', 'level', 'request.headers["x-trace"]', 'request.query.page', 'response.body.items[1].price', 'response.body.items[2]', 'response.headers["retry-after"]', 'status'].sort(),
+      [
+        'elapsedTime',
+        'level',
+        'request.headers["x-trace"]',
+        'request.query.page',
+        'response.body.items[1].price',
+        'response.body.items[2]',
+        'response.headers["retry-after"]',
+        'status',
+      ].sort(),
     );
     expect(byPath.status).toMatchObject({ kind: 'changed', a: 200, b: 500 });
-    expect(byPath['response.body.items[1].price']).toMatchObject({ kind: 'changed', a: 5, b: 6, segments: ['response', 'body', 'items', 1, 'price'] });
+    expect(byPath['response.body.items[1].price']).toMatchObject({
+      kind: 'changed',
+      a: 5,
+      b: 6,
+      segments: ['response', 'body', 'items', 1, 'price'],
+    });
     expect(byPath['response.body.items[2]']).toMatchObject({ kind: 'added', b: { sku: 'c', price: 1 } });
     expect(byPath['request.headers["x-trace"]']).toMatchObject({ kind: 'removed', a: 'abc' });
   });
 
   it('finds nothing between an exchange and itself, header case and id and time aside', () => {
-    expect(diffRecords(A, { ...A, id: B.id, createdAt: B.createdAt, request: { ...A.request, headers: { accept: 'application/json', 'X-Trace': 'abc' } } })).toEqual([]);
+    expect(
+      diffRecords(A, {
+        ...A,
+        id: B.id,
+        createdAt: B.createdAt,
+        request: { ...A.request, headers: { accept: 'application/json', 'X-Trace': 'abc' } },
+      }),
+    ).toEqual([]);
   });
 
   it('compares a method, URL or body of another kind as one change', () => {
-    const other: HttpTrafficRecord = { ...A, method: 'POST', pathname: '/api/orders', response: { ...A.response, body: 'Bad Gateway' } };
+    const other: HttpTrafficRecord = {
+      ...A,
+      method: 'POST',
+      pathname: '/api/orders',
+      response: { ...A.response, body: 'Bad Gateway' },
+    };
     expect(diffRecords(A, other).map((d) => [d.path, d.kind])).toEqual([
       ['method', 'changed'],
       ['url', 'changed'],

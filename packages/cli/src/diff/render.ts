@@ -1,4 +1,12 @@
-import { type Difference, formatLatency, formatLocalTime, recordUrl, truncate, type HttpTrafficRecord, type JsonValue } from '@tapline/shared';
+import {
+  type Difference,
+  formatLatency,
+  formatLocalTime,
+  recordUrl,
+  truncate,
+  type HttpTrafficRecord,
+  type JsonValue,
+} from '@tapline/shared';
 import type { Colors } from '../context.js';
 
 const MARK = { changed: '~', added: '+', removed: '-' } as const;
@@ -16,7 +24,8 @@ function changeText(d: Difference): string {
   return `${show(d.a)} -> ${show(d.b)}`;
 }
 
-export const describeExchange = (label: string, r: HttpTrafficRecord) => `${label} ${r.id}  ${formatLocalTime(r.createdAt)}  ${r.method} ${r.status} ${recordUrl(r)}`;
+export const describeExchange = (label: string, r: HttpTrafficRecord) =>
+  `${label} ${r.id}  ${formatLocalTime(r.createdAt)}  ${r.method} ${r.status} ${recordUrl(r)}`;
 
 /**
  * The differences as aligned lines, `~` changed, `+` only in B, `-` only in A (coloured yellow,

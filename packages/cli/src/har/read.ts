@@ -19,7 +19,9 @@ const HarEntry = z.object({
   response: z.object({
     status: z.number(),
     headers: NameValues,
-    content: z.object({ mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() }).optional(),
+    content: z
+      .object({ mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() })
+      .optional(),
   }),
 });
 const Har = z.object({ log: z.object({ entries: z.array(z.unknown()) }) });
@@ -69,7 +71,12 @@ async function toRecord(entry: HarEntry, maxBytes: number): Promise<RecordBody |
     requestBody: await body(entry.request.postData?.text, entry.request.postData?.mimeType, false, maxBytes),
     queryParams: queryMap(url.searchParams),
     responseHeaders: headerMap(entry.response.headers),
-    responseBody: await body(entry.response.content?.text, entry.response.content?.mimeType, entry.response.content?.encoding === 'base64', maxBytes),
+    responseBody: await body(
+      entry.response.content?.text,
+      entry.response.content?.mimeType,
+      entry.response.content?.encoding === 'base64',
+      maxBytes,
+    ),
     ...(Number.isNaN(started.getTime()) ? {} : { startedAt: started.toISOString() }),
   };
 }
@@ -84,17 +91,25 @@ export async function readHar(text: string, file: string, maxBytes: number): Pro
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw invalid(`${file} is not a HAR file: it is not JSON (${error instanceof Error ? error.message : String(error)}); nothing was sent`);
+    throw invalid(
+      `${file} is not a HAR file: it is not JSON (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
+    );
   }
   const har = Har.safeParse(json);
-  if (!har.success) throw invalid(`${file} is not a HAR file: it has no log.entries array; nothing was sent`, 'export one from the browser devtools (Network, "Save all as HAR"), mitmproxy or HTTP Toolkit');
+  if (!har.success)
+    throw invalid(
+      `${file} is not a HAR file: it has no log.entries array; nothing was sent`,
+      'export one from the browser devtools (Network, "Save all as HAR"), mitmproxy or HTTP Toolkit',
+    );
   const records: HarImport['records'][number][] = [];
   const skipped = new Map<string, number>();
   for (const [index, raw] of har.data.log.entries.entries()) {
     const entry = HarEntry.safeParse(raw);
     if (!entry.success) {
       const issue = entry.error.issues[0];
-      throw invalid(`${file}: entry ${index + 1} is not a HAR entry (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}); nothing was sent`);
+      throw invalid(
+        `${file}: entry ${index + 1} is not a HAR entry (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}); nothing was sent`,
+      );
     }
     const record = await toRecord(entry.data, maxBytes);
     if (typeof record === 'string') skipped.set(record, (skipped.get(record) ?? 0) + 1);

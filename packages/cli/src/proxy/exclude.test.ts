@@ -50,9 +50,16 @@ describe('compileExclude', () => {
 
   it('reads a level and a domain as the daemon stores them (docs/decisions.md §5.6, §5.7)', () => {
     const warnings = compileExclude(['level=WARNING']);
-    expect([399, 400, 499, 500].map((status) => warnings.record?.(body({ status })))).toEqual([false, true, true, false]);
+    expect([399, 400, 499, 500].map((status) => warnings.record?.(body({ status })))).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
     expect(compileExclude(['level=FATAL']).record?.(body({ status: 500 }))).toBe(true);
-    expect(compileExclude(['domain=shop.example.com']).record?.(body({ domainUrl: 'https://Shop.Example.com:443' }))).toBe(true);
+    expect(
+      compileExclude(['domain=shop.example.com']).record?.(body({ domainUrl: 'https://Shop.Example.com:443' })),
+    ).toBe(true);
   });
 
   it('has no record test without filter expressions, and refuses one that does not parse', () => {

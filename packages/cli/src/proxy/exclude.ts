@@ -1,4 +1,14 @@
-import { compilePredicate, domainOf, levelOf, Method, parseFilter, Protocol, type HttpTraffic, type HttpTrafficRecord, type RecordBody } from '@tapline/shared';
+import {
+  compilePredicate,
+  domainOf,
+  levelOf,
+  Method,
+  parseFilter,
+  Protocol,
+  type HttpTraffic,
+  type HttpTrafficRecord,
+  type RecordBody,
+} from '@tapline/shared';
 
 /**
  * `--exclude` path globs, matched against the request path without its query:
@@ -46,10 +56,13 @@ export function compileExclude(patterns: readonly string[]): Exclusion {
   const filters = patterns.filter((p) => !p.startsWith('/')).map((p) => compilePredicate(parseFilter(p)));
   return {
     path: compileGlobs(globs),
-    record: filters.length === 0 ? null : (body) => {
-      const stored = asStored(body);
-      return stored !== null && filters.some((matches) => matches(stored.entry, stored.record));
-    },
+    record:
+      filters.length === 0
+        ? null
+        : (body) => {
+            const stored = asStored(body);
+            return stored !== null && filters.some((matches) => matches(stored.entry, stored.record));
+          },
   };
 }
 
@@ -75,10 +88,20 @@ function asStored(body: RecordBody): { entry: HttpTraffic; record: HttpTrafficRe
     protocol: protocol.data,
     trafficSourceId: PLACEHOLDER_ID,
   } as const;
-  const entry: HttpTraffic = { ...common, domainId: PLACEHOLDER_ID, pathnameId: PLACEHOLDER_ID, requestId: PLACEHOLDER_ID, responseId: PLACEHOLDER_ID };
+  const entry: HttpTraffic = {
+    ...common,
+    domainId: PLACEHOLDER_ID,
+    pathnameId: PLACEHOLDER_ID,
+    requestId: PLACEHOLDER_ID,
+    responseId: PLACEHOLDER_ID,
+  };
   const record: HttpTrafficRecord = {
     ...common,
-    request: { headers: strings(body.requestHeaders), body: body.requestBody ?? null, queryParams: strings(body.queryParams) },
+    request: {
+      headers: strings(body.requestHeaders),
+      body: body.requestBody ?? null,
+      queryParams: strings(body.queryParams),
+    },
     response: { headers: strings(body.responseHeaders), body: body.responseBody ?? null },
   };
   return { entry, record };

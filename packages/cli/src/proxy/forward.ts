@@ -70,7 +70,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
         return;
       }
       const reason = error.code ?? error.message;
-      const body = Buffer.from(JSON.stringify({ statusCode: 502, error: `Bad Gateway: tapline proxy could not reach ${target.origin} (${reason})` }));
+      const body = Buffer.from(
+        JSON.stringify({
+          statusCode: 502,
+          error: `Bad Gateway: tapline proxy could not reach ${target.origin} (${reason})`,
+        }),
+      );
       const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
       answer = { status: 502, headers, targetError: reason };
       responseBody?.push(body);
@@ -92,11 +97,20 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
     if (!res.writableFinished) current.destroy();
     if (!answer) return options.onAbandoned?.();
     if (!options.record || !requestBody || !responseBody) return;
-    options.record.onExchange(exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started, startedAt));
+    options.record.onExchange(
+      exchange(req, answer, requestBody, responseBody, (finishedAt || performance.now()) - started, startedAt),
+    );
   });
 }
 
-function exchange(req: IncomingMessage, answer: { status: number; headers: readonly string[]; targetError?: string }, requestBody: BodyCollector, responseBody: BodyCollector, elapsedMs: number, startedAt: number): Exchange {
+function exchange(
+  req: IncomingMessage,
+  answer: { status: number; headers: readonly string[]; targetError?: string },
+  requestBody: BodyCollector,
+  responseBody: BodyCollector,
+  elapsedMs: number,
+  startedAt: number,
+): Exchange {
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -111,7 +125,9 @@ function exchange(req: IncomingMessage, answer: { status: number; headers: reado
   };
 }
 
-const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 const pairs = (raw: readonly string[]): [string, string][] => {
   const out: [string, string][] = [];

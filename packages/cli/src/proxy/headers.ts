@@ -5,7 +5,16 @@ import type { IncomingHttpHeaders } from 'node:http';
  * must not forward them: each side has its own connection, and node:http frames each side itself
  * (it re-chunks a body that arrived chunked and keeps a Content-Length that arrived with one).
  */
-const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 const NO_NAMES: ReadonlySet<string> = new Set();
 

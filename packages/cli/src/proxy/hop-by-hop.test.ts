@@ -20,12 +20,26 @@ beforeAll(async () => {
   target = http.createServer((req, res) => {
     // The names the app received, in a header: the body's framing is the proxy's to choose.
     const seen = req.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
-    res.writeHead(200, ['X-Seen-By-App', seen.join(','), 'Connection', 'X-Upstream-Hop', 'X-Upstream-Hop', 'app-side', 'X-Upstream-Kept', 'yes']);
+    res.writeHead(200, [
+      'X-Seen-By-App',
+      seen.join(','),
+      'Connection',
+      'X-Upstream-Hop',
+      'X-Upstream-Hop',
+      'app-side',
+      'X-Upstream-Kept',
+      'yes',
+    ]);
     res.end('ok');
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   const targetPort = (target.address() as AddressInfo).port;
-  proxy = createProxyServer({ target: parseTarget(`http://127.0.0.1:${targetPort}`), maxBody: 1024, isExcluded: compileGlobs([]), onExchange: () => undefined });
+  proxy = createProxyServer({
+    target: parseTarget(`http://127.0.0.1:${targetPort}`),
+    maxBody: 1024,
+    isExcluded: compileGlobs([]),
+    onExchange: () => undefined,
+  });
   proxyPort = (await proxy.listen('127.0.0.1', 0)).port;
 });
 afterAll(async () => {
@@ -55,7 +69,8 @@ describe('hop-by-hop headers through the proxy', () => {
     );
     const seenByApp = (/^x-seen-by-app: (.*)$/im.exec(answer)?.[1] ?? '').trim().split(',');
     expect(seenByApp).toContain('x-end-to-end');
-    for (const hop of ['x-client-hop', 'x-second-hop', 'keep-alive', 'te', 'proxy-authorization']) expect(seenByApp).not.toContain(hop);
+    for (const hop of ['x-client-hop', 'x-second-hop', 'keep-alive', 'te', 'proxy-authorization'])
+      expect(seenByApp).not.toContain(hop);
   });
 
   it('drops response headers the app names in Connection, and keeps the others', async () => {

@@ -20,7 +20,10 @@ export function createNotices(ctx: CliContext, everyMs = EVERY_MS) {
   const say = (event: DropEvent) => {
     lastDrop = Date.now();
     pendingDrops = null;
-    const why = event.reason === 'rejected' ? `the daemon refused records (${event.error?.message ?? 'rejected'})` : 'the record queue is full (daemon slow or down)';
+    const why =
+      event.reason === 'rejected'
+        ? `the daemon refused records (${event.error?.message ?? 'rejected'})`
+        : 'the record queue is full (daemon slow or down)';
     ctx.note(`tapline proxy: ${why}; ${event.total} records dropped so far`);
   };
   return {
@@ -30,15 +33,20 @@ export function createNotices(ctx: CliContext, everyMs = EVERY_MS) {
       if (Date.now() - lastDrop >= everyMs) return say(event);
       // Report the latest total once the quiet period is over, so the last count is never lost.
       pendingDrops = event;
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        if (pendingDrops) say(pendingDrops);
-      }, everyMs - (Date.now() - lastDrop));
+      timer ??= setTimeout(
+        () => {
+          timer = undefined;
+          if (pendingDrops) say(pendingDrops);
+        },
+        everyMs - (Date.now() - lastDrop),
+      );
       timer.unref();
     },
     /** The recorder reports a refusal once (and again only after records were stored since). */
     refused(refusal: Refusal) {
-      ctx.note(`tapline proxy: the daemon refused the records (${refusal.status} ${refusal.message}); they are dropped, not retried: ${HINTS[refusal.status] ?? 'check the token and the source'}`);
+      ctx.note(
+        `tapline proxy: the daemon refused the records (${refusal.status} ${refusal.message}); they are dropped, not retried: ${HINTS[refusal.status] ?? 'check the token and the source'}`,
+      );
     },
     failed(error: Error) {
       if (Date.now() - lastFailure < everyMs) return;

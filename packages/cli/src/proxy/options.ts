@@ -4,11 +4,21 @@ import type { AddressInfo } from 'node:net';
 export function parseListen(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*))?:?(\d+)$/.exec(text.trim());
   const port = Number(match?.[3]);
-  if (!match || !Number.isInteger(port) || port > 65535) throw new Error(`--listen must be host:port, such as 127.0.0.1:8080 (got "${text}")`);
+  if (!match || !Number.isInteger(port) || port > 65535)
+    throw new Error(`--listen must be host:port, such as 127.0.0.1:8080 (got "${text}")`);
   return { host: match[1] ?? (match[2] || '127.0.0.1'), port };
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+};
 
 /** `64kb`, `1mb`, `65536` in bytes (binary units); null for anything else. */
 export function parseSize(text: string): number | null {

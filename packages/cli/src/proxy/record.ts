@@ -1,4 +1,12 @@
-import { captureBody, captureBodyNow, toRecordBody, type BodyCollector, type BodyInput, type JsonValue, type RecordBody } from '@tapline/shared';
+import {
+  captureBody,
+  captureBodyNow,
+  toRecordBody,
+  type BodyCollector,
+  type BodyInput,
+  type JsonValue,
+  type RecordBody,
+} from '@tapline/shared';
 import type { Exchange } from './exchange.js';
 import { type HeaderRecord, toHeaderRecord } from './headers.js';
 import type { Target } from './target.js';
@@ -12,7 +20,11 @@ import type { Target } from './target.js';
  * Built at once, without a promise, unless a body must be decoded (gzip, br...): this runs for
  * every proxied request, and a promise per exchange was a visible share of the proxy's CPU.
  */
-export function toRecord(exchange: Exchange, target: Target, maxBody: number): RecordBody | null | Promise<RecordBody | null> {
+export function toRecord(
+  exchange: Exchange,
+  target: Target,
+  maxBody: number,
+): RecordBody | null | Promise<RecordBody | null> {
   const requestHeaders = toHeaderRecord(exchange.requestHeaders);
   const responseHeaders = toHeaderRecord(exchange.responseHeaders);
   const request = bodyInput(exchange.requestBody, requestHeaders, maxBody);
@@ -34,7 +46,9 @@ export function toRecord(exchange: Exchange, target: Target, maxBody: number): R
   const requestBody = captureBodyNow(request);
   const responseBody = captureBodyNow(response);
   if (requestBody !== undefined && responseBody !== undefined) return build(requestBody, responseBody);
-  return Promise.all([requestBody ?? captureBody(request), responseBody ?? captureBody(response)]).then(([a, b]) => build(a, b));
+  return Promise.all([requestBody ?? captureBody(request), responseBody ?? captureBody(response)]).then(([a, b]) =>
+    build(a, b),
+  );
 }
 
 const bodyInput = (body: BodyCollector, headers: HeaderRecord, maxBytes: number): BodyInput => ({

@@ -9,7 +9,8 @@ import { toRecord } from './record.js';
 import { createProxyServer, pathOf, type ProxyServer } from './server.js';
 import { parseTarget } from './target.js';
 
-const textOf = (data: RawData) => (data instanceof ArrayBuffer ? Buffer.from(data) : Array.isArray(data) ? Buffer.concat(data) : data).toString();
+const textOf = (data: RawData) =>
+  (data instanceof ArrayBuffer ? Buffer.from(data) : Array.isArray(data) ? Buffer.concat(data) : data).toString();
 
 const big = Buffer.alloc(3 * 1024 * 1024, 'abcdefghij');
 
@@ -18,8 +19,23 @@ function app(): http.Server {
   const server = http.createServer((req, res) => {
     res.sendDate = false;
     const url = req.url ?? '/';
-    if (url === '/json') return res.writeHead(200, 'Fine Thanks', ['X-Mixed-Case', 'a', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'Content-Type', 'application/json']).end('{"ok":true}');
-    if (url === '/gzip') return res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('hello gzip'));
+    if (url === '/json')
+      return res
+        .writeHead(200, 'Fine Thanks', [
+          'X-Mixed-Case',
+          'a',
+          'Set-Cookie',
+          'a=1',
+          'Set-Cookie',
+          'b=2',
+          'Content-Type',
+          'application/json',
+        ])
+        .end('{"ok":true}');
+    if (url === '/gzip')
+      return res
+        .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
+        .end(gzipSync('hello gzip'));
     if (url === '/chunked') {
       res.writeHead(200, { 'content-type': 'text/plain', Trailer: 'X-Checksum' });
       res.write('one,');
@@ -29,13 +45,24 @@ function app(): http.Server {
       }, 5);
       return;
     }
-    if (url === '/big') return res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': big.length }).end(big);
+    if (url === '/big')
+      return res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': big.length }).end(big);
     if (url === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 300);
     if (url === '/redirect') return res.writeHead(302, { location: '/json' }).end();
     if (url.startsWith('/echo')) {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, url, host: req.headers.host, xfh: req.headers['x-forwarded-host'], size: Buffer.concat(chunks).length })));
+      req.on('end', () =>
+        res.writeHead(201, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            method: req.method,
+            url,
+            host: req.headers.host,
+            xfh: req.headers['x-forwarded-host'],
+            size: Buffer.concat(chunks).length,
+          }),
+        ),
+      );
       return;
     }
     res.writeHead(404).end();
@@ -55,15 +82,29 @@ interface Answer {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function call(port: number, path: string, init: { method?: string; body?: Buffer | string; headers?: Record<string, string> } = {}): Promise<Answer> {
+function call(
+  port: number,
+  path: string,
+  init: { method?: string; body?: Buffer | string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ port, host: '127.0.0.1', path, method: init.method ?? 'GET', headers: init.headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.rawHeaders, trailers: res.rawTrailers, body: Buffer.concat(chunks), socketPort: req.socket?.localPort }),
-      );
-    });
+    const req = http.request(
+      { port, host: '127.0.0.1', path, method: init.method ?? 'GET', headers: init.headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            reason: res.statusMessage ?? '',
+            headers: res.rawHeaders,
+            trailers: res.rawTrailers,
+            body: Buffer.concat(chunks),
+            socketPort: req.socket?.localPort,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -73,7 +114,8 @@ function call(port: number, path: string, init: { method?: string; body?: Buffer
 function endToEnd(raw: string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (!['connection', 'keep-alive'].includes(String(raw[i]).toLowerCase())) kept.push(String(raw[i]), String(raw[i + 1]));
+    if (!['connection', 'keep-alive'].includes(String(raw[i]).toLowerCase()))
+      kept.push(String(raw[i]), String(raw[i + 1]));
   }
   return kept;
 }
@@ -88,7 +130,12 @@ beforeAll(async () => {
   target = app();
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   targetPort = (target.address() as AddressInfo).port;
-  proxy = createProxyServer({ target: parseTarget(`http://127.0.0.1:${targetPort}`), maxBody: 1024, isExcluded: compileGlobs(['/static/**']), onExchange: (e) => exchanges.push(e) });
+  proxy = createProxyServer({
+    target: parseTarget(`http://127.0.0.1:${targetPort}`),
+    maxBody: 1024,
+    isExcluded: compileGlobs(['/static/**']),
+    onExchange: (e) => exchanges.push(e),
+  });
   proxyPort = (await proxy.listen('127.0.0.1', 0)).port;
 });
 afterAll(async () => {
@@ -110,7 +157,11 @@ describe('forwarding', () => {
 
   it('streams a large request body through and keeps only a bounded copy for the record', async () => {
     exchanges.length = 0;
-    const answer = await call(proxyPort, '/echo?x=1', { method: 'PUT', body: big, headers: { 'content-type': 'application/octet-stream' } });
+    const answer = await call(proxyPort, '/echo?x=1', {
+      method: 'PUT',
+      body: big,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expect(JSON.parse(answer.body.toString())).toMatchObject({ method: 'PUT', size: big.length });
     await expect.poll(() => exchanges.length).toBe(1);
     const [exchange] = exchanges;
@@ -193,13 +244,25 @@ describe('target down', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const seen: Exchange[] = [];
-    const down = createProxyServer({ target: parseTarget(`http://127.0.0.1:${port}`), maxBody: 1024, isExcluded: () => false, onExchange: (e) => seen.push(e) });
+    const down = createProxyServer({
+      target: parseTarget(`http://127.0.0.1:${port}`),
+      maxBody: 1024,
+      isExcluded: () => false,
+      onExchange: (e) => seen.push(e),
+    });
     const downPort = (await down.listen('127.0.0.1', 0)).port;
     try {
-      const answer = await call(downPort, '/orders?page=2', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+      const answer = await call(downPort, '/orders?page=2', {
+        method: 'POST',
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status).toBe(502);
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-      expect(JSON.parse(answer.body.toString())).toEqual({ statusCode: 502, error: expect.stringContaining('ECONNREFUSED') });
+      expect(JSON.parse(answer.body.toString())).toEqual({
+        statusCode: 502,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+        error: expect.stringContaining('ECONNREFUSED'),
+      });
       await expect.poll(() => seen.length).toBe(1);
       expect(seen[0]).toMatchObject({ method: 'POST', status: 502, targetError: 'ECONNREFUSED' });
       expect(down.counters.targetErrors).toBe(1);

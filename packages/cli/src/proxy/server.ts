@@ -49,7 +49,14 @@ export interface ProxyServer {
 const RECORDED_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 
 export function createProxyServer(options: ProxyServerOptions): ProxyServer {
-  const counters: ProxyCounters = { forwarded: 0, recorded: 0, excluded: 0, unrecorded: {}, targetErrors: 0, abandoned: 0 };
+  const counters: ProxyCounters = {
+    forwarded: 0,
+    recorded: 0,
+    excluded: 0,
+    unrecorded: {},
+    targetErrors: 0,
+    abandoned: 0,
+  };
   const tunnels = new Set<Duplex>();
 
   /** Whether this request's exchange is recorded; counts the ones that are not. */
@@ -78,7 +85,11 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
 
   const server = http.createServer((req, res) => {
     const recorded = shouldRecord(req);
-    forward(req, res, { target: options.target, onAbandoned, ...(recorded ? { record: { maxBody: options.maxBody, onExchange: record } } : {}) });
+    forward(req, res, {
+      target: options.target,
+      onAbandoned,
+      ...(recorded ? { record: { maxBody: options.maxBody, onExchange: record } } : {}),
+    });
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     tunnels.add(socket);

@@ -23,12 +23,22 @@ export function parseTarget(text: string): Target {
   } catch {
     throw new Error(`--target must be an http(s) URL such as http://localhost:3000 (got "${text}")`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--target must be http or https (got "${url.protocol.slice(0, -1)}")`);
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search) throw new Error('--target must be an origin without a path or query (the proxy forwards each request path as it comes)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`--target must be http or https (got "${url.protocol.slice(0, -1)}")`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search)
+    throw new Error(
+      '--target must be an origin without a path or query (the proxy forwards each request path as it comes)',
+    );
   const secure = url.protocol === 'https:';
   // noDelay: a request's head and body often leave in separate writes; Nagle would hold the second
   // back until the app ACKs the first, which a delayed ACK makes 40 ms.
-  const options = { keepAlive: true, noDelay: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  const options = {
+    keepAlive: true,
+    noDelay: true,
+    maxSockets: Number.POSITIVE_INFINITY,
+    maxFreeSockets: 256,
+    scheduling: 'lifo' as const,
+  };
   return {
     origin: url.origin,
     host: url.host,

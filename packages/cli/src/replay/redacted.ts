@@ -18,14 +18,20 @@ const redactedNames = (values: Values) =>
     .map(([name]) => name);
 
 function bodyPaths(value: JsonValue, at: (string | number)[] = []): string[] {
-  if (typeof value === 'string') return value.includes(REDACTED) ? [at.length ? formatPath(at) : '(the whole body)'] : [];
+  if (typeof value === 'string')
+    return value.includes(REDACTED) ? [at.length ? formatPath(at) : '(the whole body)'] : [];
   if (Array.isArray(value)) return value.flatMap((item, i) => bodyPaths(item, [...at, i]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => (item === undefined ? [] : bodyPaths(item, [...at, key])));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => (item === undefined ? [] : bodyPaths(item, [...at, key])));
   return [];
 }
 
 export function redactedPlaces(request: HttpTrafficRecord['request']): RedactedPlaces {
-  return { headers: redactedNames(request.headers), query: redactedNames(request.queryParams), body: bodyPaths(request.body) };
+  return {
+    headers: redactedNames(request.headers),
+    query: redactedNames(request.queryParams),
+    body: bodyPaths(request.body),
+  };
 }
 
 /** `header authorization, query token, body user.password`, or '' when nothing was redacted. */
@@ -45,7 +51,13 @@ export function curlWarnings(request: HttpTrafficRecord['request']): string[] {
   const places = describePlaces(redactedPlaces(request));
   const placeholder = placeholderOf(request.body);
   return [
-    ...(places ? [`redacted when recorded, so not replayed as sent: ${places}; \`tapline traffic replay\` can fill them in`] : []),
-    ...(placeholder ? [`the body was not kept whole, so the command sends its placeholder ("${placeholder}"); \`tapline traffic replay --data\` sends a body you give`] : []),
+    ...(places
+      ? [`redacted when recorded, so not replayed as sent: ${places}; \`tapline traffic replay\` can fill them in`]
+      : []),
+    ...(placeholder
+      ? [
+          `the body was not kept whole, so the command sends its placeholder ("${placeholder}"); \`tapline traffic replay --data\` sends a body you give`,
+        ]
+      : []),
   ];
 }

@@ -38,7 +38,10 @@ const each = (values: Readonly<Record<string, string | readonly string[]>>) =>
  * (binary, or cut at `--max-body`). Unless the user gives each one, this refuses (exit 2), naming
  * them all.
  */
-export function buildReplay(record: Pick<HttpTrafficRecord, 'method' | 'protocol' | 'domain' | 'pathname' | 'request'>, changes: ReplayChanges): ReplayRequest {
+export function buildReplay(
+  record: Pick<HttpTrafficRecord, 'method' | 'protocol' | 'domain' | 'pathname' | 'request'>,
+  changes: ReplayChanges,
+): ReplayRequest {
   const headers = (changes.setHeaders ?? []).map((pair) => split(pair, ':', '--set-header', 'name: value'));
   const query = (changes.setQuery ?? []).map((pair) => split(pair, '=', '--set-query', 'name=value'));
   let body: string | null = null;
@@ -55,9 +58,14 @@ export function buildReplay(record: Pick<HttpTrafficRecord, 'method' | 'protocol
   const setHeader = new Set(headers.map(([n]) => n.toLowerCase()));
   const setQuery = new Set(query.map(([n]) => n));
   const recorded = record.request.body;
-  if (body === null && recorded !== null && recorded !== undefined) body = typeof recorded === 'string' ? recorded : JSON.stringify(recorded);
-  const sent = [...each(record.request.headers).filter(([n]) => !isSkippedHeader(n) && !setHeader.has(n.toLowerCase())), ...headers];
-  if (body !== null && !sent.some(([n]) => n.toLowerCase() === 'content-type')) sent.push(['content-type', 'application/json']);
+  if (body === null && recorded !== null && recorded !== undefined)
+    body = typeof recorded === 'string' ? recorded : JSON.stringify(recorded);
+  const sent = [
+    ...each(record.request.headers).filter(([n]) => !isSkippedHeader(n) && !setHeader.has(n.toLowerCase())),
+    ...headers,
+  ];
+  if (body !== null && !sent.some(([n]) => n.toLowerCase() === 'content-type'))
+    sent.push(['content-type', 'application/json']);
 
   const url = new URL(recordUrl({ ...record, request: { ...record.request, queryParams: {} } }));
   if (changes.to) {
@@ -66,7 +74,8 @@ export function buildReplay(record: Pick<HttpTrafficRecord, 'method' | 'protocol
     url.host = to.host;
     url.pathname = `${to.pathname.replace(/\/+$/, '')}${url.pathname}`;
   }
-  for (const [name, value] of each(record.request.queryParams)) if (!setQuery.has(name)) url.searchParams.append(name, value);
+  for (const [name, value] of each(record.request.queryParams))
+    if (!setQuery.has(name)) url.searchParams.append(name, value);
   for (const [name, value] of query) url.searchParams.append(name, value);
   return { method: record.method, url: url.toString(), headers: sent, body };
 }
@@ -83,12 +92,19 @@ function parseTo(text: string): URL {
 
 const DATA = "--data '<the whole body as JSON>'";
 
-function refuseUnsent(request: HttpTrafficRecord['request'], headers: readonly [string, string][], query: readonly [string, string][], data: boolean): void {
+function refuseUnsent(
+  request: HttpTrafficRecord['request'],
+  headers: readonly [string, string][],
+  query: readonly [string, string][],
+  data: boolean,
+): void {
   const places = redactedPlaces(request);
   const placeholder = data ? null : placeholderOf(request.body);
   const given = new Set(headers.map(([n]) => n.toLowerCase()));
   const redacted = [
-    ...places.headers.filter((h) => !given.has(h.toLowerCase())).map((h) => `header ${h}: --set-header '${h}: <value>'`),
+    ...places.headers
+      .filter((h) => !given.has(h.toLowerCase()))
+      .map((h) => `header ${h}: --set-header '${h}: <value>'`),
     ...places.query.filter((q) => !query.some(([n]) => n === q)).map((q) => `query ${q}: --set-query '${q}=<value>'`),
     // A placeholder body needs the whole body anyway: one line for it says so.
     ...(data || placeholder ? [] : places.body.map((b) => `body ${b}: ${DATA}`)),

@@ -21,7 +21,11 @@ export class ReplayUnreachable extends CliError {
     readonly origin: string,
     readonly reason: string,
   ) {
-    super(EXIT.UNEXPECTED, `cannot replay to ${origin} (${reason})`, 'is the target running? --to sends the request elsewhere, such as --to http://localhost:3000');
+    super(
+      EXIT.UNEXPECTED,
+      `cannot replay to ${origin} (${reason})`,
+      'is the target running? --to sends the request elsewhere, such as --to http://localhost:3000',
+    );
     this.name = 'ReplayUnreachable';
   }
 }
@@ -30,7 +34,11 @@ export class ReplayUnreachable extends CliError {
  * Sends the request once and reads the whole answer. Redirects are not followed: the replay
  * shows what the target itself answered, as the recorded exchange did.
  */
-export async function sendReplay(request: ReplayRequest, signal: AbortSignal, now: () => number = performance.now.bind(performance)): Promise<ReplayResponse> {
+export async function sendReplay(
+  request: ReplayRequest,
+  signal: AbortSignal,
+  now: () => number = performance.now.bind(performance),
+): Promise<ReplayResponse> {
   const started = now();
   let response: Response;
   try {

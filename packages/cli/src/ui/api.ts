@@ -1,4 +1,13 @@
-import type { CoreLog, FollowStatus, HttpTraffic, HttpTrafficRecord, StatsAnswer, TrafficSource, Webhook } from '@tapline/shared';
+import type {
+  AlertRule,
+  CoreLog,
+  FollowStatus,
+  HttpTraffic,
+  HttpTrafficRecord,
+  StatsAnswer,
+  TrafficSource,
+  Webhook,
+} from '@tapline/shared';
 import type { Page } from '../api.js';
 import type { ReplayResponse } from '../replay/send.js';
 import type { CopiedTo } from './clipboard.js';
@@ -17,7 +26,8 @@ export interface FollowOptions {
 }
 
 /** Where the filter prompt says an expression goes wrong; `column` is 1-based. */
-export type FilterCheck = { readonly ok: true } | { readonly ok: false; readonly message: string; readonly column: number };
+export type FilterCheck =
+  { readonly ok: true } | { readonly ok: false; readonly message: string; readonly column: number };
 
 /**
  * Everything the terminal UI asks of the outside world. Components get it as a prop, so tests
@@ -26,7 +36,10 @@ export type FilterCheck = { readonly ok: true } | { readonly ok: false; readonly
 export interface UiApi {
   listSources(): Promise<readonly TrafficSource[]>;
   /** Newest first; `before` bounds the page (inclusive `endDate`) for paging into history. */
-  listTraffic(sourceId: string, options: { q: string; limit: number; page?: number; before?: string }): Promise<Page<HttpTraffic>>;
+  listTraffic(
+    sourceId: string,
+    options: { q: string; limit: number; page?: number; before?: string },
+  ): Promise<Page<HttpTraffic>>;
   getTraffic(sourceId: string, id: string): Promise<HttpTrafficRecord>;
   /** Resolves when `signal` aborts; reconnecting is its own business. */
   follow(sourceId: string, options: FollowOptions): Promise<void>;
@@ -34,6 +47,8 @@ export interface UiApi {
   listWebhooks(sourceId: string): Promise<readonly Webhook[]>;
   /** `GET /stats` by route and method over the last `since` (`1h`), with a series for the sparklines. */
   routeStats(sourceId: string, since: string): Promise<StatsAnswer>;
+  /** The alert rules of a source with their state (`GET /alerts/:trafficSourceId`), for the header's count and `a`. */
+  listAlertRules(sourceId: string): Promise<readonly AlertRule[]>;
   deleteWebhook(id: string): Promise<void>;
   checkFilter: (q: string) => FilterCheck;
   /** The curl command that replays a record, or null when none can be built. */

@@ -13,7 +13,12 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
       return (await client.call(contract.listTrafficSources, { query: { limit: MAX_LIMIT } })).data;
     },
     listTraffic(sourceId, o) {
-      const query = { limit: o.limit, ...(o.page ? { page: o.page } : {}), ...(o.before ? { endDate: o.before } : {}), ...(o.q ? { q: o.q } : {}) };
+      const query = {
+        limit: o.limit,
+        ...(o.page ? { page: o.page } : {}),
+        ...(o.before ? { endDate: o.before } : {}),
+        ...(o.q ? { q: o.q } : {}),
+      };
       return client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
     },
     getTraffic: (sourceId, id) => client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id } }),
@@ -32,9 +37,20 @@ export function createUiApi(client: TaplineClient, copy: (text: string) => Promi
       return client.call(contract.listCoreLogs, { params: { trafficSourceId: sourceId }, query: { page, limit } });
     },
     async listWebhooks(sourceId) {
-      return (await client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })).data;
+      return (
+        await client.call(contract.listWebhooks, { params: { trafficSourceId: sourceId }, query: { limit: MAX_LIMIT } })
+      ).data;
     },
-    routeStats: (sourceId, since) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since, series: '1' } }),
+    routeStats: (sourceId, since) =>
+      client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since, series: '1' } }),
+    async listAlertRules(sourceId) {
+      return (
+        await client.call(contract.listAlertRules, {
+          params: { trafficSourceId: sourceId },
+          query: { limit: MAX_LIMIT },
+        })
+      ).data;
+    },
     async deleteWebhook(id) {
       await client.call(contract.deleteWebhook, { params: { webhookId: id } });
     },

@@ -19,7 +19,10 @@ export interface CopyOptions {
  * The system clipboard when it answers, else OSC 52 on the terminal. OSC 52 cannot tell whether
  * the terminal took it (tmux needs `set-clipboard on`), so the notice names the way it went.
  */
-export async function copyText(text: string, { stdout, system = (t) => clipboard.write(t) }: CopyOptions): Promise<CopiedTo> {
+export async function copyText(
+  text: string,
+  { stdout, system = (t) => clipboard.write(t) }: CopyOptions,
+): Promise<CopiedTo> {
   try {
     await system(text);
     return 'clipboard';

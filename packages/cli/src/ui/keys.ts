@@ -1,5 +1,6 @@
 /** Every screen's keys, in one place: the footer shows the short list, `?` the full one. */
-export type Screen = 'picker' | 'traffic' | 'filter' | 'record' | 'diff' | 'logs' | 'log' | 'webhooks' | 'routes' | 'help';
+export type Screen =
+  'picker' | 'traffic' | 'filter' | 'record' | 'diff' | 'logs' | 'log' | 'webhooks' | 'routes' | 'alerts' | 'help';
 
 export interface KeyHelp {
   readonly keys: string;
@@ -17,14 +18,36 @@ const key = (text: string, drop?: number): LineKey => (drop === undefined ? { te
 /** The key line of each screen, in the order shown. `? help` and `q quit` (or `esc back`) always stay. */
 export const FOOTER: Readonly<Record<Screen, readonly LineKey[]>> = {
   picker: [key('↑↓/jk move'), key('enter open'), key('q quit')],
-  traffic: [key('space pause', 3), key('jk move', 4), key('/ filter', 2), key('enter open', 1), key('m mark', 5), key('= diff', 5), key('r routes', 5), key('l logs', 6), key('w webhooks', 6), key('? help'), key('q quit')],
+  traffic: [
+    key('space pause', 3),
+    key('jk move', 4),
+    key('/ filter', 2),
+    key('enter open', 1),
+    key('m mark', 5),
+    key('= diff', 5),
+    key('r routes', 5),
+    key('a alerts', 5),
+    key('l logs', 6),
+    key('w webhooks', 6),
+    key('? help'),
+    key('q quit'),
+  ],
   filter: [key('enter apply'), key('esc clear'), key('↑↓ recent filters', 1)],
-  record: [key('tab request/response', 2), key('↑↓/jk scroll', 3), key('PgUp/PgDn page', 4), key('c curl', 1), key('r replay', 1), key('esc back'), key('q quit')],
+  record: [
+    key('tab request/response', 2),
+    key('↑↓/jk scroll', 3),
+    key('PgUp/PgDn page', 4),
+    key('c curl', 1),
+    key('r replay', 1),
+    key('esc back'),
+    key('q quit'),
+  ],
   diff: [key('↑↓/jk scroll', 2), key('PgUp/PgDn page', 3), key('esc back'), key('q quit')],
   logs: [key('↑↓/jk move', 2), key('enter stack', 1), key('esc back'), key('q quit')],
   log: [key('↑↓/jk scroll', 1), key('esc back'), key('q quit')],
   webhooks: [key('↑↓/jk move', 2), key('d delete', 1), key('esc back'), key('q quit')],
   routes: [key('↑↓/jk move', 2), key('s sort', 1), key('enter traffic', 1), key('esc back'), key('q quit')],
+  alerts: [key('↑↓/jk scroll', 1), key('esc back'), key('q quit')],
   help: [key('esc or ? close')],
 };
 
@@ -60,6 +83,7 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
       { keys: 'enter', does: 'open the selected record (the table pauses meanwhile)' },
       { keys: 'm  =', does: 'mark the selected entry (◆) / diff the selected entry against the mark' },
       { keys: 'r', does: 'routes: requests, errors and latency per route over the last hour' },
+      { keys: 'a', does: 'the alert rules firing now (the header counts them); esc back' },
       { keys: 'l  w', does: 'core logs / webhooks of this source' },
       { keys: 'q', does: 'quit' },
     ],
@@ -86,7 +110,7 @@ export const HELP: readonly (readonly [string, readonly KeyHelp[]])[] = [
     'Routes',
     [
       { keys: 's', does: 'sort by count, p95, p99 or error rate (in turn)' },
-      { keys: 'enter', does: "the traffic of the selected route and method (a route= filter)" },
+      { keys: 'enter', does: 'the traffic of the selected route and method (a route= filter)' },
       { keys: 'esc', does: 'back to the traffic' },
     ],
   ],

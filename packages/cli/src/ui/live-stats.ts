@@ -28,7 +28,12 @@ export function tableStats(entries: readonly HttpTraffic[], now: number): StatsS
     if (Date.parse(e.createdAt) >= since) recent += 1;
   }
   latencies.sort((a, b) => a - b);
-  return { perSecond: recent / (RATE_WINDOW_MS / 1000), levels, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+  return {
+    perSecond: recent / (RATE_WINDOW_MS / 1000),
+    levels,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+  };
 }
 
 /** Nearest-rank percentile of ascending values. */

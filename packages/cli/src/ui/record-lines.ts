@@ -42,7 +42,8 @@ export function recordLines(record: HttpTrafficRecord, side: Side, width: number
     if (record.route) lines.push(`Route ${record.route}`);
     lines.push('', 'Headers');
     lines.push(...headerLines(record.request.headers));
-    if (Object.keys(record.request.queryParams).length > 0) lines.push('', 'Query', ...headerLines(record.request.queryParams));
+    if (Object.keys(record.request.queryParams).length > 0)
+      lines.push('', 'Query', ...headerLines(record.request.queryParams));
     lines.push('', 'Body', ...prettyBody(record.request.body).split('\n'));
   } else {
     lines.push(`${record.status} ${record.level} in ${record.elapsedTime} ms`, '', 'Headers');

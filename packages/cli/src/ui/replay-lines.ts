@@ -16,10 +16,17 @@ export type ReplayState =
  * tried again, or the request copied as a curl command to send elsewhere.
  */
 export function failureLines(error: unknown, shellCommand: string): string[] {
-  if (error instanceof ReplayUnreachable) return [error.message, 'is the target running? r sends it again; c copies it as a curl command, to send elsewhere'];
+  if (error instanceof ReplayUnreachable)
+    return [error.message, 'is the target running? r sends it again; c copies it as a curl command, to send elsewhere'];
   if (error instanceof CliError) {
     const hint = error.hint ? error.hint.split('\n').map((l) => l.trim()) : [];
-    return [error.message, ...hint, '', 'the UI sends only what was recorded; from a shell:', `${shellCommand} <the flags above>`];
+    return [
+      error.message,
+      ...hint,
+      '',
+      'the UI sends only what was recorded; from a shell:',
+      `${shellCommand} <the flags above>`,
+    ];
   }
   return [error instanceof Error ? error.message : String(error)];
 }
@@ -38,10 +45,19 @@ export function replayLines(record: HttpTrafficRecord, replay: ReplayState, widt
         : [
             'Replayed now',
             ...recordLines(
-              { ...record, status: replay.response.status, level: levelOf(replay.response.status), elapsedTime: replay.response.elapsedTime, response: { headers: replay.response.headers, body: replay.response.body } },
+              {
+                ...record,
+                status: replay.response.status,
+                level: levelOf(replay.response.status),
+                elapsedTime: replay.response.elapsedTime,
+                response: { headers: replay.response.headers, body: replay.response.body },
+              },
               'response',
               half,
             ),
           ];
-  return Array.from({ length: Math.max(left.length, right.length) }, (_, i) => `${(left[i] ?? '').padEnd(half)}${GUTTER}${right[i] ?? ''}`);
+  return Array.from(
+    { length: Math.max(left.length, right.length) },
+    (_, i) => `${(left[i] ?? '').padEnd(half)}${GUTTER}${right[i] ?? ''}`,
+  );
 }

@@ -19,14 +19,24 @@ export interface UiOptions {
 export async function runUi(ctx: CliContext, sourceArg: string | undefined, opts: UiOptions): Promise<void> {
   const terminal = ctx.io.terminal;
   if (!terminal?.stdin.isTTY || !terminal.stdout.isTTY) {
-    throw usage('tapline ui needs a terminal', 'for pipes and scripts use `tapline traffic tail` or `tapline traffic list`');
+    throw usage(
+      'tapline ui needs a terminal',
+      'for pipes and scripts use `tapline traffic tail` or `tapline traffic list`',
+    );
   }
   const { stdin, stdout, stderr } = terminal;
   let source: TrafficSource | undefined;
   if (sourceArg) {
     const { id } = await resolveSource(ctx, sourceArg);
     const sources = await ctx.client.call(contract.listTrafficSources, { query: { limit: 1000 } });
-    source = sources.data.find((s) => s.id === id) ?? { id, name: id, trafficDomain: '', userId: '', createdAt: '', updatedAt: '' };
+    source = sources.data.find((s) => s.id === id) ?? {
+      id,
+      name: id,
+      trafficDomain: '',
+      userId: '',
+      createdAt: '',
+      updatedAt: '',
+    };
   }
   const recent = recentFiltersFile(ctx.home);
   const api = createUiApi(ctx.client, (text) => copyText(text, { stdout }));
@@ -36,7 +46,13 @@ export async function runUi(ctx: CliContext, sourceArg: string | undefined, opts
     stdout.write(ENTER_ALT_SCREEN);
     const app = render(
       <PaletteContext.Provider value={palette}>
-        <App api={api} {...(source ? { source } : {})} initialFilter={opts.where?.trim() ?? ''} recentFilters={recent.load()} onRecentFilters={(list) => recent.save(list)} />
+        <App
+          api={api}
+          {...(source ? { source } : {})}
+          initialFilter={opts.where?.trim() ?? ''}
+          recentFilters={recent.load()}
+          onRecentFilters={(list) => recent.save(list)}
+        />
       </PaletteContext.Provider>,
       // `interactive`: redraw in place even when CI is set; the UI runs only on a terminal.
       { stdin, stdout, stderr, interactive: true, exitOnCtrlC: true, patchConsole: true, maxFps: 15 },

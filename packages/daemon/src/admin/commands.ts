@@ -10,7 +10,6 @@ import { createSourceFinder } from '../traffic-sources/repo.js';
 import { readFirstStartToken } from '../bootstrap.js';
 import { ExitError } from '../exit-error.js';
 
-
 /** Refuses a password the API would refuse too (exit 2): one rule, in the shared schema. */
 export function checkNewPassword(password: string): string {
   const checked = NewPassword.safeParse(password);
@@ -20,7 +19,11 @@ export function checkNewPassword(password: string): string {
 
 const Email = z.email({ message: 'give a valid email address' });
 
-export async function addUser(db: Db, clock: Clock, input: { email: string; name?: string | undefined; password?: string | undefined }): Promise<string> {
+export async function addUser(
+  db: Db,
+  clock: Clock,
+  input: { email: string; name?: string | undefined; password?: string | undefined },
+): Promise<string> {
   const email = Email.safeParse(input.email.trim());
   if (!email.success) throw new ExitError(`"${input.email}" is not a valid email address`, 2);
   if (await findUserByEmail(db, email.data)) throw new ExitError(`a user with email ${email.data} already exists`);
@@ -55,7 +58,8 @@ export async function createToken(
     const id = contract.updateTrafficSource.params.shape.trafficSourceId.safeParse(input.source);
     if (!id.success) throw new ExitError('--source takes a traffic source id (a UUID)', 2);
     const source: TrafficSource | undefined = await createSourceFinder(db)(id.data);
-    if (!source || source.userId !== user.id) throw new ExitError(`${input.email} owns no traffic source ${input.source}`);
+    if (!source || source.userId !== user.id)
+      throw new ExitError(`${input.email} owns no traffic source ${input.source}`);
     sourceId = source.id;
   }
   const issued = await createTokenService(db, clock).issue({ userId: user.id, scope: scope.data, sourceId, expiresAt });
@@ -65,7 +69,14 @@ export async function createToken(
 /** Columns padded to their widest cell, two spaces apart, the first row the header. */
 export function formatTable(table: readonly (readonly string[])[]): string {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  return table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return table
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export async function tokenTable(db: Db, email?: string): Promise<string> {
@@ -73,10 +84,20 @@ export async function tokenTable(db: Db, email?: string): Promise<string> {
   const note = (id: string) => (id === first?.tokenId ? `first-start token (written to ${first.writtenTo})` : '-');
   return formatTable([
     ['ID', 'EMAIL', 'SCOPE', 'SOURCE', 'CREATED', 'EXPIRES', 'REVOKED', 'NOTE'],
-    ...rows.map((r) => [r.id, r.email, r.scope, r.source_id ?? '-', r.created_at, r.expires_at ?? 'never', r.revoked_at ?? '-', note(r.id)]),
+    ...rows.map((r) => [
+      r.id,
+      r.email,
+      r.scope,
+      r.source_id ?? '-',
+      r.created_at,
+      r.expires_at ?? 'never',
+      r.revoked_at ?? '-',
+      note(r.id),
+    ]),
   ]);
 }
 
 export async function revoke(db: Db, clock: Clock, tokenId: string): Promise<void> {
-  if (!(await revokeToken(db, clock, tokenId))) throw new ExitError(`no token with id ${tokenId}; see: taplined token list`);
+  if (!(await revokeToken(db, clock, tokenId)))
+    throw new ExitError(`no token with id ${tokenId}; see: taplined token list`);
 }

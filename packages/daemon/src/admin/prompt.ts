@@ -36,7 +36,11 @@ export function askHidden(question: string, input: NodeJS.ReadStream, output: No
 }
 
 /** A new password, typed twice on the terminal; the two must match. */
-export async function askNewPassword(email: string, input: NodeJS.ReadStream, output: NodeJS.WritableStream): Promise<string> {
+export async function askNewPassword(
+  email: string,
+  input: NodeJS.ReadStream,
+  output: NodeJS.WritableStream,
+): Promise<string> {
   const first = await askHidden(`New password for ${email}: `, input, output);
   const again = await askHidden('Again: ', input, output);
   if (first !== again) throw new ExitError('the two passwords differ; nothing changed');

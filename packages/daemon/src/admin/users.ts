@@ -10,7 +10,15 @@ export async function userTable(db: Db, clock: Clock): Promise<string> {
   const rows = await listUsersWithCounts(db, isoNow(clock));
   return formatTable([
     ['ID', 'EMAIL', 'NAME', 'PASSWORD', 'SOURCES', 'TOKENS', 'CREATED'],
-    ...rows.map((r) => [r.id, r.email, r.name, r.has_password ? 'yes' : 'no', String(Number(r.sources)), String(Number(r.tokens)), r.created_at]),
+    ...rows.map((r) => [
+      r.id,
+      r.email,
+      r.name,
+      r.has_password ? 'yes' : 'no',
+      String(Number(r.sources)),
+      String(Number(r.tokens)),
+      r.created_at,
+    ]),
   ]);
 }
 
@@ -35,14 +43,23 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
  */
 export async function removeUser(db: Db, email: string, force: boolean): Promise<string> {
   const user = await existingUser(db, email);
-  const sources = await db.selectFrom('traffic_sources').select('name').where('user_id', '=', user.id).orderBy('name').execute();
+  const sources = await db
+    .selectFrom('traffic_sources')
+    .select('name')
+    .where('user_id', '=', user.id)
+    .orderBy('name')
+    .execute();
   if (sources.length > 0 && !force) {
     const them = sources.length === 1 ? 'it' : 'them';
     throw new ExitError(
       `${user.email} owns ${count(sources.length, 'traffic source', 'traffic sources')} (${sources.map((s) => s.name).join(', ')}); remove ${them} first, or pass --force to delete ${them} and ${sources.length === 1 ? 'its' : 'their'} traffic with the user`,
     );
   }
-  const tokens = await db.selectFrom('tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.id).executeTakeFirstOrThrow();
+  const tokens = await db
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', user.id)
+    .executeTakeFirstOrThrow();
   await deleteUser(db, user.id);
   return `removed ${user.email}, its ${count(Number(tokens.n), 'token', 'tokens')} and ${count(sources.length, 'traffic source with its traffic', 'traffic sources with their traffic')}`;
 }

@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { type AlertPayload, contract, type CreateAlertRule } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { composeBody, expectError, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  expectError,
+  manualClock,
+  type Receiver,
+  startReceiver,
+  startWebhookApp,
+  type WebhookApp,
+} from '@tapline/testkit/daemon';
 
 const START = '2026-11-21T10:00:00.000Z';
 const MINUTE = 60_000;
@@ -22,7 +30,10 @@ describe('alert rules on the route numbers (issue 27)', () => {
     app = await startWebhookApp({ clock });
     sourceId = await app.source();
     receiver = await startReceiver('/alerts');
-    webhook = await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    webhook = await app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
   });
   afterEach(async () => {
     await app.close();
@@ -30,25 +41,47 @@ describe('alert rules on the route numbers (issue 27)', () => {
   });
 
   const addRule = (body: Omit<CreateAlertRule, 'webhookIds'> & { webhookIds?: string[] }) =>
-    app.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { webhookIds: [webhook.id], ...body } });
+    app.client.call(contract.createAlertRule, {
+      params: { trafficSourceId: sourceId },
+      body: { webhookIds: [webhook.id], ...body },
+    });
   /** `n` requests at the clock's now on POST /checkout, each taking `ms`. */
   const traffic = (n: number, ms: number, extra: Record<string, unknown> = {}) =>
     app.client.call(contract.composeBatch, {
       params: { trafficSourceId: sourceId },
-      body: Array.from({ length: n }, () => composeBody(sourceId, { pathnameUrl: '/checkout', method: 'POST', elapsedTime: ms, startedAt: clock.now().toISOString(), ...extra })),
+      body: Array.from({ length: n }, () =>
+        composeBody(sourceId, {
+          pathnameUrl: '/checkout',
+          method: 'POST',
+          elapsedTime: ms,
+          startedAt: clock.now().toISOString(),
+          ...extra,
+        }),
+      ),
     });
   /** One evaluation pass, then the outbox; answers the alert messages received so far. */
   async function tick(advanceMs = 30_000) {
     clock.advance(advanceMs);
     await app.alerts.runDue();
     await app.worker.runDue();
-    return receiver.requests.map((r) => r.json<{ event: string; alert: AlertPayload }>()).filter((b) => b.event === 'alert');
+    return receiver.requests
+      .map((r) => r.json<{ event: string; alert: AlertPayload }>())
+      .filter((b) => b.event === 'alert');
   }
-  const rules = async () => (await app.client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data;
-  const history = async () => (await app.client.call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } })).data;
+  const rules = async () =>
+    (await app.client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data;
+  const history = async () =>
+    (await app.client.call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } })).data;
 
   it('goes ok → pending → firing → resolved with --for and a whole clear window, one message per transition', async () => {
-    const rule = await addRule({ when: 'p95 > 800ms', route: '/checkout', method: 'POST', for: '2m', window: '5m', minRequests: 5 });
+    const rule = await addRule({
+      when: 'p95 > 800ms',
+      route: '/checkout',
+      method: 'POST',
+      for: '2m',
+      window: '5m',
+      minRequests: 5,
+    });
     await traffic(10, 1200);
     expect(await tick(1_000)).toHaveLength(0);
     expect((await rules())[0]).toMatchObject({ id: rule.id, state: 'pending', lastRequests: 10 });
@@ -58,7 +91,16 @@ describe('alert rules on the route numbers (issue 27)', () => {
     expect((await rules())[0]?.state).toBe('pending');
     const fired = await tick(MINUTE);
     expect(fired.map((m) => m.alert.state)).toEqual(['firing']);
-    expect(fired[0]?.alert).toMatchObject({ ruleId: rule.id, rule: 'p95 > 800ms', metric: 'p95', threshold: 800, route: '/checkout', method: 'POST', requests: 10, test: false });
+    expect(fired[0]?.alert).toMatchObject({
+      ruleId: rule.id,
+      rule: 'p95 > 800ms',
+      metric: 'p95',
+      threshold: 800,
+      route: '/checkout',
+      method: 'POST',
+      requests: 10,
+      test: false,
+    });
     expect(fired[0]?.alert.value).toBeGreaterThan(1180);
     expect(fired[0]?.alert.command).toContain(`tapline stats ${sourceId} --since`);
 
@@ -85,13 +127,21 @@ describe('alert rules on the route numbers (issue 27)', () => {
     expect(resolved[1]?.alert.since).toBe(fired[0]?.alert.since);
     expect(await tick()).toHaveLength(2);
 
-    expect((await history()).map((e) => `${e.from}>${e.to}:${e.notified}`).reverse()).toEqual(['ok>pending:0', 'pending>firing:1', 'firing>resolved:1']);
+    expect((await history()).map((e) => `${e.from}>${e.to}:${e.notified}`).reverse()).toEqual([
+      'ok>pending:0',
+      'pending>firing:1',
+      'firing>resolved:1',
+    ]);
     const [firing] = (await history()).filter((e) => e.to === 'firing');
     expect(firing).toMatchObject({ threshold: 800, requests: 10, when: 'p95 > 800ms' });
 
     // Signed as every http webhook message is.
     const first = receiver.requests.find((r) => r.json<{ event: string }>().event === 'alert');
-    expect(first?.headers['x-tapline-signature']).toBe(`sha256=${createHmac('sha256', webhook.secret ?? '').update(first?.body ?? '').digest('hex')}`);
+    expect(first?.headers['x-tapline-signature']).toBe(
+      `sha256=${createHmac('sha256', webhook.secret ?? '')
+        .update(first?.body ?? '')
+        .digest('hex')}`,
+    );
   });
 
   it('does not fire on a window with fewer requests than --min-requests', async () => {
@@ -161,17 +211,32 @@ describe('alert rules on the route numbers (issue 27)', () => {
     clock.advance(31 * MINUTE);
     await traffic(5, 500);
     const reminded = await tick(0);
-    expect(reminded.map((m) => [m.alert.state, m.alert.reminder])).toEqual([['firing', false], ['firing', true]]);
-    expect((await app.client.call(contract.testAlertRule, { params: { ruleId: rule.id } })).webhookIds).toEqual([webhook.id]);
+    expect(reminded.map((m) => [m.alert.state, m.alert.reminder])).toEqual([
+      ['firing', false],
+      ['firing', true],
+    ]);
+    expect((await app.client.call(contract.testAlertRule, { params: { ruleId: rule.id } })).webhookIds).toEqual([
+      webhook.id,
+    ]);
     await app.worker.runDue();
-    expect(receiver.requests.at(-1)?.json<{ alert: AlertPayload }>().alert).toMatchObject({ test: true, state: 'firing', ruleId: rule.id });
+    expect(receiver.requests.at(-1)?.json<{ alert: AlertPayload }>().alert).toMatchObject({
+      test: true,
+      state: 'firing',
+      ruleId: rule.id,
+    });
   });
 
   it('refuses a condition, span or webhook it cannot take, and creates nothing', async () => {
     const body = (extra: Partial<CreateAlertRule>) => ({ webhookIds: [webhook.id], when: 'p95 > 800ms', ...extra });
-    const create = (extra: Partial<CreateAlertRule>) => app.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: body(extra) });
-    const refused = async (extra: Partial<CreateAlertRule>, status: number, said: RegExp) => expect((await expectError(create(extra), status)).body.error).toMatch(said);
-    await refused({ when: 'p96 > 800ms' }, 400, /unknown metric "p96": use one of p50, p90, p95, p99, error_rate, client_error_rate, requests \(column 1\)/);
+    const create = (extra: Partial<CreateAlertRule>) =>
+      app.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: body(extra) });
+    const refused = async (extra: Partial<CreateAlertRule>, status: number, said: RegExp) =>
+      expect((await expectError(create(extra), status)).body.error).toMatch(said);
+    await refused(
+      { when: 'p96 > 800ms' },
+      400,
+      /unknown metric "p96": use one of p50, p90, p95, p99, error_rate, client_error_rate, requests \(column 1\)/,
+    );
     await refused({ when: 'p95 > 800 parsecs' }, 400, /unknown unit "parsecs" for p95: use one of ms, s/);
     await refused({ when: 'p95 ~ 800ms' }, 400, /unknown operator "~"/);
     await refused({ when: 'p95 > -5ms' }, 400, /cannot be negative/);
@@ -179,10 +244,20 @@ describe('alert rules on the route numbers (issue 27)', () => {
     await refused({ for: '30s' }, 400, /for must be a duration from 1m to 24h/);
     await refused({ window: '25h' }, 400, /window must be a duration from 1m to 24h/);
     const other = await app.source('other');
-    const foreign = await app.client.call(contract.createWebhook, { params: { trafficSourceId: other }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const foreign = await app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: other },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
     await refused({ webhookIds: [webhook.id, foreign.id] }, 404, /belongs to another traffic source/);
     const stranger = await app.stranger();
-    const theirs = await stranger.call(contract.createWebhook, { params: { trafficSourceId: await stranger.call(contract.createTrafficSource, { body: { name: 'x', trafficDomain: 'x.example.com' } }).then((s) => s.id) }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    const theirs = await stranger.call(contract.createWebhook, {
+      params: {
+        trafficSourceId: await stranger
+          .call(contract.createTrafficSource, { body: { name: 'x', trafficDomain: 'x.example.com' } })
+          .then((s) => s.id),
+      },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
     await refused({ webhookIds: [theirs.id] }, 403, /Forbidden/);
     expect(await rules()).toEqual([]);
   });

@@ -1,5 +1,14 @@
 import { type AlertPayload, contract } from '@tapline/shared';
-import { composeBody, type FreshDatabase, freshDatabase, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  type FreshDatabase,
+  freshDatabase,
+  manualClock,
+  type Receiver,
+  startReceiver,
+  startWebhookApp,
+  type WebhookApp,
+} from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimDue, commitOutcome, LEASE_MS } from './lease.js';
 
@@ -24,8 +33,14 @@ describe('alert evaluation with several daemons on one PostgreSQL', () => {
     b = await startWebhookApp({ clock, database: database.locator, owner: 'daemon-b' });
     receiver = await startReceiver('/alerts');
     sourceId = await a.source();
-    const webhook = await a.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
-    await a.client.call(contract.createAlertRule, { params: { trafficSourceId: sourceId }, body: { when: 'p95 > 300ms', window: '1m', minRequests: 5, webhookIds: [webhook.id] } });
+    const webhook = await a.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
+    await a.client.call(contract.createAlertRule, {
+      params: { trafficSourceId: sourceId },
+      body: { when: 'p95 > 300ms', window: '1m', minRequests: 5, webhookIds: [webhook.id] },
+    });
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -34,7 +49,12 @@ describe('alert evaluation with several daemons on one PostgreSQL', () => {
   });
 
   const traffic = (n: number, ms: number) =>
-    a.client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: Array.from({ length: n }, () => composeBody(sourceId, { elapsedTime: ms, startedAt: clock.now().toISOString() })) });
+    a.client.call(contract.composeBatch, {
+      params: { trafficSourceId: sourceId },
+      body: Array.from({ length: n }, () =>
+        composeBody(sourceId, { elapsedTime: ms, startedAt: clock.now().toISOString() }),
+      ),
+    });
   /** Both daemons evaluate at once, then both deliver at once. */
   async function both(advanceMs: number) {
     clock.advance(advanceMs);
@@ -52,7 +72,11 @@ describe('alert evaluation with several daemons on one PostgreSQL', () => {
     await traffic(50, 5);
     for (let i = 0; i < 12; i++) await both(10_000);
     expect(states()).toEqual(['firing', 'resolved']);
-    expect((await a.client.call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } })).data.map((e) => e.to).reverse()).toEqual(['firing', 'resolved']);
+    expect(
+      (await a.client.call(contract.listAlertHistory, { params: { trafficSourceId: sourceId } })).data
+        .map((e) => e.to)
+        .reverse(),
+    ).toEqual(['firing', 'resolved']);
   });
 
   it('takes over from a daemon that died holding the claim once its lease ends, and a late holder writes nothing', async () => {
@@ -69,8 +93,24 @@ describe('alert evaluation with several daemons on one PostgreSQL', () => {
     await b.worker.runDue();
     expect(states()).toEqual(['firing']);
     // The dead daemon's claim, were it to wake up now, is no longer its own: nothing is written.
-    const stale = { patch: { state: 'ok' as const, state_since: START, firing_since: null, clear_since: null, notified_at: null, last_value: null, last_requests: null, evaluated_at: START, next_eval_at: START }, event: null, messages: [] };
+    const stale = {
+      patch: {
+        state: 'ok' as const,
+        state_since: START,
+        firing_since: null,
+        clear_since: null,
+        notified_at: null,
+        last_value: null,
+        last_requests: null,
+        evaluated_at: START,
+        next_eval_at: START,
+      },
+      event: null,
+      messages: [],
+    };
     expect(await commitOutcome(a.db, held, stale, START)).toBe(false);
-    expect((await a.client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data[0]?.state).toBe('firing');
+    expect(
+      (await a.client.call(contract.listAlertRules, { params: { trafficSourceId: sourceId } })).data[0]?.state,
+    ).toBe('firing');
   });
 });

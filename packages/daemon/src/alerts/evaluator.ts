@@ -35,13 +35,25 @@ export interface EvaluatorOptions {
 const BATCH = 50;
 
 /** The state and history a step leaves, and the messages it queues (one per webhook of the rule). */
-function outcomeOf(rule: AlertRuleRow, seen: Observation, step: Step, now: Date, intervalMs: number, webhookIds: readonly string[]): Outcome {
+function outcomeOf(
+  rule: AlertRuleRow,
+  seen: Observation,
+  step: Step,
+  now: Date,
+  intervalMs: number,
+  webhookIds: readonly string[],
+): Outcome {
   const at = now.toISOString();
   const n = step.next;
   const payload =
     step.notice === null
       ? null
-      : alertPayload(rule, seen, { state: step.notice === 'resolved' ? 'resolved' : 'firing', since: n.firingSince ?? rule.firing_since ?? at, at, reminder: step.notice === 'reminder' });
+      : alertPayload(rule, seen, {
+          state: step.notice === 'resolved' ? 'resolved' : 'firing',
+          since: n.firingSince ?? rule.firing_since ?? at,
+          at,
+          reminder: step.notice === 'reminder',
+        });
   const messages = payload ? webhookIds.map((webhookId) => ({ id: newId(), webhookId, payload })) : [];
   return {
     patch: {
@@ -88,16 +100,34 @@ export function createAlertEvaluator(options: EvaluatorOptions): AlertEvaluator 
     const now = clock.now();
     const seen = await observe(options, rule, now);
     const step = next(
-      { state: rule.state, stateSince: rule.state_since, firingSince: rule.firing_since, clearSince: rule.clear_since, notifiedAt: rule.notified_at },
+      {
+        state: rule.state,
+        stateSince: rule.state_since,
+        firingSince: rule.firing_since,
+        clearSince: rule.clear_since,
+        notifiedAt: rule.notified_at,
+      },
       seen.met,
       now,
-      { forMs: Number(rule.for_ms), windowMs: Number(rule.window_ms), repeatMs: rule.repeat_ms === null ? null : Number(rule.repeat_ms) },
+      {
+        forMs: Number(rule.for_ms),
+        windowMs: Number(rule.window_ms),
+        repeatMs: rule.repeat_ms === null ? null : Number(rule.repeat_ms),
+      },
     );
     const webhookIds = step.notice ? ((await webhookIdsOf(db, [rule.id])).get(rule.id) ?? []) : [];
     const outcome = outcomeOf(rule, seen, step, now, options.intervalMs, webhookIds);
     const committed = await commitOutcome(db, rule, outcome, now.toISOString());
-    if (!committed) options.logger.info({ ruleId: rule.id }, 'alert rule was taken over or deleted during its evaluation; its outcome is dropped');
-    if (committed && step.transition) options.logger.info({ ruleId: rule.id, from: step.transition.from, to: step.transition.to, value: seen.value }, 'alert rule changed state');
+    if (!committed)
+      options.logger.info(
+        { ruleId: rule.id },
+        'alert rule was taken over or deleted during its evaluation; its outcome is dropped',
+      );
+    if (committed && step.transition)
+      options.logger.info(
+        { ruleId: rule.id, from: step.transition.from, to: step.transition.to, value: seen.value },
+        'alert rule changed state',
+      );
     return committed && outcome.messages.length > 0;
   }
 

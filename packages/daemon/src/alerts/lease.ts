@@ -21,19 +21,29 @@ export function claimDue({ db, dialect }: Store, owner: string, now: Date, limit
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
     .orderBy('next_eval_at')
     .limit(limit);
-  return db
-    .updateTable('alert_rules')
-    .set({ lease_owner: owner, lease_until: new Date(now.getTime() + LEASE_MS).toISOString() })
-    .where('id', 'in', dialect.lockRows(due, 'skip'))
-    // Checked again on the row as it is when locked (PostgreSQL re-reads it after a wait).
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
-    .returningAll()
-    .execute();
+  return (
+    db
+      .updateTable('alert_rules')
+      .set({ lease_owner: owner, lease_until: new Date(now.getTime() + LEASE_MS).toISOString() })
+      .where('id', 'in', dialect.lockRows(due, 'skip'))
+      // Checked again on the row as it is when locked (PostgreSQL re-reads it after a wait).
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+      .returningAll()
+      .execute()
+  );
 }
 
 export type StatePatch = Pick<
   AlertRulesTable,
-  'state' | 'state_since' | 'firing_since' | 'clear_since' | 'notified_at' | 'last_value' | 'last_requests' | 'evaluated_at' | 'next_eval_at'
+  | 'state'
+  | 'state_since'
+  | 'firing_since'
+  | 'clear_since'
+  | 'notified_at'
+  | 'last_value'
+  | 'last_requests'
+  | 'evaluated_at'
+  | 'next_eval_at'
 >;
 
 export interface Outcome {
@@ -65,5 +75,14 @@ export async function commitOutcome(db: Db, claimed: AlertRuleRow, outcome: Outc
 
 /** Queues messages outside an evaluation (`tapline alerts test`). */
 export async function queueMessages(db: Executor, messages: Outcome['messages'], now: string): Promise<void> {
-  for (const m of messages) await insertDelivery(db, { id: m.id, webhookId: m.webhookId, kind: 'alert', trafficId: null, payload: m.payload, dueAt: now, now });
+  for (const m of messages)
+    await insertDelivery(db, {
+      id: m.id,
+      webhookId: m.webhookId,
+      kind: 'alert',
+      trafficId: null,
+      payload: m.payload,
+      dueAt: now,
+      now,
+    });
 }

@@ -7,7 +7,11 @@ import type { AlertRuleRow } from './table.js';
 const quote = (text: string) => (/^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
 
 /** `tapline stats …` showing the window a message is about. */
-export function statsCommand(sourceId: string, rule: Pick<AlertRuleRow, 'route' | 'method'>, window: { since: string; until: string }): string {
+export function statsCommand(
+  sourceId: string,
+  rule: Pick<AlertRuleRow, 'route' | 'method'>,
+  window: { since: string; until: string },
+): string {
   const words = ['tapline', 'stats', sourceId, '--since', window.since, '--until', window.until];
   if (rule.route) words.push('--route', quote(rule.route));
   if (rule.method) words.push('--where', quote(`method=${rule.method}`));
@@ -53,14 +57,17 @@ export interface AlertCard {
 }
 
 const shown = (p: AlertPayload, v: number | null) => (v === null ? 'no data' : formatMetricValue(p.metric, v));
-const where = (p: AlertPayload): Rich => (p.route || p.method ? rich` on ${[p.method, p.route].filter(Boolean).join(' ')}` : rich` on every route`);
+const where = (p: AlertPayload): Rich =>
+  p.route || p.method ? rich` on ${[p.method, p.route].filter(Boolean).join(' ')}` : rich` on every route`;
 
 export function alertCard(p: AlertPayload): AlertCard {
   const firing = p.state === 'firing';
   const label = `${p.test ? 'TEST · ' : ''}${p.reminder ? 'STILL FIRING' : firing ? 'FIRING' : 'RESOLVED'}`;
   const span = formatSpan(Date.parse(p.window.until) - Date.parse(p.window.since));
   const lasted = formatSpan(Date.parse(p.at) - Date.parse(p.since));
-  const baseline = p.baseline ? rich` (${p.baseline.days.filter((d) => d.value !== null).length} of ${p.baseline.days.length} previous days, median ${shown(p, p.baseline.median)})` : rich``;
+  const baseline = p.baseline
+    ? rich` (${p.baseline.days.filter((d) => d.value !== null).length} of ${p.baseline.days.length} previous days, median ${shown(p, p.baseline.median)})`
+    : rich``;
   const description = firing
     ? rich`${p.metric} was ${shown(p, p.value)} over ${span} (${p.requests} requests); threshold ${shown(p, p.threshold)}${baseline}. Firing since ${p.since}.`
     : rich`${p.metric} is back: ${shown(p, p.value)} over ${span} (${p.requests} requests); threshold ${shown(p, p.threshold)}${baseline}. It fired for ${lasted}.`;

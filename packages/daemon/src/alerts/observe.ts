@@ -1,4 +1,11 @@
-import { type AlertBaseline, type AlertMetric, compare, metricKind, parseFilter, type StatsNumbers } from '@tapline/shared';
+import {
+  type AlertBaseline,
+  type AlertMetric,
+  compare,
+  metricKind,
+  parseFilter,
+  type StatsNumbers,
+} from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { readWindowTotal } from '../route-stats/read.js';
 import { iso, windowOf } from '../route-stats/window.js';
@@ -40,7 +47,8 @@ export function metricOf(metric: AlertMetric, n: StatsNumbers, coveredMs: number
 }
 
 /** `--min-requests` keeps a quiet window from counting; a traffic rule counts every window. */
-const enough = (rule: AlertRuleRow, requests: number) => metricKind(rule.metric) === 'traffic' || requests >= rule.min_requests;
+const enough = (rule: AlertRuleRow, requests: number) =>
+  metricKind(rule.metric) === 'traffic' || requests >= rule.min_requests;
 
 interface Measured {
   readonly value: number | null;
@@ -50,11 +58,21 @@ interface Measured {
 }
 
 async function measure(store: Store, rule: AlertRuleRow, until: number): Promise<Measured> {
-  const query = { since: iso(until - rule.window_ms), until: iso(until), ...(rule.route ? { route: rule.route } : {}), ...(rule.method ? { where: parseFilter(`method=${rule.method}`) } : {}) };
+  const query = {
+    since: iso(until - rule.window_ms),
+    until: iso(until),
+    ...(rule.route ? { route: rule.route } : {}),
+    ...(rule.method ? { where: parseFilter(`method=${rule.method}`) } : {}),
+  };
   const window = windowOf(query, until);
   const numbers = await readWindowTotal(store, rule.traffic_source_id, query, until);
   // Reported as read: from the widened start to the evaluation time, not to the end of its minute.
-  return { value: metricOf(rule.metric, numbers, until - window.since), requests: numbers.count, since: window.since, until };
+  return {
+    value: metricOf(rule.metric, numbers, until - window.since),
+    requests: numbers.count,
+    since: window.since,
+    until,
+  };
 }
 
 const median = (values: readonly number[]): number | null => {
@@ -69,7 +87,12 @@ async function baselineOf(store: Store, rule: AlertRuleRow, now: number, days: n
   const figures: AlertBaseline['days'] = [];
   for (let k = 1; k <= days; k++) {
     const m = await measure(store, rule, now - k * DAY);
-    figures.push({ since: iso(m.since), until: iso(m.until), value: enough(rule, m.requests) ? m.value : null, requests: m.requests });
+    figures.push({
+      since: iso(m.since),
+      until: iso(m.until),
+      value: enough(rule, m.requests) ? m.value : null,
+      requests: m.requests,
+    });
   }
   return { median: median(figures.flatMap((d) => (d.value === null ? [] : [d.value]))), days: figures };
 }
@@ -80,6 +103,17 @@ export async function observe(store: Store, rule: AlertRuleRow, now: Date): Prom
   const current = await measure(store, rule, at);
   const baseline = rule.baseline_days === null ? null : await baselineOf(store, rule, at, rule.baseline_days);
   const threshold = baseline ? (baseline.median === null ? null : rule.threshold * baseline.median) : rule.threshold;
-  const met = current.value !== null && threshold !== null && enough(rule, current.requests) && compare(rule.operator, current.value, threshold);
-  return { met, value: current.value, threshold, requests: current.requests, window: { since: iso(current.since), until: iso(current.until) }, baseline };
+  const met =
+    current.value !== null &&
+    threshold !== null &&
+    enough(rule, current.requests) &&
+    compare(rule.operator, current.value, threshold);
+  return {
+    met,
+    value: current.value,
+    threshold,
+    requests: current.requests,
+    window: { since: iso(current.since), until: iso(current.until) },
+    baseline,
+  };
 }

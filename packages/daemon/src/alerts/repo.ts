@@ -1,4 +1,12 @@
-import { type AlertCondition, type AlertEvent, type AlertRule, AlertBaseline, type CreateAlertRule, durationMs, type PageQuery } from '@tapline/shared';
+import {
+  type AlertCondition,
+  type AlertEvent,
+  type AlertRule,
+  AlertBaseline,
+  type CreateAlertRule,
+  durationMs,
+  type PageQuery,
+} from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
 import { newestFirst } from '../http/pagination.js';
@@ -51,15 +59,28 @@ const toEvent = (row: AlertEventRow & { condition: string }): AlertEvent => ({
 export async function webhookIdsOf(db: Executor, ruleIds: readonly string[]): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   if (ruleIds.length === 0) return found;
-  const rows = await db.selectFrom('alert_rule_webhooks').select(['rule_id', 'webhook_id']).where('rule_id', 'in', ruleIds).orderBy('webhook_id').execute();
+  const rows = await db
+    .selectFrom('alert_rule_webhooks')
+    .select(['rule_id', 'webhook_id'])
+    .where('rule_id', 'in', ruleIds)
+    .orderBy('webhook_id')
+    .execute();
   for (const row of rows) found.set(row.rule_id, [...(found.get(row.rule_id) ?? []), row.webhook_id]);
   return found;
 }
 
 export async function listRules(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('alert_rules').where('traffic_source_id', '=', sourceId);
-  const listed = await newestFirst(page, base, (q) => q.selectAll(), (row) => row);
-  const links = await webhookIdsOf(db, listed.data.map((r) => r.id));
+  const listed = await newestFirst(
+    page,
+    base,
+    (q) => q.selectAll(),
+    (row) => row,
+  );
+  const links = await webhookIdsOf(
+    db,
+    listed.data.map((r) => r.id),
+  );
   return { data: listed.data.map((r) => toRule(r, links.get(r.id) ?? [])), meta: listed.meta };
 }
 
@@ -67,7 +88,13 @@ export function findRule(db: Executor, id: string): Promise<AlertRuleRow | undef
   return db.selectFrom('alert_rules').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function createRule(db: Db, clock: Clock, sourceId: string, input: CreateAlertRule, condition: AlertCondition): Promise<AlertRule> {
+export async function createRule(
+  db: Db,
+  clock: Clock,
+  sourceId: string,
+  input: CreateAlertRule,
+  condition: AlertCondition,
+): Promise<AlertRule> {
   const now = isoNow(clock);
   const span = (text: string | undefined) => (text === undefined ? null : (durationMs(text) ?? null));
   const row: AlertRuleRow = {
@@ -100,7 +127,10 @@ export async function createRule(db: Db, clock: Clock, sourceId: string, input: 
   const webhookIds = [...new Set(input.webhookIds)].sort();
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('alert_rules').values(row).execute();
-    await trx.insertInto('alert_rule_webhooks').values(webhookIds.map((webhook_id) => ({ rule_id: row.id, webhook_id }))).execute();
+    await trx
+      .insertInto('alert_rule_webhooks')
+      .values(webhookIds.map((webhook_id) => ({ rule_id: row.id, webhook_id })))
+      .execute();
   });
   return toRule(row, webhookIds);
 }
@@ -111,11 +141,22 @@ export async function deleteRule(db: Db, id: string): Promise<void> {
 
 /** The history, newest first; each transition names its rule's condition (events go with their rule). */
 export async function listEvents(db: Db, sourceId: string, page: PageQuery) {
-  const listed = await newestFirst(page, db.selectFrom('alert_events').where('traffic_source_id', '=', sourceId), (q) => q.selectAll(), (row) => row);
+  const listed = await newestFirst(
+    page,
+    db.selectFrom('alert_events').where('traffic_source_id', '=', sourceId),
+    (q) => q.selectAll(),
+    (row) => row,
+  );
   const ruleIds = [...new Set(listed.data.map((e) => e.rule_id))];
-  const rules = ruleIds.length === 0 ? [] : await db.selectFrom('alert_rules').select(['id', 'condition']).where('id', 'in', ruleIds).execute();
+  const rules =
+    ruleIds.length === 0
+      ? []
+      : await db.selectFrom('alert_rules').select(['id', 'condition']).where('id', 'in', ruleIds).execute();
   const conditions = new Map(rules.map((r) => [r.id, r.condition]));
-  return { data: listed.data.map((e) => toEvent({ ...e, condition: conditions.get(e.rule_id) ?? '' })), meta: listed.meta };
+  return {
+    data: listed.data.map((e) => toEvent({ ...e, condition: conditions.get(e.rule_id) ?? '' })),
+    meta: listed.meta,
+  };
 }
 
 export async function insertEvent(db: Executor, row: AlertEventRow): Promise<void> {

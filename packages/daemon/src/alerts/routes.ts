@@ -31,7 +31,12 @@ export function alertRoutes(router: Router, deps: Deps, outbox: { nudge(): void 
       const owner = await deps.findSource(webhook.traffic_source_id);
       if (!owner) throw new HttpError(404, 'webhook_not_found', `Webhook ${id} not found`);
       authorizeSource(ctx, owner);
-      if (owner.id !== sourceId) throw new HttpError(404, 'webhook_not_found', `Webhook ${id} belongs to another traffic source; a rule notifies webhooks of its own source`);
+      if (owner.id !== sourceId)
+        throw new HttpError(
+          404,
+          'webhook_not_found',
+          `Webhook ${id} belongs to another traffic source; a rule notifies webhooks of its own source`,
+        );
     }
   }
 
@@ -64,9 +69,20 @@ export function alertRoutes(router: Router, deps: Deps, outbox: { nudge(): void 
     const now = clock.now();
     const at = now.toISOString();
     const window = { since: new Date(now.getTime() - Number(rule.window_ms)).toISOString(), until: at };
-    const sample = { met: true, value: rule.last_value === null ? null : Number(rule.last_value), threshold: rule.baseline_days === null ? Number(rule.threshold) : null, requests: Number(rule.last_requests ?? 0), window, baseline: null };
+    const sample = {
+      met: true,
+      value: rule.last_value === null ? null : Number(rule.last_value),
+      threshold: rule.baseline_days === null ? Number(rule.threshold) : null,
+      requests: Number(rule.last_requests ?? 0),
+      window,
+      baseline: null,
+    };
     const payload = alertPayload(rule, sample, { state: 'firing', since: at, at, test: true });
-    await queueMessages(db, webhookIds.map((webhookId) => ({ id: newId(), webhookId, payload })), at);
+    await queueMessages(
+      db,
+      webhookIds.map((webhookId) => ({ id: newId(), webhookId, payload })),
+      at,
+    );
     if (webhookIds.length > 0) outbox.nudge();
     return { webhookIds };
   });

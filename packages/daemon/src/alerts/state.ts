@@ -38,10 +38,18 @@ export interface Step {
 const since = (a: string | null, now: number) => (a === null ? 0 : now - Date.parse(a));
 
 function move(current: RuleState, to: AlertState, at: string, changes: Partial<RuleState>, notice: Notice): Step {
-  return { next: { ...current, ...changes, state: to, stateSince: at }, transition: { from: current.state, to }, notice };
+  return {
+    next: { ...current, ...changes, state: to, stateSince: at },
+    transition: { from: current.state, to },
+    notice,
+  };
 }
 
-const stay = (current: RuleState, changes: Partial<RuleState> = {}, notice: Notice = null): Step => ({ next: { ...current, ...changes }, transition: null, notice });
+const stay = (current: RuleState, changes: Partial<RuleState> = {}, notice: Notice = null): Step => ({
+  next: { ...current, ...changes },
+  transition: null,
+  notice,
+});
 
 export function next(current: RuleState, met: boolean, now: Date, timing: Timing): Step {
   const at = now.toISOString();
@@ -58,10 +66,13 @@ export function next(current: RuleState, met: boolean, now: Date, timing: Timing
     case 'firing': {
       if (met) {
         const remind = timing.repeatMs !== null && since(current.notifiedAt, ms) >= timing.repeatMs;
-        return remind ? stay(current, { clearSince: null, notifiedAt: at }, 'reminder') : stay(current, { clearSince: null });
+        return remind
+          ? stay(current, { clearSince: null, notifiedAt: at }, 'reminder')
+          : stay(current, { clearSince: null });
       }
       const clearSince = current.clearSince ?? at;
-      if (ms - Date.parse(clearSince) >= timing.windowMs) return move(current, 'resolved', at, { clearSince: null }, 'resolved');
+      if (ms - Date.parse(clearSince) >= timing.windowMs)
+        return move(current, 'resolved', at, { clearSince: null }, 'resolved');
       return stay(current, { clearSince });
     }
   }

@@ -11,16 +11,28 @@ const SPEC = {
     '/pets/{petId}': {
       parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
       get: {
-        parameters: [{ $ref: '#/components/parameters/Verbose' }, { name: 'x-tenant', in: 'header', required: true, schema: { type: 'string' } }],
+        parameters: [
+          { $ref: '#/components/parameters/Verbose' },
+          { name: 'x-tenant', in: 'header', required: true, schema: { type: 'string' } },
+        ],
         responses: {
-          '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
-          '4XX': { description: 'error', content: { 'application/json': { schema: { type: 'object', required: ['error'] } } } },
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
+          },
+          '4XX': {
+            description: 'error',
+            content: { 'application/json': { schema: { type: 'object', required: ['error'] } } },
+          },
         },
       },
     },
     '/pets': {
       post: {
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
+        },
         responses: { '201': { description: 'created' } },
       },
     },
@@ -28,7 +40,16 @@ const SPEC = {
   components: {
     parameters: { Verbose: { name: 'verbose', in: 'query', schema: { type: 'boolean' } } },
     schemas: {
-      Pet: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' }, tag: { type: 'string', nullable: true }, born: { type: 'string', format: 'date' } } },
+      Pet: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: {
+          id: { type: 'integer' },
+          name: { type: 'string' },
+          tag: { type: 'string', nullable: true },
+          born: { type: 'string', format: 'date' },
+        },
+      },
       NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } },
     },
   },
@@ -44,12 +65,24 @@ describe('stored exchanges checked against a spec', () => {
 
   const json = { 'content-type': 'application/json' };
   const pet = (overrides: Record<string, unknown>) => ({
-    method: 'GET', pathnameUrl: '/api/pets/1', requestHeaders: { 'x-tenant': 'acme' }, responseHeaders: json, responseBody: { id: 1, name: 'rex', tag: null, born: '2020-01-02' }, ...overrides,
+    method: 'GET',
+    pathnameUrl: '/api/pets/1',
+    requestHeaders: { 'x-tenant': 'acme' },
+    responseHeaders: json,
+    responseBody: { id: 1, name: 'rex', tag: null, born: '2020-01-02' },
+    ...overrides,
   });
   const FIXTURES: Record<string, Record<string, unknown>> = {
     good: pet({ queryParams: { verbose: 'true' } }),
     good404: pet({ status: 404, pathnameUrl: '/api/pets/2', responseBody: { error: 'no such pet' } }),
-    goodPost: { method: 'POST', pathnameUrl: '/api/pets', status: 201, requestHeaders: json, requestBody: { name: 'tom' }, responseBody: null },
+    goodPost: {
+      method: 'POST',
+      pathnameUrl: '/api/pets',
+      status: 201,
+      requestHeaders: json,
+      requestBody: { name: 'tom' },
+      responseBody: null,
+    },
     missingProperty: pet({ responseBody: { id: 1 } }),
     wrongType: pet({ responseBody: { id: 'one', name: 'rex' } }),
     wrongFormat: pet({ responseBody: { id: 1, name: 'rex', born: 'yesterday' } }),
@@ -58,8 +91,21 @@ describe('stored exchanges checked against a spec', () => {
     undocumentedMethod: pet({ method: 'DELETE' }),
     badQuery: pet({ queryParams: { verbose: 'very' } }),
     missingHeader: pet({ requestHeaders: {} }),
-    badRequestBody: { method: 'POST', pathnameUrl: '/api/pets', status: 201, requestHeaders: json, requestBody: { name: '' }, responseBody: null },
-    missingRequestBody: { method: 'POST', pathnameUrl: '/api/pets', status: 201, requestBody: null, responseBody: null },
+    badRequestBody: {
+      method: 'POST',
+      pathnameUrl: '/api/pets',
+      status: 201,
+      requestHeaders: json,
+      requestBody: { name: '' },
+      responseBody: null,
+    },
+    missingRequestBody: {
+      method: 'POST',
+      pathnameUrl: '/api/pets',
+      status: 201,
+      requestBody: null,
+      responseBody: null,
+    },
   };
 
   beforeAll(async () => {
@@ -69,32 +115,41 @@ describe('stored exchanges checked against a spec', () => {
     token = user.token;
     sourceId = (await createSource(client)).id;
     for (const [name, overrides] of Object.entries(FIXTURES)) {
-      const answer = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, overrides));
+      const answer = await rawJson(
+        h,
+        'POST',
+        `/http-traffic-record/${sourceId}`,
+        token,
+        composeBody(sourceId, overrides),
+      );
       expect(answer.status, answer.text).toBe(201);
       ids[name] = (answer.json as { id: string }).id;
     }
   });
   afterAll(() => h.close());
 
-  const check = (spec: object, extra: Record<string, unknown> = {}) => rawJson(h, 'POST', `/api-contract/${sourceId}/check`, token, { spec, ...extra });
+  const check = (spec: object, extra: Record<string, unknown> = {}) =>
+    rawJson(h, 'POST', `/api-contract/${sourceId}/check`, token, { spec, ...extra });
 
   it('reports each kind of violation with its JSON pointer, rule and the entry to open', async () => {
     const answer = await check(SPEC);
     expect(answer.status, answer.text).toBe(200);
     const report = answer.json as ApiCheckAnswer;
     const brief = report.violations.map((v) => [v.kind, v.status, v.pointer, v.rule, v.examples]);
-    expect(brief).toEqual(expect.arrayContaining([
-      ['response-body', 200, '/name', 'required', [ids.missingProperty]],
-      ['response-body', 200, '/id', 'type', [ids.wrongType]],
-      ['response-body', 200, '/born', 'format', [ids.wrongFormat]],
-      ['undocumented-status', 500, '', 'undocumented-status', [ids.undocumentedStatus]],
-      ['undocumented-path', 200, '', 'undocumented-path', [ids.undocumentedPath]],
-      ['undocumented-method', 200, '', 'undocumented-method', [ids.undocumentedMethod]],
-      ['query', 200, '/verbose', 'type', [ids.badQuery]],
-      ['header', 200, '/x-tenant', 'required', [ids.missingHeader]],
-      ['request-body', 201, '/name', 'minLength', [ids.badRequestBody]],
-      ['request-body', 201, '', 'required', [ids.missingRequestBody]],
-    ]));
+    expect(brief).toEqual(
+      expect.arrayContaining([
+        ['response-body', 200, '/name', 'required', [ids.missingProperty]],
+        ['response-body', 200, '/id', 'type', [ids.wrongType]],
+        ['response-body', 200, '/born', 'format', [ids.wrongFormat]],
+        ['undocumented-status', 500, '', 'undocumented-status', [ids.undocumentedStatus]],
+        ['undocumented-path', 200, '', 'undocumented-path', [ids.undocumentedPath]],
+        ['undocumented-method', 200, '', 'undocumented-method', [ids.undocumentedMethod]],
+        ['query', 200, '/verbose', 'type', [ids.badQuery]],
+        ['header', 200, '/x-tenant', 'required', [ids.missingHeader]],
+        ['request-body', 201, '/name', 'minLength', [ids.badRequestBody]],
+        ['request-body', 201, '', 'required', [ids.missingRequestBody]],
+      ]),
+    );
     expect(report.violations).toHaveLength(10);
     expect(report.exchanges).toBe(Object.keys(FIXTURES).length);
     expect(report.conforming).toBe(3);
@@ -105,7 +160,22 @@ describe('stored exchanges checked against a spec', () => {
   });
 
   it('passes every exchange of a spec they all conform to (OpenAPI 3.1, null as a type)', async () => {
-    const spec = { ...SPEC, openapi: '3.1.0', paths: { '/api/pets/{id}': { get: { responses: { default: { description: 'any', content: { 'application/json': { schema: { type: ['object', 'null'] } } } } } } } } };
+    const spec = {
+      ...SPEC,
+      openapi: '3.1.0',
+      paths: {
+        '/api/pets/{id}': {
+          get: {
+            responses: {
+              default: {
+                description: 'any',
+                content: { 'application/json': { schema: { type: ['object', 'null'] } } },
+              },
+            },
+          },
+        },
+      },
+    };
     const answer = await check(spec, { route: ['/api/pets/{id}'] });
     expect(answer.status, answer.text).toBe(200);
     const report = answer.json as ApiCheckAnswer;
@@ -114,7 +184,10 @@ describe('stored exchanges checked against a spec', () => {
   });
 
   it('keeps at most maxExamples ids of a violation', async () => {
-    const report = (await client.call(contract.checkApiContract, { params: { trafficSourceId: sourceId }, body: { spec: { ...SPEC, paths: {} }, maxExamples: 2 } }));
+    const report = await client.call(contract.checkApiContract, {
+      params: { trafficSourceId: sourceId },
+      body: { spec: { ...SPEC, paths: {} }, maxExamples: 2 },
+    });
     expect(new Set(report.violations.map((v) => v.kind))).toEqual(new Set(['undocumented-path']));
     expect(report.violations.reduce((n, v) => n + v.count, 0)).toBe(13);
     const most = report.violations[0]!;
@@ -122,8 +195,42 @@ describe('stored exchanges checked against a spec', () => {
     expect(most.examples).toEqual([ids.good, ids.missingProperty]);
   });
 
+  it('checks path parameters against their schemas, with the value coerced as a query value is', async () => {
+    const other = (await createSource(client)).id;
+    const entries: Record<string, string> = {};
+    for (const [name, pathnameUrl] of Object.entries({
+      named: '/api/pets/rex',
+      numbered: '/api/pets/7',
+      encoded: '/api/pets/%F0%9F%90%B6',
+    })) {
+      const answer = await rawJson(
+        h,
+        'POST',
+        `/http-traffic-record/${other}`,
+        token,
+        composeBody(other, pet({ pathnameUrl })),
+      );
+      expect(answer.status, answer.text).toBe(201);
+      entries[name] = (answer.json as { id: string }).id;
+    }
+    const answer = await rawJson(h, 'POST', `/api-contract/${other}/check`, token, { spec: SPEC });
+    expect(answer.status, answer.text).toBe(200);
+    const report = answer.json as ApiCheckAnswer;
+    expect(report.violations.map((v) => [v.kind, v.path, v.pointer, v.rule, v.count, v.examples])).toEqual([
+      ['path', '/pets/{petId}', '/petId', 'type', 2, [entries.named, entries.encoded]],
+    ]);
+    expect(report.violations[0]?.message).toBe('must be integer');
+    expect([report.exchanges, report.conforming]).toEqual([3, 1]);
+  });
+
   it('answers 400 naming spec for what is not OpenAPI 3.x or a schema that does not compile', async () => {
-    for (const spec of [{ swagger: '2.0', paths: {} }, { ...SPEC, components: { ...SPEC.components, schemas: { ...SPEC.components.schemas, Pet: { type: 'no-such-type' } } } }]) {
+    for (const spec of [
+      { swagger: '2.0', paths: {} },
+      {
+        ...SPEC,
+        components: { ...SPEC.components, schemas: { ...SPEC.components.schemas, Pet: { type: 'no-such-type' } } },
+      },
+    ]) {
       const answer = await check(spec);
       expect(answer.status, answer.text).toBe(400);
       expect(answer.json).toMatchObject({ issues: [expect.objectContaining({ path: 'spec' })] });

@@ -1,7 +1,14 @@
-import { type ApiCheckAnswer, type ApiCheckBody, type ApiViolation, type HttpTrafficRecord, isRecord, type ViolationKind } from '@tapline/shared';
+import {
+  type ApiCheckAnswer,
+  type ApiCheckBody,
+  type ApiViolation,
+  type HttpTrafficRecord,
+  isRecord,
+  type ViolationKind,
+} from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { mediaOf } from './evidence.js';
-import { eachRecord } from './records.js';
+import { type ContractExchange, eachExchange } from './records.js';
 import { basePathsOf, follow, operationsOf, PathIndex, type SpecOperation } from './spec.js';
 import { type SchemaFailure, SpecValidators } from './validators.js';
 
@@ -19,10 +26,14 @@ function responseOf(op: SpecOperation, status: number): string | undefined {
 /** The documented media type of a body: exact, then `type/*`, then `*\/*`. */
 function mediaKey(content: Record<string, unknown>, media: string): string | undefined {
   const candidates = [media, `${media.split('/')[0] ?? ''}/*`, '*/*'];
-  return candidates.find((c) => isRecord(content[c])) ?? Object.keys(content).find((k) => k.split(';')[0]?.trim().toLowerCase() === media);
+  return (
+    candidates.find((c) => isRecord(content[c])) ??
+    Object.keys(content).find((k) => k.split(';')[0]?.trim().toLowerCase() === media)
+  );
 }
 
-const isJsonMedia = (media: string) => media === 'application/json' || media.endsWith('+json') || media.endsWith('/json');
+const isJsonMedia = (media: string) =>
+  media === 'application/json' || media.endsWith('+json') || media.endsWith('/json');
 
 function headerValue(headers: Headers, name: string): string | string[] | undefined {
   const lower = name.toLowerCase();
@@ -38,7 +49,10 @@ class Checker {
   constructor(readonly spec: ApiCheckBody['spec']) {
     const operations = operationsOf(spec);
     for (const op of operations) this.#ops.set(`${op.method} ${op.path}`, op);
-    this.#paths = new PathIndex(operations.map((o) => o.path), basePathsOf(spec));
+    this.#paths = new PathIndex(
+      operations.map((o) => o.path),
+      basePathsOf(spec),
+    );
     this.#validators = new SpecValidators(spec);
     for (const op of operations) this.#prepare(op);
   }
@@ -51,15 +65,18 @@ class Checker {
     const key = mediaKey(content, media);
     if (key === undefined) return undefined;
     const entry = content[key];
-    return isRecord(entry) && isRecord(entry.schema) ? `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}/schema` : undefined;
+    return isRecord(entry) && isRecord(entry.schema)
+      ? `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`
+      : undefined;
   }
 
   #prepare(op: SpecOperation): void {
     for (const p of op.parameters) if (p.schema) this.#validators.prepare(p.schema, 'parameter');
-    if (op.requestBody) for (const media of Object.keys(op.requestBody.content)) {
-      const pointer = this.#bodySchema(op.requestBody.content, op.requestBody.pointer, media);
-      if (pointer) this.#validators.prepare(pointer, 'body');
-    }
+    if (op.requestBody)
+      for (const media of Object.keys(op.requestBody.content)) {
+        const pointer = this.#bodySchema(op.requestBody.content, op.requestBody.pointer, media);
+        if (pointer) this.#validators.prepare(pointer, 'body');
+      }
     for (const status of Object.keys(op.responses)) {
       const response = follow(this.spec, op.responses[status], `${op.pointer}/responses/${status}`);
       if (!response || !isRecord(response.value.content)) continue;
@@ -71,67 +88,123 @@ class Checker {
   }
 
   /** The operation of an exchange (or why there is none), and every way the exchange breaks it. */
-  check(record: HttpTrafficRecord): { op: SpecOperation | undefined; found: Found[] } {
+  check(record: ContractExchange): { op: SpecOperation | undefined; found: Found[] } {
     const at = { method: record.method, status: record.status };
-    const path = this.#paths.find(record.pathname);
-    if (path === undefined) return { op: undefined, found: [{ ...at, kind: 'undocumented-path', path: record.route ?? record.pathname, pointer: '', rule: 'undocumented-path', message: `no path of the spec matches ${record.pathname}` }] };
+    const match = this.#paths.find(record.pathname);
+    if (match === undefined)
+      return {
+        op: undefined,
+        found: [
+          {
+            ...at,
+            kind: 'undocumented-path',
+            path: record.route ?? record.pathname,
+            pointer: '',
+            rule: 'undocumented-path',
+            message: `no path of the spec matches ${record.pathname}`,
+          },
+        ],
+      };
+    const { path } = match;
     const op = this.#ops.get(`${record.method} ${path}`);
-    if (!op) return { op: undefined, found: [{ ...at, kind: 'undocumented-method', path, pointer: '', rule: 'undocumented-method', message: `${path} documents no ${record.method}` }] };
+    if (!op)
+      return {
+        op: undefined,
+        found: [
+          {
+            ...at,
+            kind: 'undocumented-method',
+            path,
+            pointer: '',
+            rule: 'undocumented-method',
+            message: `${path} documents no ${record.method}`,
+          },
+        ],
+      };
     const found: Found[] = [];
     const add = (kind: ViolationKind, failures: SchemaFailure[], prefix = '') => {
-      for (const f of failures) found.push({ ...at, kind, path, pointer: prefix + f.pointer, rule: f.rule, message: f.message });
+      for (const f of failures)
+        found.push({ ...at, kind, path, pointer: prefix + f.pointer, rule: f.rule, message: f.message });
     };
     for (const p of op.parameters) {
-      const value = headerOrQuery(record, p.in, p.name);
-      const kind = p.in === 'query' ? 'query' : 'header';
+      // A path parameter the template does not name is the spec's slip, not the exchange's: not checked.
+      const value = p.in === 'path' ? match.values.get(p.name) : headerOrQuery(record, p.in, p.name);
+      const kind = p.in;
       if (value === undefined) {
-        if (p.required) add(kind, [{ pointer: '', rule: 'required', message: `the required ${p.in} parameter ${p.name} is missing` }], `/${p.name}`);
+        if (p.required && p.in !== 'path')
+          add(
+            kind,
+            [{ pointer: '', rule: 'required', message: `the required ${p.in} parameter ${p.name} is missing` }],
+            `/${p.name}`,
+          );
       } else if (p.schema) add(kind, this.#validators.validate(p.schema, 'parameter', value), `/${p.name}`);
     }
     if (op.requestBody) {
       if (record.request.body === null) {
-        if (op.requestBody.required) add('request-body', [{ pointer: '', rule: 'required', message: 'the required request body is missing' }]);
+        if (op.requestBody.required)
+          add('request-body', [{ pointer: '', rule: 'required', message: 'the required request body is missing' }]);
       } else {
         const media = mediaOf(record.request.headers, record.request.body);
-        const schema = isJsonMedia(media) ? this.#bodySchema(op.requestBody.content, op.requestBody.pointer, media) : undefined;
+        const schema = isJsonMedia(media)
+          ? this.#bodySchema(op.requestBody.content, op.requestBody.pointer, media)
+          : undefined;
         if (schema) add('request-body', this.#validators.validate(schema, 'body', record.request.body));
       }
     }
     const status = responseOf(op, record.status);
     if (status === undefined) {
-      found.push({ ...at, kind: 'undocumented-status', path, pointer: '', rule: 'undocumented-status', message: `${record.method} ${path} documents no ${record.status} response` });
+      found.push({
+        ...at,
+        kind: 'undocumented-status',
+        path,
+        pointer: '',
+        rule: 'undocumented-status',
+        message: `${record.method} ${path} documents no ${record.status} response`,
+      });
       return { op, found };
     }
     const response = follow(this.spec, op.responses[status], `${op.pointer}/responses/${status}`);
     if (response && isRecord(response.value.content) && record.response.body !== null) {
       const media = mediaOf(record.response.headers, record.response.body);
-      const schema = isJsonMedia(media) ? this.#bodySchema(response.value.content, `${response.pointer}/content`, media) : undefined;
+      const schema = isJsonMedia(media)
+        ? this.#bodySchema(response.value.content, `${response.pointer}/content`, media)
+        : undefined;
       if (schema) add('response-body', this.#validators.validate(schema, 'body', record.response.body));
     }
     return { op, found };
   }
 }
 
-function headerOrQuery(record: HttpTrafficRecord, where: 'query' | 'header', name: string): string | string[] | undefined {
+function headerOrQuery(
+  record: ContractExchange,
+  where: 'query' | 'header',
+  name: string,
+): string | string[] | undefined {
   return where === 'header' ? headerValue(record.request.headers, name) : record.request.queryParams[name];
 }
 
 /** Array indices are one place for counting (`/items/3/id` and `/items/7/id` break the same rule). */
-const groupKey = (f: Found) => [f.kind, f.method, f.path, f.status ?? '', f.pointer.replace(/\/\d+(?=\/|$)/g, '/-'), f.rule].join('\u0000');
+const groupKey = (f: Found) =>
+  [f.kind, f.method, f.path, f.status ?? '', f.pointer.replace(/\/\d+(?=\/|$)/g, '/-'), f.rule].join('\u0000');
 
 /**
  * `POST /api-contract/:id/check`: every stored exchange of the window against the spec, one page
  * at a time; violations are counted by kind, operation, status, place and rule, each with the
  * first `maxExamples` entry ids (oldest first).
  */
-export async function checkContract(store: Store, sourceId: string, body: ApiCheckBody, now: number): Promise<ApiCheckAnswer> {
+export async function checkContract(
+  store: Store,
+  sourceId: string,
+  body: ApiCheckBody,
+  now: number,
+): Promise<ApiCheckAnswer> {
   const checker = new Checker(body.spec);
   const maxExamples = body.maxExamples ?? DEFAULT_EXAMPLES;
   const perOperation = new Map(checker.operations.map((op) => [op, { exchanges: 0, conforming: 0 }]));
   const violations = new Map<string, ApiViolation>();
   let exchanges = 0;
   let conforming = 0;
-  for await (const record of eachRecord(store, sourceId, body, now)) {
+  for await (const record of eachExchange(store, sourceId, body, now)) {
     exchanges += 1;
     const { op, found } = checker.check(record);
     const counts = op && perOperation.get(op);
@@ -154,7 +227,9 @@ export async function checkContract(store: Store, sourceId: string, body: ApiChe
     }
   }
   const operations = [...perOperation].map(([op, c]) => ({ method: op.method, path: op.path, ...c }));
-  operations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.method < b.method ? -1 : a.method > b.method ? 1 : 0));
+  operations.sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : a.method < b.method ? -1 : a.method > b.method ? 1 : 0,
+  );
   const ordered = [...violations.values()].sort((a, b) => b.count - a.count || groupKey(a).localeCompare(groupKey(b)));
   return { exchanges, conforming, operations, violations: ordered };
 }

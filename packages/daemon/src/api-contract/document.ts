@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import type { HttpTrafficRecord, JsonValue } from '@tapline/shared';
+import type { JsonValue } from '@tapline/shared';
 import { addExchange, type Evidence, newEvidence } from './evidence.js';
+import type { ContractExchange } from './records.js';
 import { parameterNames, pathKeyOf, TemplateMatcher } from './paths.js';
 import { type JsonSchema, schemaOf, type Shape } from './shape.js';
 
@@ -19,7 +20,7 @@ export class ContractEvidence {
   #firstSeen: string | undefined;
   #lastSeen: string | undefined;
 
-  add(record: HttpTrafficRecord): void {
+  add(record: ContractExchange): void {
     const template = record.route ?? record.pathname.split('?')[0] ?? '/';
     const key = pathKeyOf(template);
     let path = this.#paths.get(key);
@@ -42,14 +43,22 @@ export class ContractEvidence {
     const paths: JsonSchema = {};
     const operationIds = new Set<string>();
     let authorized = false;
-    const named = [...this.#paths.values()].map((p) => ({ template: [...p.templates].sort()[0] ?? '/', operations: p.operations }));
+    const named = [...this.#paths.values()].map((p) => ({
+      template: [...p.templates].sort()[0] ?? '/',
+      operations: p.operations,
+    }));
     for (const { template, operations } of named.sort((a, b) => compare(a.template, b.template))) {
       const item: JsonSchema = {};
       for (const method of [...operations.keys()].sort()) {
         const evidence = operations.get(method);
         if (!evidence) continue;
         authorized ||= evidence.authorized > 0;
-        item[method.toLowerCase()] = operationOf(template, method, evidence, uniqueId(operationIds, operationIdOf(method, template)));
+        item[method.toLowerCase()] = operationOf(
+          template,
+          method,
+          evidence,
+          uniqueId(operationIds, operationIdOf(method, template)),
+        );
       }
       paths[template] = item;
     }
@@ -63,7 +72,10 @@ export class ContractEvidence {
       },
       servers: servers.length > 0 ? servers : [{ url: '/' }],
       paths,
-      'x-tapline': { entries: this.#entries, ...(this.#firstSeen ? { firstSeen: this.#firstSeen, lastSeen: this.#lastSeen ?? '' } : {}) },
+      'x-tapline': {
+        entries: this.#entries,
+        ...(this.#firstSeen ? { firstSeen: this.#firstSeen, lastSeen: this.#lastSeen ?? '' } : {}),
+      },
     };
     if (authorized) doc.components = { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } };
     return doc;
@@ -76,7 +88,10 @@ const capital = (w: string) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`;
 
 /** `GET /users/{userId}/orders` → `getUsersByUserIdOrders`. */
 function operationIdOf(method: string, template: string): string {
-  const words = template.split(/[^A-Za-z0-9{}]+/).filter(Boolean).map((w) => (w.startsWith('{') ? `By${capital(w.replace(/[{}]/g, ''))}` : w.replace(/[{}]/g, '')));
+  const words = template
+    .split(/[^A-Za-z0-9{}]+/)
+    .filter(Boolean)
+    .map((w) => (w.startsWith('{') ? `By${capital(w.replace(/[{}]/g, ''))}` : w.replace(/[{}]/g, '')));
   return method.toLowerCase() + words.map(capital).join('');
 }
 
@@ -98,13 +113,26 @@ function parametersOf(template: string, evidence: Evidence): JsonSchema[] {
   const parameters: JsonSchema[] = parameterNames(template).map((name, i) => {
     const shape = evidence.pathParams[i];
     const schema = shape ? parameterSchema(shape, false) : { type: 'string' };
-    return { name, in: 'path', required: true, schema: schema.type === 'integer' || schema.format === 'uuid' ? schema : { type: 'string' } };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      schema: schema.type === 'integer' || schema.format === 'uuid' ? schema : { type: 'string' },
+    };
   });
-  for (const [where, map, keepEnum] of [['query', evidence.query, true], ['header', evidence.headers, false]] as const) {
+  for (const [where, map, keepEnum] of [
+    ['query', evidence.query, true],
+    ['header', evidence.headers, false],
+  ] as const) {
     for (const name of [...map.keys()].sort()) {
       const shape = map.get(name);
       if (!shape) continue;
-      parameters.push({ name, in: where, required: shape.count === evidence.count, schema: parameterSchema(shape, keepEnum) });
+      parameters.push({
+        name,
+        in: where,
+        required: shape.count === evidence.count,
+        schema: parameterSchema(shape, keepEnum),
+      });
     }
   }
   return parameters;
@@ -126,18 +154,30 @@ function operationOf(template: string, method: string, evidence: Evidence, opera
   const operation: JsonSchema = { operationId, summary: `${method} ${template}` };
   const parameters = parametersOf(template, evidence);
   if (parameters.length > 0) operation.parameters = parameters;
-  if (evidence.withRequestBody > 0) operation.requestBody = { required: evidence.withRequestBody === evidence.count, content: contentOf(evidence.requestBodies) };
+  if (evidence.withRequestBody > 0)
+    operation.requestBody = {
+      required: evidence.withRequestBody === evidence.count,
+      content: contentOf(evidence.requestBodies),
+    };
   const responses: JsonSchema = {};
   for (const status of [...evidence.responses.keys()].sort((a, b) => a - b)) {
     const seen = evidence.responses.get(status);
     if (!seen) continue;
-    const response: JsonSchema = { description: STATUS_CODES[status] ?? `Status ${status}`, 'x-tapline': { count: seen.count } };
+    const response: JsonSchema = {
+      description: STATUS_CODES[status] ?? `Status ${status}`,
+      'x-tapline': { count: seen.count },
+    };
     if (seen.bodies.size > 0) response.content = contentOf(seen.bodies);
     responses[String(status)] = response;
   }
   operation.responses = responses;
   // An operation's own `security` (an empty list: none) keeps redocly's security-defined rule satisfied.
-  operation.security = evidence.authorized === 0 ? [] : evidence.authorized === evidence.count ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, {}];
+  operation.security =
+    evidence.authorized === 0
+      ? []
+      : evidence.authorized === evidence.count
+        ? [{ bearerAuth: [] }]
+        : [{ bearerAuth: [] }, {}];
   operation['x-tapline'] = { count: evidence.count, firstSeen: evidence.firstSeen, lastSeen: evidence.lastSeen };
   return operation;
 }

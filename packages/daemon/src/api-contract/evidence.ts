@@ -1,4 +1,5 @@
 import type { HttpTrafficRecord, JsonValue } from '@tapline/shared';
+import type { ContractExchange } from './records.js';
 import { emptyShape, observe, type Shape } from './shape.js';
 
 /**
@@ -33,22 +34,70 @@ const EXAMPLE_BYTES = 1024;
  * Authorization header becomes the security scheme instead of a parameter (its value is never copied).
  */
 const STANDARD_HEADERS = new Set([
-  'accept', 'accept-charset', 'accept-encoding', 'accept-language', 'authorization', 'cache-control', 'connection', 'content-encoding',
-  'content-length', 'content-type', 'cookie', 'dnt', 'expect', 'forwarded', 'host', 'if-match', 'if-modified-since', 'if-none-match',
-  'if-range', 'if-unmodified-since', 'keep-alive', 'origin', 'pragma', 'priority', 'range', 'referer', 'te', 'traceparent', 'tracestate',
-  'transfer-encoding', 'upgrade', 'upgrade-insecure-requests', 'user-agent', 'via', 'x-forwarded-for', 'x-forwarded-host',
-  'x-forwarded-port', 'x-forwarded-proto', 'x-real-ip', 'x-request-id', 'baggage', 'sentry-trace', 'x-amzn-trace-id', 'x-tapline-source',
+  'accept',
+  'accept-charset',
+  'accept-encoding',
+  'accept-language',
+  'authorization',
+  'cache-control',
+  'connection',
+  'content-encoding',
+  'content-length',
+  'content-type',
+  'cookie',
+  'dnt',
+  'expect',
+  'forwarded',
+  'host',
+  'if-match',
+  'if-modified-since',
+  'if-none-match',
+  'if-range',
+  'if-unmodified-since',
+  'keep-alive',
+  'origin',
+  'pragma',
+  'priority',
+  'range',
+  'referer',
+  'te',
+  'traceparent',
+  'tracestate',
+  'transfer-encoding',
+  'upgrade',
+  'upgrade-insecure-requests',
+  'user-agent',
+  'via',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-port',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'x-request-id',
+  'baggage',
+  'sentry-trace',
+  'x-amzn-trace-id',
+  'x-tapline-source',
 ]);
 
 export const newEvidence = (createdAt: string): Evidence => ({
-  count: 0, firstSeen: createdAt, lastSeen: createdAt, pathParams: [], query: new Map(), headers: new Map(), authorized: 0,
-  requestBodies: new Map(), withRequestBody: 0, responses: new Map(),
+  count: 0,
+  firstSeen: createdAt,
+  lastSeen: createdAt,
+  pathParams: [],
+  query: new Map(),
+  headers: new Map(),
+  authorized: 0,
+  requestBodies: new Map(),
+  withRequestBody: 0,
+  responses: new Map(),
 });
 
 type Headers = HttpTrafficRecord['request']['headers'];
 
 function headerOf(headers: Headers, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
   return undefined;
 }
 
@@ -81,7 +130,11 @@ function observeBody(bodies: Map<string, Body>, media: string, body: JsonValue):
 }
 
 /** Adds one exchange; `pathValues` are the template's parameters as the path filled them. */
-export function addExchange(evidence: Evidence, record: HttpTrafficRecord, pathValues: readonly string[] | undefined): void {
+export function addExchange(
+  evidence: Evidence,
+  record: ContractExchange,
+  pathValues: readonly string[] | undefined,
+): void {
   evidence.count += 1;
   if (record.createdAt < evidence.firstSeen) evidence.firstSeen = record.createdAt;
   if (record.createdAt > evidence.lastSeen) evidence.lastSeen = record.createdAt;
@@ -107,5 +160,6 @@ export function addExchange(evidence: Evidence, record: HttpTrafficRecord, pathV
   let response = evidence.responses.get(record.status);
   if (!response) evidence.responses.set(record.status, (response = { count: 0, bodies: new Map() }));
   response.count += 1;
-  if (record.response.body !== null) observeBody(response.bodies, mediaOf(record.response.headers, record.response.body), record.response.body);
+  if (record.response.body !== null)
+    observeBody(response.bodies, mediaOf(record.response.headers, record.response.body), record.response.body);
 }

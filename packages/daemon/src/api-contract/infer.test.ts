@@ -5,13 +5,22 @@ import { openApiErrors } from '@tapline/testkit/openapi';
 
 type Doc = {
   servers: { url: string }[];
-  paths: Record<string, Record<string, {
-    parameters?: { name: string; in: string; required: boolean; schema: object }[];
-    requestBody?: { required: boolean; content: Record<string, { schema: object }> };
-    responses: Record<string, { content?: Record<string, { schema: object; example?: unknown }>; 'x-tapline': { count: number } }>;
-    security: object[];
-    'x-tapline': { count: number; firstSeen: string; lastSeen: string };
-  }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; required: boolean; schema: object }[];
+        requestBody?: { required: boolean; content: Record<string, { schema: object }> };
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: object; example?: unknown }>; 'x-tapline': { count: number } }
+        >;
+        security: object[];
+        'x-tapline': { count: number; firstSeen: string; lastSeen: string };
+      }
+    >
+  >;
   components?: { securitySchemes: object };
 };
 
@@ -31,20 +40,54 @@ describe('the OpenAPI document inferred from stored traffic', () => {
     token = user.token;
     sourceId = (await createSource(client)).id;
     const send = async (overrides: Record<string, unknown>) => {
-      const answer = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, user.token, composeBody(sourceId, overrides));
+      const answer = await rawJson(
+        h,
+        'POST',
+        `/http-traffic-record/${sourceId}`,
+        user.token,
+        composeBody(sourceId, overrides),
+      );
       expect(answer.status, answer.text).toBe(201);
     };
     const json = { 'content-type': 'application/json; charset=utf-8' };
     for (let i = 1; i <= 3; i++) {
       await send({
-        method: 'GET', pathnameUrl: `/api/users/${i}`, requestHeaders: { authorization: 'Bearer secret-token-value', 'x-tenant': 'acme' },
-        queryParams: i === 3 ? { expand: 'orders' } : {}, responseHeaders: json,
-        responseBody: { id: i, email: `u${i}@example.com`, createdAt: '2026-11-26T10:00:00Z', nickname: i === 2 ? null : 'x', ...(i === 1 ? { beta: true } : {}) },
+        method: 'GET',
+        pathnameUrl: `/api/users/${i}`,
+        requestHeaders: { authorization: 'Bearer secret-token-value', 'x-tenant': 'acme' },
+        queryParams: i === 3 ? { expand: 'orders' } : {},
+        responseHeaders: json,
+        responseBody: {
+          id: i,
+          email: `u${i}@example.com`,
+          createdAt: '2026-11-26T10:00:00Z',
+          nickname: i === 2 ? null : 'x',
+          ...(i === 1 ? { beta: true } : {}),
+        },
       });
     }
-    await send({ method: 'GET', pathnameUrl: '/api/users/404', status: 404, responseHeaders: json, responseBody: { error: 'not found' } });
-    await send({ method: 'POST', pathnameUrl: '/api/users', status: 201, requestHeaders: json, requestBody: { email: 'n@example.com', tags: ['a'] }, responseHeaders: json, responseBody: { id: 9 } });
-    await send({ method: 'GET', pathnameUrl: '/api/orders/019a4c2e-7b1d-7c3e-9f00-1234567890ab', responseHeaders: json, responseBody: [{ total: 12.5 }, { total: 3 }] });
+    await send({
+      method: 'GET',
+      pathnameUrl: '/api/users/404',
+      status: 404,
+      responseHeaders: json,
+      responseBody: { error: 'not found' },
+    });
+    await send({
+      method: 'POST',
+      pathnameUrl: '/api/users',
+      status: 201,
+      requestHeaders: json,
+      requestBody: { email: 'n@example.com', tags: ['a'] },
+      responseHeaders: json,
+      responseBody: { id: 9 },
+    });
+    await send({
+      method: 'GET',
+      pathnameUrl: '/api/orders/019a4c2e-7b1d-7c3e-9f00-1234567890ab',
+      responseHeaders: json,
+      responseBody: [{ total: 12.5 }, { total: 3 }],
+    });
     const answer = await client.request(contract.inferApiContract, { params: { trafficSourceId: sourceId } });
     text = answer.text;
     doc = answer.json as Doc;
@@ -75,16 +118,23 @@ describe('the OpenAPI document inferred from stored traffic', () => {
     expect(media.schema).toEqual({
       type: 'object',
       properties: {
-        beta: { type: 'boolean' }, createdAt: { type: 'string', format: 'date-time' }, email: { type: 'string', format: 'email' },
-        id: { type: 'integer' }, nickname: { type: ['string', 'null'] },
+        beta: { type: 'boolean' },
+        createdAt: { type: 'string', format: 'date-time' },
+        email: { type: 'string', format: 'email' },
+        id: { type: 'integer' },
+        nickname: { type: ['string', 'null'] },
       },
       required: ['createdAt', 'email', 'id', 'nickname'],
     });
     expect(media.example).toMatchObject({ id: 1 });
     const post = doc.paths['/api/users']!.post!;
-    expect(post.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { required: ['email', 'tags'] } } } });
+    expect(post.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { required: ['email', 'tags'] } } },
+    });
     expect(doc.paths['/api/orders/{id}']!.get!.responses['200']!.content!['application/json']!.schema).toEqual({
-      type: 'array', items: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+      type: 'array',
+      items: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
     });
   });
 
@@ -99,7 +149,10 @@ describe('the OpenAPI document inferred from stored traffic', () => {
   it('is the same document byte for byte at every read, and keeps to the routes asked for', async () => {
     const again = await client.request(contract.inferApiContract, { params: { trafficSourceId: sourceId } });
     expect(again.text).toBe(text);
-    const some = await client.call(contract.inferApiContract, { params: { trafficSourceId: sourceId }, query: { route: ['/api/users', '/api/orders/:id'] } });
+    const some = await client.call(contract.inferApiContract, {
+      params: { trafficSourceId: sourceId },
+      query: { route: ['/api/users', '/api/orders/:id'] },
+    });
     expect(Object.keys(some.paths as object)).toEqual(['/api/orders/{id}', '/api/users']);
   });
 

@@ -5,7 +5,8 @@
  */
 export const pathKeyOf = (template: string): string => template.replace(/\{[^}/]*\}/g, '{}');
 
-export const parameterNames = (template: string): string[] => [...template.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1] ?? '');
+export const parameterNames = (template: string): string[] =>
+  [...template.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1] ?? '');
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -25,11 +26,12 @@ export class TemplateMatcher {
     if (!pattern) this.#patterns.set(template, (pattern = templatePattern(template)));
     const match = pattern.exec(pathname.split('?')[0] ?? '');
     if (!match) return undefined;
-    return match.slice(1).map(decode);
+    return match.slice(1).map(decodeSegment);
   }
 }
 
-function decode(value: string): string {
+/** A path segment's value as the app read it; one that is not valid percent-encoding as it was sent. */
+export function decodeSegment(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {

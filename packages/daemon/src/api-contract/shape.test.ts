@@ -35,7 +35,10 @@ describe('schemas merged over every sample (issue 28, "Infer")', () => {
   });
 
   it('detects date-time, date, uuid, email, uri and int64, and drops a format two samples disagree on', () => {
-    expect(schemaOfAll(['2026-11-26T10:00:00Z', '2026-11-26T10:00:00.123+02:00'])).toEqual({ type: 'string', format: 'date-time' });
+    expect(schemaOfAll(['2026-11-26T10:00:00Z', '2026-11-26T10:00:00.123+02:00'])).toEqual({
+      type: 'string',
+      format: 'date-time',
+    });
     expect(schemaOfAll(['2026-11-26'])).toEqual({ type: 'string', format: 'date' });
     expect(schemaOfAll(['019a4c2e-7b1d-7c3e-9f00-1234567890ab'])).toEqual({ type: 'string', format: 'uuid' });
     expect(schemaOfAll(['bob@example.com'])).toEqual({ type: 'string', format: 'email' });
@@ -58,7 +61,9 @@ describe('schemas merged over every sample (issue 28, "Infer")', () => {
   });
 
   it('keeps at most MAX_PROPERTIES named properties; the rest become additionalProperties', () => {
-    const wide = Object.fromEntries(Array.from({ length: MAX_PROPERTIES + 1 }, (_, i) => [`k${String(i).padStart(4, '0')}`, i]));
+    const wide = Object.fromEntries(
+      Array.from({ length: MAX_PROPERTIES + 1 }, (_, i) => [`k${String(i).padStart(4, '0')}`, i]),
+    );
     const schema = schemaOfAll([wide]) as { properties: object; additionalProperties: object };
     expect(Object.keys(schema.properties)).toHaveLength(MAX_PROPERTIES);
     expect(schema.additionalProperties).toEqual({ type: 'integer' });

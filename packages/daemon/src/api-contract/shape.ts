@@ -37,15 +37,30 @@ export const MAX_PROPERTIES = 200;
 const MAX_DEPTH = 32;
 
 export const emptyShape = (): Shape => ({
-  count: 0, nulls: 0, booleans: 0, integers: 0, int64: false, fractions: 0, strings: 0, format: undefined,
-  values: new Map(), arrays: 0, items: undefined, objects: 0, properties: new Map(), extra: undefined,
+  count: 0,
+  nulls: 0,
+  booleans: 0,
+  integers: 0,
+  int64: false,
+  fractions: 0,
+  strings: 0,
+  format: undefined,
+  values: new Map(),
+  arrays: 0,
+  items: undefined,
+  objects: 0,
+  properties: new Map(),
+  extra: undefined,
 });
 
 function observeString(shape: Shape, value: string): void {
   shape.strings += 1;
-  const format = stringFormat(value);
-  if (shape.format === undefined) shape.format = format ?? null;
-  else if (shape.format !== format) shape.format = null;
+  // Once two samples differed the field has no format whatever comes: the regexes are not run again.
+  if (shape.format !== null) {
+    const format = stringFormat(value);
+    if (shape.format === undefined) shape.format = format ?? null;
+    else if (shape.format !== format) shape.format = null;
+  }
   if (shape.values === null) return;
   if (value.length > ENUM_VALUE_LENGTH) shape.values = null;
   else {

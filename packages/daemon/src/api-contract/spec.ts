@@ -1,12 +1,12 @@
 import { type HttpMethod, isRecord, type OpenApiDocument } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
-import { templatePattern } from './paths.js';
+import { decodeSegment, parameterNames, templatePattern } from './paths.js';
 
 type Json = Record<string, unknown>;
 
 export interface SpecParameter {
   readonly name: string;
-  readonly in: 'query' | 'header';
+  readonly in: 'query' | 'header' | 'path';
   readonly required: boolean;
   /** Where its schema is, as a JSON pointer into the spec (the validators compile it there). */
   readonly schema: string | undefined;
@@ -36,7 +36,11 @@ export function follow(spec: Json, value: unknown, pointer: string): { value: Js
     const ref = current.$ref;
     if (hops > 20 || !ref.startsWith('#')) return undefined;
     at = ref.slice(1);
-    current = at.split('/').slice(1).map((k) => decodeURIComponent(k).replace(/~1/g, '/').replace(/~0/g, '~')).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), spec);
+    current = at
+      .split('/')
+      .slice(1)
+      .map((k) => decodeURIComponent(k).replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), spec);
   }
   return isRecord(current) ? { value: current, pointer: at } : undefined;
 }
@@ -46,15 +50,27 @@ function parametersOf(spec: Json, list: unknown, pointer: string): SpecParameter
   return list.flatMap((item, i) => {
     const found = follow(spec, item, `${pointer}/${i}`);
     const p = found?.value;
-    if (!p || !found || (p.in !== 'query' && p.in !== 'header') || typeof p.name !== 'string') return [];
-    return [{ name: p.name, in: p.in, required: p.required === true, schema: isRecord(p.schema) ? `${found.pointer}/schema` : undefined }];
+    if (!p || !found || (p.in !== 'query' && p.in !== 'header' && p.in !== 'path') || typeof p.name !== 'string')
+      return [];
+    return [
+      {
+        name: p.name,
+        in: p.in,
+        required: p.required === true,
+        schema: isRecord(p.schema) ? `${found.pointer}/schema` : undefined,
+      },
+    ];
   });
 }
 
 /** Every operation of the spec, with the path's parameters merged under the operation's own. */
 export function operationsOf(spec: OpenApiDocument): SpecOperation[] {
   const version = typeof spec.openapi === 'string' ? spec.openapi : '';
-  if (!/^3\.[01]\.\d+/.test(version)) throw invalidField('spec', `spec is not an OpenAPI 3.0 or 3.1 document (openapi: ${JSON.stringify(spec.openapi ?? null)})`);
+  if (!/^3\.[01]\.\d+/.test(version))
+    throw invalidField(
+      'spec',
+      `spec is not an OpenAPI 3.0 or 3.1 document (openapi: ${JSON.stringify(spec.openapi ?? null)})`,
+    );
   if (!isRecord(spec.paths)) throw invalidField('spec', 'spec has no paths object');
   const operations: SpecOperation[] = [];
   for (const [path, rawItem] of Object.entries(spec.paths)) {
@@ -68,8 +84,18 @@ export function operationsOf(spec: OpenApiDocument): SpecOperation[] {
       const own = parametersOf(spec, op.parameters, `${pointer}/parameters`);
       const parameters = [...own, ...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in))];
       const body = follow(spec, op.requestBody, `${pointer}/requestBody`);
-      const requestBody = body && isRecord(body.value.content) ? { required: body.value.required === true, content: body.value.content, pointer: `${body.pointer}/content` } : undefined;
-      operations.push({ path, method, pointer, parameters, requestBody, responses: isRecord(op.responses) ? op.responses : {} });
+      const requestBody =
+        body && isRecord(body.value.content)
+          ? { required: body.value.required === true, content: body.value.content, pointer: `${body.pointer}/content` }
+          : undefined;
+      operations.push({
+        path,
+        method,
+        pointer,
+        parameters,
+        requestBody,
+        responses: isRecord(op.responses) ? op.responses : {},
+      });
     }
   }
   return operations;
@@ -91,25 +117,39 @@ export function basePathsOf(spec: OpenApiDocument): string[] {
   return [...bases].sort((a, b) => b.length - a.length);
 }
 
+/** A spec path a recorded path filled, with the values of its parameters by name (decoded). */
+export interface PathMatch {
+  readonly path: string;
+  readonly values: ReadonlyMap<string, string>;
+}
+
 /** Which spec path a recorded path is: the most literal template that matches (`/pets/mine` before `/pets/{id}`). */
 export class PathIndex {
-  readonly #templates: { path: string; pattern: RegExp; literal: number }[];
+  readonly #templates: { path: string; pattern: RegExp; literal: number; names: string[] }[];
   readonly #bases: readonly string[];
 
   constructor(paths: readonly string[], bases: readonly string[]) {
     this.#templates = [...new Set(paths)]
-      .map((path) => ({ path, pattern: templatePattern(path), literal: path.replace(/\{[^}]*\}/g, '').length }))
+      .map((path) => ({
+        path,
+        pattern: templatePattern(path),
+        literal: path.replace(/\{[^}]*\}/g, '').length,
+        names: parameterNames(path),
+      }))
       .sort((a, b) => b.literal - a.literal || (a.path < b.path ? -1 : 1));
     this.#bases = bases;
   }
 
-  find(pathname: string): string | undefined {
+  find(pathname: string): PathMatch | undefined {
     const path = pathname.split('?')[0] ?? '';
     for (const base of this.#bases) {
       if (base && !(path === base || path.startsWith(`${base}/`))) continue;
       const rest = path.slice(base.length) || '/';
-      const found = this.#templates.find((t) => t.pattern.test(rest));
-      if (found) return found.path;
+      for (const t of this.#templates) {
+        const match = t.pattern.exec(rest);
+        if (match)
+          return { path: t.path, values: new Map(t.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')])) };
+      }
     }
     return undefined;
   }

@@ -3,7 +3,16 @@ import { contract } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { passwordUser, createSource, manualClock, MISSING_ID, raw, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
+import {
+  passwordUser,
+  createSource,
+  manualClock,
+  MISSING_ID,
+  raw,
+  type Harness,
+  startHarness,
+  type TestUser,
+} from '@tapline/testkit/daemon';
 import { revokeToken } from './tokens.js';
 
 interface Line {
@@ -38,28 +47,55 @@ describe('the audit line for each refused authentication or authorization', () =
   });
   afterEach(() => h.close());
 
-  const audit = () => written.map((l) => JSON.parse(l) as Line).filter((l) => l.event === 'authentication_failed' || l.event === 'access_denied');
+  const audit = () =>
+    written
+      .map((l) => JSON.parse(l) as Line)
+      .filter((l) => l.event === 'authentication_failed' || l.event === 'access_denied');
 
   /** One request, one line: returns it after checking the status the client got. */
-  async function refused(status: number, method: string, path: string, options: Parameters<typeof raw>[3] = {}): Promise<Line> {
+  async function refused(
+    status: number,
+    method: string,
+    path: string,
+    options: Parameters<typeof raw>[3] = {},
+  ): Promise<Line> {
     written.length = 0;
     expect((await raw(h, method, path, options)).status).toBe(status);
     const lines = audit();
     expect(lines).toHaveLength(1);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-    expect(lines[0]).toMatchObject({ level: 40, status, remoteAddress: expect.stringMatching(/127\.0\.0\.1$/), method, path: path.split('?')[0] });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      status,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+      remoteAddress: expect.stringMatching(/127\.0\.0\.1$/),
+      method,
+      path: path.split('?')[0],
+    });
     return lines[0]!;
   }
 
   async function signingKey(): Promise<Uint8Array> {
-    const row = await h.deps.db.selectFrom('settings').select('value').where('key', '=', 'jwt_signing_key').executeTakeFirstOrThrow();
+    const row = await h.deps.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'jwt_signing_key')
+      .executeTakeFirstOrThrow();
     return new Uint8Array(Buffer.from(row.value, 'base64'));
   }
 
   it('names why a token was refused, and its id only once its signature verified', async () => {
     const sign = (key: Uint8Array, alg = 'HS256', jti = aliceTokenId) =>
-      new SignJWT({ scope: 'full' }).setProtectedHeader({ alg }).setSubject(alice.id).setJti(jti).setIssuedAt().sign(key);
-    const expired = await h.deps.tokens.issue({ userId: alice.id, scope: 'full', expiresAt: new Date(clock.now().getTime() - 1000) });
+      new SignJWT({ scope: 'full' })
+        .setProtectedHeader({ alg })
+        .setSubject(alice.id)
+        .setJti(jti)
+        .setIssuedAt()
+        .sign(key);
+    const expired = await h.deps.tokens.issue({
+      userId: alice.id,
+      scope: 'full',
+      expiresAt: new Date(clock.now().getTime() - 1000),
+    });
     const revoked = await h.deps.tokens.issue({ userId: alice.id, scope: 'full' });
     await revokeToken(h.deps.db, clock, revoked.id);
     const cases: [Record<string, string>, string, string | null][] = [
@@ -67,7 +103,13 @@ describe('the audit line for each refused authentication or authorization', () =
       [{ authorization: 'Basic YWxpY2U6c2VjcmV0' }, 'malformed', null],
       [{ authorization: 'Bearer not-a-jwt' }, 'malformed', null],
       [{ authorization: `Bearer ${await sign(randomBytes(32))}` }, 'bad_signature', null],
-      [{ authorization: `Bearer ${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: alice.id, jti: aliceTokenId })}.` }, 'bad_algorithm', null],
+      [
+        {
+          authorization: `Bearer ${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: alice.id, jti: aliceTokenId })}.`,
+        },
+        'bad_algorithm',
+        null,
+      ],
       [{ authorization: `Bearer ${await sign(await signingKey(), 'HS512')}` }, 'bad_algorithm', null],
       [{ authorization: `Bearer ${expired.token}` }, 'expired', expired.id],
       [{ authorization: `Bearer ${revoked.token}` }, 'revoked', revoked.id],
@@ -75,8 +117,18 @@ describe('the audit line for each refused authentication or authorization', () =
     ];
     const tokens = cases.map(([headers]) => headers.authorization?.replace(/^\S+ /, '')).filter(Boolean) as string[];
     for (const [headers, reason, tokenId] of cases) {
-      const line = await refused(reason === 'missing' || headers.authorization?.startsWith('Basic') ? 400 : 401, 'GET', '/auth/me', { headers });
-      expect(line, reason).toMatchObject({ event: 'authentication_failed', reason, tokenId, msg: 'authentication failed' });
+      const line = await refused(
+        reason === 'missing' || headers.authorization?.startsWith('Basic') ? 400 : 401,
+        'GET',
+        '/auth/me',
+        { headers },
+      );
+      expect(line, reason).toMatchObject({
+        event: 'authentication_failed',
+        reason,
+        tokenId,
+        msg: 'authentication failed',
+      });
       for (const token of tokens) expect(JSON.stringify(line)).not.toContain(token);
     }
   });
@@ -88,14 +140,26 @@ describe('the audit line for each refused authentication or authorization', () =
     const restricted = await h.deps.tokens.issue({ userId: alice.id, scope: 'full', sourceId: mine.id });
     const bob = await h.user();
 
-    expect(await refused(403, 'POST', '/traffic-source', { token: read.token, body: JSON.stringify({ name: 'x', trafficDomain: 'x.example' }), headers: { 'content-type': 'application/json' } })).toMatchObject({
+    expect(
+      await refused(403, 'POST', '/traffic-source', {
+        token: read.token,
+        body: JSON.stringify({ name: 'x', trafficDomain: 'x.example' }),
+        headers: { 'content-type': 'application/json' },
+      }),
+    ).toMatchObject({
       event: 'access_denied',
       reason: 'scope_denied',
       tokenId: read.id,
     });
-    expect(await refused(403, 'GET', `/webhooks/${other.id}`, { token: restricted.token })).toMatchObject({ reason: 'source_denied', tokenId: restricted.id });
+    expect(await refused(403, 'GET', `/webhooks/${other.id}`, { token: restricted.token })).toMatchObject({
+      reason: 'source_denied',
+      tokenId: restricted.id,
+    });
     const bobId = (await bob.client.call(contract.me)).tokenId;
-    expect(await refused(403, 'GET', `/http-traffic/${mine.id}?limit=5`, { token: bob.token })).toMatchObject({ reason: 'not_owner', tokenId: bobId });
+    expect(await refused(403, 'GET', `/http-traffic/${mine.id}?limit=5`, { token: bob.token })).toMatchObject({
+      reason: 'not_owner',
+      tokenId: bobId,
+    });
   });
 
   it('logs a failed log-in without the email or password given, and nothing for requests that pass', async () => {

@@ -30,7 +30,12 @@ export interface AuthAudit {
  * The audit trail: one warn line per refused authentication (400/401) or authorization (403),
  * with where it came from. Never the token, the password or the email given.
  */
-export function logAuthFailure(logger: Logger, req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>, status: number, audit: AuthAudit): void {
+export function logAuthFailure(
+  logger: Logger,
+  req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>,
+  status: number,
+  audit: AuthAudit,
+): void {
   logger.warn(
     {
       event: status === 403 ? 'access_denied' : 'authentication_failed',

@@ -2,7 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { contract, createClient, type Endpoint } from '@tapline/shared';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, passwordUser, send, VALID_REQUESTS, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness, testBackend } from '@tapline/testkit/daemon';
+import {
+  authenticatedEndpoints,
+  buildWorld,
+  passwordUser,
+  send,
+  VALID_REQUESTS,
+  createSource,
+  expectError,
+  manualClock,
+  MISSING_ID,
+  raw,
+  rawJson,
+  composeBody,
+  type Harness,
+  startHarness,
+  testBackend,
+} from '@tapline/testkit/daemon';
 import { LOGIN_TOKEN_LIFETIME_MS } from './routes.js';
 import { revokeToken } from './tokens.js';
 
@@ -19,7 +35,11 @@ describe('authentication', () => {
   afterEach(() => h.close());
 
   async function signingKey(): Promise<Uint8Array> {
-    const row = await h.deps.db.selectFrom('settings').select('value').where('key', '=', 'jwt_signing_key').executeTakeFirstOrThrow();
+    const row = await h.deps.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'jwt_signing_key')
+      .executeTakeFirstOrThrow();
     return new Uint8Array(Buffer.from(row.value, 'base64'));
   }
 
@@ -30,7 +50,12 @@ describe('authentication', () => {
   it('answers 400 "Authentication token missing" on every authenticated endpoint without a token', async () => {
     expect(authenticatedEndpoints().length).toBeGreaterThanOrEqual(15);
     for (const [name, e] of authenticatedEndpoints()) {
-      for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Bearer    ' }, { authorization: '' }] as Record<string, string>[]) {
+      for (const headers of [
+        {},
+        { authorization: 'Bearer ' },
+        { authorization: 'Bearer    ' },
+        { authorization: '' },
+      ] as Record<string, string>[]) {
         const answer = await raw(h, e.method, pathWithMissingIds(e), { headers });
         expect(answer.status, `${name} ${JSON.stringify(headers)}`).toBe(400);
         expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
@@ -39,7 +64,10 @@ describe('authentication', () => {
   });
 
   it('checks the token before the body: no token and a bad body is still 400 token missing', async () => {
-    const answer = await raw(h, 'POST', '/traffic-source', { body: 'not json', headers: { 'content-type': 'text/plain' } });
+    const answer = await raw(h, 'POST', '/traffic-source', {
+      body: 'not json',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(answer.json).toEqual({ statusCode: 400, error: 'Authentication token missing', code: 'token_missing' });
   });
 
@@ -69,7 +97,12 @@ describe('authentication', () => {
     it('a token signed with another key', async () => {
       const user = await h.user();
       const me = await user.client.call(contract.me);
-      const forged = await new SignJWT({ scope: 'full' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setJti(me.tokenId).setIssuedAt().sign(randomBytes(32));
+      const forged = await new SignJWT({ scope: 'full' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(user.id)
+        .setJti(me.tokenId)
+        .setIssuedAt()
+        .sign(randomBytes(32));
       await expect401(forged);
     });
 
@@ -86,11 +119,21 @@ describe('authentication', () => {
       const me = await user.client.call(contract.me);
       const key = await signingKey();
       for (const alg of ['HS512', 'HS384']) {
-        const token = await new SignJWT({ scope: 'full' }).setProtectedHeader({ alg }).setSubject(user.id).setJti(me.tokenId).setIssuedAt().sign(key);
+        const token = await new SignJWT({ scope: 'full' })
+          .setProtectedHeader({ alg })
+          .setSubject(user.id)
+          .setJti(me.tokenId)
+          .setIssuedAt()
+          .sign(key);
         await expect401(token);
       }
       // The same claims under HS256 and that key do verify, so the algorithm alone made the difference.
-      const good = await new SignJWT({ scope: 'full' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setJti(me.tokenId).setIssuedAt().sign(key);
+      const good = await new SignJWT({ scope: 'full' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(user.id)
+        .setJti(me.tokenId)
+        .setIssuedAt()
+        .sign(key);
       expect((await meOf(good)).status).toBe(200);
     });
 
@@ -106,21 +149,33 @@ describe('authentication', () => {
       const user = await h.user();
       const other = await h.user();
       const key = await signingKey();
-      const unknownJti = await new SignJWT({ scope: 'full' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setJti(MISSING_ID).sign(key);
+      const unknownJti = await new SignJWT({ scope: 'full' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(user.id)
+        .setJti(MISSING_ID)
+        .sign(key);
       await expect401(unknownJti);
       const me = await user.client.call(contract.me);
-      const wrongSub = await new SignJWT({ scope: 'full' }).setProtectedHeader({ alg: 'HS256' }).setSubject(other.id).setJti(me.tokenId).sign(key);
+      const wrongSub = await new SignJWT({ scope: 'full' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(other.id)
+        .setJti(me.tokenId)
+        .sign(key);
       await expect401(wrongSub);
     });
 
     it('an expired token, including one that expires while the daemon runs: code token_expired, saying when', async () => {
       const user = await h.user();
       const expired = await h.token(user.id, { expiresAt: new Date(clock.now().getTime() - 1000) });
-      expect((await expectError(expired.call(contract.me), 401, 'Token expired at 2026-03-01T11:59:59.000Z')).body.code).toBe('token_expired');
+      expect(
+        (await expectError(expired.call(contract.me), 401, 'Token expired at 2026-03-01T11:59:59.000Z')).body.code,
+      ).toBe('token_expired');
       const hourly = await h.token(user.id, { expiresAt: new Date(clock.now().getTime() + 3_600_000) });
       expect((await hourly.call(contract.me)).id).toBe(user.id);
       clock.advance(3_600_000 + 1000);
-      expect((await expectError(hourly.call(contract.me), 401, 'Token expired at 2026-03-01T13:00:00.000Z')).body.code).toBe('token_expired');
+      expect(
+        (await expectError(hourly.call(contract.me), 401, 'Token expired at 2026-03-01T13:00:00.000Z')).body.code,
+      ).toBe('token_expired');
       // A token without expiry lives on.
       expect((await user.client.call(contract.me)).id).toBe(user.id);
     });
@@ -147,7 +202,8 @@ describe('authentication', () => {
       // The contract check is a POST only because a spec is too large for a query; it reads only.
       read: (name, e) => e.method === 'GET' || name === 'checkApiContract',
       ingest: (name, e) =>
-        (e.method === 'POST' && (e.path.startsWith('/http-traffic-record/') || e.path.startsWith('/core-log/'))) || ['ingestLog', 'otlpTraces', 'listTrafficSources', 'me'].includes(name),
+        (e.method === 'POST' && (e.path.startsWith('/http-traffic-record/') || e.path.startsWith('/core-log/'))) ||
+        ['ingestLog', 'otlpTraces', 'listTrafficSources', 'me'].includes(name),
     };
 
     for (const scope of ['read', 'ingest', 'full'] as const) {
@@ -173,8 +229,16 @@ describe('authentication', () => {
     it('checks existence before scope: a read token deleting a missing webhook gets 404', async () => {
       const owner = await h.user();
       const read = await h.token(owner.id, { scope: 'read' });
-      await expectError(read.call(contract.deleteWebhook, { params: { webhookId: MISSING_ID } }), 404, 'Webhook not found');
-      await expectError(read.call(contract.composeRecord, { params: { trafficSourceId: MISSING_ID }, body: composeBody(MISSING_ID) }), 404, 'Traffic Source not found');
+      await expectError(
+        read.call(contract.deleteWebhook, { params: { webhookId: MISSING_ID } }),
+        404,
+        'Webhook not found',
+      );
+      await expectError(
+        read.call(contract.composeRecord, { params: { trafficSourceId: MISSING_ID }, body: composeBody(MISSING_ID) }),
+        404,
+        'Traffic Source not found',
+      );
     });
   });
 
@@ -183,7 +247,11 @@ describe('authentication', () => {
       const owner = await h.user();
       const allowedWorld = await buildWorld(owner.client, { webhook: 'local' });
       const otherWorld = await buildWorld(owner.client, { webhook: 'local' });
-      const { token: restrictedToken } = await h.deps.tokens.issue({ userId: owner.id, scope: 'full', sourceId: allowedWorld.sourceId });
+      const { token: restrictedToken } = await h.deps.tokens.issue({
+        userId: owner.id,
+        scope: 'full',
+        sourceId: allowedWorld.sourceId,
+      });
       const restricted = createClient({ baseUrl: h.url, token: restrictedToken });
 
       const me = await restricted.call(contract.me);
@@ -192,7 +260,11 @@ describe('authentication', () => {
       expect(sources.data.map((s) => s.id)).toEqual([allowedWorld.sourceId]);
       expect(sources.meta.total).toBe(1);
 
-      await expectError(restricted.call(contract.createTrafficSource, { body: { name: 'more', trafficDomain: 'more.example.com' } }), 403, 'Forbidden');
+      await expectError(
+        restricted.call(contract.createTrafficSource, { body: { name: 'more', trafficDomain: 'more.example.com' } }),
+        403,
+        'Forbidden',
+      );
       for (const [name, e] of authenticatedEndpoints()) {
         if (!e.path.includes(':')) continue;
         const build = VALID_REQUESTS[name];
@@ -208,7 +280,11 @@ describe('authentication', () => {
         expect(ok.status, `${name} on its own source: ${ok.text}`).toBe(e.status);
       }
       // 404 before 403: a source that does not exist is not found, whatever the restriction.
-      await expectError(restricted.call(contract.listTraffic, { params: { trafficSourceId: MISSING_ID } }), 404, 'Traffic Source not found');
+      await expectError(
+        restricted.call(contract.listTraffic, { params: { trafficSourceId: MISSING_ID } }),
+        404,
+        'Traffic Source not found',
+      );
     });
   });
 
@@ -219,7 +295,11 @@ describe('authentication', () => {
       const answer = await rawJson(h, 'DELETE', '/auth/token', user.token);
       expect([answer.status, answer.text]).toEqual([204, '']);
       expect((await meOf(user.token)).status).toBe(401);
-      expect((await rawJson(h, 'DELETE', '/auth/token', user.token)).json).toEqual({ statusCode: 401, error: 'Invalid token', code: 'token_invalid' });
+      expect((await rawJson(h, 'DELETE', '/auth/token', user.token)).json).toEqual({
+        statusCode: 401,
+        error: 'Invalid token',
+        code: 'token_invalid',
+      });
       expect(await other.call(contract.me)).toMatchObject({ id: user.id });
     });
 
@@ -235,18 +315,29 @@ describe('authentication', () => {
   describe('POST /auth/token', () => {
     it('exchanges email and password for a token that lasts 30 days', async () => {
       const user = await passwordUser(h);
-      const answer = await rawJson(h, 'POST', '/auth/token', undefined, { email: 'password-user@example.com', password: 'correct horse' });
+      const answer = await rawJson(h, 'POST', '/auth/token', undefined, {
+        email: 'password-user@example.com',
+        password: 'correct horse',
+      });
       expect(answer.status).toBe(201);
       const body = answer.json as { token: string; expiresAt: string };
       expect(Object.keys(body).sort()).toEqual(['expiresAt', 'token']);
       expect(body.expiresAt).toBe(new Date(clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS).toISOString());
       const client = createClient({ baseUrl: h.url, token: body.token });
-      expect(await client.call(contract.me)).toMatchObject({ id: user.id, email: 'password-user@example.com', scope: 'full', sourceId: null });
+      expect(await client.call(contract.me)).toMatchObject({
+        id: user.id,
+        email: 'password-user@example.com',
+        scope: 'full',
+        sourceId: null,
+      });
     });
 
     it('matches the email case-insensitively and ignores surrounding space', async () => {
       await passwordUser(h);
-      const answer = await rawJson(h, 'POST', '/auth/token', undefined, { email: '  Password-User@EXAMPLE.com ', password: 'correct horse' });
+      const answer = await rawJson(h, 'POST', '/auth/token', undefined, {
+        email: '  Password-User@EXAMPLE.com ',
+        password: 'correct horse',
+      });
       expect(answer.status).toBe(201);
     });
 
@@ -267,11 +358,21 @@ describe('authentication', () => {
     });
 
     it('answers 400 to a missing email or password and 415 to a form post', async () => {
-      for (const body of [{}, { email: 'a@example.com' }, { password: 'x' }, { email: '', password: 'x' }, { email: 'a@example.com', password: '' }, { email: 1, password: 2 }]) {
+      for (const body of [
+        {},
+        { email: 'a@example.com' },
+        { password: 'x' },
+        { email: '', password: 'x' },
+        { email: 'a@example.com', password: '' },
+        { email: 1, password: 2 },
+      ]) {
         const answer = await rawJson(h, 'POST', '/auth/token', undefined, body);
         expect(answer.status, JSON.stringify(body)).toBe(400);
       }
-      const form = await raw(h, 'POST', '/auth/token', { body: 'email=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const form = await raw(h, 'POST', '/auth/token', {
+        body: 'email=a&password=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(form.status).toBe(415);
     });
 
@@ -292,8 +393,15 @@ describe('authentication', () => {
       const source = await createSource(user.client);
       const me = await raw(h, 'GET', '/auth/me', { token: user.token });
       expect(me.status).toBe(200);
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-      expect(me.json).toEqual({ id: user.id, email: 'me@example.com', name: 'me', tokenId: expect.any(String), scope: 'full', sourceId: null });
+      expect(me.json).toEqual({
+        id: user.id,
+        email: 'me@example.com',
+        name: 'me',
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+        tokenId: expect.any(String),
+        scope: 'full',
+        sourceId: null,
+      });
       const ingest = await h.token(user.id, { scope: 'ingest', sourceId: source.id });
       expect(await ingest.call(contract.me)).toMatchObject({ id: user.id, scope: 'ingest', sourceId: source.id });
     });
@@ -303,7 +411,12 @@ describe('authentication', () => {
     it('GET /healthz and GET /openapi.json need no token', async () => {
       const health = await raw(h, 'GET', '/healthz');
       expect(health.status).toBe(200);
-      expect(health.json).toMatchObject({ status: 'ok', version: '0.0.0-test', database: testBackend(), storage: { retentionMs: 30 * 86_400_000 } });
+      expect(health.json).toMatchObject({
+        status: 'ok',
+        version: '0.0.0-test',
+        database: testBackend(),
+        storage: { retentionMs: 30 * 86_400_000 },
+      });
       const openapi = await raw(h, 'GET', '/openapi.json');
       expect(openapi.status).toBe(200);
       expect(openapi.json).toMatchObject({ openapi: '3.1.0' });

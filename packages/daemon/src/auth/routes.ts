@@ -40,7 +40,12 @@ export function authRoutes(router: Router, deps: Deps): void {
     passwordLimit(deps, 'Too many password changes; wait a minute', async (req) => {
       const token = bearerToken(req.headers.authorization ?? '');
       const verified = token === undefined ? undefined : await deps.tokens.verify(token);
-      return !(verified && 'principal' in verified && verified.principal.scope === 'full' && verified.principal.sourceId === null);
+      return !(
+        verified &&
+        'principal' in verified &&
+        verified.principal.scope === 'full' &&
+        verified.principal.sourceId === null
+      );
     }),
   );
 
@@ -48,7 +53,11 @@ export function authRoutes(router: Router, deps: Deps): void {
     const user = await findUserByEmail(deps.db, body.email);
     // Same answer, and the same time spent, for an unknown email and a wrong password.
     const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-    if (!user || !ok) throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, { reason: 'bad_credentials', tokenId: null });
+    if (!user || !ok)
+      throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, {
+        reason: 'bad_credentials',
+        tokenId: null,
+      });
     const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
     return { token: issued.token, expiresAt: issued.expiresAt };
@@ -66,10 +75,17 @@ export function authRoutes(router: Router, deps: Deps): void {
     requireScope(ctx);
     const { user, tokenId, sourceId } = ctx.principal;
     if (sourceId !== null) throw forbidden('source_denied', tokenId);
-    const row = await deps.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await deps.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     // A stolen token alone must not take the account over: once there is a password, it is asked for.
     if (row.password_hash !== null && !(await verifyPassword(body.currentPassword ?? '', row.password_hash))) {
-      throw new HttpError(403, 'wrong_password', 'currentPassword is missing or wrong', undefined, { reason: 'bad_credentials', tokenId });
+      throw new HttpError(403, 'wrong_password', 'currentPassword is missing or wrong', undefined, {
+        reason: 'bad_credentials',
+        tokenId,
+      });
     }
     await setPasswordHash(deps.db, deps.clock, user.id, await hashPassword(body.newPassword));
     return undefined;

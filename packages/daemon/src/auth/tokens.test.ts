@@ -29,7 +29,9 @@ describe('the token service while the database is down', () => {
     await expect(service.verify(token)).rejects.toMatchObject({ code: '57P01' });
     await expect(service.verify(token)).rejects.toMatchObject({ code: '57P01' });
     outage.heal();
-    expect(await service.verify(token)).toMatchObject({ principal: { scope: 'full', user: { email: 'ops@example.com' } } });
+    expect(await service.verify(token)).toMatchObject({
+      principal: { scope: 'full', user: { email: 'ops@example.com' } },
+    });
   });
 
   it('rejects when the key is known but the token itself cannot be looked up', async () => {

@@ -39,7 +39,10 @@ export type Verification = { readonly principal: Principal } | Refusal;
 
 const fail = (reason: AuthFailure, tokenId: string | null = null): Refusal => ({ failure: { reason, tokenId } });
 /** Only ever said of a token whose signature verified: the time is then the issuer's, not the caller's. */
-const expired = (tokenId: string | null, at: Date | string): Refusal => ({ ...fail('expired', tokenId), expiredAt: new Date(at).toISOString() });
+const expired = (tokenId: string | null, at: Date | string): Refusal => ({
+  ...fail('expired', tokenId),
+  expiredAt: new Date(at).toISOString(),
+});
 
 /** jose's errors, named for the audit line. An expired token's signature did verify, so its id holds. */
 function failureOf(error: unknown): Refusal {
@@ -49,7 +52,8 @@ function failureOf(error: unknown): Refusal {
     return typeof exp === 'number' ? expired(id, new Date(exp * 1000)) : fail('expired', id);
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return fail('bad_signature');
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return fail('bad_algorithm');
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return fail('bad_algorithm');
   return fail('malformed');
 }
 
@@ -81,11 +85,20 @@ async function loadSigningKey(db: Db): Promise<Uint8Array> {
 /** Every authenticated request runs this; it is compiled once per token service. */
 const tokenLookup = (db: Db) =>
   preparedLookup(db, (db, id) =>
-  db
-    .selectFrom('tokens')
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select(['tokens.id', 'tokens.scope', 'tokens.source_id', 'tokens.expires_at', 'tokens.revoked_at', 'users.id as user_id', 'users.email', 'users.name'])
-    .where('tokens.id', '=', id),
+    db
+      .selectFrom('tokens')
+      .innerJoin('users', 'users.id', 'tokens.user_id')
+      .select([
+        'tokens.id',
+        'tokens.scope',
+        'tokens.source_id',
+        'tokens.expires_at',
+        'tokens.revoked_at',
+        'users.id as user_id',
+        'users.email',
+        'users.name',
+      ])
+      .where('tokens.id', '=', id),
   );
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
@@ -127,7 +140,15 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
       const id = newId();
       await db
         .insertInto('tokens')
-        .values({ id, user_id: userId, scope, source_id: sourceId, created_at: isoNow(clock), expires_at: expiresAt?.toISOString() ?? null, revoked_at: null })
+        .values({
+          id,
+          user_id: userId,
+          scope,
+          source_id: sourceId,
+          created_at: isoNow(clock),
+          expires_at: expiresAt?.toISOString() ?? null,
+          revoked_at: null,
+        })
         .execute();
       let jwt = new SignJWT({ scope, ...(sourceId ? { src: sourceId } : {}) })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -143,13 +164,20 @@ export function createTokenService(db: Db, clock: Clock): TokenService {
       if ('failure' in checked) return checked;
       const { claims } = checked;
       if (typeof claims.jti !== 'string' || typeof claims.sub !== 'string') return fail('malformed');
-      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime()) return expired(claims.jti, new Date(claims.exp * 1000));
+      if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime())
+        return expired(claims.jti, new Date(claims.exp * 1000));
       const row = await tokenById(claims.jti);
-      if (!row || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success) return fail('unknown_token', claims.jti);
+      if (!row || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success)
+        return fail('unknown_token', claims.jti);
       if (row.revoked_at !== null) return fail('revoked', row.id);
       if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return expired(row.id, row.expires_at);
       return {
-        principal: { user: { id: row.user_id, email: row.email, name: row.name }, tokenId: row.id, scope: row.scope, sourceId: row.source_id },
+        principal: {
+          user: { id: row.user_id, email: row.email, name: row.name },
+          tokenId: row.id,
+          scope: row.scope,
+          sourceId: row.source_id,
+        },
       };
     },
   };
@@ -159,7 +187,15 @@ export async function listTokens(db: Db, email?: string) {
   let query = db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select(['tokens.id', 'users.email', 'tokens.scope', 'tokens.source_id', 'tokens.created_at', 'tokens.expires_at', 'tokens.revoked_at'])
+    .select([
+      'tokens.id',
+      'users.email',
+      'tokens.scope',
+      'tokens.source_id',
+      'tokens.created_at',
+      'tokens.expires_at',
+      'tokens.revoked_at',
+    ])
     .orderBy('tokens.created_at', 'desc')
     .orderBy('tokens.id', 'desc');
   if (email) query = query.where('users.email', '=', email.trim().toLowerCase());
@@ -170,6 +206,11 @@ export async function listTokens(db: Db, email?: string) {
 export async function revokeToken(db: Db, clock: Clock, tokenId: string): Promise<boolean> {
   const found = await db.selectFrom('tokens').select('id').where('id', '=', tokenId).executeTakeFirst();
   if (!found) return false;
-  await db.updateTable('tokens').set({ revoked_at: isoNow(clock) }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('tokens')
+    .set({ revoked_at: isoNow(clock) })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .execute();
   return true;
 }

@@ -10,7 +10,11 @@ export interface User {
 
 export const LOCAL_USER_EMAIL = 'local@localhost';
 
-const toUser = (row: Pick<UsersTable, 'id' | 'email' | 'name'>): User => ({ id: row.id, email: row.email, name: row.name });
+const toUser = (row: Pick<UsersTable, 'id' | 'email' | 'name'>): User => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+});
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -19,7 +23,14 @@ type NewUser = { email: string; name?: string | undefined; passwordHash?: string
 function userRow(clock: Clock, input: NewUser) {
   const now = isoNow(clock);
   const email = normalizeEmail(input.email);
-  return { id: newId(), email, name: input.name?.trim() || email.split('@')[0] || email, password_hash: input.passwordHash ?? null, created_at: now, updated_at: now };
+  return {
+    id: newId(),
+    email,
+    name: input.name?.trim() || email.split('@')[0] || email,
+    password_hash: input.passwordHash ?? null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export async function createUser(db: Db, clock: Clock, input: NewUser): Promise<User> {
@@ -31,7 +42,12 @@ export async function createUser(db: Db, clock: Clock, input: NewUser): Promise<
 /** The user, or `undefined` when one with that email exists already (another daemon made it first). */
 export async function createUserUnlessTaken(db: Db, clock: Clock, input: NewUser): Promise<User | undefined> {
   const row = userRow(clock, input);
-  const inserted = await db.insertInto('users').values(row).onConflict((oc) => oc.column('email').doNothing()).returning('id').executeTakeFirst();
+  const inserted = await db
+    .insertInto('users')
+    .values(row)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted ? toUser(row) : undefined;
 }
 
@@ -40,14 +56,21 @@ export async function findUserByEmail(db: Db, email: string) {
 }
 
 export async function countUsers(db: Db): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export { toUser };
 
 export async function setPasswordHash(db: Db, clock: Clock, userId: string, passwordHash: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: isoNow(clock) }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: isoNow(clock) })
+    .where('id', '=', userId)
+    .execute();
 }
 
 /** Every user, oldest first, with how many sources they own and how many of their tokens still work at `now`. */
@@ -60,7 +83,11 @@ export async function listUsersWithCounts(db: Db, now: string) {
       'users.name',
       'users.created_at',
       eb('users.password_hash', 'is not', null).as('has_password'),
-      eb.selectFrom('traffic_sources').select((s) => s.fn.countAll<number>().as('n')).whereRef('traffic_sources.user_id', '=', 'users.id').as('sources'),
+      eb
+        .selectFrom('traffic_sources')
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('traffic_sources.user_id', '=', 'users.id')
+        .as('sources'),
       eb
         .selectFrom('tokens')
         .select((s) => s.fn.countAll<number>().as('n'))

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';
 import type { StoredValues } from '../db/stored-values.js';
 import { dropMarker, fingerprint, MARKER_TABLE, readMarker, writeMarker } from './marker.js';
-import { lastStreamSeq, setLastStreamSeq } from '../http-traffic/stream-repo.js';
+import { lastStreamSeq, setLastStreamSeq } from '../stream/stream-repo.js';
 import { COPIED_TABLES, type CopiedTable, unknownTables } from './tables.js';
 import { ExitError } from '../exit-error.js';
 
@@ -36,7 +36,10 @@ async function count(db: Executor, table: string): Promise<number> {
 }
 
 async function settings(db: Executor): Promise<Map<string, unknown>> {
-  const { rows } = await sql<{ key: string; value: unknown }>`select ${sql.ref('key')}, ${sql.ref('value')} from settings`.execute(db);
+  const { rows } = await sql<{
+    key: string;
+    value: unknown;
+  }>`select ${sql.ref('key')}, ${sql.ref('value')} from settings`.execute(db);
   return new Map(rows.map((r) => [r.key, r.value]));
 }
 
@@ -44,17 +47,26 @@ async function settings(db: Executor): Promise<Map<string, unknown>> {
  * The destination must be empty (a new copy starts: it is marked unfinished), or hold what an
  * interrupted copy of this same, unchanged source left (the copy resumes).
  */
-async function startOrResume(source: Executor, to: Db, tables: ReadonlyMap<string, readonly string[]>, destinationTables: ReadonlyMap<string, unknown>): Promise<void> {
+async function startOrResume(
+  source: Executor,
+  to: Db,
+  tables: ReadonlyMap<string, readonly string[]>,
+  destinationTables: ReadonlyMap<string, unknown>,
+): Promise<void> {
   const state = await fingerprint(source, tables);
   const marker = await readMarker(to, destinationTables);
   if (marker !== null) {
-    if (marker !== state) throw new CopyError('the source has changed since the interrupted copy began, so it cannot be resumed; copy into an empty database again');
+    if (marker !== state)
+      throw new CopyError(
+        'the source has changed since the interrupted copy began, so it cannot be resumed; copy into an empty database again',
+      );
     return;
   }
   const counts = await Promise.all(COPIED_TABLES.map((t) => count(to, t.name)));
   if (counts.every((n) => n === 0)) return writeMarker(to, state);
   const [mine, theirs] = await Promise.all([settings(source), settings(to)]);
-  const same = mine.size > 0 && mine.size === theirs.size && [...mine].every(([key, value]) => theirs.get(key) === value);
+  const same =
+    mine.size > 0 && mine.size === theirs.size && [...mine].every(([key, value]) => theirs.get(key) === value);
   throw new CopyError(
     same
       ? 'the destination already holds a finished copy of this database; to copy again, copy into an empty one'
@@ -71,9 +83,18 @@ async function tablesOf(db: Db): Promise<Map<string, string[]>> {
  * One page of `table` in key order, after `after` (the key of the last row copied). Payload
  * columns are read as JSON text when `decode` is given (a destination that does not compress).
  */
-function page(table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, after: Row | undefined, size: number, stored: StoredValues): RawBuilder<Row> {
+function page(
+  table: CopiedTable,
+  columns: readonly string[],
+  decode: SqlDialect | null,
+  after: Row | undefined,
+  size: number,
+  stored: StoredValues,
+): RawBuilder<Row> {
   const keys = list(table.key);
-  const selected = columns.map((c) => (decode && table.payloads?.includes(c) ? sql`${decode.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c)));
+  const selected = columns.map((c) =>
+    decode && table.payloads?.includes(c) ? sql`${decode.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c),
+  );
   const from = sql`select ${sql.join(selected)} from ${sql.table(table.name)}`;
   const order = sql`order by ${keys} limit ${size}`;
   if (!after) return sql<Row>`${from} ${order}`;
@@ -83,7 +104,12 @@ function page(table: CopiedTable, columns: readonly string[], decode: SqlDialect
 /** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535. */
 const MAX_PARAMETERS = 30_000;
 
-function insert(table: string, columns: readonly string[], rows: readonly Row[], stored: StoredValues): RawBuilder<unknown> {
+function insert(
+  table: string,
+  columns: readonly string[],
+  rows: readonly Row[],
+  stored: StoredValues,
+): RawBuilder<unknown> {
   const values = sql.join(rows.map((row) => sql`(${sql.join(columns.map((c) => stored.encode(c, row[c] ?? null)))})`));
   // An interrupted copy may have written some of these rows already: keep those, add the rest.
   return sql`insert into ${sql.table(table)} (${list(columns)}) values ${values} on conflict do nothing`;
@@ -97,7 +123,13 @@ interface Sides {
   readonly into: StoredValues;
 }
 
-async function copyTable({ source, to, from, into }: Sides, table: CopiedTable, columns: readonly string[], decode: SqlDialect | null, options: CopyOptions): Promise<CopiedCount> {
+async function copyTable(
+  { source, to, from, into }: Sides,
+  table: CopiedTable,
+  columns: readonly string[],
+  decode: SqlDialect | null,
+  options: CopyOptions,
+): Promise<CopiedCount> {
   const total = await count(source, table.name);
   const before = await count(to, table.name);
   // Done by an earlier run: the destination only ever receives this source's rows.
@@ -111,7 +143,8 @@ async function copyTable({ source, to, from, into }: Sides, table: CopiedTable, 
     const { rows } = await page(table, columns, decode, after, options.batchSize, from).execute(source);
     if (rows.length === 0) break;
     const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
-    for (let i = 0; i < rows.length; i += perStatement) await insert(table.name, columns, rows.slice(i, i + perStatement), into).execute(to);
+    for (let i = 0; i < rows.length; i += perStatement)
+      await insert(table.name, columns, rows.slice(i, i + perStatement), into).execute(to);
     options.report?.advance(table.name, rows.length);
     after = rows[rows.length - 1];
   }
@@ -139,29 +172,37 @@ export async function copyDatabase(fromStore: Store, toStore: Store, options: Co
   // to any other, as the JSON text they stand for (docs/storage.md, "Compact storage").
   const decode = toStore.dialect.payloads.compresses ? null : fromStore.dialect;
   const [sourceTables, destinationTables] = await Promise.all([tablesOf(from), tablesOf(to)]);
-  if (sourceTables.has(MARKER_TABLE)) throw new CopyError('the source is itself an unfinished copy; finish that copy first');
+  if (sourceTables.has(MARKER_TABLE))
+    throw new CopyError('the source is itself an unfinished copy; finish that copy first');
   const unknown = unknownTables([...sourceTables.keys()]);
-  if (unknown.length > 0) throw new CopyError(`the source has tables this version of taplined does not know (${unknown.join(', ')}); copy with the taplined that wrote it`);
+  if (unknown.length > 0)
+    throw new CopyError(
+      `the source has tables this version of taplined does not know (${unknown.join(', ')}); copy with the taplined that wrote it`,
+    );
   for (const { name } of COPIED_TABLES) {
     const mine = sourceTables.get(name)?.join(',');
-    if (mine === undefined || mine !== destinationTables.get(name)?.join(',')) throw new CopyError(`the two databases differ in table ${name}; both must be at this version of taplined`);
+    if (mine === undefined || mine !== destinationTables.get(name)?.join(','))
+      throw new CopyError(`the two databases differ in table ${name}; both must be at this version of taplined`);
   }
 
-  return from.transaction().setIsolationLevel('repeatable read').execute(async (source) => {
-    await startOrResume(source, to, sourceTables, destinationTables);
-    const totals = await Promise.all(COPIED_TABLES.map((t) => count(source, t.name)));
-    options.report?.start(totals.reduce((a, b) => a + b, 0));
-    const copied: CopiedCount[] = [];
-    for (const table of COPIED_TABLES) {
-      const sides = { source, to, from: fromStore.dialect.stored, into: toStore.dialect.stored };
-      copied.push(await copyTable(sides, table, sourceTables.get(table.name) ?? [], decode, options));
-      // Dictionaries arrive by SQL: the destination's codec reads them before any value needs one.
-      if (table.name === 'payload_dictionaries') await toStore.dialect.payloads.load(to);
-    }
-    // The stream numbers were copied with their entries; new ones continue after the source's last.
-    await setLastStreamSeq(to, await lastStreamSeq(source));
-    await dropMarker(to);
-    options.report?.finish();
-    return copied;
-  });
+  return from
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (source) => {
+      await startOrResume(source, to, sourceTables, destinationTables);
+      const totals = await Promise.all(COPIED_TABLES.map((t) => count(source, t.name)));
+      options.report?.start(totals.reduce((a, b) => a + b, 0));
+      const copied: CopiedCount[] = [];
+      for (const table of COPIED_TABLES) {
+        const sides = { source, to, from: fromStore.dialect.stored, into: toStore.dialect.stored };
+        copied.push(await copyTable(sides, table, sourceTables.get(table.name) ?? [], decode, options));
+        // Dictionaries arrive by SQL: the destination's codec reads them before any value needs one.
+        if (table.name === 'payload_dictionaries') await toStore.dialect.payloads.load(to);
+      }
+      // The stream numbers were copied with their entries; new ones continue after the source's last.
+      await setLastStreamSeq(to, await lastStreamSeq(source));
+      await dropMarker(to);
+      options.report?.finish();
+      return copied;
+    });
 }

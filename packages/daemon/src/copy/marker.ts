@@ -19,8 +19,14 @@ export async function fingerprint(source: Executor, columns: ReadonlyMap<string,
   for (const { name } of COPIED_TABLES) {
     const present = CHANGE_COLUMNS.filter((column) => columns.get(name)?.includes(column));
     const newest = present.map((column) => sql`max(${sql.ref(column)})`);
-    const { rows } = await sql<Record<string, unknown>>`select ${sql.join([sql`count(*)`, ...newest])} from ${sql.table(name)}`.execute(source);
-    parts.push(`${name}:${Object.values(rows[0] ?? {}).map(String).join(',')}`);
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select ${sql.join([sql`count(*)`, ...newest])} from ${sql.table(name)}`.execute(source);
+    parts.push(
+      `${name}:${Object.values(rows[0] ?? {})
+        .map(String)
+        .join(',')}`,
+    );
   }
   return parts.join(';');
 }
@@ -32,7 +38,11 @@ export async function readMarker(to: Db, tables: ReadonlyMap<string, unknown>): 
 }
 
 export async function writeMarker(to: Db, source: string): Promise<void> {
-  await to.schema.createTable(MARKER_TABLE).ifNotExists().addColumn('source', 'text', (c) => c.notNull()).execute();
+  await to.schema
+    .createTable(MARKER_TABLE)
+    .ifNotExists()
+    .addColumn('source', 'text', (c) => c.notNull())
+    .execute();
   await sql`insert into ${sql.table(MARKER_TABLE)} (source) values (${source})`.execute(to);
 }
 

@@ -7,7 +7,12 @@ import type { CopyReporter } from './copy.js';
  */
 export function progressReporter(stream: NodeJS.WriteStream): CopyReporter {
   if (stream.isTTY) {
-    const bar = new SingleBar({ stream, format: 'copying {bar} {percentage}% | {value}/{total} rows | {table}', hideCursor: true, etaBuffer: 50 });
+    const bar = new SingleBar({
+      stream,
+      format: 'copying {bar} {percentage}% | {value}/{total} rows | {table}',
+      hideCursor: true,
+      etaBuffer: 50,
+    });
     return {
       start: (total) => bar.start(total, 0, { table: '' }),
       advance: (table, rows) => bar.increment(rows, { table }),

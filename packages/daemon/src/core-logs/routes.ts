@@ -18,7 +18,11 @@ export function coreLogRoutes(router: Router, deps: Deps): void {
   mount(router, deps, contract.createCoreLog, async ({ params, body }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
     if (body.httpTrafficId && !(await trafficEntryExists(db, source.id, body.httpTrafficId))) {
-      throw invalidField('httpTrafficId', 'httpTrafficId must name a traffic entry of this traffic source', 'no traffic entry of this source has that id');
+      throw invalidField(
+        'httpTrafficId',
+        'httpTrafficId must name a traffic entry of this traffic source',
+        'no traffic entry of this source has that id',
+      );
     }
     return { statusCode: 201 as const, data: await createCoreLog(db, clock, source.id, body) };
   });

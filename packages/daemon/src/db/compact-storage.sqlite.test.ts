@@ -25,13 +25,17 @@ it('resumes an interrupted upgrade after the last batch it committed, and stores
 
   // The domain is put back; the next start continues after the first 1,000 rows (copying them
   // again would fail on their primary keys).
-  await sql`insert into domains (id, traffic_source_id, value, created_at) values ('gone', ${SOURCE}, 'gone.example.com', '2026-11-20T10:00:00.000Z')`.execute(opened.db);
+  await sql`insert into domains (id, traffic_source_id, value, created_at) values ('gone', ${SOURCE}, 'gone.example.com', '2026-11-20T10:00:00.000Z')`.execute(
+    opened.db,
+  );
   await opened.migrate();
 
   const after = await Promise.all(before.map((r) => getTrafficRecord(opened, SOURCE, r.id)));
   expect(after).toEqual(before);
   expect((await getTrafficRecord(opened, SOURCE, id(1_500, 0)))?.domain).toBe('gone.example.com');
-  const kinds = await sql<{ kind: string }>`select distinct typeof(response_headers) as kind from http_traffic order by kind`.execute(opened.db);
+  const kinds = await sql<{
+    kind: string;
+  }>`select distinct typeof(response_headers) as kind from http_traffic order by kind`.execute(opened.db);
   expect(kinds.rows.map((r) => r.kind)).toContain('blob');
   expect((await sql`pragma foreign_key_check`.execute(opened.db)).rows).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type PayloadCodec, plainPayloads } from '../http-traffic/payload-codec.js';
+import { type PayloadCodec, plainPayloads } from './payload-codec.js';
 import { compactValues, plainValues, type StoredValues } from './stored-values.js';
 
 /** The database engines taplined runs on: an embedded SQLite file, or a PostgreSQL server. */
@@ -37,7 +37,7 @@ export interface SqlDialect {
    * payloadText reads it) has a value meeting `test`: it maps a name to a string or an array of strings.
    */
   headerMatches(headers: Text, name: string, test: (value: Text) => Expression<SqlBool>): Expression<SqlBool>;
-  /** How this database stores header sets and bodies (http-traffic/payload-codec.ts), one per opened database. */
+  /** How this database stores header sets and bodies (db/payload-codec.ts), one per opened database. */
   readonly payloads: PayloadCodec;
   /** A stored payload column as its JSON text, in SQL (SQLite: the codec's function `tapline_text`). */
   payloadText(stored: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;
@@ -52,7 +52,10 @@ export interface SqlDialect {
    * rows another transaction holds, or `skip` them (a queue's claim). SQLite's one writer already
    * has the database to itself, and it has no `FOR UPDATE`: the query stays as it is.
    */
-  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, mode: 'wait' | 'skip'): SelectQueryBuilder<DB, TB, O>;
+  lockRows<DB, TB extends keyof DB, O>(
+    query: SelectQueryBuilder<DB, TB, O>,
+    mode: 'wait' | 'skip',
+  ): SelectQueryBuilder<DB, TB, O>;
   /**
    * How ids are stored (db/stored-values.ts): SQLite's as 16 bytes, and its Kysely plugin
    * applies this to every builder query; raw SQL that binds an id or a time uses it by hand.
@@ -96,7 +99,11 @@ export const postgresDialect: SqlDialect = {
   doubleType: 'double precision',
   dropsConstraints: true,
   asciiLower: (text) => sql<string>`lower(${text} collate "C")`,
-  headerMatches: (headers, name, test) => sql<SqlBool>`exists (select 1 from jsonb_each(${headers}::jsonb) as fh(key, value)
+  headerMatches: (
+    headers,
+    name,
+    test,
+  ) => sql<SqlBool>`exists (select 1 from jsonb_each(${headers}::jsonb) as fh(key, value)
     cross join lateral jsonb_array_elements_text(case when jsonb_typeof(fh.value) = 'array' then fh.value else jsonb_build_array(fh.value) end) as fv(value)
     where lower(fh.key collate "C") = ${name} and ${test(sql<string>`fv.value`)})`,
 };

@@ -4,7 +4,12 @@ import { ExitError } from '../exit-error.js';
 /** `--db` read: a PostgreSQL connection string, or a SQLite file (`:memory:` for a private one). */
 export type DatabaseLocator =
   | { readonly backend: 'sqlite'; readonly file: string }
-  | { readonly backend: 'postgres'; readonly url: string; readonly password: string | null; readonly description: DatabaseDescription };
+  | {
+      readonly backend: 'postgres';
+      readonly url: string;
+      readonly password: string | null;
+      readonly description: DatabaseDescription;
+    };
 
 /** What the startup line and `/healthz` say about the database: never a user name or password. */
 export interface DatabaseDescription {
@@ -27,7 +32,9 @@ export function parseLocator(value: string): DatabaseLocator {
   // A mistyped scheme (`postgress://`, `pg://`) is not a file name: opening it as one would
   // print the whole value, password included, in the "no such file" error.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^postgres(ql)?:\/\//i.test(value)) {
-    throw new DatabaseLocatorError('--db takes a postgres:// or postgresql:// URL or a SQLite file path; this value has another scheme');
+    throw new DatabaseLocatorError(
+      '--db takes a postgres:// or postgresql:// URL or a SQLite file path; this value has another scheme',
+    );
   }
   if (!/^postgres(ql)?:\/\//i.test(value)) return { backend: 'sqlite', file: value };
   let url: URL;
@@ -35,11 +42,15 @@ export function parseLocator(value: string): DatabaseLocator {
     url = new URL(value);
   } catch {
     // The value may carry a password: the message names only what is wrong.
-    throw new DatabaseLocatorError('--db is not a valid PostgreSQL URL; the form is postgres://user:password@host:5432/database');
+    throw new DatabaseLocatorError(
+      '--db is not a valid PostgreSQL URL; the form is postgres://user:password@host:5432/database',
+    );
   }
-  if (!POSTGRES_SCHEMES.has(url.protocol)) throw new DatabaseLocatorError('--db takes a postgres:// or postgresql:// URL or a SQLite file');
+  if (!POSTGRES_SCHEMES.has(url.protocol))
+    throw new DatabaseLocatorError('--db takes a postgres:// or postgresql:// URL or a SQLite file');
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!database) throw new DatabaseLocatorError('--db names no database; the form is postgres://user:password@host:5432/database');
+  if (!database)
+    throw new DatabaseLocatorError('--db names no database; the form is postgres://user:password@host:5432/database');
   // A host given as ?host=/run/postgresql (a Unix socket folder) leaves the URL's host empty.
   const host = url.hostname || url.searchParams.get('host') || 'localhost';
   const port = url.port || url.searchParams.get('port') || '5432';

@@ -18,7 +18,8 @@ interface ExchangeTables {
   responses: { id: string; traffic_source_id: string; headers: string; body: string | null };
 }
 /** The schema these tests seed: entries had no stream number before 2026-11-24T0200. */
-type BeforeStreamSeq = Omit<DB, 'http_traffic'> & ExchangeTables & { http_traffic: Omit<HttpTrafficTable, 'stream_seq' | PayloadColumn> };
+type BeforeStreamSeq = Omit<DB, 'http_traffic'> &
+  ExchangeTables & { http_traffic: Omit<HttpTrafficTable, 'stream_seq' | PayloadColumn> };
 
 const TRAFFIC_IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002'];
 
@@ -45,15 +46,34 @@ const EXCHANGE_INDEXES = ['http_traffic_request', 'http_traffic_response'];
 const CATALOGS: Record<Backend, Catalog> = {
   sqlite: {
     indexNames: async (db) =>
-      (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'http_traffic' and sql is not null order by name`.execute(db)).rows.map((r) => r.name),
-    parentsOfTraffic: async (db) => (await sql<{ table: string }>`select "table" from pragma_foreign_key_list('http_traffic')`.execute(db)).rows.map((r) => r.table).sort(),
-    schema: async (db) => (await sql<SchemaRow>`select name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by name`.execute(db)).rows,
+      (
+        await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'index' and tbl_name = 'http_traffic' and sql is not null order by name`.execute(
+          db,
+        )
+      ).rows.map((r) => r.name),
+    parentsOfTraffic: async (db) =>
+      (await sql<{ table: string }>`select "table" from pragma_foreign_key_list('http_traffic')`.execute(db)).rows
+        .map((r) => r.table)
+        .sort(),
+    schema: async (db) =>
+      (
+        await sql<SchemaRow>`select name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by name`.execute(
+          db,
+        )
+      ).rows,
     withoutExchangeKeys: (rows) =>
       rows
         .filter((row) => !EXCHANGE_INDEXES.includes(row.name))
         .map((row) =>
           row.name === 'http_traffic'
-            ? { ...row, sql: row.sql.replace(' references "requests" ("id") on delete cascade', '').replace(' references "responses" ("id") on delete cascade', '') }
+            ? {
+                ...row,
+                sql: row.sql
+                  .replace(' references "requests" ("id") on delete cascade', '')
+                  .replace(' references "responses" ("id") on delete cascade', ''),
+              }
             : row,
         ),
     async keysChecked(db) {
@@ -64,9 +84,23 @@ const CATALOGS: Record<Backend, Catalog> = {
   },
   postgres: {
     indexNames: async (db) =>
-      (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'http_traffic' and indexname <> 'http_traffic_pkey' order by name`.execute(db)).rows.map((r) => r.name),
+      (
+        await sql<{
+          name: string;
+        }>`select indexname as name from pg_indexes where tablename = 'http_traffic' and indexname <> 'http_traffic_pkey' order by name`.execute(
+          db,
+        )
+      ).rows.map((r) => r.name),
     parentsOfTraffic: async (db) =>
-      (await sql<{ table: string }>`select confrelid::regclass::text as table from pg_constraint where conrelid = 'http_traffic'::regclass and contype = 'f'`.execute(db)).rows.map((r) => r.table).sort(),
+      (
+        await sql<{
+          table: string;
+        }>`select confrelid::regclass::text as table from pg_constraint where conrelid = 'http_traffic'::regclass and contype = 'f'`.execute(
+          db,
+        )
+      ).rows
+        .map((r) => r.table)
+        .sort(),
     schema: async (db) =>
       (
         await sql<SchemaRow>`
@@ -76,9 +110,15 @@ const CATALOGS: Record<Backend, Catalog> = {
           union all select conname, pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
           order by name, sql`.execute(db)
       ).rows,
-    withoutExchangeKeys: (rows) => rows.filter((row) => ![...EXCHANGE_INDEXES, 'http_traffic_request_id_fkey', 'http_traffic_response_id_fkey'].includes(row.name)),
+    withoutExchangeKeys: (rows) =>
+      rows.filter(
+        (row) =>
+          ![...EXCHANGE_INDEXES, 'http_traffic_request_id_fkey', 'http_traffic_response_id_fkey'].includes(row.name),
+      ),
     async keysChecked(db) {
-      expect((await sql`select conname from pg_constraint where contype = 'f' and not convalidated`.execute(db)).rows).toEqual([]);
+      expect(
+        (await sql`select conname from pg_constraint where contype = 'f' and not convalidated`.execute(db)).rows,
+      ).toEqual([]);
     },
   },
 };
@@ -111,24 +151,77 @@ describe('migrations of a database that holds data', () => {
     expect(error).toBeUndefined();
     const now = '2026-11-20T10:00:00.000Z';
     const db = opened.db as unknown as Kysely<BeforeStreamSeq>;
-    await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'ann', password_hash: null, created_at: now, updated_at: now }).execute();
-    await db.insertInto('traffic_sources').values({ id: 's1', user_id: 'u1', name: 'shop', traffic_domain: 'shop.example.com', created_at: now, updated_at: now }).execute();
-    await db.insertInto('domains').values({ id: 'd1', traffic_source_id: 's1', value: 'shop.example.com', created_at: now }).execute();
-    await db.insertInto('pathnames').values({ id: 'p1', traffic_source_id: 's1', domain_id: 'd1', value: '/orders', created_at: now }).execute();
+    await db
+      .insertInto('users')
+      .values({
+        id: 'u1',
+        email: 'ann@example.com',
+        name: 'ann',
+        password_hash: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await db
+      .insertInto('traffic_sources')
+      .values({
+        id: 's1',
+        user_id: 'u1',
+        name: 'shop',
+        traffic_domain: 'shop.example.com',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await db
+      .insertInto('domains')
+      .values({ id: 'd1', traffic_source_id: 's1', value: 'shop.example.com', created_at: now })
+      .execute();
+    await db
+      .insertInto('pathnames')
+      .values({ id: 'p1', traffic_source_id: 's1', domain_id: 'd1', value: '/orders', created_at: now })
+      .execute();
     for (const [i, id] of TRAFFIC_IDS.entries()) {
-      await db.insertInto('requests').values({ id: `rq${i}`, traffic_source_id: 's1', headers: '{}', body: null, query_params: '{}' }).execute();
-      await db.insertInto('responses').values({ id: `rs${i}`, traffic_source_id: 's1', headers: '{}', body: `{"n":${i}}` }).execute();
+      await db
+        .insertInto('requests')
+        .values({ id: `rq${i}`, traffic_source_id: 's1', headers: '{}', body: null, query_params: '{}' })
+        .execute();
+      await db
+        .insertInto('responses')
+        .values({ id: `rs${i}`, traffic_source_id: 's1', headers: '{}', body: `{"n":${i}}` })
+        .execute();
       await db
         .insertInto('http_traffic')
         .values({
-          id, traffic_source_id: 's1', domain_id: 'd1', pathname_id: 'p1', request_id: `rq${i}`, response_id: `rs${i}`, status: 500 + i,
-          method: 'POST', level: 'FATAL', protocol: 'HTTPS', elapsed_time: 1.5 + i, traffic_user_id: i === 0 ? null : 'tu', created_at: now,
+          id,
+          traffic_source_id: 's1',
+          domain_id: 'd1',
+          pathname_id: 'p1',
+          request_id: `rq${i}`,
+          response_id: `rs${i}`,
+          status: 500 + i,
+          method: 'POST',
+          level: 'FATAL',
+          protocol: 'HTTPS',
+          elapsed_time: 1.5 + i,
+          traffic_user_id: i === 0 ? null : 'tu',
+          created_at: now,
         })
         .execute();
     }
     await db
       .insertInto('core_logs')
-      .values({ id: 'c1', traffic_source_id: 's1', http_traffic_id: TRAFFIC_IDS[0] ?? null, title: 't', description: 'd', source: 'api', layer: 'db', stack: 's', created_at: now })
+      .values({
+        id: 'c1',
+        traffic_source_id: 's1',
+        http_traffic_id: TRAFFIC_IDS[0] ?? null,
+        title: 't',
+        description: 'd',
+        source: 'api',
+        layer: 'db',
+        stack: 's',
+        created_at: now,
+      })
       .execute();
   }
 
@@ -147,8 +240,12 @@ describe('migrations of a database that holds data', () => {
     expect(await trafficRows()).toEqual(before);
     expect(await parentsOfTraffic()).toEqual(['domains', 'pathnames', 'traffic_sources']);
     expect(await indexNames()).toEqual([
-      'http_traffic_domain_created', 'http_traffic_pathname_created', 'http_traffic_source_created', 'http_traffic_source_level',
-      'http_traffic_source_method', 'http_traffic_source_status',
+      'http_traffic_domain_created',
+      'http_traffic_pathname_created',
+      'http_traffic_source_created',
+      'http_traffic_source_level',
+      'http_traffic_source_method',
+      'http_traffic_source_status',
     ]);
     // The core log kept its link (SQLite dropped the old table with foreign keys off)...
     const log = await opened.db.selectFrom('core_logs').select('http_traffic_id').executeTakeFirstOrThrow();
@@ -192,11 +289,18 @@ describe('migrations of a database that holds data', () => {
     expect((await migrator().migrateTo(RETENTION)).error).toBeUndefined();
     // Later migrations add columns of their own (stream_seq, numbered in id order).
     expect(await trafficRows()).toEqual(before.map((row, i) => ({ ...row, route: null, stream_seq: i + 1 })));
-    await old().updateTable('http_traffic').set({ route: '/orders/:id' }).where('id', '=', TRAFFIC_IDS[0] ?? '').execute();
+    await old()
+      .updateTable('http_traffic')
+      .set({ route: '/orders/:id' })
+      .where('id', '=', TRAFFIC_IDS[0] ?? '')
+      .execute();
     // Down to the rebuild: later migrations (if any) are undone first, then the route's.
     const down = await migrator().migrateTo(REBUILD);
     expect(down.error).toBeUndefined();
-    expect(down.results?.find((r) => r.migrationName === ROUTE)).toMatchObject({ direction: 'Down', status: 'Success' });
+    expect(down.results?.find((r) => r.migrationName === ROUTE)).toMatchObject({
+      direction: 'Down',
+      status: 'Success',
+    });
     expect(await trafficRows()).toEqual(before);
   });
 });

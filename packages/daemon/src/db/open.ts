@@ -13,5 +13,7 @@ export type { Db, Executor, OpenedDatabase, OpenOptions, Store } from './types.j
 export function openDatabase(value: string, options: OpenOptions = {}): OpenedDatabase {
   const locator = parseLocator(value);
   const description = describeLocator(locator);
-  return locator.backend === 'postgres' ? { description, ...openPostgres(locator, options) } : { description, ...openSqlite(locator.file) };
+  return locator.backend === 'postgres'
+    ? { description, ...openPostgres(locator, options) }
+    : { description, ...openSqlite(locator.file) };
 }

@@ -59,7 +59,8 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
       next.on('error', () => undefined);
       void next.end().catch(() => undefined);
       // Once per outage, not once per attempt: the attempts go on every few seconds until it ends.
-      if (failures === 0) logger.warn({ err: causeOf(error) }, 'could not listen on PostgreSQL; retrying until it answers');
+      if (failures === 0)
+        logger.warn({ err: causeOf(error) }, 'could not listen on PostgreSQL; retrying until it answers');
       return reconnectLater();
     }
     if (closed) return void next.end().catch(() => undefined);
@@ -97,7 +98,10 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
           .query('select pg_notify($1, $2)', [`${PREFIX}${channel}`, `${instance} ${payload}`])
           .catch((error: unknown) => {
             // A lost signal only delays the others: they also look on a timer.
-            logger.debug({ err: error instanceof Error ? error.message : String(error), channel }, 'could not signal the other daemons');
+            logger.debug(
+              { err: error instanceof Error ? error.message : String(error), channel },
+              'could not signal the other daemons',
+            );
           })
           .finally(() => (entry.again && !closed ? send() : sending.delete(key)));
       };

@@ -25,7 +25,10 @@ function typeParsers(): pg.TypeOverrides {
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A pool of connections to a PostgreSQL server; the schema is the SQLite one, in the same tables. */
-export function openPostgres(locator: Extract<DatabaseLocator, { backend: 'postgres' }>, options: OpenOptions): Omit<OpenedDatabase, 'description'> {
+export function openPostgres(
+  locator: Extract<DatabaseLocator, { backend: 'postgres' }>,
+  options: OpenOptions,
+): Omit<OpenedDatabase, 'description'> {
   const pool = new pg.Pool({
     connectionString: locator.url,
     max: options.pool ?? defaultPoolSize(),

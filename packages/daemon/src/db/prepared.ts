@@ -11,7 +11,10 @@ const SENTINEL = SENTINEL_PREFIX;
  * lookup; the two lookups every request makes (its token, its source) bind a new value to the
  * same SQL instead. The SQL is still built by Kysely, so it stays dialect-neutral.
  */
-export function preparedLookup<R>(db: Db, build: (db: Db, parameter: string) => Compilable<R>): (value: string) => Promise<R | undefined> {
+export function preparedLookup<R>(
+  db: Db,
+  build: (db: Db, parameter: string) => Compilable<R>,
+): (value: string) => Promise<R | undefined> {
   let prepared: { query: CompiledQuery<R>; position: number; encode: (value: unknown) => unknown } | undefined;
   return async (value) => {
     if (!prepared) {
@@ -19,7 +22,8 @@ export function preparedLookup<R>(db: Db, build: (db: Db, parameter: string) => 
       const slots = query.parameters.map((p) => slotOf(p, SENTINEL));
       const position = slots.findIndex((slot) => slot !== undefined);
       const encode = slots[position];
-      if (!encode || slots.findIndex((slot, i) => slot && i > position) >= 0) throw new Error('a prepared lookup takes exactly one parameter');
+      if (!encode || slots.findIndex((slot, i) => slot && i > position) >= 0)
+        throw new Error('a prepared lookup takes exactly one parameter');
       prepared = { query, position, encode };
     }
     const parameters = [...prepared.query.parameters];
@@ -45,11 +49,16 @@ export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyAr
     let template = templates.get(rows.length);
     if (!template) {
       const sentinel = (row: number, column: number) => `${SENTINEL_PREFIX}:${row}:${column}`;
-      const sample = rows.map((_, row) => Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])));
+      const sample = rows.map((_, row) =>
+        Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])),
+      );
       // Sentinel strings stand in for every column's value; only the template's shape is used, so
       // the compiler (which cannot resolve Insertable<DB[T]> for a generic T) is told nothing else.
-      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-      const compiled = db.insertInto(table).values(sample as never).compile();
+      const compiled = db
+        .insertInto(table)
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+        .values(sample as never)
+        .compile();
       // Rows fill the parameters in row-major order below; a Kysely that compiled them in any
       // other order must fail here, not store values in the wrong columns.
       // The database's plugin may say how a column stores values (db/stored-values.ts): each
@@ -59,7 +68,8 @@ export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyAr
         if (!encode) throw new Error(`unexpected parameter order in the ${table} insert template`);
         return encode;
       });
-      if (compiled.parameters.length !== rows.length * columns.length) throw new Error(`unexpected parameter count in the ${table} insert template`);
+      if (compiled.parameters.length !== rows.length * columns.length)
+        throw new Error(`unexpected parameter count in the ${table} insert template`);
       templates.set(rows.length, (template = { sql: compiled.sql, encoders }));
     }
     const parameters: unknown[] = new Array(rows.length * columns.length);

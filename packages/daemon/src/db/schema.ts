@@ -12,4 +12,13 @@ import type { WebhookTables } from '../webhooks/table.js';
  * example does. Column names are snake_case there and never reach the wire: each capability's
  * repository maps rows to wire objects in one place.
  */
-export interface DB extends AuthTables, TrafficSourceTables, HttpTrafficTables, CoreLogTables, WebhookTables, RouteStatsTables, RouteRuleTables, AlertTables {}
+export interface DB
+  extends
+    AuthTables,
+    TrafficSourceTables,
+    HttpTrafficTables,
+    CoreLogTables,
+    WebhookTables,
+    RouteStatsTables,
+    RouteRuleTables,
+    AlertTables {}

@@ -1,5 +1,13 @@
 import { contract, createClient } from '@tapline/shared';
-import { composeBody, createSource, expectError, type FreshDatabase, freshDatabase, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  expectError,
+  type FreshDatabase,
+  freshDatabase,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,12 +58,19 @@ describe('two daemons on one PostgreSQL database', () => {
     const params = { trafficSourceId: source };
     const statuses = [200, 201, 404, 500];
     const methods = ['GET', 'POST', 'PUT'] as const;
-    const body = (i: number) => composeBody(source, { status: statuses[i % statuses.length], method: methods[i % methods.length], pathnameUrl: `/p/${i % 5}` });
+    const body = (i: number) =>
+      composeBody(source, {
+        status: statuses[i % statuses.length],
+        method: methods[i % methods.length],
+        pathnameUrl: `/p/${i % 5}`,
+      });
     // Every request on its own connection at once: group commits of both daemons overlap on the same count rows.
     const writes = Array.from({ length: 60 }, (_, i) => {
       const client = i % 2 === 0 ? ana.client : onB;
       return i % 10 === 0
-        ? client.call(contract.composeBatch, { params, body: Array.from({ length: 20 }, (_, j) => body(i + j)) }).then((r) => r.ids.length)
+        ? client
+            .call(contract.composeBatch, { params, body: Array.from({ length: 20 }, (_, j) => body(i + j)) })
+            .then((r) => r.ids.length)
         : client.call(contract.composeRecord, { params, body: body(i) }).then(() => 1);
     });
     const stored = (await Promise.all(writes)).reduce((sum, n) => sum + n, 0);
@@ -66,7 +81,10 @@ describe('two daemons on one PostgreSQL database', () => {
       for (const status of statuses) {
         // The rollup (no dates) and a count of the rows (with an all-time date range) must agree.
         const fast = await client.call(contract.listTraffic, { params, query: { status: String(status) } });
-        const slow = await client.call(contract.listTraffic, { params, query: { status: String(status), startDate: '2000-01-01' } });
+        const slow = await client.call(contract.listTraffic, {
+          params,
+          query: { status: String(status), startDate: '2000-01-01' },
+        });
         expect(fast.meta.total).toBe(slow.meta.total);
       }
     }
@@ -79,10 +97,13 @@ describe('daemons starting together on one fresh PostgreSQL database', () => {
     const daemons = [1, 2, 3].map(() => openDatabase(fresh.locator, { pool: 2 }));
     try {
       await Promise.all(daemons.map((d) => d.migrate()));
-      const { rows } = await sql<{ name: string; n: number }>`select name, count(*) as n from kysely_migration group by name`.execute(daemons[0]!.db);
+      const { rows } = await sql<{
+        name: string;
+        n: number;
+      }>`select name, count(*) as n from kysely_migration group by name`.execute(daemons[0]!.db);
       expect(rows.length).toBeGreaterThanOrEqual(5);
       expect(rows.every((r) => r.n === 1)).toBe(true);
-      expect((await daemons[1]!.db.selectFrom('users').select('id').execute())).toEqual([]);
+      expect(await daemons[1]!.db.selectFrom('users').select('id').execute()).toEqual([]);
     } finally {
       for (const d of daemons) await d.close();
       await fresh.drop();
@@ -94,7 +115,9 @@ describe('daemons starting together on one fresh PostgreSQL database', () => {
     const homes = [1, 2, 3].map(() => mkdtempSync(join(tmpdir(), 'tapline-home-')));
     const daemons = homes.map(() => openDatabase(fresh.locator, { pool: 2 }));
     try {
-      const written = await Promise.all(daemons.map((d, i) => bootstrapLocalUser(d.db, systemClock, createTokenService(d.db, systemClock), homes[i]!)));
+      const written = await Promise.all(
+        daemons.map((d, i) => bootstrapLocalUser(d.db, systemClock, createTokenService(d.db, systemClock), homes[i]!)),
+      );
       expect(written.filter((path) => path !== null)).toHaveLength(1);
       expect(await daemons[0]!.db.selectFrom('users').select('email').execute()).toEqual([{ email: LOCAL_USER_EMAIL }]);
     } finally {

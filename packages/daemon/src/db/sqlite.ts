@@ -1,8 +1,16 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, SqliteDialect, SqliteDriver, type SqliteDialectConfig, type TransactionSettings } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteDialectConfig,
+  type TransactionSettings,
+} from 'kysely';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
-import { compressingPayloads } from '../http-traffic/payload-codec.js';
+import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
 import { storedValuesPlugin } from './stored-values.js';
@@ -73,8 +81,8 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Ingest writes tens of MB of WAL a second under load: checkpoint (and fsync) every ~40 MB rather
-  // than every 4 MB. The page cache (16 MiB) is the daemon's own memory: 64 MiB filled with the
-  // pages of a few large batches and never went back (issue 11); the OS caches the file anyway.
+  // than every 4 MB. The page cache (16 MiB) is the daemon's own memory, kept small: a larger one
+  // filled and never gave it back (docs/performance.md#storage-format); the OS caches the file anyway.
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('cache_size = -16384');
   // Gathers planner statistics where they are missing or stale (cheap, bounded work), so the
@@ -111,12 +119,16 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     }
   });
   sqlite.function(PAYLOAD_TEXT_FUNCTION, { deterministic: true }, (value: unknown) => {
-    if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value === null ? null : payloads.decode(value);
+    if (value === null || typeof value === 'string' || value instanceof Uint8Array)
+      return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
   });
   const dialect = sqliteDialect(payloads);
 
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction), plugins: [storedValuesPlugin(dialect.stored)] });
+  const db = new Kysely<DB>({
+    dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction),
+    plugins: [storedValuesPlugin(dialect.stored)],
+  });
   return {
     db,
     dialect,

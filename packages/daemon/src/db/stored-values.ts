@@ -43,8 +43,20 @@ export interface StoredValues {
 
 /** Columns holding UUIDs (every table's). `traffic_user_id` is the app's own text and stays as it is. */
 const ID_COLUMNS = new Set([
-  'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'http_traffic_id', 'user_id', 'source_id', 'webhook_id', 'delivery_id',
-  'summary_id', 'request_id', 'response_id', 'route_id', 'rule_id',
+  'id',
+  'traffic_source_id',
+  'domain_id',
+  'pathname_id',
+  'http_traffic_id',
+  'user_id',
+  'source_id',
+  'webhook_id',
+  'delivery_id',
+  'summary_id',
+  'request_id',
+  'response_id',
+  'route_id',
+  'rule_id',
 ]);
 /**
  * Result columns read back as ids: the id columns, and any `…_id` alias of one. Decided by name,
@@ -64,9 +76,8 @@ const spelled = new Uint8Array(36);
 const ascii = new TextDecoder('latin1');
 
 /**
- * Lower-case hyphenated text of 16 bytes. Written byte by byte into one buffer and decoded once:
- * a template of 16 table lookups left a string of 21 pieces for JSON.stringify to join, 0.4 µs
- * more an id (300 on a list page).
+ * Lower-case hyphenated text of 16 bytes. Written byte by byte into one buffer and decoded once: a
+ * template left a string of pieces for JSON.stringify to join (docs/performance.md#reads-and-indexes).
  */
 export function uuidText(b: Uint8Array): string {
   let at = 0;
@@ -117,10 +128,18 @@ export const compactValues: StoredValues = {
 };
 
 /** Node kinds that cannot hold a value: names of tables and columns, and references to them. */
-const VALUE_FREE = new Set<OperationNode['kind']>(['ReferenceNode', 'ColumnNode', 'TableNode', 'IdentifierNode', 'SchemableIdentifierNode', 'SelectAllNode']);
+const VALUE_FREE = new Set<OperationNode['kind']>([
+  'ReferenceNode',
+  'ColumnNode',
+  'TableNode',
+  'IdentifierNode',
+  'SchemableIdentifierNode',
+  'SelectAllNode',
+]);
 
 /** A node that certainly binds no value: a name, or a selected name. */
-const bindsNothing = (node: OperationNode): boolean => VALUE_FREE.has(node.kind) || (SelectionNode.is(node) && VALUE_FREE.has(node.selection.kind));
+const bindsNothing = (node: OperationNode): boolean =>
+  VALUE_FREE.has(node.kind) || (SelectionNode.is(node) && VALUE_FREE.has(node.selection.kind));
 
 /** The column a reference or column node names, if it is one. */
 function columnOf(node: OperationNode): string | undefined {
@@ -157,16 +176,19 @@ class StoredValuesTransformer extends OperationNodeTransformer {
 
   private slotOrValue(column: string, value: unknown): unknown {
     // db/prepared.ts compiles templates with sentinel strings and binds values later: it learns the column here.
-    if (typeof value === 'string' && value.startsWith(SENTINEL_PREFIX)) return new StoredSlot(value, (v) => this.values.encode(column, v));
+    if (typeof value === 'string' && value.startsWith(SENTINEL_PREFIX))
+      return new StoredSlot(value, (v) => this.values.encode(column, v));
     return this.values.encode(column, value);
   }
 
   protected override transformBinaryOperation(node: BinaryOperationNode): BinaryOperationNode {
     const done = super.transformBinaryOperation(node);
     const left = columnOf(done.leftOperand);
-    if (left) return BinaryOperationNode.create(done.leftOperand, done.operator, this.encodeNode(left, done.rightOperand));
+    if (left)
+      return BinaryOperationNode.create(done.leftOperand, done.operator, this.encodeNode(left, done.rightOperand));
     const right = columnOf(done.rightOperand);
-    if (right) return BinaryOperationNode.create(this.encodeNode(right, done.leftOperand), done.operator, done.rightOperand);
+    if (right)
+      return BinaryOperationNode.create(this.encodeNode(right, done.leftOperand), done.operator, done.rightOperand);
     return done;
   }
 
@@ -181,7 +203,8 @@ class StoredValuesTransformer extends OperationNodeTransformer {
     const columns = done.columns?.map(columnOf) ?? [];
     if (!done.values || !ValuesNode.is(done.values)) return done;
     const encodeRow = (row: ValuesItemNode): ValuesItemNode => {
-      if (PrimitiveValueListNode.is(row)) return PrimitiveValueListNode.create(row.values.map((v, i) => this.slotOrValueAt(columns[i], v)));
+      if (PrimitiveValueListNode.is(row))
+        return PrimitiveValueListNode.create(row.values.map((v, i) => this.slotOrValueAt(columns[i], v)));
       return ValueListNode.create(row.values.map((v, i) => (columns[i] ? this.encodeNode(columns[i], v) : v)));
     };
     return { ...done, values: ValuesNode.create(done.values.values.map(encodeRow)) };

@@ -31,4 +31,3 @@ export interface OpenOptions {
   /** Most connections to a PostgreSQL server at once (`--db-pool`); SQLite has one. */
   readonly pool?: number;
 }
-

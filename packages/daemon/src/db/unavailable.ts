@@ -8,7 +8,17 @@ import type { Logger } from 'pino';
 const POSTGRES_STATE = /^(?:08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[123]|25006)$/;
 
 /** The socket's errors on the way to the server. ENOENT: its Unix socket is gone while it is down. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * SQLite's result codes (better-sqlite3 gives the extended ones, SQLITE_IOERR_WRITE and so on) of
@@ -17,7 +27,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPI
 const SQLITE_CODE = /^SQLITE_(?:CANTOPEN|READONLY|IOERR|FULL|PERM|BUSY)(?:_|$)/;
 
 /** node-postgres's own errors for a connection lost or never made; they carry no code. */
-const PG_MESSAGE = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
+const PG_MESSAGE =
+  /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
 
 const codeOf = (error: object) => ('code' in error && typeof error.code === 'string' ? error.code : '');
 
@@ -40,7 +51,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function causeOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = codeOf(error);
-  const message = error.message || (error instanceof AggregateError ? error.errors.map(causeOf).join('; ') : error.name);
+  const message =
+    error.message || (error instanceof AggregateError ? error.errors.map(causeOf).join('; ') : error.name);
   return code && !message.includes(code) ? `${code} ${message}` : message;
 }
 
@@ -58,7 +70,11 @@ export const OUTAGE_LOG_EVERY_MS = 10_000;
  * `everyMs` for it, with how many failures the lines in between would have been. Never a stack:
  * the trace says nothing about why a server went away.
  */
-export function createOutageLog(logger: Logger, now: () => number = Date.now, everyMs = OUTAGE_LOG_EVERY_MS): OutageLog {
+export function createOutageLog(
+  logger: Logger,
+  now: () => number = Date.now,
+  everyMs = OUTAGE_LOG_EVERY_MS,
+): OutageLog {
   const last = new Map<string, { at: number; since: number }>();
   return {
     report(error, task) {
@@ -72,7 +88,10 @@ export function createOutageLog(logger: Logger, now: () => number = Date.now, ev
       }
       if (last.size > 100) last.clear();
       last.set(key, { at, since: 0 });
-      logger.warn({ event: 'database_unavailable', cause, task, ...(seen ? { alsoFailed: seen.since } : {}) }, 'the database is unavailable; requests get 503 until it is back');
+      logger.warn(
+        { event: 'database_unavailable', cause, task, ...(seen ? { alsoFailed: seen.since } : {}) },
+        'the database is unavailable; requests get 503 until it is back',
+      );
     },
   };
 }
@@ -81,7 +100,11 @@ export function createOutageLog(logger: Logger, now: () => number = Date.now, ev
  * A background task's failed round (the live stream's read, a webhook pass, a prune): the outage
  * line when the database cannot serve, else the error itself, a bug. The task tries again later.
  */
-export function logTaskFailure(logs: { readonly logger: Logger; readonly outages: OutageLog }, error: unknown, task: string): void {
+export function logTaskFailure(
+  logs: { readonly logger: Logger; readonly outages: OutageLog },
+  error: unknown,
+  task: string,
+): void {
   if (isDatabaseUnavailable(error)) logs.outages.report(error, task);
   else logs.logger.error({ err: error, task }, `${task} failed; it tries again`);
 }

@@ -9,7 +9,10 @@ interface NameValue {
 }
 
 /** A header or query map as HAR's list of pairs; an array value is one pair per element. */
-const pairs = (map: Headers): NameValue[] => Object.entries(map).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v })));
+const pairs = (map: Headers): NameValue[] =>
+  Object.entries(map).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v })),
+  );
 
 const headerOf = (headers: Headers, name: string): string | undefined => {
   const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
@@ -23,14 +26,17 @@ function bodyText(body: JsonValue | null): string | undefined {
 }
 
 const mimeOf = (headers: Headers, body: JsonValue | null) =>
-  headerOf(headers, 'content-type') ?? (body === null ? 'x-unknown' : typeof body === 'string' ? 'text/plain' : 'application/json');
+  headerOf(headers, 'content-type') ??
+  (body === null ? 'x-unknown' : typeof body === 'string' ? 'text/plain' : 'application/json');
 
 /**
  * One record as a HAR 1.2 entry. Sizes Tapline does not know are -1, as HAR says; the time is
  * all `wait`. Tapline's own fields go under `_tapline` (HAR allows custom fields starting with _).
  */
 export function harEntry(record: HttpTrafficRecord): object {
-  const query = new URLSearchParams(pairs(record.request.queryParams).map((p): [string, string] => [p.name, p.value])).toString();
+  const query = new URLSearchParams(
+    pairs(record.request.queryParams).map((p): [string, string] => [p.name, p.value]),
+  ).toString();
   const requestText = bodyText(record.request.body);
   const responseText = bodyText(record.response.body);
   return {
@@ -43,7 +49,9 @@ export function harEntry(record: HttpTrafficRecord): object {
       cookies: [],
       headers: pairs(record.request.headers),
       queryString: pairs(record.request.queryParams),
-      ...(requestText !== undefined ? { postData: { mimeType: mimeOf(record.request.headers, record.request.body), text: requestText } } : {}),
+      ...(requestText !== undefined
+        ? { postData: { mimeType: mimeOf(record.request.headers, record.request.body), text: requestText } }
+        : {}),
       headersSize: -1,
       bodySize: requestText === undefined ? 0 : Buffer.byteLength(requestText),
     },
@@ -64,6 +72,11 @@ export function harEntry(record: HttpTrafficRecord): object {
     },
     cache: {},
     timings: { send: 0, wait: record.elapsedTime, receive: 0 },
-    _tapline: { id: record.id, level: record.level, ...(record.route ? { route: record.route } : {}), ...(record.trafficUserId ? { trafficUserId: record.trafficUserId } : {}) },
+    _tapline: {
+      id: record.id,
+      level: record.level,
+      ...(record.route ? { route: record.route } : {}),
+      ...(record.trafficUserId ? { trafficUserId: record.trafficUserId } : {}),
+    },
   };
 }

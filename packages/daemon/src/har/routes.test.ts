@@ -1,11 +1,25 @@
 import { contract, type TaplineClient } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { composeBody, createSource, type Harness, manualClock, MISSING_ID, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  type Harness,
+  manualClock,
+  MISSING_ID,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 interface HarEntry {
   startedDateTime: string;
   time: number;
-  request: { method: string; url: string; headers: { name: string; value: string }[]; queryString: unknown[]; postData?: { mimeType: string; text: string } };
+  request: {
+    method: string;
+    url: string;
+    headers: { name: string; value: string }[];
+    queryString: unknown[];
+    postData?: { mimeType: string; text: string };
+  };
   response: { status: number; statusText: string; content: { size: number; mimeType: string; text?: string } };
   _tapline: { id: string; level: string };
 }
@@ -58,15 +72,26 @@ describe('GET /http-traffic/:trafficSourceId/export.har', () => {
       request: {
         method: 'POST',
         url: 'https://shop.example.com/orders/0?page=2&tag=a&tag=b',
-        headers: [{ name: 'authorization', value: '[REDACTED]' }, { name: 'content-type', value: 'application/json' }],
-        queryString: [{ name: 'page', value: '2' }, { name: 'tag', value: 'a' }, { name: 'tag', value: 'b' }],
+        headers: [
+          { name: 'authorization', value: '[REDACTED]' },
+          { name: 'content-type', value: 'application/json' },
+        ],
+        queryString: [
+          { name: 'page', value: '2' },
+          { name: 'tag', value: 'a' },
+          { name: 'tag', value: 'b' },
+        ],
         postData: { mimeType: 'application/json', text: '{"item":0,"password":"[REDACTED]"}' },
       },
       response: { content: { mimeType: 'text/plain', text: 'plain text', size: 10 } },
     });
     const fatal = (await exportHar('?status=5xx&q=' + encodeURIComponent('path~"/orders/1"'))).json as Har;
     expect(fatal.log.entries.length).toBeGreaterThan(0);
-    for (const e of fatal.log.entries) expect(e).toMatchObject({ response: { status: 503, statusText: 'Service Unavailable' }, _tapline: { level: 'FATAL' } });
+    for (const e of fatal.log.entries)
+      expect(e).toMatchObject({
+        response: { status: 503, statusText: 'Service Unavailable' },
+        _tapline: { level: 'FATAL' },
+      });
     const window = (await exportHar(`?startDate=${at(10)}&endDate=${at(12)}`)).json as Har;
     expect(window.log.entries.map((e) => e.startedDateTime)).toEqual([at(10), at(11), at(12)]);
   });
@@ -80,7 +105,8 @@ describe('GET /http-traffic/:trafficSourceId/export.har', () => {
     expect((await rawJson(h, 'GET', `/http-traffic/${sourceId}/export.har`, other.token)).status).toBe(403);
     await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId) });
     // The one-record route still answers for real ids.
-    const [entry] = (await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} })).data;
+    const [entry] = (await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: {} }))
+      .data;
     expect((await rawJson(h, 'GET', `/http-traffic/${sourceId}/${entry?.id ?? ''}`, token)).status).toBe(200);
   });
 });

@@ -27,9 +27,13 @@ async function write(res: Response, text: string): Promise<boolean> {
 export function harRoutes(router: Router, deps: Deps): void {
   mountRaw(router, deps, contract.exportHar, async ({ params, query }, ctx, _req, res) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    res.status(200).type('application/json').set('content-disposition', `attachment; filename="${source.name.replace(/[^\w.-]+/g, '_')}.har"`);
+    res
+      .status(200)
+      .type('application/json')
+      .set('content-disposition', `attachment; filename="${source.name.replace(/[^\w.-]+/g, '_')}.har"`);
     const creator = { name: 'Tapline', version: deps.config.version };
-    if (!(await write(res, `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`))) return;
+    if (!(await write(res, `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`)))
+      return;
     let cursor: HarCursor | null = null;
     let first = true;
     for (;;) {

@@ -19,7 +19,9 @@ describe('traffic counts rollup', () => {
   beforeAll(async () => {
     h = await startHarness();
     ({ client } = await h.user());
-    sourceId = (await client.call(contract.createTrafficSource, { body: { name: 'counts', trafficDomain: 'one.example.com' } })).id;
+    sourceId = (
+      await client.call(contract.createTrafficSource, { body: { name: 'counts', trafficDomain: 'one.example.com' } })
+    ).id;
     const body = (i: number) =>
       composeBody(sourceId, {
         status: STATUSES[i % STATUSES.length],
@@ -29,15 +31,26 @@ describe('traffic counts rollup', () => {
       });
     // Half one by one, half in one batch (repeated keys counted in one upsert), and a few at
     // once so that group commit puts several requests in one transaction.
-    for (let i = 0; i < 50; i++) await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(i) });
-    await Promise.all(Array.from({ length: 10 }, (_, k) => client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(50 + k) })));
-    await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body: Array.from({ length: 60 }, (_, k) => body(60 + k)) });
+    for (let i = 0; i < 50; i++)
+      await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(i) });
+    await Promise.all(
+      Array.from({ length: 10 }, (_, k) =>
+        client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: body(50 + k) }),
+      ),
+    );
+    await client.call(contract.composeBatch, {
+      params: { trafficSourceId: sourceId },
+      body: Array.from({ length: 60 }, (_, k) => body(60 + k)),
+    });
   });
   afterAll(() => h.close());
 
   it('gives the same total as the exact count for any combination of filters', async () => {
     const domains = await client.call(contract.listDomains, { params: { trafficSourceId: sourceId } });
-    const pathnames = await client.call(contract.listPathnames, { params: { trafficSourceId: sourceId }, query: { limit: 100 } });
+    const pathnames = await client.call(contract.listPathnames, {
+      params: { trafficSourceId: sourceId },
+      query: { limit: 100 },
+    });
     // A date bound far in the past forces the exact count over http_traffic; compare the two.
     const exact = { startDate: '2000-01-01T00:00:00.000Z' };
     await fc.assert(
@@ -70,22 +83,39 @@ describe('traffic counts rollup', () => {
   });
 
   it('counts a batch with more distinct keys than one upsert takes', async () => {
-    const id = (await client.call(contract.createTrafficSource, { body: { name: 'wide', trafficDomain: 'wide.example.com' } })).id;
-    const batch = Array.from({ length: 1000 }, (_, i) => composeBody(id, { pathnameUrl: `/p/${i % 700}`, status: i < 700 ? 200 : 503 }));
+    const id = (
+      await client.call(contract.createTrafficSource, { body: { name: 'wide', trafficDomain: 'wide.example.com' } })
+    ).id;
+    const batch = Array.from({ length: 1000 }, (_, i) =>
+      composeBody(id, { pathnameUrl: `/p/${i % 700}`, status: i < 700 ? 200 : 503 }),
+    );
     await client.call(contract.composeBatch, { params: { trafficSourceId: id }, body: batch });
-    const rows = await h.deps.db.selectFrom('traffic_counts').select(['pathname_id', 'count']).where('traffic_source_id', '=', id).execute();
+    const rows = await h.deps.db
+      .selectFrom('traffic_counts')
+      .select(['pathname_id', 'count'])
+      .where('traffic_source_id', '=', id)
+      .execute();
     expect(rows).toHaveLength(1000);
     const total = await client.call(contract.listTraffic, { params: { trafficSourceId: id } });
     expect(total.meta.total).toBe(1000);
-    const fatal = await client.call(contract.listTraffic, { params: { trafficSourceId: id }, query: { level: 'FATAL' } });
+    const fatal = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: id },
+      query: { level: 'FATAL' },
+    });
     expect(fatal.meta.total).toBe(300);
   });
 
   it('forgets the counts of a deleted source', async () => {
-    const other = (await client.call(contract.createTrafficSource, { body: { name: 'gone', trafficDomain: 'gone.example.com' } })).id;
+    const other = (
+      await client.call(contract.createTrafficSource, { body: { name: 'gone', trafficDomain: 'gone.example.com' } })
+    ).id;
     await client.call(contract.composeRecord, { params: { trafficSourceId: other }, body: composeBody(other) });
     await client.call(contract.deleteTrafficSource, { params: { trafficSourceId: other } });
-    const left = await h.deps.db.selectFrom('traffic_counts').select('traffic_source_id').where('traffic_source_id', '=', other).execute();
+    const left = await h.deps.db
+      .selectFrom('traffic_counts')
+      .select('traffic_source_id')
+      .where('traffic_source_id', '=', other)
+      .execute();
     expect(left).toEqual([]);
   });
 });

@@ -24,7 +24,11 @@ function textTest(dialect: SqlDialect, op: FilterComparison['op'], value: string
 }
 
 /** `!=` holds when `=` does not; the other text operators test directly. */
-function negatable(eb: TrafficEb, op: FilterComparison['op'], build: (op: FilterComparison['op']) => Condition): Condition {
+function negatable(
+  eb: TrafficEb,
+  op: FilterComparison['op'],
+  build: (op: FilterComparison['op']) => Condition,
+): Condition {
   return op === '!=' ? eb.not(build('=')) : build(op);
 }
 
@@ -70,13 +74,22 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
   const value = String(c.value);
   switch (c.field) {
     case 'status':
-      return typeof c.value === 'number' ? eb('t.status', ORDER_OP[orderOp(c.op)], c.value) : statusClass(eb, orderOp(c.op), value);
+      return typeof c.value === 'number'
+        ? eb('t.status', ORDER_OP[orderOp(c.op)], c.value)
+        : statusClass(eb, orderOp(c.op), value);
     case 'latency':
       return eb('t.elapsed_time', ORDER_OP[orderOp(c.op)], Number(c.value));
     case 'level': {
       const rank = LEVEL_RANK[value] ?? -1;
       const op = ORDER_OP[orderOp(c.op)];
-      const test = { '=': (r: number) => r === rank, '<>': (r: number) => r !== rank, '>': (r: number) => r > rank, '>=': (r: number) => r >= rank, '<': (r: number) => r < rank, '<=': (r: number) => r <= rank }[op];
+      const test = {
+        '=': (r: number) => r === rank,
+        '<>': (r: number) => r !== rank,
+        '>': (r: number) => r > rank,
+        '>=': (r: number) => r >= rank,
+        '<': (r: number) => r < rank,
+        '<=': (r: number) => r <= rank,
+      }[op];
       const levels = LEVELS.filter((l) => test(LEVEL_RANK[l] ?? -1));
       return levels.length === 0 ? never : eb('t.level', 'in', levels);
     }
@@ -87,22 +100,48 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
       return eb(sql<string>`${eb.ref('t.protocol')}`, ORDER_OP[orderOp(c.op)], value);
     case 'user':
       // Absent reads as empty text, as in the predicate: `user=""` is anonymous traffic.
-      return negatable(eb, c.op, (op) => textTest(dialect, op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`));
+      return negatable(eb, c.op, (op) =>
+        textTest(dialect, op, value)(sql<string>`coalesce(${sql.ref('t.traffic_user_id')}, '')`),
+      );
     case 'path':
       // Names live in their own small tables; look the ids up once rather than join every row.
       return negatable(eb, c.op, (op) =>
-        eb('t.pathname_id', 'in', eb.selectFrom('pathnames as fp').select('fp.id').where('fp.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fp.value')))),
+        eb(
+          't.pathname_id',
+          'in',
+          eb
+            .selectFrom('pathnames as fp')
+            .select('fp.id')
+            .where('fp.traffic_source_id', '=', options.sourceId)
+            .where(textTest(dialect, op, value)(sql.ref('fp.value'))),
+        ),
       );
     case 'domain':
       return negatable(eb, c.op, (op) =>
-        eb('t.domain_id', 'in', eb.selectFrom('domains as fd').select('fd.id').where('fd.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fd.value')))),
+        eb(
+          't.domain_id',
+          'in',
+          eb
+            .selectFrom('domains as fd')
+            .select('fd.id')
+            .where('fd.traffic_source_id', '=', options.sourceId)
+            .where(textTest(dialect, op, value)(sql.ref('fd.value'))),
+        ),
       );
     case 'route':
       // An entry the route backfill has not reached yet (route_id null) matches no route.
       return negatable(eb, c.op, (op) =>
         eb.and([
           eb('t.route_id', 'is not', null),
-          eb('t.route_id', 'in', eb.selectFrom('routes as fr').select('fr.id').where('fr.traffic_source_id', '=', options.sourceId).where(textTest(dialect, op, value)(sql.ref('fr.template')))),
+          eb(
+            't.route_id',
+            'in',
+            eb
+              .selectFrom('routes as fr')
+              .select('fr.id')
+              .where('fr.traffic_source_id', '=', options.sourceId)
+              .where(textTest(dialect, op, value)(sql.ref('fr.template'))),
+          ),
         ]),
       );
     case 'header':
@@ -116,7 +155,11 @@ function comparison(eb: TrafficEb, c: FilterComparison, options: CompileOptions)
     case 'body':
       // The explicit slow scan: the JSON text of both bodies, decoded row by row, no body being empty text.
       return negatable(eb, c.op, (op) =>
-        eb.or((['t.request_body', 't.response_body'] as const).map((body) => textTest(dialect, op, value)(sql<string>`coalesce(${dialect.payloadText(sql.ref(body))}, '')`))),
+        eb.or(
+          (['t.request_body', 't.response_body'] as const).map((body) =>
+            textTest(dialect, op, value)(sql<string>`coalesce(${dialect.payloadText(sql.ref(body))}, '')`),
+          ),
+        ),
       );
   }
 }

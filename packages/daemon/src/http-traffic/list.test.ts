@@ -1,14 +1,59 @@
 import { contract, type HttpTraffic, type HttpTrafficRecord, type TaplineClient } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSource, expectError, manualClock, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  createSource,
+  expectError,
+  manualClock,
+  MISSING_ID,
+  raw,
+  rawJson,
+  composeBody,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 /** Five entries at known instants; names are the keys the expectations use. */
 const ENTRIES = [
-  { key: 't0', at: '2026-01-01T00:00:00.000Z', domainUrl: 'https://a.example.com', pathnameUrl: '/x', method: 'GET', status: 200 },
-  { key: 't1', at: '2026-01-01T12:00:00.000Z', domainUrl: 'https://a.example.com', pathnameUrl: '/y', method: 'POST', status: 404 },
-  { key: 't2', at: '2026-01-02T00:00:00.000Z', domainUrl: 'https://b.example.com', pathnameUrl: '/x', method: 'PUT', status: 500 },
-  { key: 't3', at: '2026-01-02T00:00:00.001Z', domainUrl: 'https://a.example.com', pathnameUrl: '/x', method: 'DELETE', status: 201 },
-  { key: 't4', at: '2026-01-03T10:00:00.000Z', domainUrl: 'https://b.example.com', pathnameUrl: '/z', method: 'PATCH', status: 503 },
+  {
+    key: 't0',
+    at: '2026-01-01T00:00:00.000Z',
+    domainUrl: 'https://a.example.com',
+    pathnameUrl: '/x',
+    method: 'GET',
+    status: 200,
+  },
+  {
+    key: 't1',
+    at: '2026-01-01T12:00:00.000Z',
+    domainUrl: 'https://a.example.com',
+    pathnameUrl: '/y',
+    method: 'POST',
+    status: 404,
+  },
+  {
+    key: 't2',
+    at: '2026-01-02T00:00:00.000Z',
+    domainUrl: 'https://b.example.com',
+    pathnameUrl: '/x',
+    method: 'PUT',
+    status: 500,
+  },
+  {
+    key: 't3',
+    at: '2026-01-02T00:00:00.001Z',
+    domainUrl: 'https://a.example.com',
+    pathnameUrl: '/x',
+    method: 'DELETE',
+    status: 201,
+  },
+  {
+    key: 't4',
+    at: '2026-01-03T10:00:00.000Z',
+    domainUrl: 'https://b.example.com',
+    pathnameUrl: '/z',
+    method: 'PATCH',
+    status: 503,
+  },
 ] as const;
 type Key = (typeof ENTRIES)[number]['key'];
 const TRAFFIC_USER = '0191c6f4-55e5-7b6e-8c1a-3f0d2c1b4a59';
@@ -37,13 +82,21 @@ describe('GET /http-traffic/:trafficSourceId', () => {
       idOf.set(record.id, key);
       records.set(key, record);
       // The same traffic in another source of the same user never shows up here.
-      await client.call(contract.composeRecord, { params: { trafficSourceId: other.id }, body: composeBody(other.id, fields) });
+      await client.call(contract.composeRecord, {
+        params: { trafficSourceId: other.id },
+        body: composeBody(other.id, fields),
+      });
     }
   });
   afterAll(() => h.close());
 
   async function keys(query: Record<string, string>): Promise<Key[]> {
-    const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams({ limit: '100', ...query }).toString().toString()}`, token);
+    const answer = await rawJson(
+      h,
+      'GET',
+      `/http-traffic/${sourceId}?${new URLSearchParams({ limit: '100', ...query }).toString().toString()}`,
+      token,
+    );
     expect(answer.status, `${JSON.stringify(query)}: ${answer.text}`).toBe(200);
     const body = answer.json as { data: HttpTraffic[]; meta: { total: number } };
     expect(body.meta.total).toBe(body.data.length);
@@ -55,7 +108,10 @@ describe('GET /http-traffic/:trafficSourceId', () => {
     return record;
   };
   async function idsOf(key: Key) {
-    const { data } = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 100 } });
+    const { data } = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: sourceId },
+      query: { limit: 100 },
+    });
     const entry = data.find((e) => e.id === entryOf(key).id);
     if (!entry) throw new Error(key);
     return entry;
@@ -68,12 +124,39 @@ describe('GET /http-traffic/:trafficSourceId', () => {
   it('each entry has the spec fields plus domain, pathname and protocol; trafficUserId is absent, never null', async () => {
     const answer = await raw(h, 'GET', `/http-traffic/${sourceId}`, { token });
     const { data } = answer.json as { data: Array<Record<string, unknown>> };
-    const base = ['id', 'status', 'method', 'level', 'elapsedTime', 'trafficSourceId', 'domainId', 'pathnameId', 'requestId', 'responseId', 'createdAt', 'domain', 'pathname', 'protocol', 'route'];
+    const base = [
+      'id',
+      'status',
+      'method',
+      'level',
+      'elapsedTime',
+      'trafficSourceId',
+      'domainId',
+      'pathnameId',
+      'requestId',
+      'responseId',
+      'createdAt',
+      'domain',
+      'pathname',
+      'protocol',
+      'route',
+    ];
     for (const entry of data) {
       const key = idOf.get(entry.id as string);
       expect(Object.keys(entry).sort(), key).toEqual((key === 't4' ? [...base, 'trafficUserId'] : base).sort());
     }
-    expect(data[0]).toMatchObject({ trafficUserId: TRAFFIC_USER, status: 503, method: 'PATCH', level: 'FATAL', domain: 'b.example.com', pathname: '/z', protocol: 'HTTPS', createdAt: '2026-01-03T10:00:00.000Z', elapsedTime: 12.5, trafficSourceId: sourceId });
+    expect(data[0]).toMatchObject({
+      trafficUserId: TRAFFIC_USER,
+      status: 503,
+      method: 'PATCH',
+      level: 'FATAL',
+      domain: 'b.example.com',
+      pathname: '/z',
+      protocol: 'HTTPS',
+      createdAt: '2026-01-03T10:00:00.000Z',
+      elapsedTime: 12.5,
+      trafficSourceId: sourceId,
+    });
     expect(answer.text).not.toContain('null');
   });
 
@@ -96,8 +179,16 @@ describe('GET /http-traffic/:trafficSourceId', () => {
     });
 
     it('start after end is a 400', async () => {
-      for (const query of [{ startDate: '2026-01-03', endDate: '2026-01-02' }, { startDate: '2026-01-02T00:00:00.001Z', endDate: '2026-01-02T00:00:00.000Z' }]) {
-        const answer = await rawJson(h, 'GET', `/http-traffic/${sourceId}?${new URLSearchParams(query).toString()}`, token);
+      for (const query of [
+        { startDate: '2026-01-03', endDate: '2026-01-02' },
+        { startDate: '2026-01-02T00:00:00.001Z', endDate: '2026-01-02T00:00:00.000Z' },
+      ]) {
+        const answer = await rawJson(
+          h,
+          'GET',
+          `/http-traffic/${sourceId}?${new URLSearchParams(query).toString()}`,
+          token,
+        );
         expect(answer.status).toBe(400);
         expect((answer.json as { issues: { path: string }[] }).issues[0]?.path).toBe('startDate');
       }
@@ -151,12 +242,25 @@ describe('GET /http-traffic/:trafficSourceId', () => {
     expect(await keys({ domainId: b, status: '5xx', startDate: '2026-01-03' })).toEqual(['t4']);
     expect(await keys({ pathnameId: ax, endDate: '2026-01-01T23:59:59.999Z' })).toEqual(['t0']);
     expect(await keys({ method: 'GET', level: 'FATAL' })).toEqual([]);
-    expect(await keys({ status: '2xx', startDate: '2026-01-02', endDate: '2026-01-02T00:00:00.001Z', domainId: a, pathnameId: ax, method: 'DELETE', level: 'INFO' })).toEqual(['t3']);
+    expect(
+      await keys({
+        status: '2xx',
+        startDate: '2026-01-02',
+        endDate: '2026-01-02T00:00:00.001Z',
+        domainId: a,
+        pathnameId: ax,
+        method: 'DELETE',
+        level: 'INFO',
+      }),
+    ).toEqual(['t3']);
     expect(await keys({ domainId: a, pathnameId: (await idsOf('t2')).pathnameId })).toEqual([]);
   });
 
   it('paginates filtered results with the filtered total', async () => {
-    const answer = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { level: 'FATAL', limit: 1, page: 2 } });
+    const answer = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: sourceId },
+      query: { level: 'FATAL', limit: 1, page: 2 },
+    });
     expect(answer.data.map((e) => idOf.get(e.id))).toEqual(['t2']);
     expect(answer.meta).toEqual({ total: 2, page: 2, limit: 1 });
   });
@@ -199,8 +303,16 @@ describe('GET /http-traffic/:trafficSourceId', () => {
   });
 
   it('answers 400 for a bad source id and 404 for a missing source', async () => {
-    await expectError(client.call(contract.listTraffic, { params: { trafficSourceId: 'abc' } }), 400, 'trafficSourceId must be a valid UUID');
-    await expectError(client.call(contract.listTraffic, { params: { trafficSourceId: MISSING_ID } }), 404, 'Traffic Source not found');
+    await expectError(
+      client.call(contract.listTraffic, { params: { trafficSourceId: 'abc' } }),
+      400,
+      'trafficSourceId must be a valid UUID',
+    );
+    await expectError(
+      client.call(contract.listTraffic, { params: { trafficSourceId: MISSING_ID } }),
+      404,
+      'Traffic Source not found',
+    );
   });
 
   describe('GET /http-traffic/:trafficSourceId/:id', () => {
@@ -216,7 +328,8 @@ describe('GET /http-traffic/:trafficSourceId', () => {
 
     it('404 for an id not in this source, 400 for a bad id', async () => {
       const other = (await client.call(contract.listTrafficSources)).data.find((s) => s.name === 'other');
-      const foreign = (await client.call(contract.listTraffic, { params: { trafficSourceId: other?.id ?? '' } })).data[0];
+      const foreign = (await client.call(contract.listTraffic, { params: { trafficSourceId: other?.id ?? '' } }))
+        .data[0];
       expect(foreign).toBeDefined();
       const crossed = await raw(h, 'GET', `/http-traffic/${sourceId}/${foreign?.id}`, { token });
       expect(crossed.status).toBe(404);
@@ -224,7 +337,11 @@ describe('GET /http-traffic/:trafficSourceId', () => {
       const bad = await raw(h, 'GET', `/http-traffic/${sourceId}/nope`, { token });
       expect(bad.status).toBe(400);
       expect((bad.json as { error: string }).error).toBe('id must be a valid UUID');
-      await expectError(client.call(contract.getTraffic, { params: { trafficSourceId: MISSING_ID, id: entryOf('t0').id } }), 404, 'Traffic Source not found');
+      await expectError(
+        client.call(contract.getTraffic, { params: { trafficSourceId: MISSING_ID, id: entryOf('t0').id } }),
+        404,
+        'Traffic Source not found',
+      );
     });
   });
 
@@ -234,7 +351,10 @@ describe('GET /http-traffic/:trafficSourceId', () => {
       expect(answer.status).toBe(200);
       const body = answer.json as { data: Array<Record<string, unknown>>; meta: unknown };
       expect(body.data.map((d) => d.value)).toEqual(['b.example.com', 'a.example.com']);
-      expect(body.data.map((d) => Object.keys(d).sort())).toEqual([['createdAt', 'id', 'value'], ['createdAt', 'id', 'value']]);
+      expect(body.data.map((d) => Object.keys(d).sort())).toEqual([
+        ['createdAt', 'id', 'value'],
+        ['createdAt', 'id', 'value'],
+      ]);
       expect(body.data[0]).toMatchObject({ id: (await idsOf('t2')).domainId, createdAt: '2026-01-02T00:00:00.000Z' });
       expect(body.meta).toEqual({ total: 2, page: 1, limit: 10 });
     });
@@ -243,16 +363,29 @@ describe('GET /http-traffic/:trafficSourceId', () => {
       const all = await client.call(contract.listPathnames, { params: { trafficSourceId: sourceId } });
       expect(all.data.map((p) => p.value)).toEqual(['/z', '/x', '/y', '/x']);
       const b = (await idsOf('t2')).domainId;
-      const ofB = await client.call(contract.listPathnames, { params: { trafficSourceId: sourceId }, query: { domainId: b } });
-      expect(ofB.data.map((p) => [p.value, p.domainId])).toEqual([['/z', b], ['/x', b]]);
+      const ofB = await client.call(contract.listPathnames, {
+        params: { trafficSourceId: sourceId },
+        query: { domainId: b },
+      });
+      expect(ofB.data.map((p) => [p.value, p.domainId])).toEqual([
+        ['/z', b],
+        ['/x', b],
+      ]);
       expect(ofB.meta.total).toBe(2);
       expect(ofB.data[1]?.id).toBe((await idsOf('t2')).pathnameId);
-      await expectError(client.call(contract.listPathnames, { params: { trafficSourceId: sourceId }, query: { domainId: 'nope' } }), 400);
+      await expectError(
+        client.call(contract.listPathnames, { params: { trafficSourceId: sourceId }, query: { domainId: 'nope' } }),
+        400,
+      );
     });
 
     it('answer 400 and 404 for bad and missing sources', async () => {
       for (const e of [contract.listDomains, contract.listPathnames]) {
-        await expectError(client.call(e, { params: { trafficSourceId: 'nope' } }), 400, 'trafficSourceId must be a valid UUID');
+        await expectError(
+          client.call(e, { params: { trafficSourceId: 'nope' } }),
+          400,
+          'trafficSourceId must be a valid UUID',
+        );
         await expectError(client.call(e, { params: { trafficSourceId: MISSING_ID } }), 404, 'Traffic Source not found');
       }
     });
@@ -268,15 +401,28 @@ describe('newest first within one millisecond', () => {
       const source = await createSource(client);
       const ids: string[] = [];
       for (let i = 0; i < 30; i++) {
-        ids.push((await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { status: 200 + i }) })).id);
+        ids.push(
+          (
+            await client.call(contract.composeRecord, {
+              params: { trafficSourceId: source.id },
+              body: composeBody(source.id, { status: 200 + i }),
+            })
+          ).id,
+        );
       }
       const newestFirst = [...ids].reverse();
-      const all = await client.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: { limit: 100 } });
+      const all = await client.call(contract.listTraffic, {
+        params: { trafficSourceId: source.id },
+        query: { limit: 100 },
+      });
       expect(all.data.map((e) => e.id)).toEqual(newestFirst);
       expect(new Set(all.data.map((e) => e.createdAt))).toEqual(new Set(['2026-06-01T00:00:00.000Z']));
       const paged: string[] = [];
       for (let page = 1; page <= 4; page++) {
-        const answer = await client.call(contract.listTraffic, { params: { trafficSourceId: source.id }, query: { limit: 8, page } });
+        const answer = await client.call(contract.listTraffic, {
+          params: { trafficSourceId: source.id },
+          query: { limit: 8, page },
+        });
         paged.push(...answer.data.map((e) => e.id));
       }
       expect(paged).toEqual(newestFirst);

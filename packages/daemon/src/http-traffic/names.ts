@@ -28,8 +28,14 @@ export interface KnownNames {
  * PostgreSQL database) creating the same new names then take their locks in the same order and
  * wait for each other instead of deadlocking, as they did when names were made record by record.
  */
-export async function resolveNames(trx: Executor, group: readonly Named[], now: string, ids: { cache: IdCache; learned: IdCache }): Promise<KnownNames> {
-  const idOf = (kind: keyof IdCache, key: string): string | undefined => ids.cache[kind].get(key) ?? ids.learned[kind].get(key);
+export async function resolveNames(
+  trx: Executor,
+  group: readonly Named[],
+  now: string,
+  ids: { cache: IdCache; learned: IdCache },
+): Promise<KnownNames> {
+  const idOf = (kind: keyof IdCache, key: string): string | undefined =>
+    ids.cache[kind].get(key) ?? ids.learned[kind].get(key);
   const resolved = (kind: keyof IdCache, key: string): string => {
     const id = idOf(kind, key);
     if (!id) throw new Error(`${kind} ${key} was not resolved`);
@@ -47,7 +53,8 @@ export async function resolveNames(trx: Executor, group: readonly Named[], now: 
       if (!idOf('domains', key)) domains.set(key, { sourceId: source.id, domain });
     }
   }
-  for (const [key, { sourceId, domain }] of sorted(domains)) ids.learned.domains.set(key, await findOrCreateDomain(trx, sourceId, domain, now));
+  for (const [key, { sourceId, domain }] of sorted(domains))
+    ids.learned.domains.set(key, await findOrCreateDomain(trx, sourceId, domain, now));
 
   const paths = new Map<string, { sourceId: string; domainId: string; pathname: string }>();
   for (const { source, records } of group) {
@@ -57,7 +64,8 @@ export async function resolveNames(trx: Executor, group: readonly Named[], now: 
       if (!idOf('pathnames', key)) paths.set(key, { sourceId: source.id, domainId, pathname });
     }
   }
-  for (const [key, { sourceId, domainId, pathname }] of sorted(paths)) ids.learned.pathnames.set(key, await findOrCreatePathname(trx, sourceId, domainId, pathname, now));
+  for (const [key, { sourceId, domainId, pathname }] of sorted(paths))
+    ids.learned.pathnames.set(key, await findOrCreatePathname(trx, sourceId, domainId, pathname, now));
   return known;
 }
 

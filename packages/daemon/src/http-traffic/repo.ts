@@ -1,4 +1,11 @@
-import { type HttpTraffic, type HttpTrafficRecord, type JsonValue, type PageQuery, resolveRoute, type TrafficFilters } from '@tapline/shared';
+import {
+  type HttpTraffic,
+  type HttpTrafficRecord,
+  type JsonValue,
+  type PageQuery,
+  resolveRoute,
+  type TrafficFilters,
+} from '@tapline/shared';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';
@@ -7,14 +14,15 @@ import type { DB } from '../db/schema.js';
 import { newId } from '../clock.js';
 import { countRows, newestFirst, type Page, paginate } from '../http/pagination.js';
 import { compileFilter } from './filter-sql.js';
-import type { PayloadCodec } from './payload-codec.js';
-import { exchangeIdOf, type StoredPayload } from './payload.js';
+import type { PayloadCodec } from '../db/payload-codec.js';
+import type { StoredPayload } from '../db/payload.js';
+import { exchangeIdOf } from './exchange-id.js';
 import type { CountRow, HttpTrafficTable, NewTrafficRow, TrafficRow } from './table.js';
 
 /**
  * Every SQL statement of recorded traffic: the list and its filters, one record, the names a
  * record is filed under, the writes of an ingest, the count rollup (the stream's reads are
- * in stream-repo.ts). Rows become wire objects here and nowhere else (toEntry, toRecord).
+ * in stream/stream-repo.ts). Rows become wire objects here and nowhere else (toEntry, toRecord).
  */
 type TrafficEb = ExpressionBuilder<DB & { t: HttpTrafficTable }, 't'>;
 
@@ -23,7 +31,13 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
   // With an id prefix the primary-key range is the narrowest index; the source's column is hidden
   // from the planner, which would otherwise walk every entry of a per-source index.
   const conditions = [
-    filters.idPrefix ? eb(dialect.unindexed(eb.ref('t.traffic_source_id')), '=', sql<string>`${dialect.stored.encode('traffic_source_id', sourceId)}`) : eb('t.traffic_source_id', '=', sourceId),
+    filters.idPrefix
+      ? eb(
+          dialect.unindexed(eb.ref('t.traffic_source_id')),
+          '=',
+          sql<string>`${dialect.stored.encode('traffic_source_id', sourceId)}`,
+        )
+      : eb('t.traffic_source_id', '=', sourceId),
   ];
   if (filters.startDate) conditions.push(eb('t.created_at', '>=', filters.startDate));
   if (filters.endDate) conditions.push(eb('t.created_at', '<=', filters.endDate));
@@ -36,14 +50,24 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
       filters.status.min === filters.status.max
         ? eb('t.status', '=', filters.status.min)
         : // The column itself, which the newest-first index carries: PostgreSQL tests it on the
-          // index entry and reads the row only for a match (as `+status`, the row of every entry
-          // walked: a first page of 5xx read 274 pages instead of about 80, p99 over 20 ms).
+          // index entry and reads the row only for a match, not every row it walks
+          // (docs/performance.md#reads-and-indexes).
           eb.and([eb('t.status', '>=', filters.status.min), eb('t.status', '<=', filters.status.max)]),
     );
   }
   if (filters.route) {
     const template = filters.route;
-    conditions.push(eb('t.route_id', 'in', eb.selectFrom('routes as fr').select('fr.id').where('fr.traffic_source_id', '=', sourceId).where('fr.template', '=', template)));
+    conditions.push(
+      eb(
+        't.route_id',
+        'in',
+        eb
+          .selectFrom('routes as fr')
+          .select('fr.id')
+          .where('fr.traffic_source_id', '=', sourceId)
+          .where('fr.template', '=', template),
+      ),
+    );
   }
   if (filters.q) conditions.push(compileFilter(eb, filters.q, { sourceId, dialect }));
   // A primary-key range, so resolving a short id reads only the ids that begin with it.
@@ -51,17 +75,42 @@ export function trafficFilter(eb: TrafficEb, dialect: SqlDialect, sourceId: stri
   return eb.and(conditions);
 }
 
-/** The exchange's columns, stored by the database's payload codec (payload-codec.ts). */
-const PAYLOAD_COLUMNS = ['request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'] as const;
+/** The exchange's columns, stored by the database's payload codec (db/payload-codec.ts). */
+const PAYLOAD_COLUMNS = [
+  'request_headers',
+  'request_body',
+  'query_params',
+  'response_headers',
+  'response_body',
+] as const;
 type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
 
 const ENTRY_COLUMNS = [
-  't.id', 't.status', 't.method', 't.level', 't.elapsed_time', 't.traffic_user_id', 't.traffic_source_id', 't.domain_id',
-  't.pathname_id', 't.request_id', 't.response_id', 't.created_at', 't.protocol', 't.route', 't.route_id', 'd.value as domain', 'p.value as pathname',
+  't.id',
+  't.status',
+  't.method',
+  't.level',
+  't.elapsed_time',
+  't.traffic_user_id',
+  't.traffic_source_id',
+  't.domain_id',
+  't.pathname_id',
+  't.request_id',
+  't.response_id',
+  't.created_at',
+  't.protocol',
+  't.route',
+  't.route_id',
+  'd.value as domain',
+  'p.value as pathname',
   'r.template as route_template',
 ] as const;
 
-type EntryRow = Omit<TrafficRow, 'stream_seq' | PayloadColumn> & { domain: string; pathname: string; route_template: string | null };
+type EntryRow = Omit<TrafficRow, 'stream_seq' | PayloadColumn> & {
+  domain: string;
+  pathname: string;
+  route_template: string | null;
+};
 
 /** The one row-to-wire mapper of an entry; `trafficUserId` is absent, never null, when there is none. */
 export function toEntry(row: EntryRow): HttpTraffic {
@@ -82,10 +131,13 @@ export function toEntry(row: EntryRow): HttpTraffic {
     protocol: row.protocol,
   };
   if (row.traffic_user_id) entry.trafficUserId = row.traffic_user_id;
-  // An entry the route backfill has not reached yet shows the template it will be given.
-  entry.route = row.route_template ?? resolveRoute(row.pathname, row.route).template;
+  entry.route = routeOf(row);
   return entry;
 }
+
+/** An entry's route template; one the route backfill has not reached yet shows the template it will be given. */
+export const routeOf = (row: Pick<EntryRow, 'pathname' | 'route' | 'route_template'>): string =>
+  row.route_template ?? resolveRoute(row.pathname, row.route).template;
 
 /** The stored exchange, as a single compose answers it and as GET of one entry reads it back. */
 export type Exchange = Pick<HttpTrafficRecord, 'request' | 'response'>;
@@ -93,7 +145,19 @@ export type Exchange = Pick<HttpTrafficRecord, 'request' | 'response'>;
 /** The one entry-to-record mapper: the spec's HttpTrafficRecord with the extensions. */
 export function toRecord(entry: HttpTraffic, exchange: Exchange): HttpTrafficRecord {
   const { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId } = entry;
-  const record: HttpTrafficRecord = { id, status, method, level, elapsedTime, createdAt, domain, pathname, protocol, trafficSourceId, ...exchange };
+  const record: HttpTrafficRecord = {
+    id,
+    status,
+    method,
+    level,
+    elapsedTime,
+    createdAt,
+    domain,
+    pathname,
+    protocol,
+    trafficSourceId,
+    ...exchange,
+  };
   if (entry.trafficUserId) record.trafficUserId = entry.trafficUserId;
   if (entry.route !== undefined) record.route = entry.route;
   return record;
@@ -108,7 +172,12 @@ export const entries = (db: Executor) =>
     .leftJoin('routes as r', 'r.id', 't.route_id')
     .select(ENTRY_COLUMNS);
 
-export function listTraffic({ db, dialect }: Store, sourceId: string, filters: TrafficFilters, page: PageQuery): Promise<Page<HttpTraffic>> {
+export function listTraffic(
+  { db, dialect }: Store,
+  sourceId: string,
+  filters: TrafficFilters,
+  page: PageQuery,
+): Promise<Page<HttpTraffic>> {
   const base = db.selectFrom('http_traffic as t').where((eb) => trafficFilter(eb, dialect, sourceId, filters));
   return paginate(
     page,
@@ -129,7 +198,7 @@ export function listTraffic({ db, dialect }: Store, sourceId: string, filters: T
 /** Stored JSON text back to a value; the text was written by JSON.stringify, so it parses. */
 /* eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the column holds JSON.stringify of a T, written by this repository;
    the compiler sees only a string column. */
-const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
+export const parseJson = <T = JsonValue>(text: string): T => JSON.parse(text) as T;
 
 /** Entries with their exchange as JSON text, decoded by the database (see recordOf). */
 export const recordRows = ({ db, dialect }: { db: Executor; dialect: SqlDialect }) =>
@@ -141,29 +210,55 @@ export const recordRows = ({ db, dialect }: { db: Executor; dialect: SqlDialect 
     sql<string | null>`${dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
   ]);
 
-type RecordRow = EntryRow & { request_headers: string; request_body: string | null; query_params: string; response_headers: string; response_body: string | null };
+type RecordRow = EntryRow & {
+  request_headers: string;
+  request_body: string | null;
+  query_params: string;
+  response_headers: string;
+  response_body: string | null;
+};
 
 /** The one row-to-wire mapper of a whole record. */
 export function recordOf(row: RecordRow): HttpTrafficRecord {
   return toRecord(toEntry(row), {
-    request: { headers: parseJson(row.request_headers), body: row.request_body === null ? null : parseJson(row.request_body), queryParams: parseJson(row.query_params) },
-    response: { headers: parseJson(row.response_headers), body: row.response_body === null ? null : parseJson(row.response_body) },
+    request: {
+      headers: parseJson(row.request_headers),
+      body: row.request_body === null ? null : parseJson(row.request_body),
+      queryParams: parseJson(row.query_params),
+    },
+    response: {
+      headers: parseJson(row.response_headers),
+      body: row.response_body === null ? null : parseJson(row.response_body),
+    },
   });
 }
 
-export async function getTrafficRecord(store: Store, sourceId: string, id: string): Promise<HttpTrafficRecord | undefined> {
-  const row = await recordRows(store).where('t.id', '=', id).where('t.traffic_source_id', '=', sourceId).executeTakeFirst();
+export async function getTrafficRecord(
+  store: Store,
+  sourceId: string,
+  id: string,
+): Promise<HttpTrafficRecord | undefined> {
+  const row = await recordRows(store)
+    .where('t.id', '=', id)
+    .where('t.traffic_source_id', '=', sourceId)
+    .executeTakeFirst();
   return row && recordOf(row);
 }
 
 export async function trafficEntryExists(db: Executor, sourceId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('http_traffic').select('id').where('id', '=', id).where('traffic_source_id', '=', sourceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('http_traffic')
+    .select('id')
+    .where('id', '=', id)
+    .where('traffic_source_id', '=', sourceId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Found or created; `onConflict` keeps it right when two writers race (PostgreSQL). */
 export async function findOrCreateDomain(trx: Executor, sourceId: string, value: string, now: string): Promise<string> {
-  const find = () => trx.selectFrom('domains').select('id').where('traffic_source_id', '=', sourceId).where('value', '=', value);
+  const find = () =>
+    trx.selectFrom('domains').select('id').where('traffic_source_id', '=', sourceId).where('value', '=', value);
   const found = await find().executeTakeFirst();
   if (found) return found.id;
   await trx
@@ -174,8 +269,15 @@ export async function findOrCreateDomain(trx: Executor, sourceId: string, value:
   return (await find().executeTakeFirstOrThrow()).id;
 }
 
-export async function findOrCreatePathname(trx: Executor, sourceId: string, domainId: string, value: string, now: string): Promise<string> {
-  const find = () => trx.selectFrom('pathnames').select('id').where('domain_id', '=', domainId).where('value', '=', value);
+export async function findOrCreatePathname(
+  trx: Executor,
+  sourceId: string,
+  domainId: string,
+  value: string,
+  now: string,
+): Promise<string> {
+  const find = () =>
+    trx.selectFrom('pathnames').select('id').where('domain_id', '=', domainId).where('value', '=', value);
   const found = await find().executeTakeFirst();
   if (found) return found.id;
   await trx
@@ -213,8 +315,23 @@ export interface TrafficWriter {
  */
 export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
   const insertTraffic = preparedInsert('http_traffic', [
-    'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-    'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'route_id', 'stream_seq', ...PAYLOAD_COLUMNS,
+    'id',
+    'traffic_source_id',
+    'domain_id',
+    'pathname_id',
+    'request_id',
+    'response_id',
+    'status',
+    'method',
+    'level',
+    'protocol',
+    'elapsed_time',
+    'traffic_user_id',
+    'created_at',
+    'route',
+    'route_id',
+    'stream_seq',
+    ...PAYLOAD_COLUMNS,
   ]);
   return {
     async insertExchanges(trx, traffic) {
@@ -230,9 +347,12 @@ export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
   };
 }
 
-
-/** Each row's exchange in its stored form, in place, with one encoder per source (see payload-codec.ts). */
-async function encodeExchanges(trx: Executor, payloads: PayloadCodec, traffic: readonly NewTrafficRow[]): Promise<void> {
+/** Each row's exchange in its stored form, in place, with one encoder per source (see db/payload-codec.ts). */
+async function encodeExchanges(
+  trx: Executor,
+  payloads: PayloadCodec,
+  traffic: readonly NewTrafficRow[],
+): Promise<void> {
   if (!payloads.compresses) return;
   const bySource = new Map<string, NewTrafficRow[]>();
   for (const row of traffic) {
@@ -241,10 +361,13 @@ async function encodeExchanges(trx: Executor, payloads: PayloadCodec, traffic: r
     else bySource.set(row.traffic_source_id, [row]);
   }
   for (const [sourceId, rows] of bySource) {
-    const texts = rows.flatMap((row) => PAYLOAD_COLUMNS.map((c) => row[c]).filter((v): v is string => typeof v === 'string'));
+    const texts = rows.flatMap((row) =>
+      PAYLOAD_COLUMNS.map((c) => row[c]).filter((v): v is string => typeof v === 'string'),
+    );
     const encode = await payloads.encoder(trx, sourceId, texts);
     const pack = (value: StoredPayload) => (typeof value === 'string' ? encode(value) : value);
-    const packNullable = (value: StoredPayload | null | undefined) => (value === null || value === undefined ? null : pack(value));
+    const packNullable = (value: StoredPayload | null | undefined) =>
+      value === null || value === undefined ? null : pack(value);
     for (const row of rows) {
       row.request_headers = pack(row.request_headers);
       row.request_body = packNullable(row.request_body);
@@ -293,18 +416,24 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Prom
       .insertInto('traffic_counts')
       .values(part)
       .onConflict((oc) =>
-        oc.columns(['traffic_source_id', 'pathname_id', 'method', 'status']).doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
+        oc
+          .columns(['traffic_source_id', 'pathname_id', 'method', 'status'])
+          .doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
       )
       .execute();
   }
 }
 
 /** The rollup answers any combination of the filters it has columns for; dates and `q` do not. */
-const rollupAnswers = (filters: TrafficFilters): boolean => !filters.startDate && !filters.endDate && !filters.q && !filters.idPrefix && !filters.route;
+const rollupAnswers = (filters: TrafficFilters): boolean =>
+  !filters.startDate && !filters.endDate && !filters.q && !filters.idPrefix && !filters.route;
 
 /** `meta.total` from the rollup: the same filters as trafficFilter, over the counted keys. */
 async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters): Promise<number> {
-  let query = db.selectFrom('traffic_counts').select((eb) => eb.fn.sum<number | string | null>('count').as('total')).where('traffic_source_id', '=', sourceId);
+  let query = db
+    .selectFrom('traffic_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('count').as('total'))
+    .where('traffic_source_id', '=', sourceId);
   if (filters.domainId) query = query.where('domain_id', '=', filters.domainId);
   if (filters.pathnameId) query = query.where('pathname_id', '=', filters.pathnameId);
   if (filters.method) query = query.where('method', '=', filters.method);
@@ -316,11 +445,21 @@ async function countFromRollup(db: Db, sourceId: string, filters: TrafficFilters
 
 export function listDomains(db: Db, sourceId: string, page: PageQuery) {
   const base = db.selectFrom('domains').where('traffic_source_id', '=', sourceId);
-  return newestFirst(page, base, (q) => q.select(['id', 'value', 'created_at']), (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }));
+  return newestFirst(
+    page,
+    base,
+    (q) => q.select(['id', 'value', 'created_at']),
+    (r) => ({ id: r.id, value: r.value, createdAt: r.created_at }),
+  );
 }
 
 export function listPathnames(db: Db, sourceId: string, domainId: string | undefined, page: PageQuery) {
   let base = db.selectFrom('pathnames').where('traffic_source_id', '=', sourceId);
   if (domainId) base = base.where('domain_id', '=', domainId);
-  return newestFirst(page, base, (q) => q.select(['id', 'value', 'domain_id', 'created_at']), (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }));
+  return newestFirst(
+    page,
+    base,
+    (q) => q.select(['id', 'value', 'domain_id', 'created_at']),
+    (r) => ({ id: r.id, value: r.value, domainId: r.domain_id, createdAt: r.created_at }),
+  );
 }

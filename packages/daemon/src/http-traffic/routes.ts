@@ -4,11 +4,11 @@ import type { Deps } from '../deps.js';
 import { HttpError, invalidField, notFound } from '../http/errors.js';
 import { type MountedRoute, mount, mountPrepared } from '../http/mount.js';
 import { loadAuthorizedSource } from '../traffic-sources/load.js';
-import type { Composer } from './compose.js';
-import type { Ingest } from './ingest.js';
-import type { BatchPreparer } from './prepare-pool.js';
+import type { Composer } from '../ingest/compose.js';
+import type { Ingest } from '../ingest/ingest.js';
+import type { BatchPreparer } from '../ingest/prepare-pool.js';
 import { getTrafficRecord, listDomains, listPathnames, listTraffic } from './repo.js';
-import { streamTrafficRoute } from './stream.js';
+import { streamTrafficRoute } from '../stream/stream.js';
 
 const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, body.error, body.issues);
 
@@ -17,13 +17,19 @@ const errorOf = (body: ErrorBody) => new HttpError(body.statusCode, body.code, b
  * more. Gives back the two ingest routes, which the lean path (http/lean.ts) serves as well, and
  * the count of open streams (`/metrics`).
  */
-export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, preparer: BatchPreparer, compose: Composer): { ingest: MountedRoute[]; openStreams: () => number } {
+export function httpTrafficRoutes(
+  router: Router,
+  deps: Deps,
+  ingest: Ingest,
+  preparer: BatchPreparer,
+  compose: Composer,
+): { ingest: MountedRoute[]; openStreams: () => number } {
   const { db } = deps;
 
   /**
    * `POST /http-traffic-record/:trafficSourceId/batch`: the path the proxy and `@tapline/node` use.
    * One authentication, one source check and one transaction for up to 1,000 records; large bodies
-   * are prepared in a worker thread (prepare-pool.ts). All or nothing: one invalid item rejects the
+   * are prepared in a worker thread (ingest/prepare-pool.ts). All or nothing: one invalid item rejects the
    * batch with a 400 whose issues name it by index (`3.method`), before anything is written.
    */
   const batch = mountPrepared(
@@ -32,7 +38,11 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
     contract.composeBatch,
     async (body, path) => {
       const sourceId = path.trafficSourceId;
-      const result = await preparer.prepare({ body, trafficSourceId: typeof sourceId === 'string' ? sourceId : '', receivedAt: deps.clock.now().getTime() });
+      const result = await preparer.prepare({
+        body,
+        trafficSourceId: typeof sourceId === 'string' ? sourceId : '',
+        receivedAt: deps.clock.now().getTime(),
+      });
       if (!result.ok && result.fault) throw new Error(`preparing a batch failed in the worker thread: ${result.fault}`);
       if (!result.ok && result.stage === 'body') throw errorOf(result.error);
       return () => {
@@ -49,7 +59,11 @@ export function httpTrafficRoutes(router: Router, deps: Deps, ingest: Ingest, pr
 
   const single = mount(router, deps, contract.composeRecord, async ({ params, body }, ctx) => {
     if (body.trafficSourceId !== params.trafficSourceId) {
-      throw invalidField('trafficSourceId', 'trafficSourceId in the body must equal the one in the path', 'must equal the trafficSourceId in the path');
+      throw invalidField(
+        'trafficSourceId',
+        'trafficSourceId in the body must equal the one in the path',
+        'must equal the trafficSourceId in the path',
+      );
     }
     return compose(ctx, body);
   });

@@ -1,12 +1,12 @@
 import type { HttpMethod, Level, Protocol } from '@tapline/shared';
 import type { ColumnType, Insertable, Selectable } from 'kysely';
-import type { StoredPayload } from './payload.js';
+import type { StoredPayload } from '../db/payload.js';
 
 /**
  * The tables of recorded traffic. Columns carry the contract's unions, so rows need no casts on
  * their way to the wire. Timestamps are ISO 8601 UTC text with milliseconds: they sort as text
  * in every dialect. Headers, query and bodies are JSON text as stored by the database's payload
- * codec (payload.ts: compressed on SQLite); a null body is SQL NULL.
+ * codec (db/payload.ts: compressed on SQLite); a null body is SQL NULL.
  */
 export interface DomainsTable {
   id: string;
@@ -28,7 +28,7 @@ export interface HttpTrafficTable {
   traffic_source_id: string;
   domain_id: string;
   pathname_id: string;
-  /** Null since compact storage: the wire's requestId and responseId are derived from `id` (payload.ts exchangeIdOf). */
+  /** Null since compact storage: the wire's requestId and responseId are derived from `id` (exchange-id.ts exchangeIdOf). */
   request_id: string | null;
   response_id: string | null;
   status: number;
@@ -55,7 +55,7 @@ export interface HttpTrafficTable {
   response_body: StoredPayload | null;
 }
 
-/** Preset dictionaries of compressed payloads (payload-codec.ts), per source; ids are referenced from each value. */
+/** Preset dictionaries of compressed payloads (db/payload-codec.ts), per source; ids are referenced from each value. */
 export interface PayloadDictionariesTable {
   id: number;
   traffic_source_id: string;

@@ -1,6 +1,17 @@
 import { contract, type Endpoint } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticatedEndpoints, buildWorld, send, VALID_REQUESTS, type World, MISSING_ID, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  authenticatedEndpoints,
+  buildWorld,
+  send,
+  VALID_REQUESTS,
+  type World,
+  MISSING_ID,
+  rawJson,
+  composeBody,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 /**
  * The authorization matrix: for every endpoint, a second user's token gets 403 on the first
@@ -24,12 +35,22 @@ describe('authorization matrix', () => {
   /** Everything stored for a source, so a refused request can be shown to have changed nothing. */
   async function snapshot(world: World) {
     const { db } = h.deps;
-    const source = await db.selectFrom('traffic_sources').selectAll().where('id', '=', world.sourceId).executeTakeFirst();
+    const source = await db
+      .selectFrom('traffic_sources')
+      .selectAll()
+      .where('id', '=', world.sourceId)
+      .executeTakeFirst();
     const counts: Record<string, number> = {};
     for (const table of ['http_traffic', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const) {
-      counts[table] = (await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', world.sourceId).execute()).length;
+      counts[table] = (
+        await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', world.sourceId).execute()
+      ).length;
     }
-    const webhooks = await db.selectFrom('webhooks').selectAll().where('traffic_source_id', '=', world.sourceId).execute();
+    const webhooks = await db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('traffic_source_id', '=', world.sourceId)
+      .execute();
     return { source, counts, webhooks };
   }
 
@@ -61,9 +82,22 @@ describe('authorization matrix', () => {
   it('checks existence before ownership: 404 for a missing resource, whoever asks', async () => {
     const { stranger } = await twoUsers();
     for (const [name, e] of resourceBound()) {
-      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', MISSING_ID]));
+      const params = Object.fromEntries(
+        [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', MISSING_ID]),
+      );
       const build = VALID_REQUESTS[name];
-      const body = build ? build({ sourceId: MISSING_ID, entryId: MISSING_ID, domainId: MISSING_ID, pathnameId: MISSING_ID, coreLogId: MISSING_ID, webhookId: MISSING_ID, alertRuleId: MISSING_ID, ruleId: MISSING_ID }).body : undefined;
+      const body = build
+        ? build({
+            sourceId: MISSING_ID,
+            entryId: MISSING_ID,
+            domainId: MISSING_ID,
+            pathnameId: MISSING_ID,
+            coreLogId: MISSING_ID,
+            webhookId: MISSING_ID,
+            alertRuleId: MISSING_ID,
+            ruleId: MISSING_ID,
+          }).body
+        : undefined;
       const answer = await send(h, stranger.token, e, { params, ...(body !== undefined ? { body } : {}) });
       expect(answer.status, `${name}: ${answer.text}`).toBe(404);
       expect((answer.json as { error: string }).error, name).toMatch(/ not found$/);
@@ -73,7 +107,9 @@ describe('authorization matrix', () => {
   it('checks validation before ownership: a bad id is 400 for a stranger too', async () => {
     const { stranger } = await twoUsers();
     for (const [name, e] of resourceBound()) {
-      const params = Object.fromEntries([...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', 'not-a-uuid']));
+      const params = Object.fromEntries(
+        [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m): [string, string] => [m[1] ?? '', 'not-a-uuid']),
+      );
       const answer = await send(h, stranger.token, e, { params });
       expect(answer.status, `${name}: ${answer.text}`).toBe(400);
     }
@@ -89,11 +125,26 @@ describe('authorization matrix', () => {
       ['listCoreLogs', contract.listCoreLogs, { trafficSourceId: strangerWorld.sourceId }, undefined],
       ['listWebhooks', contract.listWebhooks, { trafficSourceId: strangerWorld.sourceId }, undefined],
       ['listTraffic', contract.listTraffic, { trafficSourceId: strangerWorld.sourceId }, undefined],
-      ['listTraffic by the owner’s domain', contract.listTraffic, { trafficSourceId: strangerWorld.sourceId }, { domainId: ownerWorld.domainId }],
-      ['listTraffic by the owner’s pathname', contract.listTraffic, { trafficSourceId: strangerWorld.sourceId }, { pathnameId: ownerWorld.pathnameId }],
+      [
+        'listTraffic by the owner’s domain',
+        contract.listTraffic,
+        { trafficSourceId: strangerWorld.sourceId },
+        { domainId: ownerWorld.domainId },
+      ],
+      [
+        'listTraffic by the owner’s pathname',
+        contract.listTraffic,
+        { trafficSourceId: strangerWorld.sourceId },
+        { pathnameId: ownerWorld.pathnameId },
+      ],
       ['listDomains', contract.listDomains, { trafficSourceId: strangerWorld.sourceId }, undefined],
       ['listPathnames', contract.listPathnames, { trafficSourceId: strangerWorld.sourceId }, undefined],
-      ['listPathnames of the owner’s domain', contract.listPathnames, { trafficSourceId: strangerWorld.sourceId }, { domainId: ownerWorld.domainId }],
+      [
+        'listPathnames of the owner’s domain',
+        contract.listPathnames,
+        { trafficSourceId: strangerWorld.sourceId },
+        { domainId: ownerWorld.domainId },
+      ],
     ];
     for (const [label, e, params, query] of lists) {
       const answer = await send(h, stranger.token, e, { ...(params ? { params } : {}), ...(query ? { query } : {}) });
@@ -108,11 +159,25 @@ describe('authorization matrix', () => {
 
   it("a second user cannot reach the first user's entries through their own source", async () => {
     const { stranger, ownerWorld, strangerWorld } = await twoUsers();
-    const entry = await rawJson(h, 'GET', `/http-traffic/${strangerWorld.sourceId}/${ownerWorld.entryId}`, stranger.token);
+    const entry = await rawJson(
+      h,
+      'GET',
+      `/http-traffic/${strangerWorld.sourceId}/${ownerWorld.entryId}`,
+      stranger.token,
+    );
     expect(entry.status).toBe(404);
-    const log = await rawJson(h, 'POST', `/core-log/${strangerWorld.sourceId}`, stranger.token, { title: 't', httpTrafficId: ownerWorld.entryId });
+    const log = await rawJson(h, 'POST', `/core-log/${strangerWorld.sourceId}`, stranger.token, {
+      title: 't',
+      httpTrafficId: ownerWorld.entryId,
+    });
     expect(log.status).toBe(400);
-    const compose = await rawJson(h, 'POST', `/http-traffic-record/${strangerWorld.sourceId}`, stranger.token, composeBody(ownerWorld.sourceId));
+    const compose = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${strangerWorld.sourceId}`,
+      stranger.token,
+      composeBody(ownerWorld.sourceId),
+    );
     expect(compose.status).toBe(400);
   });
 

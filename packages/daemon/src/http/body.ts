@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { BODY_TOO_LARGE, HttpError, OVERLOADED } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
 import { carriesBody } from './linger.js';
@@ -42,13 +42,18 @@ function checkUtf8(_req: unknown, _res: unknown, buffer: Buffer, encoding: strin
   if ((!encoding || /^utf-?8$/i.test(encoding)) && !isUtf8(buffer)) throw new Error(NOT_UTF8);
 }
 
-const isVerifyFailure = (error: unknown) => typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.verify.failed';
+const isVerifyFailure = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.verify.failed';
 
 /**
  * Reads a JSON body: 415 for a body that is not JSON, 413 past `limit` bytes, 400 for malformed
  * JSON or bytes that are not UTF-8. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
-export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeBodies' | 'config'>): RequestHandler {
+export function jsonBody(
+  limit: number,
+  mode: BodyMode,
+  deps: Pick<ServerDeps, 'largeBodies' | 'config'>,
+): RequestHandler {
   const parser =
     mode === 'raw'
       ? express.raw({ limit, type: () => true, verify: checkUtf8 })
@@ -59,16 +64,19 @@ export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeB
       return next();
     }
     const type = req.headers['content-type'] ?? '';
-    if (!JSON_TYPE.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json'));
+    if (!JSON_TYPE.test(type))
+      return next(new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json'));
     if (mode === 'none') return next();
     // The parsing reader decodes any utf-* charset; a raw body is decoded as UTF-8 later, so say so now.
-    if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type)) return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
+    if (mode === 'raw' && CHARSET.test(type) && !UTF8.test(type))
+      return next(new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'));
     if (declaredOver(req.headers, limit)) return next(BODY_TOO_LARGE);
     const read = () =>
       parser(req, res, (error?: unknown) => {
         if (isVerifyFailure(error)) return next(new HttpError(400, 'malformed_json', NOT_UTF8));
         if (error) return next(error);
-        if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH)) return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
+        if (mode === 'parse' && deeperThan(req.body, MAX_JSON_DEPTH))
+          return next(new HttpError(400, 'body_too_deep', TOO_DEEP));
         next();
       });
     if (mode === 'raw' && isLarge(req, deps.config.limits.largeBatchBytes)) admitLarge(req, res, deps, read, next);
@@ -77,14 +85,21 @@ export function jsonBody(limit: number, mode: BodyMode, deps: Pick<Deps, 'largeB
 }
 
 /** Chunked bodies have no length up front; they may be large. */
-const isLarge = (req: Request, bytes: number) => req.headers['content-length'] === undefined || Number(req.headers['content-length']) > bytes;
+const isLarge = (req: Request, bytes: number) =>
+  req.headers['content-length'] === undefined || Number(req.headers['content-length']) > bytes;
 
 /**
  * A large body is read only once the gate lets it in, and holds its place until the answer is
  * gone: reading, parsing and storing one costs many times its size in memory, so the number of
  * them at once is what bounds the daemon's memory. Waiting clients' bytes stay in their sockets.
  */
-function admitLarge(req: Request, res: Response, deps: Pick<Deps, 'largeBodies' | 'config'>, read: () => void, next: (error?: unknown) => void): void {
+function admitLarge(
+  req: Request,
+  res: Response,
+  deps: Pick<ServerDeps, 'largeBodies' | 'config'>,
+  read: () => void,
+  next: (error?: unknown) => void,
+): void {
   deps.largeBodies.enter().then((release) => {
     if (!release) return next(OVERLOADED);
     res.once('close', release);

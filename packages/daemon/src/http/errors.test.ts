@@ -2,7 +2,15 @@ import { gzipSync } from 'node:zlib';
 import { ErrorBody } from '@tapline/shared';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSource, MISSING_ID, raw, rawJson, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  createSource,
+  MISSING_ID,
+  raw,
+  rawJson,
+  composeBody,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 describe('error bodies and the body reader', () => {
   let h: Harness | undefined;
@@ -20,10 +28,22 @@ describe('error bodies and the body reader', () => {
 
   it('answers 415 to a body that is not JSON, on POST and PATCH', async () => {
     const { h, user, source } = await setUp();
-    const post = await raw(h, 'POST', '/traffic-source', { token: user.token, body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const post = await raw(h, 'POST', '/traffic-source', {
+      token: user.token,
+      body: 'name=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(post.status).toBe(415);
-    expect(post.json).toEqual({ statusCode: 415, error: 'Content-Type must be application/json', code: 'unsupported_media_type' });
-    const patch = await raw(h, 'PATCH', `/traffic-source/${source.id}`, { token: user.token, body: '{"name":"b"}', headers: { 'content-type': 'text/plain' } });
+    expect(post.json).toEqual({
+      statusCode: 415,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
+    const patch = await raw(h, 'PATCH', `/traffic-source/${source.id}`, {
+      token: user.token,
+      body: '{"name":"b"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(patch.status).toBe(415);
     const none = await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body: '{}' });
     expect(none.status).toBe(415);
@@ -32,15 +52,27 @@ describe('error bodies and the body reader', () => {
   it('accepts JSON media types with parameters and +json suffixes', async () => {
     const { h, user } = await setUp();
     const body = JSON.stringify({ name: 'x', trafficDomain: 'x.example.com' });
-    const plain = await raw(h, 'POST', '/traffic-source', { token: user.token, body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const plain = await raw(h, 'POST', '/traffic-source', {
+      token: user.token,
+      body,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(plain.status).toBe(201);
-    const suffixed = await raw(h, 'POST', '/traffic-source', { token: user.token, body: body.replace('"x"', '"y"'), headers: { 'content-type': 'application/vnd.api+json' } });
+    const suffixed = await raw(h, 'POST', '/traffic-source', {
+      token: user.token,
+      body: body.replace('"x"', '"y"'),
+      headers: { 'content-type': 'application/vnd.api+json' },
+    });
     expect(suffixed.status).toBe(201);
   });
 
   it('answers 415 to a JSON body in a charset other than UTF-8', async () => {
     const { h, user } = await setUp();
-    const answer = await raw(h, 'POST', '/traffic-source', { token: user.token, body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } });
+    const answer = await raw(h, 'POST', '/traffic-source', {
+      token: user.token,
+      body: '{}',
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
     expect(answer.status).toBe(415);
   });
 
@@ -56,15 +88,33 @@ describe('error bodies and the body reader', () => {
     const over = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, big);
     expect(over.status).toBe(413);
     expect(over.json).toEqual({ statusCode: 413, error: 'Request body too large', code: 'body_too_large' });
-    const under = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id, { responseBody: { text: 'x'.repeat(1000) } }));
+    const under = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${source.id}`,
+      user.token,
+      composeBody(source.id, { responseBody: { text: 'x'.repeat(1000) } }),
+    );
     expect(under.status).toBe(201);
   });
 
   it('has a default limit of 1 MiB', async () => {
     const { h, user, source } = await setUp();
-    const over = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id, { responseBody: { text: 'x'.repeat(1024 * 1024) } }));
+    const over = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${source.id}`,
+      user.token,
+      composeBody(source.id, { responseBody: { text: 'x'.repeat(1024 * 1024) } }),
+    );
     expect(over.status).toBe(413);
-    const under = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id, { responseBody: { text: 'x'.repeat(1000 * 1000) } }));
+    const under = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${source.id}`,
+      user.token,
+      composeBody(source.id, { responseBody: { text: 'x'.repeat(1000 * 1000) } }),
+    );
     expect(under.status).toBe(201);
   });
 
@@ -76,17 +126,36 @@ describe('error bodies and the body reader', () => {
       await raw(h, 'GET', `/http-traffic/${source.id}`, { token: 'x.y.z' }),
       await raw(h, 'GET', `/http-traffic/${MISSING_ID}`, { token: user.token }),
       await raw(h, 'GET', '/http-traffic/not-a-uuid', { token: user.token }),
-      await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body: '{', headers: { 'content-type': 'application/json' } }),
+      await raw(h, 'POST', `/http-traffic-record/${source.id}`, {
+        token: user.token,
+        body: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
     ];
-    expect(answers.map((a) => ErrorBody.parse(a.json).code)).toEqual(['route_not_found', 'token_missing', 'token_invalid', 'source_not_found', 'validation_failed', 'malformed_json']);
+    expect(answers.map((a) => ErrorBody.parse(a.json).code)).toEqual([
+      'route_not_found',
+      'token_missing',
+      'token_invalid',
+      'source_not_found',
+      'validation_failed',
+      'malformed_json',
+    ]);
   });
 
   it('answers 400 to malformed JSON', async () => {
     const { h, user, source } = await setUp();
     for (const body of ['{', '{"name": }', "{'name': 'a'}", 'undefined', '{"a":1}}']) {
-      const answer = await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body, headers: { 'content-type': 'application/json' } });
+      const answer = await raw(h, 'POST', `/http-traffic-record/${source.id}`, {
+        token: user.token,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status, body).toBe(400);
-      expect(answer.json, body).toEqual({ statusCode: 400, error: 'Malformed JSON in request body', code: 'malformed_json' });
+      expect(answer.json, body).toEqual({
+        statusCode: 400,
+        error: 'Malformed JSON in request body',
+        code: 'malformed_json',
+      });
     }
   });
 
@@ -105,7 +174,11 @@ describe('error bodies and the body reader', () => {
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     expect(good.status).toBe(201);
-    const unknown = await raw(h, 'POST', '/traffic-source', { token: user.token, body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'xz' } });
+    const unknown = await raw(h, 'POST', '/traffic-source', {
+      token: user.token,
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'xz' },
+    });
     expect(unknown.status).toBe(415);
   });
 
@@ -113,14 +186,27 @@ describe('error bodies and the body reader', () => {
     const { h, user, source } = await setUp();
     for (const nested of ['['.repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)]) {
       const body = JSON.stringify(composeBody(source.id, { requestBody: 'HERE' })).replace('"HERE"', nested);
-      const answer = await raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body, headers: { 'content-type': 'application/json' } });
+      const answer = await raw(h, 'POST', `/http-traffic-record/${source.id}`, {
+        token: user.token,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ statusCode: 400 });
     }
     // The limit is 256 levels counted from the body itself, which is level 1: requestBody sits at
     // level 2, so 255 nested objects in it reach level 256 and one more is refused.
-    const nestedIn = (levels: number) => JSON.stringify(composeBody(source.id, { requestBody: 'HERE' })).replace('"HERE"', '{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
-    const post = (body: string) => raw(h, 'POST', `/http-traffic-record/${source.id}`, { token: user.token, body, headers: { 'content-type': 'application/json' } });
+    const nestedIn = (levels: number) =>
+      JSON.stringify(composeBody(source.id, { requestBody: 'HERE' })).replace(
+        '"HERE"',
+        '{"a":'.repeat(levels) + '1' + '}'.repeat(levels),
+      );
+    const post = (body: string) =>
+      raw(h, 'POST', `/http-traffic-record/${source.id}`, {
+        token: user.token,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
     expect((await post(nestedIn(50))).status).toBe(201);
     expect((await post(nestedIn(255))).status).toBe(201);
     const over = await post(nestedIn(256));
@@ -179,7 +265,13 @@ describe('error bodies and the body reader', () => {
 
   it('adds issues with dotted paths to validation errors', async () => {
     const { h, user, source } = await setUp();
-    const answer = await rawJson(h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id, { requestHeaders: { accept: { nested: true } }, status: 'x' }));
+    const answer = await rawJson(
+      h,
+      'POST',
+      `/http-traffic-record/${source.id}`,
+      user.token,
+      composeBody(source.id, { requestHeaders: { accept: { nested: true } }, status: 'x' }),
+    );
     expect(answer.status).toBe(400);
     const body = answer.json as { statusCode: number; error: string; issues: { path: string; message: string }[] };
     expect(body.statusCode).toBe(400);

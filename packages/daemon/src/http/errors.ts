@@ -27,7 +27,12 @@ export class HttpError extends Error {
   }
 
   get body(): ErrorBody {
-    return { statusCode: this.status, error: this.message, code: this.code, ...(this.issues ? { issues: [...this.issues] } : {}) };
+    return {
+      statusCode: this.status,
+      error: this.message,
+      code: this.code,
+      ...(this.issues ? { issues: [...this.issues] } : {}),
+    };
   }
 }
 
@@ -50,7 +55,11 @@ export class RetryLater extends HttpError {
  * Any request whose database work failed because the database cannot be reached or written now
  * (db/unavailable.ts). Not a word about the cause: that is for the log.
  */
-export const DATABASE_UNAVAILABLE = new RetryLater('database_unavailable', 'The database is unavailable; retry shortly', 2);
+export const DATABASE_UNAVAILABLE = new RetryLater(
+  'database_unavailable',
+  'The database is unavailable; retry shortly',
+  2,
+);
 
 /** A large batch that waited `--large-batch-wait` for its turn (http/gate.ts). */
 export const OVERLOADED = new RetryLater('overloaded', 'Too many large batches at once; retry shortly', 2);
@@ -67,14 +76,17 @@ export const notFound = (code: keyof typeof NOT_FOUND) => new HttpError(404, cod
 export const forbidden = (reason: 'scope_denied' | 'source_denied' | 'not_owner', tokenId: string | null) =>
   new HttpError(403, 'forbidden', 'Forbidden', undefined, { reason, tokenId });
 /** 400 for a body that breaks a rule the schema cannot express, naming the field. */
-export const invalidField = (path: string, message: string, issue = message) => new HttpError(400, 'validation_failed', message, [{ path, message: issue }]);
+export const invalidField = (path: string, message: string, issue = message) =>
+  new HttpError(400, 'validation_failed', message, [{ path, message: issue }]);
 
 /** `['requestHeaders', 'accept']` becomes `requestHeaders.accept`; `[3, 'method']` becomes `3.method`. */
 export const issuePath = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
 export function validationError(error: z.ZodError, where: string): HttpError {
   const issues = error.issues.map((issue) => ({ path: issuePath(issue.path), message: describeIssue(issue) }));
-  const shown = issues.slice(0, 3).map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
+  const shown = issues
+    .slice(0, 3)
+    .map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
   const message = shown.length > 0 ? shown.join('; ') + more : `invalid ${where}`;
   return new HttpError(400, 'validation_failed', message, issues);
@@ -106,7 +118,8 @@ const BODY_ERRORS: Record<string, HttpError> = {
 function clientErrorOf(error: unknown): HttpError | undefined {
   if (error instanceof URIError) return new HttpError(400, 'bad_request', 'Malformed percent-encoding in the URL');
   const status = typeof error === 'object' && error && 'status' in error ? Number(error.status) : Number.NaN;
-  if (Number.isInteger(status) && status >= 400 && status < 500) return new HttpError(status, 'bad_request', STATUS_CODES[status] ?? 'Bad Request');
+  if (Number.isInteger(status) && status >= 400 && status < 500)
+    return new HttpError(status, 'bad_request', STATUS_CODES[status] ?? 'Bad Request');
   return undefined;
 }
 
@@ -135,7 +148,8 @@ export function methodNotAllowed(router: Router, endpoints: readonly Endpoint[])
   }
 }
 
-export const unknownRoute: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'route_not_found', 'Not Found'));
+export const unknownRoute: RequestHandler = (_req, _res, next) =>
+  next(new HttpError(404, 'route_not_found', 'Not Found'));
 
 export const INTERNAL = new HttpError(500, 'internal', 'Internal Server Error');
 
@@ -159,11 +173,16 @@ export interface FailureLogs {
  * a restart under load fails hundreds of requests a second), the stack of a bug. Every error
  * writer (Express's, the lean path's, OTLP's) goes through here, so they answer alike.
  */
-export function failureAnswer(error: unknown, req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>, logs: FailureLogs): HttpError {
+export function failureAnswer(
+  error: unknown,
+  req: Pick<Request, 'ip' | 'socket' | 'method' | 'path'>,
+  logs: FailureLogs,
+): HttpError {
   if (error instanceof HttpError && error.audit) logAuthFailure(logs.logger, req, error.status, error.audit);
   const known = knownError(error);
   if (known === DATABASE_UNAVAILABLE) logs.outages.report(error, `${req.method} ${req.path}`);
-  else if (!known) logs.logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
+  else if (!known)
+    logs.logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error while serving a request');
   return known ?? INTERNAL;
 }
 

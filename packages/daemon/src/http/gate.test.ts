@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../deps.js';
+import { DEFAULT_LIMITS } from '../config.js';
 import { composeBody, createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /**
@@ -14,7 +14,9 @@ describe('the large-batch gate', () => {
   let body: Buffer;
 
   beforeEach(async () => {
-    h = await startHarness({ config: { limits: { ...DEFAULT_LIMITS, largeBatchBytes: 4096, largeBatches: 1, largeBatchWaitMs: 400 } } });
+    h = await startHarness({
+      config: { limits: { ...DEFAULT_LIMITS, largeBatchBytes: 4096, largeBatches: 1, largeBatchWaitMs: 400 } },
+    });
     user = await h.user();
     const sourceId = (await createSource(user.client)).id;
     path = `/http-traffic-record/${sourceId}/batch`;
@@ -28,7 +30,17 @@ describe('the large-batch gate', () => {
     const { port } = new URL(h.url);
     const finishers: Array<() => void> = [];
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ port, host: '127.0.0.1', path, method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', 'content-length': body.length } });
+      const req = http.request({
+        port,
+        host: '127.0.0.1',
+        path,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${user.token}`,
+          'content-type': 'application/json',
+          'content-length': body.length,
+        },
+      });
       req.on('response', (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -46,7 +58,12 @@ describe('the large-batch gate', () => {
     };
   }
 
-  const post = () => h.fetch(path, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' }, body });
+  const post = () =>
+    h.fetch(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body,
+    });
 
   it('answers 503 overloaded with Retry-After to a large batch that waited too long, and serves it once the gate is free', async () => {
     const first = started();
@@ -54,7 +71,11 @@ describe('the large-batch gate', () => {
     const refused = await post();
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('2');
-    expect(await refused.json()).toEqual({ statusCode: 503, error: 'Too many large batches at once; retry shortly', code: 'overloaded' });
+    expect(await refused.json()).toEqual({
+      statusCode: 503,
+      error: 'Too many large batches at once; retry shortly',
+      code: 'overloaded',
+    });
     expect((await first.finish()).status).toBe(201);
     expect((await post()).status).toBe(201);
     expect(h.deps.largeBodies.running).toBe(0);
@@ -72,7 +93,11 @@ describe('the large-batch gate', () => {
   it('does not hold small batches or ordinary requests at the gate', async () => {
     const large = started();
     await expect.poll(() => h.deps.largeBodies.running).toBe(1);
-    const small = await h.fetch(path, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' }, body: JSON.stringify([composeBody(path.split('/')[2] ?? '')]) });
+    const small = await h.fetch(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify([composeBody(path.split('/')[2] ?? '')]),
+    });
     expect(small.status).toBe(201);
     expect((await large.finish()).status).toBe(201);
   });

@@ -3,8 +3,8 @@ import { contract } from '@tapline/shared';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
-import { defaultConfig } from '../deps.js';
-import { createTrafficBus, type IngestHook, type StoredEntry } from '../http-traffic/bus.js';
+import { defaultConfig } from '../config.js';
+import { createTrafficBus, type IngestHook, type StoredEntry } from '../stream/bus.js';
 import { composeBody, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 import { createInflight } from './inflight.js';
 
@@ -13,7 +13,9 @@ describe('in-flight handlers', () => {
     const inflight = createInflight();
     const order: string[] = [];
     let finishFirst = () => {};
-    const first = inflight.track(new Promise<void>((resolve) => (finishFirst = resolve)).then(() => void order.push('first')));
+    const first = inflight.track(
+      new Promise<void>((resolve) => (finishFirst = resolve)).then(() => void order.push('first')),
+    );
     const failing = inflight.track(Promise.reject(new Error('client error')));
     await expect(failing).rejects.toThrow('client error');
     const drained = inflight.drain(5_000).then((idle) => {
@@ -47,7 +49,12 @@ describe('in-flight handlers', () => {
 describe('stopping the daemon', () => {
   it('answers requests that arrive once it is stopping with 503 and Connection: close', async () => {
     const opened = await openTestDatabase();
-    const { app, stop } = createApp({ db: opened.db, dialect: opened.dialect, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
+    const { app, stop } = createApp({
+      db: opened.db,
+      dialect: opened.dialect,
+      config: defaultConfig('0.0.0-test'),
+      logger: pino({ level: 'silent' }),
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -80,7 +87,9 @@ describe('stopping the daemon', () => {
     bus.subscribe((entries) => committed.push(...entries.map((c) => c.entry)));
     const h = await startHarness({ ingestHooks: [pause], bus });
     const { client, token } = await h.user();
-    const source = await client.call(contract.createTrafficSource, { body: { name: 'shop', trafficDomain: 'shop.example.com' } });
+    const source = await client.call(contract.createTrafficSource, {
+      body: { name: 'shop', trafficDomain: 'shop.example.com' },
+    });
 
     const gaveUp = new AbortController();
     const request = h.fetch(`/http-traffic-record/${source.id}`, {

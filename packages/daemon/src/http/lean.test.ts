@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import { createUser } from '../auth/users.js';
-import { defaultConfig } from '../deps.js';
+import { defaultConfig } from '../config.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { listen } from './listen.js';
 
@@ -23,8 +23,12 @@ async function threeServers() {
   const config = defaultConfig('0.0.0-test');
   // A batch of a few records counts as large here, so the gate's path is exercised too.
   const { app, handler, lean, deps, stop } = createApp({
-    db: opened.db, dialect: opened.dialect, config: { ...config, limits: { ...config.limits, largeBatchBytes: 2048 } },
-    logger: pino({ level: 'silent' }), pruner: { start: false }, webhooks: { start: false },
+    db: opened.db,
+    dialect: opened.dialect,
+    config: { ...config, limits: { ...config.limits, largeBatchBytes: 2048 } },
+    logger: pino({ level: 'silent' }),
+    pruner: { start: false },
+    webhooks: { start: false },
   });
   const servers: Server[] = [];
   const urlOf = async (listener: RequestListener) => {
@@ -44,7 +48,10 @@ async function threeServers() {
     lean: await urlOf((req, res) => lean(req, res, () => res.writeHead(NOT_LEAN).end())),
     owner,
     user,
-    source: await createTrafficSource(opened.db, deps.clock, owner.id, { name: 'lean', trafficDomain: 'shop.example.com' }),
+    source: await createTrafficSource(opened.db, deps.clock, owner.id, {
+      name: 'lean',
+      trafficDomain: 'shop.example.com',
+    }),
     async close() {
       for (const server of servers) {
         server.closeAllConnections();
@@ -68,7 +75,11 @@ interface Sent {
 async function send(base: string, s: Servers, { path, body, token = s.owner.token, headers = {} }: Sent) {
   const response = await fetch(base + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body }),
   });
   const answered = [...response.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive');
@@ -86,17 +97,33 @@ describe('the lean ingest path', () => {
   it('serves a compose, a batch (small and large) and /ingest-log by itself, with the answers Express gives', async () => {
     const created = await send(s.lean, s, { path: single(), body: compose() });
     expect(created.status).toBe(201);
-    expect(created.headers).toEqual([['connection', 'keep-alive'], ['content-length', String(Buffer.byteLength(created.text))], ['content-type', 'application/json; charset=utf-8']]);
+    expect(created.headers).toEqual([
+      ['connection', 'keep-alive'],
+      ['content-length', String(Buffer.byteLength(created.text))],
+      ['content-type', 'application/json; charset=utf-8'],
+    ]);
     const record = JSON.parse(created.text) as { id: string };
-    const read = await fetch(`${s.daemon}/http-traffic/${s.source.id}/${record.id}`, { headers: { authorization: `Bearer ${s.owner.token}` } });
+    const read = await fetch(`${s.daemon}/http-traffic/${s.source.id}/${record.id}`, {
+      headers: { authorization: `Bearer ${s.owner.token}` },
+    });
     expect(await read.json()).toEqual(record);
 
     for (const size of [2, 20]) {
-      const batch = await send(s.lean, s, { path: `${single()}/batch`, body: `[${Array.from({ length: size }, () => compose()).join(',')}]` });
+      const batch = await send(s.lean, s, {
+        path: `${single()}/batch`,
+        body: `[${Array.from({ length: size }, () => compose()).join(',')}]`,
+      });
       expect(batch.status).toBe(201);
       expect((JSON.parse(batch.text) as { ids: string[] }).ids).toHaveLength(size);
     }
-    const arkyn = { ...composeBody(s.source.id), requestHeaders: '{}', queryParams: '{}', responseHeaders: '{}', requestBody: 'null', responseBody: '{"ok":true}' };
+    const arkyn = {
+      ...composeBody(s.source.id),
+      requestHeaders: '{}',
+      queryParams: '{}',
+      responseHeaders: '{}',
+      requestBody: 'null',
+      responseBody: '{"ok":true}',
+    };
     expect((await send(s.lean, s, { path: '/ingest-log', body: JSON.stringify(arkyn) })).status).toBe(201);
   });
 
@@ -105,14 +132,24 @@ describe('the lean ingest path', () => {
       { path: single(), body: compose(), token: null },
       { path: single(), body: compose(), token: 'not-a-token' },
       { path: single(), body: gzipSync(compose()), headers: { 'content-encoding': 'gzip' } },
-      { path: single(), body: Buffer.from(compose(), 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16le' } },
+      {
+        path: single(),
+        body: Buffer.from(compose(), 'utf16le'),
+        headers: { 'content-type': 'application/json; charset=utf-16le' },
+      },
       { path: single().toUpperCase(), body: compose() },
       { path: `${single()}/extra`, body: compose() },
       { path: single(), body: '' },
     ];
-    for (const sent of bodies) expect((await send(s.lean, s, sent)).status, JSON.stringify(sent.headers ?? sent.path)).toBe(NOT_LEAN);
+    for (const sent of bodies)
+      expect((await send(s.lean, s, sent)).status, JSON.stringify(sent.headers ?? sent.path)).toBe(NOT_LEAN);
     const chunked = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(compose())), c.close()) });
-    const streamed = await fetch(s.lean + single(), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.owner.token}` }, body: chunked, duplex: 'half' });
+    const streamed = await fetch(s.lean + single(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.owner.token}` },
+      body: chunked,
+      duplex: 'half',
+    });
     expect(streamed.status).toBe(NOT_LEAN);
   });
 
@@ -129,7 +166,10 @@ describe('the lean ingest path', () => {
       'a body of the wrong type': { path: single(), body: '"text"' },
       'another source in the body': { path: single(), body: compose({ trafficSourceId: MISSING_ID }) },
       'a path id that is no UUID': { path: '/http-traffic-record/abc', body: JSON.stringify(composeBody('abc')) },
-      'an unknown source': { path: `/http-traffic-record/${MISSING_ID}`, body: JSON.stringify(composeBody(MISSING_ID)) },
+      'an unknown source': {
+        path: `/http-traffic-record/${MISSING_ID}`,
+        body: JSON.stringify(composeBody(MISSING_ID)),
+      },
       "another user's source": { path: single(), body: compose(), token: stranger.token },
       'a token without the ingest scope': { path: single(), body: compose(), token: reader.token },
       'a startedAt far ahead': { path: single(), body: compose({ startedAt: '2999-01-01T00:00:00.000Z' }) },
@@ -141,8 +181,14 @@ describe('the lean ingest path', () => {
       'a batch with another source': { path: batch, body: `[${compose({ trafficSourceId: MISSING_ID })}]` },
       'a malformed batch': { path: batch, body: '[{' },
       'a large malformed batch': { path: batch, body: `[${compose()},${compose()},{` },
-      'a batch for an unknown source': { path: `/http-traffic-record/${MISSING_ID}/batch`, body: `[${JSON.stringify(composeBody(MISSING_ID))}]` },
-      '/ingest-log with fields that are not JSON': { path: '/ingest-log', body: JSON.stringify({ ...composeBody(s.source.id), requestHeaders: '{' }) },
+      'a batch for an unknown source': {
+        path: `/http-traffic-record/${MISSING_ID}/batch`,
+        body: `[${JSON.stringify(composeBody(MISSING_ID))}]`,
+      },
+      '/ingest-log with fields that are not JSON': {
+        path: '/ingest-log',
+        body: JSON.stringify({ ...composeBody(s.source.id), requestHeaders: '{' }),
+      },
     };
     for (const [name, sent] of Object.entries(cases)) {
       const [viaDaemon, viaExpress] = [await send(s.daemon, s, sent), await send(s.express, s, sent)];
@@ -160,7 +206,10 @@ describe('a database that cannot serve, on the lean path', () => {
       outage.fail(adminShutdown());
       const single = `/http-traffic-record/${s.source.id}`;
       const compose = JSON.stringify(composeBody(s.source.id));
-      for (const sent of [{ path: single, body: compose }, { path: `${single}/batch`, body: `[${compose},${compose}]` }]) {
+      for (const sent of [
+        { path: single, body: compose },
+        { path: `${single}/batch`, body: `[${compose},${compose}]` },
+      ]) {
         const [viaDaemon, viaExpress] = [await send(s.daemon, s, sent), await send(s.express, s, sent)];
         expect(viaDaemon.status, sent.path).toBe(503);
         expect(viaDaemon, sent.path).toEqual(viaExpress);

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/tokens.js';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { CHARSET, JSON_TYPE, NOT_UTF8, UTF8 } from './body.js';
 import { failureAnswer, HttpError, MALFORMED_JSON, OVERLOADED, RetryLater } from './errors.js';
 import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js';
@@ -11,7 +11,10 @@ import { bearerToken, type MountedRoute } from './mount.js';
 /** Serves a request itself, or hands it to `fallback` (the Express app) before reading any of it. */
 export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => void;
 
-type LeanDeps = Pick<Deps, 'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'>;
+type LeanDeps = Pick<
+  ServerDeps,
+  'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'
+>;
 
 interface Matched {
   readonly route: MountedRoute;
@@ -25,7 +28,10 @@ interface Matched {
  */
 function pathMatcher(route: MountedRoute): (path: string) => Matched | undefined {
   const names: string[] = [];
-  const source = route.endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (names.push(name), '([A-Za-z0-9_-]{1,128})'));
+  const source = route.endpoint.path.replace(
+    /:([A-Za-z]+)/g,
+    (_, name: string) => (names.push(name), '([A-Za-z0-9_-]{1,128})'),
+  );
   const pattern = new RegExp(`^${source}/?$`);
   return (path) => {
     const found = pattern.exec(path);
@@ -44,7 +50,13 @@ function pathMatcher(route: MountedRoute): (path: string) => Matched | undefined
 function plainJson(req: IncomingMessage, limit: number): number | undefined {
   const { headers } = req;
   const length = headers['content-length'];
-  if (length === undefined || headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined || !/^[0-9]{1,10}$/.test(length)) return undefined;
+  if (
+    length === undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    headers['content-encoding'] !== undefined ||
+    !/^[0-9]{1,10}$/.test(length)
+  )
+    return undefined;
   const type = headers['content-type'] ?? '';
   if (!JSON_TYPE.test(type) || (CHARSET.test(type) && !UTF8.test(type))) return undefined;
   const bytes = Number(length);
@@ -94,9 +106,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown, extra: Re
 /**
  * The ingest endpoints (single compose, batches, `/ingest-log`) without Express: the same route
  * work (mount.ts), authentication, body rules and error bodies, read and answered on node:http.
- * Express's router, body-parser and `res.json` were a sixth of a compose's CPU time (issue 17).
- * Anything out of the ordinary (no or a bad token, a body it does not read, a stopping daemon)
- * goes to Express untouched, which answers it as it always did; docs/performance.md.
+ * Express's router, body-parser and `res.json` were a large share of a compose's CPU time
+ * (docs/performance.md#ingest-and-the-http-path). Anything out of the ordinary (no or a bad token,
+ * a body it does not read, a stopping daemon) goes to Express untouched, as it always did.
  */
 export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRoute[]): LeanDispatcher {
   const matchers = routes.filter((r) => r.endpoint.method === 'POST').map(pathMatcher);
@@ -113,14 +125,25 @@ export function createLeanDispatcher(deps: LeanDeps, routes: readonly MountedRou
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
-    const answer = failureAnswer(error, { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path }, deps);
+    const answer = failureAnswer(
+      error,
+      { ip: deps.clientAddress(req), socket: req.socket, method: 'POST', path },
+      deps,
+    );
     if (res.headersSent) return void res.destroy();
     answerBeforeBody(req, res);
     sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, { route, params }: Matched, principal: Principal, bytes: number): Promise<void> {
-    const admitted = bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    { route, params }: Matched,
+    principal: Principal,
+    bytes: number,
+  ): Promise<void> {
+    const admitted =
+      bytes > deps.config.limits.largeBatchBytes && route.mode === 'raw' ? await admitLarge(req, res) : undefined;
     if (admitted === null) return;
     const body = decode(await readBody(req), route.mode);
     const result = await route.work({ params, query: {}, body }, principal);

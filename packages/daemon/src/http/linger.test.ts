@@ -18,7 +18,9 @@ async function refusing(limits: LingerLimits, readFirst = false) {
     req.socket.once('close', () => closed.push({ bytesRead: req.socket.bytesRead }));
     const refuse = () => {
       answerBeforeBody(req, res, limits);
-      res.writeHead(503, { 'content-type': 'application/json', 'content-length': '16', 'retry-after': '2' }).end('{"error":"busy"}');
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'content-length': '16', 'retry-after': '2' })
+        .end('{"error":"busy"}');
     };
     if (readFirst) req.resume().once('end', refuse);
     else refuse();

@@ -52,7 +52,8 @@ export function linger(socket: Socket, limits: LingerLimits = LINGER): () => voi
 export const isLingering = (socket: Socket) => lingering.has(socket);
 
 /** Whether a request comes with a body at all: chunked, or of a length above 0. */
-export const carriesBody = (headers: IncomingMessage['headers']) => headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+export const carriesBody = (headers: IncomingMessage['headers']) =>
+  headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 
 /**
  * Call before writing an answer to a request whose body nobody read (a refusal: the large-batch

@@ -15,9 +15,14 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 /** What Node's HTTP parser rejects before Express sees a request, as the API's usual JSON. */
 function clientErrorBody(error: NodeJS.ErrnoException): ErrorBody {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { statusCode: 431, error: `Request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`, code: 'headers_too_large' };
+    return {
+      statusCode: 431,
+      error: `Request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`,
+      code: 'headers_too_large',
+    };
   }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { statusCode: 408, error: 'Request Timeout', code: 'request_timeout' };
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { statusCode: 408, error: 'Request Timeout', code: 'request_timeout' };
   return { statusCode: 400, error: 'Bad Request: the HTTP request could not be parsed', code: 'bad_request' };
 }
 
@@ -30,16 +35,21 @@ function clientErrorBody(error: NodeJS.ErrnoException): ErrorBody {
 function answerClientError(logger: Logger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    if (isLingering(socket)) return void (timedOut || error.code === 'ECONNRESET' ? socket.destroy() : linger(socket)());
+    if (isLingering(socket))
+      return void (timedOut || error.code === 'ECONNRESET' ? socket.destroy() : linger(socket)());
     // node:http's own (undocumented) link from a socket to the response being written on it.
     const pending = '_httpMessage' in socket ? socket._httpMessage : null;
-    const answering = typeof pending === 'object' && pending !== null && 'headersSent' in pending && pending.headersSent === true;
+    const answering =
+      typeof pending === 'object' && pending !== null && 'headersSent' in pending && pending.headersSent === true;
     if (error.code === 'ECONNRESET' || !socket.writable || answering) {
       socket.destroy();
       return;
     }
     const body = clientErrorBody(error);
-    logger.debug({ code: error.code, status: body.statusCode, remoteAddress: socket.remoteAddress }, 'refused a request Node could not parse');
+    logger.debug(
+      { code: error.code, status: body.statusCode, remoteAddress: socket.remoteAddress },
+      'refused a request Node could not parse',
+    );
     const json = JSON.stringify(body);
     const answer =
       `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode] ?? ''}\r\nConnection: close\r\n` +
@@ -56,7 +66,13 @@ function answerClientError(logger: Logger) {
  * The one way the daemon and the in-process harness listen, so tests see the daemon's limits.
  * `options` adds to them (the daemon's timeouts).
  */
-export function listen(app: RequestListener, port: number, host: string, logger: Logger, options: ServerOptions = {}): Promise<Server> {
+export function listen(
+  app: RequestListener,
+  port: number,
+  host: string,
+  logger: Logger,
+  options: ServerOptions = {},
+): Promise<Server> {
   const server = createServer({ ...options, maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.on('clientError', answerClientError(logger));
   return new Promise((resolve, reject) => {

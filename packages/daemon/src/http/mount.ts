@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
-import type { Deps } from '../deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { type BodyMode, declaredOver, jsonBody } from './body.js';
 import { BODY_TOO_LARGE, forbidden, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
@@ -56,20 +56,31 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
 }
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
-function checks(deps: Deps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
-  return [...(endpoint.scopes ? [authenticate(deps.tokens)] : []), jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps)];
+function checks(deps: ServerDeps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
+  return [
+    ...(endpoint.scopes ? [authenticate(deps.tokens)] : []),
+    jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps),
+  ];
 }
 
 // The principal is set on every endpoint with scopes (authentication runs first there), which is
 // what RequestContext's conditional type says; the compiler cannot follow it through Express.
-// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-export const contextFor = <E extends Endpoint>(endpoint: E, principal: Principal | null) => ({ endpoint, principal }) as RequestContext<E>;
-const contextOf = <E extends Endpoint>(endpoint: E, res: Response) => contextFor(endpoint, res.locals.principal ?? null);
+export const contextFor = <E extends Endpoint>(endpoint: E, principal: Principal | null) =>
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+  ({ endpoint, principal }) as RequestContext<E>;
+const contextOf = <E extends Endpoint>(endpoint: E, res: Response) =>
+  contextFor(endpoint, res.locals.principal ?? null);
 
 const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
 
 /** The checks, then the endpoint's own work, which stopping waits for (see inflight.ts). */
-function register(router: Router, deps: Deps, endpoint: Endpoint, mode: BodyMode, work: (req: Request, res: Response) => Promise<void>): void {
+function register(
+  router: Router,
+  deps: ServerDeps,
+  endpoint: Endpoint,
+  mode: BodyMode,
+  work: (req: Request, res: Response) => Promise<void>,
+): void {
   const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
   router[VERB[endpoint.method]](endpoint.path, ...checks(deps, endpoint, mode), tracked);
 }
@@ -83,7 +94,10 @@ function answer(res: Response, endpoint: Endpoint, result: unknown): void {
  * An endpoint's work once authentication and the body reader passed, whichever server path read
  * the request: Express passes its `req`; the lean ingest path (lean.ts) the same three parts.
  */
-export type RouteWork = (req: Pick<Request, 'params' | 'query' | 'body'>, principal: Principal | null) => Promise<unknown>;
+export type RouteWork = (
+  req: Pick<Request, 'params' | 'query' | 'body'>,
+  principal: Principal | null,
+) => Promise<unknown>;
 
 /** What `mount` and `mountPrepared` give back, so that lean.ts can serve the same endpoint. */
 export interface MountedRoute {
@@ -92,10 +106,14 @@ export interface MountedRoute {
   readonly work: RouteWork;
 }
 
-function registerJson(router: Router, deps: Deps, route: MountedRoute): MountedRoute {
+function registerJson(router: Router, deps: ServerDeps, route: MountedRoute): MountedRoute {
   const { endpoint, work } = route;
-  register(router, deps, endpoint, endpoint.body === undefined && route.mode === 'parse' ? 'none' : route.mode, async (req, res) =>
-    answer(res, endpoint, await work(req, res.locals.principal ?? null)),
+  register(
+    router,
+    deps,
+    endpoint,
+    endpoint.body === undefined && route.mode === 'parse' ? 'none' : route.mode,
+    async (req, res) => answer(res, endpoint, await work(req, res.locals.principal ?? null)),
   );
   return route;
 }
@@ -104,11 +122,20 @@ function registerJson(router: Router, deps: Deps, route: MountedRoute): MountedR
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
  * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
  */
-export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: E, handler: Handler<E>): MountedRoute {
+export function mount<E extends Endpoint>(
+  router: Router,
+  deps: ServerDeps,
+  endpoint: E,
+  handler: Handler<E>,
+): MountedRoute {
   return registerJson(router, deps, {
     endpoint,
     mode: 'parse',
-    work: async (req, principal) => handler(parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body), contextFor(endpoint, principal)),
+    work: async (req, principal) =>
+      handler(
+        parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body),
+        contextFor(endpoint, principal),
+      ),
   });
 }
 
@@ -116,7 +143,11 @@ export function mount<E extends Endpoint>(router: Router, deps: Deps, endpoint: 
  * The path, query and body through the endpoint's schemas. ParsedInput<E> is exactly what these
  * parses give, but the compiler cannot follow the optional schemas through E.
  */
-function parseInput<E extends Endpoint>(endpoint: E, req: Pick<Request, 'params' | 'query'>, body: unknown): ParsedInput<E> {
+function parseInput<E extends Endpoint>(
+  endpoint: E,
+  req: Pick<Request, 'params' | 'query'>,
+  body: unknown,
+): ParsedInput<E> {
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
   return {
     params: parsePart(endpoint.params, req.params, 'path'),
@@ -135,7 +166,7 @@ function parseInput<E extends Endpoint>(endpoint: E, req: Pick<Request, 'params'
  */
 export function mountPrepared<E extends Endpoint, B>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   prepare: (body: Buffer | null, path: Request['params']) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
@@ -157,7 +188,7 @@ export function mountPrepared<E extends Endpoint, B>(
  */
 export function mountRaw<E extends Endpoint>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
@@ -173,7 +204,7 @@ export function mountRaw<E extends Endpoint>(
  */
 export function mountBytes<E extends Endpoint>(
   router: Router,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: E,
   types: { readonly accepts: (contentType: string) => boolean; readonly message: string },
   handler: (body: Buffer, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
@@ -181,24 +212,36 @@ export function mountBytes<E extends Endpoint>(
   const limit = endpoint.maxBody ?? deps.config.maxBody;
   const reader = express.raw({ limit, type: () => true });
   const checkBody: RequestHandler = (req, _res, next) => {
-    if (!types.accepts(req.headers['content-type'] ?? '')) return next(new HttpError(415, 'unsupported_media_type', types.message));
+    if (!types.accepts(req.headers['content-type'] ?? ''))
+      return next(new HttpError(415, 'unsupported_media_type', types.message));
     next(declaredOver(req.headers, limit) ? BODY_TOO_LARGE : undefined);
   };
   const tracked: RequestHandler = (req, res) =>
-    recordWork(res, handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), contextOf(endpoint, res), req, res));
-  router[VERB[endpoint.method]](endpoint.path, ...(endpoint.scopes ? [authenticate(deps.tokens)] : []), checkBody, reader, tracked);
+    recordWork(
+      res,
+      handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), contextOf(endpoint, res), req, res),
+    );
+  router[VERB[endpoint.method]](
+    endpoint.path,
+    ...(endpoint.scopes ? [authenticate(deps.tokens)] : []),
+    checkBody,
+    reader,
+    tracked,
+  );
 }
 
 /** The token's scope must allow this endpoint; checked where ownership is (after 404). */
 export function requireScope(ctx: RequestContext): void {
   const { principal, endpoint } = ctx;
-  if (!principal || !endpoint.scopes?.includes(principal.scope)) throw forbidden('scope_denied', principal?.tokenId ?? null);
+  if (!principal || !endpoint.scopes?.includes(principal.scope))
+    throw forbidden('scope_denied', principal?.tokenId ?? null);
 }
 
 /** Ownership, source restriction and scope, in one place for every endpoint that names a source. */
 export function authorizeSource(ctx: RequestContext, source: { readonly id: string; readonly userId: string }): void {
   const { principal } = ctx;
   if (!principal || source.userId !== principal.user.id) throw forbidden('not_owner', principal?.tokenId ?? null);
-  if (principal.sourceId !== null && principal.sourceId !== source.id) throw forbidden('source_denied', principal.tokenId);
+  if (principal.sourceId !== null && principal.sourceId !== source.id)
+    throw forbidden('source_denied', principal.tokenId);
   requireScope(ctx);
 }

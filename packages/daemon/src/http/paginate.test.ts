@@ -28,14 +28,23 @@ describe('paginate', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(g.asked).toEqual(['count', 'rows 50 0']); // both asked before the count answered
     g.open();
-    expect(await page).toEqual({ data: Array.from({ length: 50 }, (_, i) => i), meta: { total: 120, page: 1, limit: 50 } });
+    expect(await page).toEqual({
+      data: Array.from({ length: 50 }, (_, i) => i),
+      meta: { total: 120, page: 1, limit: 50 },
+    });
   });
 
   it('counts first on a later page, and reads no rows past the end', async () => {
     const g = gated(120);
     g.open();
-    expect(await paginate({ page: 3, limit: 50 }, g.count, g.rows)).toEqual({ data: Array.from({ length: 20 }, (_, i) => 100 + i), meta: { total: 120, page: 3, limit: 50 } });
-    expect(await paginate({ page: 4, limit: 50 }, g.count, g.rows)).toEqual({ data: [], meta: { total: 120, page: 4, limit: 50 } });
+    expect(await paginate({ page: 3, limit: 50 }, g.count, g.rows)).toEqual({
+      data: Array.from({ length: 20 }, (_, i) => 100 + i),
+      meta: { total: 120, page: 3, limit: 50 },
+    });
+    expect(await paginate({ page: 4, limit: 50 }, g.count, g.rows)).toEqual({
+      data: [],
+      meta: { total: 120, page: 4, limit: 50 },
+    });
     expect(g.asked).toEqual(['count', 'rows 50 100', 'count']);
   });
 });

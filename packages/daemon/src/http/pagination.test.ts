@@ -2,7 +2,11 @@ import { contract } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSource, raw, composeBody, type Harness, startHarness } from '@tapline/testkit/daemon';
 
-type ListBody = { statusCode?: number; data: Array<{ id: string }>; meta: { total: number; page: number; limit: number } };
+type ListBody = {
+  statusCode?: number;
+  data: Array<{ id: string }>;
+  meta: { total: number; page: number; limit: number };
+};
 
 /** Every list of the API, each holding exactly three items of the first source. */
 describe('pagination of every list', () => {
@@ -24,13 +28,28 @@ describe('pagination of every list', () => {
     emptyToken = emptyUser.token;
     const emptySource = await createSource(emptyUser.client, 'empty');
     for (let i = 0; i < 3; i++) {
-      await client.call(contract.composeRecord, { params: { trafficSourceId: source.id }, body: composeBody(source.id, { domainUrl: `https://d${i}.example.com`, pathnameUrl: `/p${i}` }) });
-      await client.call(contract.createCoreLog, { params: { trafficSourceId: source.id }, body: { title: `log ${i}` } });
-      const webhook = await client.call(contract.createWebhook, { params: { trafficSourceId: source.id }, body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` } });
+      await client.call(contract.composeRecord, {
+        params: { trafficSourceId: source.id },
+        body: composeBody(source.id, { domainUrl: `https://d${i}.example.com`, pathnameUrl: `/p${i}` }),
+      });
+      await client.call(contract.createCoreLog, {
+        params: { trafficSourceId: source.id },
+        body: { title: `log ${i}` },
+      });
+      const webhook = await client.call(contract.createWebhook, {
+        params: { trafficSourceId: source.id },
+        body: { type: 'discord', level: 'fatal', value: `https://discord.com/api/webhooks/${i}/t` },
+      });
       // True at once: each rule's first evaluation is one transition, so the history holds three.
-      await client.call(contract.createAlertRule, { params: { trafficSourceId: source.id }, body: { when: `requests < ${1000 + i}/min`, webhookIds: [webhook.id] } });
+      await client.call(contract.createAlertRule, {
+        params: { trafficSourceId: source.id },
+        body: { when: `requests < ${1000 + i}/min`, webhookIds: [webhook.id] },
+      });
       // The paths' own templates: three rules, and still three routes.
-      await client.call(contract.createRouteRule, { params: { trafficSourceId: source.id }, body: { template: `/p${i}` } });
+      await client.call(contract.createRouteRule, {
+        params: { trafficSourceId: source.id },
+        body: { template: `/p${i}` },
+      });
     }
     await h.alerts.runDue();
     Object.assign(lists, {
@@ -66,9 +85,20 @@ describe('pagination of every list', () => {
 
   it('covers every paginated list of a user or a source', () => {
     // Streams (the event stream, the HAR export) take filters but do not paginate, nor do the
-    // statistics (one group per route and method) nor /metrics; a webhook's deliveries belong to the webhook tests.
+    // statistics (one group per route and method), /metrics nor the inferred OpenAPI document; a webhook's deliveries belong to the webhook tests.
     const paginated = Object.entries(contract)
-      .filter(([, e]) => e.method === 'GET' && 'query' in e && e.query !== undefined && !e.path.includes('stream') && !e.path.endsWith('.har') && !e.path.startsWith('/stats/') && e.path !== '/metrics' && !e.path.includes(':webhookId'))
+      .filter(
+        ([, e]) =>
+          e.method === 'GET' &&
+          'query' in e &&
+          e.query !== undefined &&
+          !e.path.includes('stream') &&
+          !e.path.endsWith('.har') &&
+          !e.path.startsWith('/stats/') &&
+          e.path !== '/metrics' &&
+          !e.path.startsWith('/api-contract/') &&
+          !e.path.includes(':webhookId'),
+      )
       .map(([name]) => name);
     expect(Object.keys(lists).sort()).toEqual(paginated.sort());
   });
@@ -101,7 +131,10 @@ describe('pagination of every list', () => {
       }
       expect(paged, name).toEqual(all);
       const two = await get(path, '?page=2&limit=2');
-      expect(two.body.data.map((item) => item.id), name).toEqual(all.slice(2));
+      expect(
+        two.body.data.map((item) => item.id),
+        name,
+      ).toEqual(all.slice(2));
     }
   });
 

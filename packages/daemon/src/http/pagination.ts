@@ -49,8 +49,17 @@ export function newestFirst<DB, TB extends keyof DB, O, T>(
   select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, O>,
   map: (row: O) => T,
 ): Promise<Page<T>> {
-  return paginate(page, () => countRows(base), async (limit, offset) => {
-    const rows = await select(base).orderBy(sql.ref('created_at'), 'desc').orderBy(sql.ref('id'), 'desc').limit(limit).offset(offset).execute();
-    return rows.map(map);
-  });
+  return paginate(
+    page,
+    () => countRows(base),
+    async (limit, offset) => {
+      const rows = await select(base)
+        .orderBy(sql.ref('created_at'), 'desc')
+        .orderBy(sql.ref('id'), 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map(map);
+    },
+  );
 }

@@ -30,7 +30,11 @@ describe('answers outside the routes keep the contract', () => {
     const put = await raw(h, 'PUT', '/traffic-source', { token: alice.token });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
-    expect(put.json).toEqual({ statusCode: 405, error: 'PUT is not allowed here; use GET, HEAD, OPTIONS, POST', code: 'method_not_allowed' });
+    expect(put.json).toEqual({
+      statusCode: 405,
+      error: 'PUT is not allowed here; use GET, HEAD, OPTIONS, POST',
+      code: 'method_not_allowed',
+    });
 
     // GET/POST /webhooks/:trafficSourceId and DELETE /webhooks/:webhookId are one path to a client.
     const patch = await raw(h, 'PATCH', `/webhooks/${MISSING_ID}`);
@@ -60,7 +64,11 @@ describe('answers outside the routes keep the contract', () => {
     const answer = await raw(h, 'GET', '/healthz', { headers: { 'x-padding': 'a'.repeat(70 * 1024) } });
     expect(answer.status).toBe(431);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(answer.json).toEqual({ statusCode: 431, error: 'Request line and headers exceed 64 KiB', code: 'headers_too_large' });
+    expect(answer.json).toEqual({
+      statusCode: 431,
+      error: 'Request line and headers exceed 64 KiB',
+      code: 'headers_too_large',
+    });
   });
 
   it('a request Node cannot parse gets a 400 with the JSON error body', async () => {

@@ -26,7 +26,9 @@ export function compileTrust(setting: TrustProxy): TrustFunction {
  * an address (a trusted peer forwarded junk) falls back to the peer, which is an address.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string | undefined {
-  return req.socket.remoteAddress === undefined ? undefined : addressOrPeer(proxyAddr(req, trust), req.socket.remoteAddress);
+  return req.socket.remoteAddress === undefined
+    ? undefined
+    : addressOrPeer(proxyAddr(req, trust), req.socket.remoteAddress);
 }
 
 /** `forwarded` when it is an IP address, else the socket's `peer` (undefined once the socket is gone). */

@@ -15,12 +15,18 @@ import {
   startHarness,
 } from '@tapline/testkit/daemon';
 
-const UNAVAILABLE = { statusCode: 503, error: 'The database is unavailable; retry shortly', code: 'database_unavailable' };
+const UNAVAILABLE = {
+  statusCode: 503,
+  error: 'The database is unavailable; retry shortly',
+  code: 'database_unavailable',
+};
 
 /** A harness whose log lines are kept, and whose database can be made to fail. */
 async function failingDaemon() {
   const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) });
+  const sink = new Writable({
+    write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()),
+  });
   const h = await startHarness({ logger: pino({ level: 'warn' }, sink), pruner: { start: false } });
   const user = await h.user();
   const source = await createSource(user.client);
@@ -48,12 +54,17 @@ describe('a database that cannot serve (docs/decisions.md §2.7)', () => {
         body: gzipSync(JSON.stringify(composeBody(source.id))),
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
       }),
-      batch: await rawJson(d.h, 'POST', `/http-traffic-record/${source.id}/batch`, user.token, [composeBody(source.id), composeBody(source.id)]),
+      batch: await rawJson(d.h, 'POST', `/http-traffic-record/${source.id}/batch`, user.token, [
+        composeBody(source.id),
+        composeBody(source.id),
+      ]),
       list: await raw(d.h, 'GET', `/http-traffic/${source.id}`, { token: user.token }),
       login: await rawJson(d.h, 'POST', '/auth/token', undefined, { email: user.email, password: 'whatever-it-is' }),
     };
     for (const [name, answer] of Object.entries(answers)) {
-      expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.json }, name).toEqual({ status: 503, retryAfter: '2', body: UNAVAILABLE });
+      expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.json }, name).toEqual(
+        { status: 503, retryAfter: '2', body: UNAVAILABLE },
+      );
     }
     d.outage.heal();
     expect((await compose()).status).toBe(201);
@@ -64,7 +75,12 @@ describe('a database that cannot serve (docs/decisions.md §2.7)', () => {
     const d = await failingDaemon();
     h = d.h;
     const { user, source } = d;
-    const many = () => Promise.all(Array.from({ length: 20 }, () => rawJson(d.h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id))));
+    const many = () =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          rawJson(d.h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id)),
+        ),
+      );
     d.outage.fail(sqliteWriteFailed());
     expect((await many()).map((a) => a.status)).toEqual(Array(20).fill(503));
     d.outage.heal();
@@ -76,7 +92,8 @@ describe('a database that cannot serve (docs/decisions.md §2.7)', () => {
     h = d.h;
     const { user, source } = d;
     d.outage.fail(adminShutdown());
-    for (let i = 0; i < 5; i++) await rawJson(d.h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id));
+    for (let i = 0; i < 5; i++)
+      await rawJson(d.h, 'POST', `/http-traffic-record/${source.id}`, user.token, composeBody(source.id));
     d.outage.fail(connectionRefused());
     for (let i = 0; i < 5; i++) await raw(d.h, 'GET', `/http-traffic/${source.id}`, { token: user.token });
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,15 @@
 import { contract, type ComposeRecordInput } from '@tapline/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBatchWorker, composeBody, createSource, type Harness, raw, rawJson, startHarness, type TestUser } from '@tapline/testkit/daemon';
+import {
+  buildBatchWorker,
+  composeBody,
+  createSource,
+  type Harness,
+  raw,
+  rawJson,
+  startHarness,
+  type TestUser,
+} from '@tapline/testkit/daemon';
 
 /**
  * What a 201 shows is what every later read shows. Text that is not Unicode cannot keep that
@@ -24,8 +33,11 @@ describe.each([
   const body = (over: Partial<ComposeRecordInput> = {}) => composeBody(sourceId, over);
   const compose = (payload: unknown) => rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, user.token, payload);
   const batch = (payload: unknown) => rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, payload);
-  const bytes = (path: string, payload: Uint8Array) => raw(h, 'POST', path, { token: user.token, body: payload, headers: { 'content-type': 'application/json' } });
-  const stored = async () => (await user.client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } })).meta.total;
+  const bytes = (path: string, payload: Uint8Array) =>
+    raw(h, 'POST', path, { token: user.token, body: payload, headers: { 'content-type': 'application/json' } });
+  const stored = async () =>
+    (await user.client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000 } }))
+      .meta.total;
 
   beforeAll(async () => {
     const worker = inWorker ? await buildBatchWorker() : null;
@@ -49,9 +61,15 @@ describe.each([
     ];
     for (const [over, path, message] of cases) {
       const single = await compose(body(over));
-      expect({ status: single.status, issues: (single.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path, message }] });
+      expect({ status: single.status, issues: (single.json as { issues?: unknown }).issues }).toEqual({
+        status: 400,
+        issues: [{ path, message }],
+      });
       const many = await batch([body(), body(over)]);
-      expect({ status: many.status, issues: (many.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path: `1.${path}`, message }] });
+      expect({ status: many.status, issues: (many.json as { issues?: unknown }).issues }).toEqual({
+        status: 400,
+        issues: [{ path: `1.${path}`, message }],
+      });
     }
     expect(await stored()).toBe(0);
   });
@@ -66,7 +84,14 @@ describe.each([
     big[big.lastIndexOf(0xa9)] = 0xff;
     expect(big.length).toBeGreaterThan(64 * 1024);
     expect((await bytes(`/http-traffic-record/${sourceId}/batch`, big)).json).toEqual(NOT_UTF8);
-    expect((await bytes(`/http-traffic-record/${sourceId}/batch`, Buffer.concat([Buffer.from('['), broken, Buffer.from(']')]))).json).toEqual(NOT_UTF8);
+    expect(
+      (
+        await bytes(
+          `/http-traffic-record/${sourceId}/batch`,
+          Buffer.concat([Buffer.from('['), broken, Buffer.from(']')]),
+        )
+      ).json,
+    ).toEqual(NOT_UTF8);
     expect(await stored()).toBe(0);
   });
 
@@ -82,15 +107,31 @@ describe.each([
     const echoed = created.json as { id: string };
     const read = await user.client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: echoed.id } });
     expect(read).toEqual(echoed);
-    expect(read).toMatchObject({ pathname: sent.pathnameUrl, request: { headers: { 'x-emoji': '\ud83d\ude00' }, body: sent.requestBody }, response: { body: sent.responseBody } });
-    const listed = await user.client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { q: `path=${sent.pathnameUrl}` } });
+    expect(read).toMatchObject({
+      pathname: sent.pathnameUrl,
+      request: { headers: { 'x-emoji': '\ud83d\ude00' }, body: sent.requestBody },
+      response: { body: sent.responseBody },
+    });
+    const listed = await user.client.call(contract.listTraffic, {
+      params: { trafficSourceId: sourceId },
+      query: { q: `path=${sent.pathnameUrl}` },
+    });
     expect(listed.data.map((entry) => entry.id)).toEqual([echoed.id]);
   });
 
   it('refuses a lone surrogate in a core log and a source name', async () => {
     const log = await rawJson(h, 'POST', `/core-log/${sourceId}`, user.token, { title: 'broken \ud800' });
-    expect({ status: log.status, issues: (log.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path: 'title', message: lone('title') }] });
-    const source = await rawJson(h, 'POST', '/traffic-source', user.token, { name: 'shop\udfff', trafficDomain: 'shop.example.com' });
-    expect({ status: source.status, issues: (source.json as { issues?: unknown }).issues }).toEqual({ status: 400, issues: [{ path: 'name', message: lone('name') }] });
+    expect({ status: log.status, issues: (log.json as { issues?: unknown }).issues }).toEqual({
+      status: 400,
+      issues: [{ path: 'title', message: lone('title') }],
+    });
+    const source = await rawJson(h, 'POST', '/traffic-source', user.token, {
+      name: 'shop\udfff',
+      trafficDomain: 'shop.example.com',
+    });
+    expect({ status: source.status, issues: (source.json as { issues?: unknown }).issues }).toEqual({
+      status: 400,
+      issues: [{ path: 'name', message: lone('name') }],
+    });
   });
 });

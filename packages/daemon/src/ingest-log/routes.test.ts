@@ -1,6 +1,14 @@
 import type { HttpTrafficRecord } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { composeBody, createSource, type Harness, MISSING_ID, raw, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  type Harness,
+  MISSING_ID,
+  raw,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 /** The body `@arkyn/server` 3.0.1-beta.139 sent for `api.post('/users/:id', …)`, as captured on a loopback server. */
 function arkynBody(trafficSourceId: string, overrides: Record<string, unknown> = {}) {
@@ -48,7 +56,11 @@ describe('POST /ingest-log', () => {
       domain: '127.0.0.1:37773',
       pathname: '/users/:id',
       trafficSourceId: sourceId,
-      request: { headers: { Authorization: '[REDACTED]', 'Content-Type': 'application/json' }, body: { name: 'Bob', password: '[REDACTED]' }, queryParams: { id: '42' } },
+      request: {
+        headers: { Authorization: '[REDACTED]', 'Content-Type': 'application/json' },
+        body: { name: 'Bob', password: '[REDACTED]' },
+        queryParams: { id: '42' },
+      },
       response: { headers: { 'set-cookie': '[REDACTED]' }, body: { id: 7 } },
     });
     expect(record).not.toHaveProperty('trafficUserId');
@@ -58,7 +70,9 @@ describe('POST /ingest-log', () => {
   it('"null" bodies are null, and plain objects are accepted as well as strings', async () => {
     const nulls = await post(arkynBody(sourceId, { requestBody: 'null', responseBody: 'null' }));
     expect(nulls.json).toMatchObject({ request: { body: null }, response: { body: null } });
-    const objects = await post(arkynBody(sourceId, { requestHeaders: { accept: '*/*' }, queryParams: {}, requestBody: { a: 1 } }));
+    const objects = await post(
+      arkynBody(sourceId, { requestHeaders: { accept: '*/*' }, queryParams: {}, requestBody: { a: 1 } }),
+    );
     expect(objects.status, objects.text).toBe(201);
     expect(objects.json).toMatchObject({ request: { headers: { accept: '*/*' }, body: { a: 1 } } });
   });
@@ -94,16 +108,30 @@ describe('POST /ingest-log', () => {
     const read = await h.deps.tokens.issue({ userId: ownerId, scope: 'read', sourceId: null, expiresAt: null });
     expect((await post(arkynBody(theirs), read.token)).status).toBe(403);
     const other = (await createSource(owner.client)).id;
-    const restricted = await h.deps.tokens.issue({ userId: ownerId, scope: 'ingest', sourceId: other, expiresAt: null });
+    const restricted = await h.deps.tokens.issue({
+      userId: ownerId,
+      scope: 'ingest',
+      sourceId: other,
+      expiresAt: null,
+    });
     expect((await post(arkynBody(theirs), restricted.token)).status).toBe(403);
     expect((await post(arkynBody(other), restricted.token)).status).toBe(201);
-    expect((await post(arkynBody(sourceId, { responseBody: JSON.stringify({ big: 'x'.repeat(5000) }) }))).status).toBe(413);
-    const text = await raw(h, 'POST', '/ingest-log', { token, headers: { 'content-type': 'text/plain' }, body: JSON.stringify(arkynBody(sourceId)) });
+    expect((await post(arkynBody(sourceId, { responseBody: JSON.stringify({ big: 'x'.repeat(5000) }) }))).status).toBe(
+      413,
+    );
+    const text = await raw(h, 'POST', '/ingest-log', {
+      token,
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify(arkynBody(sourceId)),
+    });
     expect(text.status).toBe(415);
   });
 
   it('leaves the compose route as the interface document has it: JSON-encoded maps are a 400 there', async () => {
-    const answer = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, { ...composeBody(sourceId), requestHeaders: '{"accept":"*/*"}' });
+    const answer = await rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, {
+      ...composeBody(sourceId),
+      requestHeaders: '{"accept":"*/*"}',
+    });
     expect(answer.status).toBe(400);
     expect((answer.json as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain('requestHeaders');
   });

@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import type { Composer } from '../http-traffic/compose.js';
+import type { Composer } from '../ingest/compose.js';
 import { type MountedRoute, mount } from '../http/mount.js';
 
 /**
@@ -17,5 +17,10 @@ import { type MountedRoute, mount } from '../http/mount.js';
 const isTemplate = (pathname: string) => /(?:^|\/)(?::[A-Za-z_]|<[A-Za-z_]|\{[A-Za-z_])/.test(pathname);
 
 export function ingestLogRoutes(router: Router, deps: Deps, compose: Composer): MountedRoute {
-  return mount(router, deps, contract.ingestLog, ({ body }, ctx) => compose(ctx, body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body));
+  return mount(router, deps, contract.ingestLog, ({ body }, ctx) =>
+    compose(
+      ctx,
+      body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body,
+    ),
+  );
 }

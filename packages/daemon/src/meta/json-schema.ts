@@ -53,7 +53,9 @@ function hoist(json: z.core.JSONSchema.JSONSchema, components: Record<string, Js
   const names = new Map<string, string>();
   for (const [key, def] of Object.entries($defs)) {
     const form = canonical(def, `#/$defs/${key}`);
-    const known = Object.keys(components).find((name) => canonical(components[name], `#/components/schemas/${name}`) === form);
+    const known = Object.keys(components).find(
+      (name) => canonical(components[name], `#/components/schemas/${name}`) === form,
+    );
     names.set(key, known ?? (form === JSON_VALUE ? 'JsonValue' : `Schema${Object.keys(components).length}`));
   }
   for (const [key, def] of Object.entries($defs)) components[names.get(key) ?? key] ??= rewriteMembers(def, names);
@@ -61,7 +63,16 @@ function hoist(json: z.core.JSONSchema.JSONSchema, components: Record<string, Js
 }
 
 /** `schema` as OpenAPI 3.1 (JSON Schema 2020-12), its shared definitions added to `components`. */
-export function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override });
+export function schemaOf(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  components: Record<string, JsonSchema>,
+): JsonSchema {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override,
+  });
   return hoist(json, components);
 }

@@ -17,14 +17,30 @@ interface Parameter {
 }
 interface Document {
   servers: { url: string }[];
-  paths: Record<string, Record<string, { parameters: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters: Parameter[];
+        requestBody?: { content: Record<string, { schema: Schema }> };
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
 /** Values a client may pick for a `format` (RFC 3339 edge forms included). */
 const FORMAT_SAMPLES: Record<string, string[]> = {
   date: ['2026-01-01', '2024-02-29'],
-  'date-time': ['2026-01-01T00:00:00Z', '2026-01-01T23:59:59.123456+05:30', '2026-01-01T00:00:00-23:59', '2026-01-01t00:00:00z', '2026-06-30T23:59:60Z'],
+  'date-time': [
+    '2026-01-01T00:00:00Z',
+    '2026-01-01T23:59:59.123456+05:30',
+    '2026-01-01T00:00:00-23:59',
+    '2026-01-01t00:00:00z',
+    '2026-06-30T23:59:60Z',
+  ],
 };
 /** Candidates for a `pattern`: only those it matches are sent. */
 const PATTERN_CANDIDATES = ['100', '404', '599', '600', '1xx', '5XX', '6xx', 'abc'];
@@ -66,10 +82,13 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
     try {
       const file = join(dir, 'openapi.json');
       writeFileSync(file, text);
-      const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { maxBuffer: 16 * 1024 * 1024 }).catch(
-        (error: { stdout: string; stderr: string }) => error,
-      );
-      const report = JSON.parse(run.stdout) as { totals: { errors: number }; problems: { severity: string; message: string }[] };
+      const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--format=json'], {
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((error: { stdout: string; stderr: string }) => error);
+      const report = JSON.parse(run.stdout) as {
+        totals: { errors: number };
+        problems: { severity: string; message: string }[];
+      };
       expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
       expect(report.totals.errors).toBe(0);
     } finally {
@@ -103,9 +122,12 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
       for (const parameter of get.parameters.filter((p) => p.in === 'query')) {
         // A source named in the query (/metrics' `source`) must exist: the test's own, not a made-up id.
         for (const value of parameter.name === 'source' ? [source.id] : samples(parameter.schema)) {
-          const answer = await raw(h, 'GET', `${path}?${new URLSearchParams({ [parameter.name]: value }).toString()}`, { token: user.token });
+          const answer = await raw(h, 'GET', `${path}?${new URLSearchParams({ [parameter.name]: value }).toString()}`, {
+            token: user.token,
+          });
           sent += 1;
-          if (answer.status !== 200) refused.push(`${template} ${parameter.name}=${value}: ${answer.status} ${answer.text}`);
+          if (answer.status !== 200)
+            refused.push(`${template} ${parameter.name}=${value}: ${answer.status} ${answer.text}`);
         }
       }
     }
@@ -126,28 +148,51 @@ describe('GET /openapi.json is a valid OpenAPI 3.1 document with the daemon’s 
     expect(['600', '99', '6xx', 'abc', '40'].filter((v) => status.test(v))).toEqual([]);
     expect(param('q')).toMatchObject({ type: 'string', maxLength: 4000 });
 
-    const body = (path: string, method: string) => doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
+    const body = (path: string, method: string) =>
+      doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
     const compose = body('/http-traffic-record/{trafficSourceId}', 'post') as { properties: Record<string, Schema> };
     expect(compose.properties.protocol).toMatchObject({ enum: ['HTTP', 'HTTPS'] });
     expect(compose.properties.pathnameUrl).not.toHaveProperty('format');
-    expect(body('/traffic-source/{trafficSourceId}', 'patch')).toMatchObject({ minProperties: 1, anyOf: [{ required: ['name'] }, { required: ['trafficDomain'] }] });
-    expect((body('/webhooks/{id}', 'post') as { properties: Record<string, Schema> }).properties.value).toMatchObject({ format: 'uri' });
+    expect(body('/traffic-source/{trafficSourceId}', 'patch')).toMatchObject({
+      minProperties: 1,
+      anyOf: [{ required: ['name'] }, { required: ['trafficDomain'] }],
+    });
+    expect((body('/webhooks/{id}', 'post') as { properties: Record<string, Schema> }).properties.value).toMatchObject({
+      format: 'uri',
+    });
   });
 
   it("describes each webhook type's URL, and a URL it allows is accepted", async () => {
     const schema = doc.paths['/webhooks/{id}']!.post!.requestBody!.content['application/json']!.schema as {
       anyOf: { properties: { type: { const: string }; value: { pattern: string } } }[];
     };
-    const pattern = (type: string) => new RegExp(schema.anyOf.find((b) => b.properties.type.const === type)!.properties.value.pattern);
-    const allowed = { discord: 'https://discord.com/api/webhooks/123456/tok-en_1', slack: 'https://hooks.slack.com/services/T0/B0/XX', http: 'https://example.com/hook' };
-    const refused = { discord: ['http://discord.com/api/webhooks/1/a', 'https://evil.example/api/webhooks/1/a', 'https://discord.com/x'], slack: ['https://hooks.slack.com.evil.example/services/a'] };
+    const pattern = (type: string) =>
+      new RegExp(schema.anyOf.find((b) => b.properties.type.const === type)!.properties.value.pattern);
+    const allowed = {
+      discord: 'https://discord.com/api/webhooks/123456/tok-en_1',
+      slack: 'https://hooks.slack.com/services/T0/B0/XX',
+      http: 'https://example.com/hook',
+    };
+    const refused = {
+      discord: [
+        'http://discord.com/api/webhooks/1/a',
+        'https://evil.example/api/webhooks/1/a',
+        'https://discord.com/x',
+      ],
+      slack: ['https://hooks.slack.com.evil.example/services/a'],
+    };
     for (const [type, url] of Object.entries(allowed)) expect(pattern(type).test(url), type).toBe(true);
-    for (const [type, urls] of Object.entries(refused)) for (const url of urls) expect(pattern(type).test(url), url).toBe(false);
+    for (const [type, urls] of Object.entries(refused))
+      for (const url of urls) expect(pattern(type).test(url), url).toBe(false);
 
     const user = await h.user();
     const source = await createSource(user.client);
     for (const [type, value] of Object.entries(allowed)) {
-      const answer = await raw(h, 'POST', `/webhooks/${source.id}`, { token: user.token, body: JSON.stringify({ type, level: 'fatal', value }), headers: { 'content-type': 'application/json' } });
+      const answer = await raw(h, 'POST', `/webhooks/${source.id}`, {
+        token: user.token,
+        body: JSON.stringify({ type, level: 'fatal', value }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status, `${type} ${answer.text}`).toBe(201);
     }
   });

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 import type { OpenedDatabase } from '../db/open.js';
-import { defaultConfig } from '../deps.js';
+import { defaultConfig } from '../config.js';
 import { raw, type Harness, startHarness, openTestDatabase } from '@tapline/testkit/daemon';
 
 interface Layer {
@@ -47,7 +47,12 @@ describe('GET /openapi.json', () => {
 
   beforeAll(async () => {
     opened = await openTestDatabase();
-    const { app, stop } = createApp({ db: opened.db, dialect: opened.dialect, config: defaultConfig('0.0.0-test'), logger: pino({ level: 'silent' }) });
+    const { app, stop } = createApp({
+      db: opened.db,
+      dialect: opened.dialect,
+      config: defaultConfig('0.0.0-test'),
+      logger: pino({ level: 'silent' }),
+    });
     served = mountedRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack);
     await stop();
     h = await startHarness();
@@ -93,7 +98,9 @@ describe('GET /openapi.json', () => {
 
   it('describes every endpoint of the contract with its statuses, auth and parameters', () => {
     for (const [name, e] of Object.entries(contract as Record<string, Endpoint>)) {
-      const operation = Object.entries(doc.paths).find(([path]) => shapeOf(path) === shapeOf(e.path))?.[1][e.method.toLowerCase()];
+      const operation = Object.entries(doc.paths).find(([path]) => shapeOf(path) === shapeOf(e.path))?.[1][
+        e.method.toLowerCase()
+      ];
       expect(operation, name).toBeDefined();
       if (!operation) continue;
       expect(operation.operationId).toBe(name);
@@ -108,7 +115,9 @@ describe('GET /openapi.json', () => {
       }
       const pathParams = [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
       // A shared template names its parameter `id` and says which id it is.
-      const named = operation.parameters.filter((p) => p.in === 'path').map((p) => (p.name === 'id' && p.description ? p.description.replace(/^the /, '') : p.name));
+      const named = operation.parameters
+        .filter((p) => p.in === 'path')
+        .map((p) => (p.name === 'id' && p.description ? p.description.replace(/^the /, '') : p.name));
       expect(named, name).toEqual(pathParams);
     }
   });

@@ -34,14 +34,23 @@ function parameters(schema: Endpoint['query'], where: 'path' | 'query', componen
  */
 const eventStream = (events: NonNullable<Endpoint['events']>, components: Components) => ({
   description: 'Server-Sent Events; the data line of each entry event is the JSON of `x-tapline-event`',
-  content: { 'text/event-stream': { schema: { type: 'string' }, 'x-tapline-event': schemaOf(events, 'output', components) } },
+  content: {
+    'text/event-stream': { schema: { type: 'string' }, 'x-tapline-event': schemaOf(events, 'output', components) },
+  },
 });
 
 /** The same schema under each media type the endpoint speaks (JSON unless it says otherwise). */
-const media = (e: Endpoint, schema: JsonSchema) => Object.fromEntries((e.media ?? ['application/json']).map((type) => [type, { schema }]));
+const media = (e: Endpoint, schema: JsonSchema) =>
+  Object.fromEntries((e.media ?? ['application/json']).map((type) => [type, { schema }]));
 
 function operation(name: string, e: Endpoint, neutralPathNames: boolean, components: Components) {
-  const errors = new Set<number>([...(e.scopes ? [400, 401] : []), ...(e.body ? [400, 413, 415] : []), ...(e.params || e.query ? [400] : []), ...e.errors, 500]);
+  const errors = new Set<number>([
+    ...(e.scopes ? [400, 401] : []),
+    ...(e.body ? [400, 413, 415] : []),
+    ...(e.params || e.query ? [400] : []),
+    ...e.errors,
+    500,
+  ]);
   const responses: Record<string, unknown> = {
     [e.status]: e.events
       ? eventStream(e.events, components)
@@ -50,7 +59,10 @@ function operation(name: string, e: Endpoint, neutralPathNames: boolean, compone
         : { description: 'Success, empty body' },
   };
   for (const status of [...errors].sort()) {
-    responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses[status] = {
+      description: ERROR_TEXT[status] ?? 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   }
   return {
     operationId: name,
@@ -59,7 +71,10 @@ function operation(name: string, e: Endpoint, neutralPathNames: boolean, compone
     tags: [e.tag],
     security: e.scopes ? [{ bearerAuth: [] }] : [],
     ...(e.scopes ? { 'x-tapline-scopes': e.scopes } : {}),
-    parameters: [...parameters(e.params, 'path', components, neutralPathNames), ...parameters(e.query, 'query', components)],
+    parameters: [
+      ...parameters(e.params, 'path', components, neutralPathNames),
+      ...parameters(e.query, 'query', components),
+    ],
     ...(e.body ? { requestBody: { required: true, content: media(e, schemaOf(e.body, 'input', components)) } } : {}),
     responses,
   };
@@ -94,7 +109,8 @@ export function openApiDocument(version: string, endpoints: Record<string, Endpo
     info: {
       title: 'Tapline',
       version,
-      description: 'Self-hosted HTTP traffic monitor. Interface version 3.0.1-beta.72 with the extensions of docs/api.md.',
+      description:
+        'Self-hosted HTTP traffic monitor. Interface version 3.0.1-beta.72 with the extensions of docs/api.md.',
     },
     paths,
     components: {

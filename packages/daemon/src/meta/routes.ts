@@ -16,11 +16,18 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  mount(router, deps, contract.health, async () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dialect.backend, storage: await storageHealth(deps) }));
+  mount(router, deps, contract.health, async () => ({
+    status: 'ok' as const,
+    version: deps.config.version,
+    database: deps.dialect.backend,
+    storage: await storageHealth(deps),
+  }));
   let document: ReturnType<typeof openApiDocument> | undefined;
   mountRaw(router, deps, contract.openapi, (_input, _ctx, req, res) => {
     document ??= openApiDocument(deps.config.version);
-    res.status(contract.openapi.status).json({ ...document, servers: [{ url: serverOf(req), description: 'the daemon that served this document' }] });
+    res
+      .status(contract.openapi.status)
+      .json({ ...document, servers: [{ url: serverOf(req), description: 'the daemon that served this document' }] });
     return Promise.resolve();
   });
 }

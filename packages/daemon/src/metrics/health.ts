@@ -1,12 +1,12 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Db } from '../db/open.js';
-import type { TrafficBus } from '../http-traffic/bus.js';
+import type { TrafficBus } from '../stream/bus.js';
 
 /** What the health metrics read at each scrape; every part is this daemon's, or its database's. */
 export interface HealthProbes {
   readonly db: Db;
   readonly bus: TrafficBus;
-  /** Records accepted and waiting for the next ingest transaction (http-traffic/ingest.ts). */
+  /** Records accepted and waiting for the next ingest transaction (ingest/ingest.ts). */
   readonly queuedRecords: () => number;
   /** Large batch bodies waiting for their turn to be read (`Limits.largeBatches`). */
   readonly waitingBatches: () => number;
@@ -17,7 +17,11 @@ export interface HealthProbes {
 
 /** Webhook messages not yet delivered nor given up: the outbox's backlog, of every daemon on the database. */
 async function outboxBacklog(db: Db): Promise<number> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', 'in', ['pending', 'sending']).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('status', 'in', ['pending', 'sending'])
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -34,7 +38,11 @@ export interface HealthMetrics {
 export function createHealthMetrics(probes: HealthProbes): HealthMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const ingested = new Counter({ name: 'tapline_ingested_entries_total', help: 'Entries this daemon committed since it started (rate() of it is the ingest rate)', registers });
+  const ingested = new Counter({
+    name: 'tapline_ingested_entries_total',
+    help: 'Entries this daemon committed since it started (rate() of it is the ingest rate)',
+    registers,
+  });
   const unsubscribe = probes.bus.subscribe((committed) => ingested.inc(committed.length));
   const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
     new Gauge({
@@ -45,10 +53,26 @@ export function createHealthMetrics(probes: HealthProbes): HealthMetrics {
         this.set(await read());
       },
     });
-  gauge('tapline_ingest_queue_records', 'Records accepted and waiting for the next ingest transaction', probes.queuedRecords);
-  gauge('tapline_ingest_waiting_large_batches', 'Large batch bodies waiting for their turn to be read', probes.waitingBatches);
+  gauge(
+    'tapline_ingest_queue_records',
+    'Records accepted and waiting for the next ingest transaction',
+    probes.queuedRecords,
+  );
+  gauge(
+    'tapline_ingest_waiting_large_batches',
+    'Large batch bodies waiting for their turn to be read',
+    probes.waitingBatches,
+  );
   gauge('tapline_open_streams', 'Event streams (GET /http-traffic/:id/stream) open on this daemon', probes.openStreams);
-  gauge('tapline_database_size_bytes', 'Everything the database takes on disk, its write-ahead log included', probes.databaseBytes);
-  gauge('tapline_webhook_outbox_backlog', 'Webhook messages pending or being sent, of every daemon on the database', () => outboxBacklog(probes.db));
+  gauge(
+    'tapline_database_size_bytes',
+    'Everything the database takes on disk, its write-ahead log included',
+    probes.databaseBytes,
+  );
+  gauge(
+    'tapline_webhook_outbox_backlog',
+    'Webhook messages pending or being sent, of every daemon on the database',
+    () => outboxBacklog(probes.db),
+  );
   return { registry, stop: unsubscribe };
 }

@@ -1,12 +1,29 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promSample, promSeries } from '@tapline/testkit';
-import { composeBody, createSource, type FreshDatabase, freshDatabase, type Harness, raw, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  type FreshDatabase,
+  freshDatabase,
+  type Harness,
+  raw,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 /** The request counter of `/users/{id}`, 2xx, of `sourceId` in a daemon's answer. */
 async function usersCount(h: Harness, token: string, sourceId: string): Promise<number> {
   const answer = await raw(h, 'GET', '/metrics', { token });
-  return promSample(answer.text, promSeries('tapline_http_requests_total', `source="${sourceId}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="2xx"`)) ?? 0;
+  return (
+    promSample(
+      answer.text,
+      promSeries(
+        'tapline_http_requests_total',
+        `source="${sourceId}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="2xx"`,
+      ),
+    ) ?? 0
+  );
 }
 
 /**
@@ -32,12 +49,21 @@ describe('GET /metrics of two daemons on one database', () => {
     const user = await a.user();
     const sourceId = (await createSource(user.client)).id;
     const send = (h: Harness, n: number) =>
-      rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, Array.from({ length: n }, (_, i) => composeBody(sourceId, { pathnameUrl: `/users/${i}` })));
+      rawJson(
+        h,
+        'POST',
+        `/http-traffic-record/${sourceId}/batch`,
+        user.token,
+        Array.from({ length: n }, (_, i) => composeBody(sourceId, { pathnameUrl: `/users/${i}` })),
+      );
     expect((await send(a, 3)).status).toBe(201);
     expect((await send(b, 5)).status).toBe(201);
     const [fromA, fromB] = [await usersCount(a, user.token, sourceId), await usersCount(b, user.token, sourceId)];
     expect([fromA, fromB]).toEqual([3, 5]);
-    const stats = await user.client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { by: 'route' } });
+    const stats = await user.client.call(contract.getStats, {
+      params: { trafficSourceId: sourceId },
+      query: { by: 'route' },
+    });
     expect(stats.data.find((g) => g.route === '/users/{id}')?.count).toBe(fromA + fromB);
   });
 });

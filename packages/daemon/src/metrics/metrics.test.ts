@@ -1,7 +1,16 @@
 import { contract } from '@tapline/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promSample as sample, promSeries } from '@tapline/testkit';
-import { adminShutdown, composeBody, createSource, databaseOutage, type Harness, raw, rawJson, startHarness } from '@tapline/testkit/daemon';
+import {
+  adminShutdown,
+  composeBody,
+  createSource,
+  databaseOutage,
+  type Harness,
+  raw,
+  rawJson,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 describe('GET /metrics in-process, on each engine (issue 26)', () => {
   let h: Harness;
@@ -9,16 +18,30 @@ describe('GET /metrics in-process, on each engine (issue 26)', () => {
 
   it('counts each committed entry once per route, with its latency, and reads the outbox and the database size', async () => {
     // Notifications are queued, never sent, so the backlog is what was queued.
-    h = await startHarness({ config: { webhookDelivery: false }, pruner: { start: false }, routeBackfill: { start: false } });
+    h = await startHarness({
+      config: { webhookDelivery: false },
+      pruner: { start: false },
+      routeBackfill: { start: false },
+    });
     const user = await h.user();
     const sourceId = (await createSource(user.client)).id;
-    await user.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'discord', level: 'fatal', value: 'https://discord.com/api/webhooks/1/metrics' } });
-    const items = [3, 30, 300, 3000].map((elapsedTime, i) => composeBody(sourceId, { pathnameUrl: `/users/${i}`, elapsedTime, status: i === 3 ? 503 : 200 }));
+    await user.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'discord', level: 'fatal', value: 'https://discord.com/api/webhooks/1/metrics' },
+    });
+    const items = [3, 30, 300, 3000].map((elapsedTime, i) =>
+      composeBody(sourceId, { pathnameUrl: `/users/${i}`, elapsedTime, status: i === 3 ? 503 : 200 }),
+    );
     expect((await rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, items)).status).toBe(201);
 
     const answer = await raw(h, 'GET', '/metrics', { token: user.token });
     expect(answer.status, answer.text).toBe(200);
-    const series = (name: string, status: string, le?: string) => promSeries(name, `source="${sourceId}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"`, le);
+    const series = (name: string, status: string, le?: string) =>
+      promSeries(
+        name,
+        `source="${sourceId}",domain="shop.example.com",route="/users/{id}",method="GET",status_class="${status}"`,
+        le,
+      );
     expect(sample(answer.text, series('tapline_http_requests_total', '2xx'))).toBe(3);
     expect(sample(answer.text, series('tapline_http_requests_total', '5xx'))).toBe(1);
     expect(sample(answer.text, series('tapline_http_request_duration_seconds_bucket', '2xx', '0.005'))).toBe(1);

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { TrafficBus } from '../http-traffic/bus.js';
-import type { Sequenced } from '../http-traffic/stream-repo.js';
+import type { TrafficBus } from '../stream/bus.js';
+import type { Sequenced } from '../stream/stream-repo.js';
 import type { SourceFinder } from '../traffic-sources/repo.js';
 
 /** Labels of every traffic series: per source, domain, route, method and status class. */
@@ -99,7 +99,14 @@ export function createTrafficMetrics(bus: TrafficBus, findSource: SourceFinder):
     if (known) return known;
     let owner = owners.get(sourceId);
     // One look-up per source however many entries wait on it; a failed one is tried again next time.
-    if (!owner) owners.set(sourceId, (owner = findSource(sourceId).then((s) => s?.userId, () => (owners.delete(sourceId), undefined))));
+    if (!owner)
+      owners.set(
+        sourceId,
+        (owner = findSource(sourceId).then(
+          (s) => s?.userId,
+          () => (owners.delete(sourceId), undefined),
+        )),
+      );
     const userId = await owner;
     if (userId === undefined) return undefined;
     let series = sources.get(sourceId);
@@ -116,10 +123,13 @@ export function createTrafficMetrics(bus: TrafficBus, findSource: SourceFinder):
     }
     if (waiting.length === 0) return;
     // The first entries of a source wait for its owner; a source deleted meanwhile counts nothing.
-    pending = Promise.all([pending, ...waiting.map(async (item) => {
-      const series = await seriesOf(item.entry.trafficSourceId);
-      if (series) count(series, item);
-    })]);
+    pending = Promise.all([
+      pending,
+      ...waiting.map(async (item) => {
+        const series = await seriesOf(item.entry.trafficSourceId);
+        if (series) count(series, item);
+      }),
+    ]);
   }
 
   const unsubscribe = bus.subscribe(onCommitted);

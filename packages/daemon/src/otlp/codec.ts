@@ -13,12 +13,16 @@ import { ExportTraceRequest } from './request.js';
 interface MessageType {
   decode(bytes: Uint8Array): object;
   encode(message: object): { finish(): Uint8Array };
-  toObject(message: object, options: { longs: StringConstructor; bytes: ArrayConstructor; enums: NumberConstructor }): unknown;
+  toObject(
+    message: object,
+    options: { longs: StringConstructor; bytes: ArrayConstructor; enums: NumberConstructor },
+  ): unknown;
 }
 
 /** Generated message types are classes (functions) with static codec methods. */
 const isMessageType = (value: unknown): value is MessageType =>
-  typeof value === 'function' && ['decode', 'encode', 'toObject'].every((name) => typeof Reflect.get(value, name) === 'function');
+  typeof value === 'function' &&
+  ['decode', 'encode', 'toObject'].every((name) => typeof Reflect.get(value, name) === 'function');
 
 function messageType(root: unknown, path: string): MessageType {
   let node: unknown = root;
@@ -46,7 +50,10 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | null
 }
 
 /** The request, or a message saying why it cannot be read (the route answers 400 with it). */
-export function decodeRequest(body: Uint8Array, encoding: OtlpEncoding): ExportTraceRequest | { readonly error: string } {
+export function decodeRequest(
+  body: Uint8Array,
+  encoding: OtlpEncoding,
+): ExportTraceRequest | { readonly error: string } {
   let value: unknown;
   try {
     value =
@@ -54,10 +61,15 @@ export function decodeRequest(body: Uint8Array, encoding: OtlpEncoding): ExportT
         ? requestType.toObject(requestType.decode(body), { longs: String, bytes: Array, enums: Number })
         : parseJson(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch (error) {
-    return { error: `the body is not an OTLP ExportTraceServiceRequest in ${encoding === 'json' ? 'JSON' : 'protobuf'}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      error: `the body is not an OTLP ExportTraceServiceRequest in ${encoding === 'json' ? 'JSON' : 'protobuf'}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const parsed = ExportTraceRequest.safeParse(value);
-  if (!parsed.success) return { error: `the body is not an OTLP ExportTraceServiceRequest: ${z.prettifyError(parsed.error).split('\n').slice(0, 2).join(' ')}` };
+  if (!parsed.success)
+    return {
+      error: `the body is not an OTLP ExportTraceServiceRequest: ${z.prettifyError(parsed.error).split('\n').slice(0, 2).join(' ')}`,
+    };
   return parsed.data;
 }
 
@@ -68,7 +80,12 @@ export interface PartialSuccess {
 
 /** `ExportTraceServiceResponse`; `partialSuccess` only when something was rejected or is worth saying. */
 export function encodeResponse(encoding: OtlpEncoding, partial: PartialSuccess | null): Uint8Array | string {
-  if (encoding === 'json') return JSON.stringify(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {});
+  if (encoding === 'json')
+    return JSON.stringify(
+      partial
+        ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }
+        : {},
+    );
   return responseType.encode(partial ? { partialSuccess: partial } : {}).finish();
 }
 

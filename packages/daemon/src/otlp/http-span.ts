@@ -5,7 +5,8 @@ import { attributeMap } from './request.js';
 /** SPAN_KIND_SERVER, as protobuf (2) and as OTLP/JSON may spell it. */
 const isServerKind = (kind: OtlpSpan['kind']) => kind === 2 || kind === 'SPAN_KIND_SERVER';
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What one server span of an HTTP request says, or why it cannot be a record. */
@@ -51,7 +52,8 @@ export function httpSpan(span: OtlpSpan): HttpSpan {
   if (!isServerKind(span.kind) || method === undefined) return { kind: 'ignored' };
   if (!isRecordedMethod(method)) return { kind: 'ignored' };
   const status = Number(pick(a, 'http.response.status_code', 'http.status_code'));
-  if (!Number.isInteger(status)) return { kind: 'rejected', reason: `span ${span.spanId ?? '?'} has no http.response.status_code` };
+  if (!Number.isInteger(status))
+    return { kind: 'rejected', reason: `span ${span.spanId ?? '?'} has no http.response.status_code` };
 
   const full = pick(a, 'url.full', 'http.url');
   const fullUrl = full && URL.canParse(full) ? new URL(full) : undefined;
@@ -63,8 +65,12 @@ export function httpSpan(span: OtlpSpan): HttpSpan {
     fullUrl?.host ??
     'localhost';
   const base = `${scheme}://${host}`;
-  const target = pick(a, 'url.path') !== undefined ? `${pick(a, 'url.path')}${queryPart(pick(a, 'url.query'))}` : (pick(a, 'http.target') ?? (fullUrl ? fullUrl.pathname + fullUrl.search : '/'));
-  if (!URL.canParse(target, base)) return { kind: 'rejected', reason: `span ${span.spanId ?? '?'} has an unusable URL: ${base}${target}` };
+  const target =
+    pick(a, 'url.path') !== undefined
+      ? `${pick(a, 'url.path')}${queryPart(pick(a, 'url.query'))}`
+      : (pick(a, 'http.target') ?? (fullUrl ? fullUrl.pathname + fullUrl.search : '/'));
+  if (!URL.canParse(target, base))
+    return { kind: 'rejected', reason: `span ${span.spanId ?? '?'} has an unusable URL: ${base}${target}` };
   const url = new URL(target, base);
 
   const requestHeaders = headers(a, 'http.request.header.');

@@ -1,8 +1,8 @@
 import { contract } from '@tapline/shared';
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Deps } from '../deps.js';
-import type { Ingest } from '../http-traffic/ingest.js';
-import { createRedactor } from '../http-traffic/redact.js';
+import type { Ingest } from '../ingest/ingest.js';
+import { createRedactor } from '../ingest/redact.js';
 import { failureAnswer, type FailureLogs, HttpError, RetryLater } from '../http/errors.js';
 import { mountBytes, requireScope } from '../http/mount.js';
 import { decodeRequest, encodeResponse, encodeStatus, encodingOf, type OtlpEncoding } from './codec.js';
@@ -13,7 +13,18 @@ import { translate } from './translate.js';
 const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
 /** gRPC codes of google.rpc.Status for the HTTP statuses OTLP/HTTP answers with. */
-const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 408: 4, 413: 8, 415: 3, 429: 8, 500: 13, 503: 14 };
+const GRPC_CODE: Record<number, number> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  408: 4,
+  413: 8,
+  415: 3,
+  429: 8,
+  500: 13,
+  503: 14,
+};
 
 /**
  * `POST /v1/traces` (OTLP/HTTP, docs/opentelemetry.md): any OpenTelemetry SDK's trace exporter
@@ -23,7 +34,10 @@ const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 408
  */
 export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
   const redactor = createRedactor(deps.config.redact);
-  const types = { accepts: (type: string) => encodingOf(type) !== null, message: 'Content-Type must be application/x-protobuf or application/json' };
+  const types = {
+    accepts: (type: string) => encodingOf(type) !== null,
+    message: 'Content-Type must be application/x-protobuf or application/json',
+  };
   mountBytes(router, deps, contract.otlpTraces, types, async (body, ctx, req, res) => {
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     requireScope(ctx);
@@ -56,6 +70,9 @@ function otlpErrors(logs: FailureLogs): ErrorRequestHandler {
     // JSON clients get Tapline's error body, as on every endpoint (docs/decisions.md §2.1); protobuf
     // clients cannot read JSON, so they get OTLP's google.rpc.Status.
     if (encoding === 'json') return void res.status(answer.status).json(answer.body);
-    res.status(answer.status).type(CONTENT_TYPE.protobuf).send(encodeStatus(GRPC_CODE[answer.status] ?? 2, answer.message));
+    res
+      .status(answer.status)
+      .type(CONTENT_TYPE.protobuf)
+      .send(encodeStatus(GRPC_CODE[answer.status] ?? 2, answer.message));
   };
 }

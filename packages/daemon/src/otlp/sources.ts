@@ -10,7 +10,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A source named by id or by the token user's source name; 404 when there is none, 403 when not allowed. */
 async function named(deps: Deps, ctx: RequestContext, userId: string, name: string): Promise<TrafficSource> {
-  const source = UUID.test(name) ? await deps.findSource(name.toLowerCase()) : await findTrafficSourceByName(deps.db, userId, name);
+  const source = UUID.test(name)
+    ? await deps.findSource(name.toLowerCase())
+    : await findTrafficSourceByName(deps.db, userId, name);
   if (!source) throw notFound('source_not_found');
   authorizeSource(ctx, source);
   return source;
@@ -22,14 +24,29 @@ async function named(deps: Deps, ctx: RequestContext, userId: string, name: stri
  * source named as each resource's `service.name`. Records of a service name no source has are
  * rejected (partial success); an export none of whose names resolves is a 404 that says so.
  */
-export async function groupBySource(deps: Deps, ctx: RequestContext, header: string | undefined, t: Translation): Promise<{ groups: SourceGroup[]; rejected: Translation['rejected'] }> {
+export async function groupBySource(
+  deps: Deps,
+  ctx: RequestContext,
+  header: string | undefined,
+  t: Translation,
+): Promise<{ groups: SourceGroup[]; rejected: Translation['rejected'] }> {
   const rejected: { count: number; reasons: string[] } = { count: 0, reasons: [] };
   const principal = ctx.principal;
   if (!principal || (t.records.length === 0 && t.unlinked.length === 0)) return { groups: [], rejected };
   const fixed = header?.trim() || principal.sourceId;
-  if (fixed) return { groups: [{ source: await named(deps, ctx, principal.user.id, fixed), records: t.records, unlinked: t.unlinked }], rejected };
+  if (fixed)
+    return {
+      groups: [{ source: await named(deps, ctx, principal.user.id, fixed), records: t.records, unlinked: t.unlinked }],
+      rejected,
+    };
 
-  const byName = new Map<string, { source: TrafficSource | undefined; group: { records: SourceGroup['records'][number][]; unlinked: SourceGroup['unlinked'][number][] } }>();
+  const byName = new Map<
+    string,
+    {
+      source: TrafficSource | undefined;
+      group: { records: SourceGroup['records'][number][]; unlinked: SourceGroup['unlinked'][number][] };
+    }
+  >();
   const slot = async (serviceName: string) => {
     let found = byName.get(serviceName);
     if (!found) {

@@ -1,9 +1,9 @@
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
 import { createCoreLog } from '../core-logs/repo.js';
 import type { Deps } from '../deps.js';
-import type { Ingest } from '../http-traffic/ingest.js';
-import { type PreparedRecord, prepareRecord, startedAtIssues } from '../http-traffic/prepare.js';
-import type { Redactor } from '../http-traffic/redact.js';
+import type { Ingest } from '../ingest/ingest.js';
+import { type PreparedRecord, prepareRecord, startedAtIssues } from '../ingest/prepare.js';
+import type { Redactor } from '../ingest/redact.js';
 import type { SpanException, SpanRecord, Translation } from './translate.js';
 
 /** Spans of one source, as translate() gave them. */
@@ -20,7 +20,9 @@ export interface Stored {
 
 /** Why a record failed the compose rules, the way a 400 would say it. */
 const firstIssue = (issues: readonly { path: readonly PropertyKey[] | string; message: string }[]) =>
-  issues[0] ? `${Array.isArray(issues[0].path) ? issues[0].path.join('.') : String(issues[0].path)}: ${issues[0].message}` : 'invalid';
+  issues[0]
+    ? `${Array.isArray(issues[0].path) ? issues[0].path.join('.') : String(issues[0].path)}: ${issues[0].message}`
+    : 'invalid';
 
 /**
  * Each span's record goes through the compose schema, the `startedAt` rule and redaction exactly
@@ -46,12 +48,32 @@ export async function storeGroup(deps: Deps, ingest: Ingest, redactor: Redactor,
       reject(`span start: ${ahead[0].message}`);
       continue;
     }
-    kept.push({ record: prepareRecord(parsed.data, redactor).record, exceptions: span.exceptions, serviceName: span.serviceName });
+    kept.push({
+      record: prepareRecord(parsed.data, redactor).record,
+      exceptions: span.exceptions,
+      serviceName: span.serviceName,
+    });
   }
-  const entries = kept.length > 0 ? await ingest.store(group.source, kept.map((k) => k.record)) : [];
-  const logs = kept.flatMap((k, i) => k.exceptions.map((exception) => ({ exception, serviceName: k.serviceName, httpTrafficId: entries[i]?.id ?? null })));
-  for (const { exception, serviceName, httpTrafficId } of [...logs, ...group.unlinked.map((u) => ({ ...u, httpTrafficId: null }))]) {
-    await createCoreLog(deps.db, deps.clock, group.source.id, { ...exception, source: serviceName, layer: 'Application', httpTrafficId });
+  const entries =
+    kept.length > 0
+      ? await ingest.store(
+          group.source,
+          kept.map((k) => k.record),
+        )
+      : [];
+  const logs = kept.flatMap((k, i) =>
+    k.exceptions.map((exception) => ({ exception, serviceName: k.serviceName, httpTrafficId: entries[i]?.id ?? null })),
+  );
+  for (const { exception, serviceName, httpTrafficId } of [
+    ...logs,
+    ...group.unlinked.map((u) => ({ ...u, httpTrafficId: null })),
+  ]) {
+    await createCoreLog(deps.db, deps.clock, group.source.id, {
+      ...exception,
+      source: serviceName,
+      layer: 'Application',
+      httpTrafficId,
+    });
   }
   return { accepted: entries.length, rejected };
 }

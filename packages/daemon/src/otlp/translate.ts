@@ -41,7 +41,11 @@ function exceptionsOf(span: OtlpSpan): SpanException[] {
     .map((event) => {
       const a = attributeMap(event.attributes);
       const str = (name: string) => (typeof a.get(name) === 'string' ? String(a.get(name)) : '');
-      return { title: str('exception.type') || 'Exception', description: str('exception.message'), stack: str('exception.stacktrace') };
+      return {
+        title: str('exception.type') || 'Exception',
+        description: str('exception.message'),
+        stack: str('exception.stacktrace'),
+      };
     });
 }
 
@@ -55,7 +59,8 @@ export function translate(request: ExportTraceRequest): Translation {
   for (const resourceSpans of request.resourceSpans ?? []) {
     const service = attributeMap(resourceSpans.resource?.attributes).get('service.name');
     const serviceName = typeof service === 'string' ? service : '';
-    for (const scope of resourceSpans.scopeSpans ?? []) for (const span of scope.spans ?? []) spans.push({ span, serviceName });
+    for (const scope of resourceSpans.scopeSpans ?? [])
+      for (const span of scope.spans ?? []) spans.push({ span, serviceName });
   }
   const byKey = new Map(spans.map((s) => [key(s.span.traceId, s.span.spanId), s]));
   const records = new Map<string, SpanRecord>();
@@ -63,7 +68,8 @@ export function translate(request: ExportTraceRequest): Translation {
   let ignored = 0;
   for (const { span, serviceName } of spans) {
     const http = httpSpan(span);
-    if (http.kind === 'record') records.set(key(span.traceId, span.spanId), { serviceName, body: http.body, exceptions: [] });
+    if (http.kind === 'record')
+      records.set(key(span.traceId, span.spanId), { serviceName, body: http.body, exceptions: [] });
     else if (http.kind === 'ignored') ignored += 1;
     else {
       rejected.count += 1;
@@ -79,7 +85,11 @@ export function translate(request: ExportTraceRequest): Translation {
     if (owner === 'none') continue;
     for (const exception of exceptions) {
       if (owner === 'outside') unlinked.push({ serviceName, exception });
-      else if (!owner.exceptions.some((e) => e.title === exception.title && e.description === exception.description && e.stack === exception.stack)) {
+      else if (
+        !owner.exceptions.some(
+          (e) => e.title === exception.title && e.description === exception.description && e.stack === exception.stack,
+        )
+      ) {
         owner.exceptions.push(exception);
       }
     }
@@ -88,7 +98,11 @@ export function translate(request: ExportTraceRequest): Translation {
 }
 
 /** The record at or above `span`; `outside` when the chain leaves this export, `none` at a root without one. */
-function ownerOf(span: OtlpSpan, byKey: Map<string, Located>, records: Map<string, SpanRecord>): SpanRecord | 'outside' | 'none' {
+function ownerOf(
+  span: OtlpSpan,
+  byKey: Map<string, Located>,
+  records: Map<string, SpanRecord>,
+): SpanRecord | 'outside' | 'none' {
   let current: OtlpSpan | undefined = span;
   for (let depth = 0; current && depth < MAX_DEPTH; depth += 1) {
     const record = records.get(key(current.traceId, current.spanId));

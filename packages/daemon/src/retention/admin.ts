@@ -20,13 +20,18 @@ const Iso = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 /** The moment entries must be older than: `--older-than 7d` from now, or `--before` an ISO time. */
 export function pruneCutoff(clock: Clock, options: PruneOptions): string {
-  if ((options.olderThan === undefined) === (options.before === undefined)) throw new ExitError('give one of --older-than DURATION or --before ISO-TIME', 2);
+  if ((options.olderThan === undefined) === (options.before === undefined))
+    throw new ExitError('give one of --older-than DURATION or --before ISO-TIME', 2);
   if (options.olderThan !== undefined) {
     const ms = usage(() => parseRetentionDuration('--older-than', options.olderThan ?? '', false)) ?? 0;
     return new Date(clock.now().getTime() - ms).toISOString();
   }
   const text = options.before ?? '';
-  if (!Iso.safeParse(text).success) throw new ExitError(`--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`, 2);
+  if (!Iso.safeParse(text).success)
+    throw new ExitError(
+      `--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`,
+      2,
+    );
   return new Date(text).toISOString();
 }
 

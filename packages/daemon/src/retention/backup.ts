@@ -14,7 +14,10 @@ import { nativeBinding } from '../db/native-addon.js';
  */
 export async function backupFile(database: string, target: string): Promise<string> {
   const locator = parseLocator(database);
-  if (locator.backend === 'postgres') throw new ExitError('taplined backup copies a SQLite database; back up PostgreSQL with pg_dump (see docs/storage.md)');
+  if (locator.backend === 'postgres')
+    throw new ExitError(
+      'taplined backup copies a SQLite database; back up PostgreSQL with pg_dump (see docs/storage.md)',
+    );
   const source = locator.file;
   if (source === ':memory:' || !existsSync(source)) throw new ExitError(`no database at ${source}`);
   if (existsSync(target)) throw new ExitError(`${target} already exists; remove it or choose another file`);
@@ -29,7 +32,8 @@ export async function backupFile(database: string, target: string): Promise<stri
     const copy = new Database(partial, { fileMustExist: true, nativeBinding: nativeBinding() });
     try {
       const verdict = copy.pragma('quick_check', { simple: true });
-      if (verdict !== 'ok') throw new ExitError(`the copy did not verify (${String(verdict)}); ${target} was not written`);
+      if (verdict !== 'ok')
+        throw new ExitError(`the copy did not verify (${String(verdict)}); ${target} was not written`);
     } finally {
       copy.close();
     }

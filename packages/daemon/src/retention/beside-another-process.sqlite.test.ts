@@ -5,7 +5,14 @@ import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ApiError, contract } from '@tapline/shared';
-import { composeBody, createSource, expectRollupExact, postRecords, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  composeBody,
+  createSource,
+  expectRollupExact,
+  postRecords,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
 import { openDatabase } from '../db/open.js';
@@ -64,7 +71,11 @@ interface Other {
 
 async function anotherProcess(file: string, mode: 'probe' | 'hold'): Promise<Other> {
   // Its cwd is the daemon's package, where better-sqlite3 resolves.
-  const child: ChildProcessByStdio<Writable, Readable, null> = spawn(process.execPath, ['-e', OTHER_PROCESS, file, mode], { cwd: DAEMON_PACKAGE, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
+    process.execPath,
+    ['-e', OTHER_PROCESS, file, mode],
+    { cwd: DAEMON_PACKAGE, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -19,8 +19,12 @@ export async function checkDatabase(db: Db, dialect: SqlDialect): Promise<string
     .select(['traffic_source_id', 'pathname_id', 'method', 'status', (eb) => eb.fn.countAll<number | string>().as('n')])
     .groupBy(['traffic_source_id', 'pathname_id', 'method', 'status'])
     .execute();
-  const rollup = await db.selectFrom('traffic_counts').select(['traffic_source_id', 'pathname_id', 'method', 'status', 'count']).execute();
-  const key = (r: { traffic_source_id: string; pathname_id: string; method: string; status: number }) => `${r.traffic_source_id} ${r.pathname_id} ${r.method} ${r.status}`;
+  const rollup = await db
+    .selectFrom('traffic_counts')
+    .select(['traffic_source_id', 'pathname_id', 'method', 'status', 'count'])
+    .execute();
+  const key = (r: { traffic_source_id: string; pathname_id: string; method: string; status: number }) =>
+    `${r.traffic_source_id} ${r.pathname_id} ${r.method} ${r.status}`;
   const expected = new Map(counted.map((r) => [key(r), Number(r.n)]));
   for (const r of rollup) {
     const n = expected.get(key(r)) ?? 0;
@@ -46,18 +50,24 @@ async function unreadableExchanges(db: Db, dialect: SqlDialect): Promise<string[
   // Paged by the id as stored, read without the id codec (db/stored-values.ts): a database this
   // version has not upgraded yet holds text ids, which the codec would compare as bytes.
   const raw = db.withoutPlugins();
-  for (let after: unknown = '', read = 0; ; ) {
+  for (let after: unknown = '', read = 0; ;) {
     let rows: { id: unknown; request: string; response: string }[];
     try {
       rows = await raw
         .selectFrom('http_traffic as t')
-        .select(['t.id', dialect.payloadText(sql.ref('t.request_headers')).as('request'), dialect.payloadText(sql.ref('t.response_headers')).as('response')])
+        .select([
+          't.id',
+          dialect.payloadText(sql.ref('t.request_headers')).as('request'),
+          dialect.payloadText(sql.ref('t.response_headers')).as('response'),
+        ])
         .where(sql<boolean>`t.id > ${after}`)
         .orderBy('t.id')
         .limit(1000)
         .execute();
     } catch (error) {
-      return [`entries after the first ${read} cannot be read: ${error instanceof Error ? error.message : String(error)}`];
+      return [
+        `entries after the first ${read} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      ];
     }
     if (rows.length === 0) break;
     unreadable += rows.filter((r) => !parses(r.request) || !parses(r.response)).length;
@@ -73,14 +83,17 @@ async function unreadableExchanges(db: Db, dialect: SqlDialect): Promise<string[
  */
 export async function checkDatabaseAt(database: string): Promise<string[]> {
   const locator = parseLocator(database);
-  if (locator.backend === 'sqlite' && (locator.file === ':memory:' || !existsSync(locator.file))) throw new ExitError(`no database at ${locator.file}`);
+  if (locator.backend === 'sqlite' && (locator.file === ':memory:' || !existsSync(locator.file)))
+    throw new ExitError(`no database at ${locator.file}`);
   let opened: ReturnType<typeof openDatabase> | undefined;
   try {
     opened = openDatabase(database, { pool: 1 });
     return await checkDatabase(opened.db, opened.dialect);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return [`the database cannot be read: ${withoutSecret(message, locator.backend === 'postgres' ? locator.password : null)}`];
+    return [
+      `the database cannot be read: ${withoutSecret(message, locator.backend === 'postgres' ? locator.password : null)}`,
+    ];
   } finally {
     await opened?.close().catch(() => undefined);
   }

@@ -18,15 +18,21 @@ it('switches a database made before retention to incremental auto-vacuum, keepin
   opened = openDatabase(join(dir, 'tapline.db'));
   const migrator = new Migrator({ db: opened.db, provider: migrationProvider(opened.dialect) });
   expect((await migrator.migrateTo('2026-11-23T0600-traffic-exchange-keys')).error).toBeUndefined();
-  const autoVacuum = async () => (await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(opened.db)).rows[0]?.auto_vacuum;
+  const autoVacuum = async () =>
+    (await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(opened.db)).rows[0]?.auto_vacuum;
   expect(await autoVacuum()).toBe(0);
   const now = '2026-11-20T10:00:00.000Z';
-  await opened.db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'ann', password_hash: null, created_at: now, updated_at: now }).execute();
+  await opened.db
+    .insertInto('users')
+    .values({ id: 'u1', email: 'ann@example.com', name: 'ann', password_hash: null, created_at: now, updated_at: now })
+    .execute();
 
   await opened.migrate();
 
   expect(await autoVacuum()).toBe(2);
   expect(await opened.db.selectFrom('users').select('email').execute()).toEqual([{ email: 'ann@example.com' }]);
-  const index = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name = 'webhook_deliveries_traffic'`.execute(opened.db);
+  const index = await sql<{
+    name: string;
+  }>`select name from sqlite_master where type = 'index' and name = 'webhook_deliveries_traffic'`.execute(opened.db);
   expect(index.rows).toHaveLength(1);
 });

@@ -1,4 +1,3 @@
-
 /** What the pruner keeps: `null` turns a limit off. */
 export interface RetentionPolicy {
   /** `--retention`: entries older than this go. */

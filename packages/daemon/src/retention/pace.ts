@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and compose latency with it. So the pruner rests twice as long as it worked, a third of the
  * loop at most. And it copies the log back as it goes, a little at a time: left to the commits'
  * autocheckpoint, the prune's pages were copied at once with the event loop stopped for seconds
- * (figures: docs/performance.md, "Figures behind the code").
+ * (docs/performance.md#retention-and-the-pruner).
  */
 export function inTheDaemon(ops: LogCopier): Pause {
   return async (heldMs) => {
@@ -60,10 +60,9 @@ const WAKE_MS = 5;
  * Beside another process (`taplined prune` while the daemon runs). The lock stays free for as long
  * as the transaction held it (the other process's share of the writes), and at least for the
  * longest sleep a writer that began waiting during it can be in, so that it looks while the lock
- * is free: a gap of one turn of the event loop was almost never seen by it, and beside
- * `taplined prune` the daemon's composes waited seconds. The gap also copies the log back (a
- * passive checkpoint, which holds no one up): left to the daemon, the next of its commits past
- * `wal_autocheckpoint` copied the prune's pages, 100-600 ms on its event loop.
+ * is free: a gap of one turn of the event loop was almost never seen by it. The gap also copies the
+ * log back (a passive checkpoint, which holds no one up), which the daemon's next commit past
+ * `wal_autocheckpoint` would do on its event loop (docs/performance.md#retention-and-the-pruner).
  */
 export function besideAnotherProcess(ops: LogCopier): Pause {
   return async (heldMs) => {

@@ -66,7 +66,12 @@ async function removeOldest(trx: Executor, sourceId: string, before: string, lim
   // The exchange is in the entry's own row (compact storage): nothing else to delete.
   if (gone.length > 0) await subtractCounts(trx, gone);
   const names = await dropUnusedNames(trx, gone);
-  return { entries: gone.length, coreLogs: Number(coreLogs.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), ...names };
+  return {
+    entries: gone.length,
+    coreLogs: Number(coreLogs.numDeletedRows),
+    deliveries: Number(deliveries.numDeletedRows),
+    ...names,
+  };
 }
 
 type Gone = { traffic_source_id: string; pathname_id: string; domain_id: string; method: HttpMethod; status: number };
@@ -93,8 +98,13 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
   const sources = [...new Set(gone.map((g) => g.traffic_source_id))];
   const pathnames = [...new Set(gone.map((g) => g.pathname_id))];
   // Among the keys just decremented (the primary key's first two columns): by source alone it
-  // read every key of the source, 30 ms a batch with 50,000 pathnames, while holding the lock.
-  await trx.deleteFrom('traffic_counts').where('traffic_source_id', 'in', sources).where('pathname_id', 'in', pathnames).where('count', '<=', 0).execute();
+  // read every key of the source while holding the lock (docs/performance.md#retention-and-the-pruner).
+  await trx
+    .deleteFrom('traffic_counts')
+    .where('traffic_source_id', 'in', sources)
+    .where('pathname_id', 'in', pathnames)
+    .where('count', '<=', 0)
+    .execute();
 }
 
 /**
@@ -108,13 +118,21 @@ async function dropUnusedNames(trx: Executor, gone: readonly Gone[]): Promise<Pi
   const pathnames = await trx
     .deleteFrom('pathnames')
     .where('id', 'in', pathnameIds)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.pathname_id', '=', 'pathnames.id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.pathname_id', '=', 'pathnames.id')),
+      ),
+    )
     .executeTakeFirst();
   const domains = await trx
     .deleteFrom('domains')
     .where('id', 'in', domainIds)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))),
+    )
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))),
+    )
     .executeTakeFirst();
   return { pathnames: Number(pathnames.numDeletedRows), domains: Number(domains.numDeletedRows) };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
-import type { TrafficBus } from '../http-traffic/bus.js';
+import type { TrafficBus } from '../stream/bus.js';
 import type { RetentionPolicy } from './options.js';
 import { inTheDaemon } from './pace.js';
 import { addRemoved, noneRemoved, type Removed } from './prune.js';
@@ -80,7 +80,10 @@ export function createPruner(deps: PrunerDeps): Pruner {
       for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
         const before = await ops.sizeBytes();
         const commitsBefore = commits;
-        const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, { signal: stopping.signal, pause });
+        const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, {
+          signal: stopping.signal,
+          pause,
+        });
         addRemoved(removed, pruned);
         await ops.reclaim(pause, stopping.signal);
         sizeAfterPrune = await ops.sizeBytes();
@@ -88,7 +91,8 @@ export function createPruner(deps: PrunerDeps): Pruner {
         if (pruned.entries === 0 || sizeAfterPrune <= policy.maxBytes || !mayShrinkMore) break;
       }
     }
-    if (removed.entries > 0) logger.info({ ...removed, ms: Date.now() - started, bytes: await ops.sizeBytes() }, 'pruned old traffic');
+    if (removed.entries > 0)
+      logger.info({ ...removed, ms: Date.now() - started, bytes: await ops.sizeBytes() }, 'pruned old traffic');
     return removed;
   }
 
@@ -127,7 +131,10 @@ export function createPruner(deps: PrunerDeps): Pruner {
         // A round that is running looks at the size again before it ends.
         if (running) return void (sizeCheckDue = true);
         lastSizeCheck = Date.now();
-        overBudget().then((over) => over && background(), (error: unknown) => logTaskFailure(deps, error, 'reading the database size'));
+        overBudget().then(
+          (over) => over && background(),
+          (error: unknown) => logTaskFailure(deps, error, 'reading the database size'),
+        );
       };
       // At most one look per SIZE_CHECK_MS, and one after the last commit of a burst.
       unsubscribe = deps.bus.subscribe(() => {

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contract } from '@tapline/shared';
-import { createSource, DAY, expectRollupExact, type Harness, allEntryIds, manualClock, postRecords, startHarness } from '@tapline/testkit/daemon';
+import {
+  createSource,
+  DAY,
+  expectRollupExact,
+  type Harness,
+  allEntryIds,
+  manualClock,
+  postRecords,
+  startHarness,
+} from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPruner, type Pruner } from './pruner.js';
@@ -16,31 +25,43 @@ describe('the size budget', () => {
   // 4,000 records take more than either even compressed, with compact ids (compact storage); at 2
   // MiB what does not shrink with the entries is a larger share, which one proportional pass left
   // over budget.
-  it.each([3, 2])('prunes the oldest entries as soon as ingest crosses --max-db-size (%i MiB); the newest survive, totals stay exact', async (mib) => {
-    const clock = manualClock('2026-01-01T00:00:00.000Z');
-    const budget = mib * 2 ** 20;
-    h = await startHarness({ clock, config: { retention: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } } });
-    const { client } = await h.user();
-    const source = await createSource(client);
-    const batches: string[][] = [];
-    for (let i = 0; i < 20; i++) {
-      batches.push(await postRecords(client, source.id, 200, i * 200));
-      clock.advance(60_000);
+  it.each([3, 2])(
+    'prunes the oldest entries as soon as ingest crosses --max-db-size (%i MiB); the newest survive, totals stay exact',
+    async (mib) => {
+      const clock = manualClock('2026-01-01T00:00:00.000Z');
+      const budget = mib * 2 ** 20;
+      h = await startHarness({
+        clock,
+        config: { retention: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } },
+      });
+      const { client } = await h.user();
+      const source = await createSource(client);
+      const batches: string[][] = [];
+      for (let i = 0; i < 20; i++) {
+        batches.push(await postRecords(client, source.id, 200, i * 200));
+        clock.advance(60_000);
+        await expectRollupExact(h.deps.db);
+      }
+      await expect
+        .poll(async () => (await h.deps.storage.sizeBytes()) <= budget && (await h.pruner.runNow()).entries === 0, {
+          timeout: 20_000,
+        })
+        .toBe(true);
+      const kept = new Set(await allEntryIds(client, source.id));
+      expect(kept.size).toBeGreaterThan(200);
+      expect(kept.size).toBeLessThan(4000);
+      for (const id of batches.at(-1) ?? []) expect(kept.has(id)).toBe(true);
+      for (const id of batches[0] ?? []) expect(kept.has(id)).toBe(false);
+      // Oldest go first: what is kept is a suffix of the ingest order.
+      const all = batches.flat();
+      const firstKept = all.findIndex((id) => kept.has(id));
+      expect(all.slice(firstKept).every((id) => kept.has(id))).toBe(true);
+      expect((await client.call(contract.listTraffic, { params: { trafficSourceId: source.id } })).meta.total).toBe(
+        kept.size,
+      );
       await expectRollupExact(h.deps.db);
-    }
-    await expect.poll(async () => (await h.deps.storage.sizeBytes()) <= budget && (await h.pruner.runNow()).entries === 0, { timeout: 20_000 }).toBe(true);
-    const kept = new Set(await allEntryIds(client, source.id));
-    expect(kept.size).toBeGreaterThan(200);
-    expect(kept.size).toBeLessThan(4000);
-    for (const id of batches.at(-1) ?? []) expect(kept.has(id)).toBe(true);
-    for (const id of batches[0] ?? []) expect(kept.has(id)).toBe(false);
-    // Oldest go first: what is kept is a suffix of the ingest order.
-    const all = batches.flat();
-    const firstKept = all.findIndex((id) => kept.has(id));
-    expect(all.slice(firstKept).every((id) => kept.has(id))).toBe(true);
-    expect((await client.call(contract.listTraffic, { params: { trafficSourceId: source.id } })).meta.total).toBe(kept.size);
-    await expectRollupExact(h.deps.db);
-  });
+    },
+  );
 });
 
 describe('the file on disk', () => {
@@ -62,7 +83,10 @@ describe('the file on disk', () => {
       clock,
       database: file,
       pruner: { start: false },
-      config: { retention: { maxAgeMs: DAY, maxBytes: null, everyMs: 3_600_000 }, stats: { enabled: false, retentionMs: null } },
+      config: {
+        retention: { maxAgeMs: DAY, maxBytes: null, everyMs: 3_600_000 },
+        stats: { enabled: false, retentionMs: null },
+      },
     });
     const { client } = await h.user();
     const source = await createSource(client);
@@ -112,11 +136,21 @@ describe('a budget prune while ingest goes on', () => {
         for (let i = 0; i < 8; i++) await postRecords(client, source.id, 200, 4000 + i * 200);
       },
     };
-    pruner = createPruner({ db: h.deps.db, clock: h.deps.clock, logger: h.deps.logger, outages: h.deps.outages, bus: h.deps.bus, ops, policy: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 } });
+    pruner = createPruner({
+      db: h.deps.db,
+      clock: h.deps.clock,
+      logger: h.deps.logger,
+      outages: h.deps.outages,
+      bus: h.deps.bus,
+      ops,
+      policy: { maxAgeMs: null, maxBytes: budget, everyMs: 3_600_000 },
+    });
     pruner.start();
     for (let i = 0; i < 10; i++) await postRecords(client, source.id, 200, 2000 + i * 200);
     // No more ingest, no clock round: the prune that the commits started must finish the job.
-    await expect.poll(async () => !ingestDuringPass && (await h.deps.storage.sizeBytes()) <= budget, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(async () => !ingestDuringPass && (await h.deps.storage.sizeBytes()) <= budget, { timeout: 15_000 })
+      .toBe(true);
     await expectRollupExact(h.deps.db);
   });
 });

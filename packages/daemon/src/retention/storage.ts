@@ -58,7 +58,9 @@ function sqliteOps(db: AnyDb): StorageOps {
   let walFile: string | null | undefined;
   async function walBytes(): Promise<number> {
     if (walFile === undefined) {
-      const { rows } = await sql<{ name: string; file: string }>`select name, file from pragma_database_list()`.execute(db);
+      const { rows } = await sql<{ name: string; file: string }>`select name, file from pragma_database_list()`.execute(
+        db,
+      );
       const file = rows.find((r) => r.name === 'main')?.file ?? '';
       walFile = file ? `${file}-wal` : null; // '' is an in-memory database: no log on disk
     }
@@ -69,7 +71,8 @@ function sqliteOps(db: AnyDb): StorageOps {
       return 0; // no log yet, or checkpointed away
     }
   }
-  const pages = async (name: 'page_count' | 'freelist_count') => (await pragmaNumber(db, name)) * (await pragmaNumber(db, 'page_size'));
+  const pages = async (name: 'page_count' | 'freelist_count') =>
+    (await pragmaNumber(db, name)) * (await pragmaNumber(db, 'page_size'));
   return {
     backend: 'sqlite',
     shrinks: true,
@@ -78,13 +81,14 @@ function sqliteOps(db: AnyDb): StorageOps {
     async reclaim(pause = nextTurn, signal) {
       // `pragma incremental_vacuum` gives back one page per step of the statement, and the driver
       // steps a statement without result columns once: each call is one page. Alone, each call
-      // was its own transaction: 61,000 of them after a prune of 200,000 entries, back to back,
-      // which wrote 500 MB of log and kept another process's writes out. So a slice of calls in
-      // one short transaction, and the pruner's pause between two.
-      for (let free = await pragmaNumber(db, 'freelist_count'); free > 0; ) {
+      // was its own transaction, which wrote the log over and over and kept another process's
+      // writes out (docs/performance.md#retention-and-the-pruner). So a slice of calls in one
+      // short transaction, and the pruner's pause between two.
+      for (let free = await pragmaNumber(db, 'freelist_count'); free > 0;) {
         const started = performance.now();
         const slice = async (c: AnyDb) => {
-          for (let page = Math.min(free, VACUUM_SLICE); page > 0; page--) await sql`pragma incremental_vacuum(1)`.execute(c);
+          for (let page = Math.min(free, VACUUM_SLICE); page > 0; page--)
+            await sql`pragma incremental_vacuum(1)`.execute(c);
         };
         await (db.isTransaction ? slice(db) : db.transaction().execute(slice));
         const left = await pragmaNumber(db, 'freelist_count');
@@ -129,7 +133,9 @@ function sqliteOps(db: AnyDb): StorageOps {
 
 function postgresOps(db: AnyDb): StorageOps {
   const size = async () => {
-    const { rows } = await sql<{ bytes: string | number }>`select pg_database_size(current_database()) as bytes`.execute(db);
+    const { rows } = await sql<{
+      bytes: string | number;
+    }>`select pg_database_size(current_database()) as bytes`.execute(db);
     return Number(rows[0]?.bytes ?? 0);
   };
   return {

@@ -32,7 +32,9 @@ export async function pruneBefore(
   options: { sourceId?: string | undefined; signal?: AbortSignal; pause?: Pause } = {},
 ): Promise<Removed> {
   const pause = options.pause ?? nextTurn;
-  const sources = options.sourceId ? [options.sourceId] : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
+  const sources = options.sourceId
+    ? [options.sourceId]
+    : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
   const total = noneRemoved();
   const batches = pacedBatches(db, pause, total);
   for (const sourceId of sources) {
@@ -51,7 +53,14 @@ const END_OF_TIME = '9999-12-31T23:59:59.999Z';
 async function oldestSource(db: Db): Promise<{ id: string; oldest: string } | undefined> {
   const rows = await db
     .selectFrom('traffic_sources as s')
-    .select((eb) => ['s.id', eb.selectFrom('http_traffic as t').select((e) => e.fn.min('t.created_at').as('m')).whereRef('t.traffic_source_id', '=', 's.id').as('oldest')])
+    .select((eb) => [
+      's.id',
+      eb
+        .selectFrom('http_traffic as t')
+        .select((e) => e.fn.min('t.created_at').as('m'))
+        .whereRef('t.traffic_source_id', '=', 's.id')
+        .as('oldest'),
+    ])
     .execute();
   let best: { id: string; oldest: string } | undefined;
   for (const r of rows) if (r.oldest && (!best || r.oldest < best.oldest)) best = { id: r.id, oldest: r.oldest };
@@ -65,7 +74,10 @@ export async function oldestEntryAt(db: Db): Promise<string | null> {
 
 /** Entries in the rollup: a sum over a few hundred rows, never a scan of the traffic. */
 async function entryCount(db: Db): Promise<number> {
-  const row = await db.selectFrom('traffic_counts').select((eb) => eb.fn.sum<number | string | null>('count').as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('traffic_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('count').as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n ?? 0);
 }
 
@@ -75,7 +87,12 @@ async function entryCount(db: Db): Promise<number> {
  * disk does not fall as rows go (autovacuum makes the space reusable), and in SQLite the log grows
  * with the deletes, so the measure alone could empty the database.
  */
-export async function pruneToSize(db: Db, ops: StorageOps, target: number, options: { signal?: AbortSignal; pause?: Pause } = {}): Promise<Removed> {
+export async function pruneToSize(
+  db: Db,
+  ops: StorageOps,
+  target: number,
+  options: { signal?: AbortSignal; pause?: Pause } = {},
+): Promise<Removed> {
   const { signal, pause = nextTurn } = options;
   const total = noneRemoved();
   const used = await ops.usedBytes();

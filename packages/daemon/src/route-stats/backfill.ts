@@ -29,7 +29,11 @@ export const BACKFILL_BATCH = 500;
  * is checked again under the row lock, and only the rows it changed are handed to `onAssigned`,
  * so no entry is counted twice.
  */
-export async function backfillRoutes(deps: { readonly db: Db; readonly dialect: SqlDialect; readonly clock: Clock }, onAssigned: OnAssigned | undefined, limit = BACKFILL_BATCH): Promise<number> {
+export async function backfillRoutes(
+  deps: { readonly db: Db; readonly dialect: SqlDialect; readonly clock: Clock },
+  onAssigned: OnAssigned | undefined,
+  limit = BACKFILL_BATCH,
+): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('http_traffic as t')
@@ -54,7 +58,13 @@ export async function backfillRoutes(deps: { readonly db: Db; readonly dialect: 
     const assigned: AssignedEntry[] = [];
     for (const [, { sourceId, template, ids }] of [...byRoute].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const { id: routeId } = await findOrCreateRoute(trx, sourceId, template, now);
-      const changed = await trx.updateTable('http_traffic').set({ route_id: routeId }).where('id', 'in', ids).where('route_id', 'is', null).returning('id').execute();
+      const changed = await trx
+        .updateTable('http_traffic')
+        .set({ route_id: routeId })
+        .where('id', 'in', ids)
+        .where('route_id', 'is', null)
+        .returning('id')
+        .execute();
       for (const { id } of changed) assigned.push({ id, traffic_source_id: sourceId, route_id: routeId });
     }
     if (onAssigned && assigned.length > 0) await onAssigned(trx, assigned);
@@ -66,12 +76,19 @@ export async function backfillRoutes(deps: { readonly db: Db; readonly dialect: 
  * The statistics of entries the backfill has just given a route: read back in its transaction
  * (their bodies' sizes too), so they count exactly once, as ingest counts new ones.
  */
-export function statsOfAssigned(deps: { readonly dialect: SqlDialect }, add: (trx: Executor, inputs: readonly StatInput[]) => Promise<void>): OnAssigned {
+export function statsOfAssigned(
+  deps: { readonly dialect: SqlDialect },
+  add: (trx: Executor, inputs: readonly StatInput[]) => Promise<void>,
+): OnAssigned {
   return async (trx, assigned) => add(trx, await statInputsOf(trx, deps, assigned));
 }
 
 /** What the statistics take of stored entries, each under the route given in `assigned` (read in `trx`). */
-export async function statInputsOf(trx: Executor, deps: { readonly dialect: SqlDialect }, assigned: readonly AssignedEntry[]): Promise<(StatInput & { readonly id: string })[]> {
+export async function statInputsOf(
+  trx: Executor,
+  deps: { readonly dialect: SqlDialect },
+  assigned: readonly AssignedEntry[],
+): Promise<(StatInput & { readonly id: string })[]> {
   const routeOf = new Map(assigned.map((a) => [a.id, a.route_id]));
   const inputs: (StatInput & { readonly id: string })[] = [];
   for (let i = 0; i < assigned.length; i += BACKFILL_BATCH) {
@@ -89,8 +106,16 @@ export async function statInputsOf(trx: Executor, deps: { readonly dialect: SqlD
       const routeId = routeOf.get(row.id);
       if (!routeId) continue;
       inputs.push({
-        id: row.id, sourceId: row.traffic_source_id, routeId, method: row.method, domainId: row.domain_id, createdAt: row.created_at, status: row.status, elapsedTime: row.elapsed_time,
-        requestBytes: bodyBytes(row.request_body), responseBytes: bodyBytes(row.response_body),
+        id: row.id,
+        sourceId: row.traffic_source_id,
+        routeId,
+        method: row.method,
+        domainId: row.domain_id,
+        createdAt: row.created_at,
+        status: row.status,
+        elapsedTime: row.elapsed_time,
+        requestBytes: bodyBytes(row.request_body),
+        responseBytes: bodyBytes(row.response_body),
       });
     }
   }
@@ -100,7 +125,13 @@ export async function statInputsOf(trx: Executor, deps: { readonly dialect: SqlD
 export type Backfill = PacedJob;
 
 /** The background job: batch after batch until no entry lacks a route (route-stats/paced-job.ts). */
-export function createBackfill(deps: { readonly db: Db; readonly dialect: SqlDialect; readonly clock: Clock; readonly logger: Logger; readonly onAssigned?: OnAssigned }): Backfill {
+export function createBackfill(deps: {
+  readonly db: Db;
+  readonly dialect: SqlDialect;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onAssigned?: OnAssigned;
+}): Backfill {
   return createPacedJob(deps, {
     step: () => backfillRoutes(deps, deps.onAssigned),
     done: 'route templates given to stored entries',

@@ -1,6 +1,6 @@
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { type BucketTotals, type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
+import { type BucketTotals, emptyTotals, type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
 import { mergeBytes, newSketch, type Sketch } from './sketch.js';
 import { addStats, chunks, LEVELS, type StoredRow } from './writer.js';
 
@@ -46,8 +46,8 @@ async function rawBucket(trx: Executor, key: Keyed) {
   return { count: Number(row?.n ?? 0), max: row?.max === null || row?.max === undefined ? null : Number(row.max) };
 }
 
-/** A stored row less what `out` contributed; the maximum as `moveStats` says. */
-async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals): Promise<BucketTotals> {
+/** A stored row less what `out` contributed; the maximum as `moveStats` says (`arrivals`: entries moving into the row). */
+async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals, arrivals: number): Promise<BucketTotals> {
   const count = Number(row.count) - out.count;
   const sketch = newSketch();
   mergeBytes(sketch, row.sketch);
@@ -57,7 +57,7 @@ async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals): Pro
     ...out,
     count,
     latencySum: Number(row.latency_sum) - out.latencySum,
-    latencyMax: raw.count === count && raw.max !== null ? raw.max : Number(row.latency_max),
+    latencyMax: raw.count === count + arrivals && raw.max !== null ? raw.max : Number(row.latency_max),
     requestBytes: Number(row.request_bytes) - out.requestBytes,
     responseBytes: Number(row.response_bytes) - out.responseBytes,
     sketch,
@@ -72,8 +72,9 @@ async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals): Pro
  * bytes and sketches are subtracted exactly. The maximum is taken again from the stored entries of
  * the row's minute, hour or day when they are all still stored; a row whose entries were partly
  * pruned keeps the maximum it had (an upper bound: the largest may have moved). A row left with no
- * request goes. The old rows are subtracted before the new ones are added, so a key on both sides
- * (entries swapping routes in one batch) ends with both.
+ * request goes, unless entries arrive in it in the same move: it is then emptied in place and filled
+ * again. The old rows are subtracted before the new ones are added, so a key on both sides (entries
+ * swapping routes in one batch) ends with both.
  */
 export async function moveStats(
   trx: Executor,
@@ -91,16 +92,23 @@ export async function moveStats(
     for (const part of chunks(keysOf([...minus, ...plus].filter(holds))))
       for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
   }
+  // What arrives in each row: the bucket's stored entries count those already.
+  const arriving = new Map(plus.map((p) => [keyOf(p), p.count]));
   for (const { level, holds } of LEVELS) {
     const left: BucketTotals[] = [];
     for (const out of minus.filter(holds)) {
       const row = stored.get(keyOf(out));
       if (!row) continue;
-      if (Number(row.count) - out.count <= 0) await level.remove(trx, out);
-      else left.push(await subtracted(trx, row, out));
+      const arrivals = arriving.get(keyOf(out)) ?? 0;
+      if (Number(row.count) - out.count > 0) left.push(await subtracted(trx, row, out, arrivals));
+      // Emptied, as the empty row a concurrent writer inserts first, and filled again by addStats
+      // below. Not deleted: a writer waiting on this row's lock would find it gone, not see the row
+      // addStats inserts anew, and overwrite it with its own numbers alone.
+      else if (arrivals > 0) left.push({ ...out, ...emptyTotals() });
+      else await level.remove(trx, out);
     }
     for (const part of chunks(left)) await level.write(trx, part);
   }
-  // The rows are held now; addStats locks them again, which waits for nobody.
+  // The rows are held now; addStats locks them again, which waits for nobody, and reads them as left above.
   await addStats(trx, dialect, added);
 }

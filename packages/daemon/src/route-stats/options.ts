@@ -8,4 +8,3 @@ export interface StatsConfig {
 
 export const DEFAULT_STATS_RETENTION = '400d';
 export const DEFAULT_STATS: StatsConfig = { enabled: true, retentionMs: 400 * 86_400_000 };
-

@@ -13,7 +13,10 @@ export interface PacedJob {
  * (as the pruner does, retention/pace.ts), so ingest keeps most of the loop. A second `runNow`
  * while one runs joins it, and makes it look once more at the end. `step` answers how many items it looked at; 0 ends the run.
  */
-export function createPacedJob(deps: { readonly logger: Logger }, job: { readonly step: () => Promise<number>; readonly done: string; readonly stopped: string }): PacedJob {
+export function createPacedJob(
+  deps: { readonly logger: Logger },
+  job: { readonly step: () => Promise<number>; readonly done: string; readonly stopped: string },
+): PacedJob {
   const stopping = new AbortController();
   let running: Promise<number> | undefined;
   /** Asked for while a run was going: its last look may have come before the work it was asked for. */

@@ -48,7 +48,13 @@ async function moveEntries(
     const { id: to } = await findOrCreateRoute(trx, sourceId, route, now);
     for (const [from, ids] of byFrom) {
       // `route_id = from` again under the row lock: only rows this transaction really moved count.
-      const changed = await trx.updateTable('http_traffic').set({ route_id: to }).where('id', 'in', ids).where('route_id', '=', from).returning('id').execute();
+      const changed = await trx
+        .updateTable('http_traffic')
+        .set({ route_id: to })
+        .where('id', 'in', ids)
+        .where('route_id', '=', from)
+        .returning('id')
+        .execute();
       for (const { id } of changed) moves.push({ id, from, to });
     }
   }
@@ -67,7 +73,9 @@ async function moveEntries(
  */
 export async function reassignBatch(deps: ReassignDeps, limit = BACKFILL_BATCH): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
-    const job = await deps.dialect.lockRows(trx.selectFrom('route_reassignments').selectAll().orderBy('traffic_source_id').limit(1), 'skip').executeTakeFirst();
+    const job = await deps.dialect
+      .lockRows(trx.selectFrom('route_reassignments').selectAll().orderBy('traffic_source_id').limit(1), 'skip')
+      .executeTakeFirst();
     if (!job) return 0;
     const sourceId = job.traffic_source_id;
     let query = trx
@@ -81,18 +89,30 @@ export async function reassignBatch(deps: ReassignDeps, limit = BACKFILL_BATCH):
     if (job.after_id !== null) query = query.where('t.id', '>', job.after_id);
     const rows = (await query.execute()).flatMap((r) => (r.route_id === null ? [] : [{ ...r, route_id: r.route_id }]));
     if (rows.length === 0) {
-      await trx.deleteFrom('route_reassignments').where('traffic_source_id', '=', sourceId).where('generation', '=', job.generation).execute();
+      await trx
+        .deleteFrom('route_reassignments')
+        .where('traffic_source_id', '=', sourceId)
+        .where('generation', '=', job.generation)
+        .execute();
       return 1;
     }
     const rules = (await rulesOf(trx, deps, [sourceId], false)).get(sourceId) ?? [];
     const moves = await moveEntries(trx, sourceId, rows, rules, isoNow(deps.clock));
     if (deps.stats && moves.length > 0) {
-      const removed = await statInputsOf(trx, deps, moves.map((m) => ({ id: m.id, traffic_source_id: sourceId, route_id: m.from })));
+      const removed = await statInputsOf(
+        trx,
+        deps,
+        moves.map((m) => ({ id: m.id, traffic_source_id: sourceId, route_id: m.from })),
+      );
       const to = new Map(moves.map((m) => [m.id, m.to]));
       const added = removed.map((input) => ({ ...input, routeId: to.get(input.id) ?? input.routeId }));
       await moveStats(trx, deps.dialect, removed, added);
     }
-    await trx.updateTable('route_reassignments').set({ after_id: rows[rows.length - 1]?.id ?? null }).where('traffic_source_id', '=', sourceId).execute();
+    await trx
+      .updateTable('route_reassignments')
+      .set({ after_id: rows[rows.length - 1]?.id ?? null })
+      .where('traffic_source_id', '=', sourceId)
+      .execute();
     return rows.length;
   });
 }

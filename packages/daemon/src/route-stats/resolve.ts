@@ -25,7 +25,12 @@ export interface RouteResolver {
    * names are, so two daemons creating the same templates wait for each other rather than
    * deadlock); returns each record's route. Call after the domains and pathnames.
    */
-  resolve(trx: Executor, group: readonly Group[], now: string, rules: ReadonlyMap<string, readonly string[]>): Promise<(sourceId: string, record: Routed) => StoredRoute>;
+  resolve(
+    trx: Executor,
+    group: readonly Group[],
+    now: string,
+    rules: ReadonlyMap<string, readonly string[]>,
+  ): Promise<(sourceId: string, record: Routed) => StoredRoute>;
   /** The last resolve's transaction committed: its new ids may be cached. */
   committed(): void;
   /** A transaction failed: ids cached may name rows that are gone. */
@@ -76,7 +81,8 @@ export function createRouteResolver(): RouteResolver {
           const known = cache.get(key);
           const pending = wanted.get(key);
           if (known && RANK[known.origin] <= RANK[route.origin]) continue;
-          if (!pending || RANK[route.origin] < RANK[pending.route.origin]) wanted.set(key, { sourceId: source.id, route });
+          if (!pending || RANK[route.origin] < RANK[pending.route.origin])
+            wanted.set(key, { sourceId: source.id, route });
         }
       }
       for (const [key, { sourceId, route }] of [...wanted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -106,13 +112,30 @@ export function createRouteResolver(): RouteResolver {
  * Found or created (`onConflict` for two writers racing, as domains and pathnames); a template
  * reached in a stronger way than its row says (sent, where it was inferred) has its origin raised.
  */
-export async function findOrCreateRoute(trx: Executor, sourceId: string, route: ResolvedRoute, now: string): Promise<{ id: string; origin: RouteOrigin }> {
-  const find = () => trx.selectFrom('routes').select(['id', 'origin']).where('traffic_source_id', '=', sourceId).where('template', '=', route.template).executeTakeFirst();
+export async function findOrCreateRoute(
+  trx: Executor,
+  sourceId: string,
+  route: ResolvedRoute,
+  now: string,
+): Promise<{ id: string; origin: RouteOrigin }> {
+  const find = () =>
+    trx
+      .selectFrom('routes')
+      .select(['id', 'origin'])
+      .where('traffic_source_id', '=', sourceId)
+      .where('template', '=', route.template)
+      .executeTakeFirst();
   let found = await find();
   if (!found) {
     await trx
       .insertInto('routes')
-      .values({ id: newId(), traffic_source_id: sourceId, template: route.template, origin: route.origin, created_at: now })
+      .values({
+        id: newId(),
+        traffic_source_id: sourceId,
+        template: route.template,
+        origin: route.origin,
+        created_at: now,
+      })
       .onConflict((oc) => oc.columns(['traffic_source_id', 'template']).doNothing())
       .execute();
     found = await find();

@@ -58,12 +58,16 @@ export const statusClassOf = (status: number): number => Math.min(5, Math.max(1,
 /** UTF-8 bytes of a body's JSON text as stored (0 without a body): what requestBytes and responseBytes add up. */
 export const bodyBytes = (json: string | null): number => (json === null ? 0 : Buffer.byteLength(json));
 
+/** What names one row: its key. */
 export type Keyed = Pick<
   BucketTotals,
   'sourceId' | 'span' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'
 >;
 
-/** A row's key: spans apart (they are different tables), then the primary key's order. */
+/**
+ * The key rows are locked and written in, which every writer takes them in: spans apart (they are
+ * different tables), then the primary key's order.
+ */
 export const keyOf = (t: Omit<Keyed, 'span'> & { readonly span: number }): string =>
   `${String(t.span).padStart(4, '0')} ${t.sourceId} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
 

@@ -9,7 +9,12 @@ import type { Page } from '../http/pagination.js';
  */
 export async function listRoutes(db: Db, sourceId: string, page: PageQuery): Promise<Page<RouteSummary>> {
   const base = db.selectFrom('routes').where('traffic_source_id', '=', sourceId);
-  const listed = await newestFirst(page, base, (q) => q.select(['id', 'template', 'origin', 'created_at']), (r) => r);
+  const listed = await newestFirst(
+    page,
+    base,
+    (q) => q.select(['id', 'template', 'origin', 'created_at']),
+    (r) => r,
+  );
   const ids = listed.data.map((r) => r.id);
   const counts =
     ids.length === 0
@@ -21,5 +26,14 @@ export async function listRoutes(db: Db, sourceId: string, page: PageQuery): Pro
           .groupBy('route_id')
           .execute();
   const entries = new Map(counts.map((c) => [c.route_id, Number(c.n)]));
-  return { ...listed, data: listed.data.map((r) => ({ id: r.id, template: r.template, origin: r.origin, entries: entries.get(r.id) ?? 0, createdAt: r.created_at })) };
+  return {
+    ...listed,
+    data: listed.data.map((r) => ({
+      id: r.id,
+      template: r.template,
+      origin: r.origin,
+      entries: entries.get(r.id) ?? 0,
+      createdAt: r.created_at,
+    })),
+  };
 }

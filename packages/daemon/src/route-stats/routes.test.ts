@@ -18,8 +18,10 @@ describe('route templates on entries', () => {
   });
   afterEach(() => h.close());
 
-  const compose = (overrides: Record<string, unknown>) => rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, overrides));
-  const list = (query: Record<string, string>) => client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
+  const compose = (overrides: Record<string, unknown>) =>
+    rawJson(h, 'POST', `/http-traffic-record/${sourceId}`, token, composeBody(sourceId, overrides));
+  const list = (query: Record<string, string>) =>
+    client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
 
   it('infers a template, takes a sent one normalised, and shows it in the answer, the list and the record', async () => {
     const inferred = await compose({ pathnameUrl: '/users/42' });
@@ -37,12 +39,15 @@ describe('route templates on entries', () => {
       ['/users/43', '/users/{id}'],
       ['/users/42', '/users/{id}'],
     ]);
-    const one = await client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: all.data[0]?.id ?? '' } });
+    const one = await client.call(contract.getTraffic, {
+      params: { trafficSourceId: sourceId, id: all.data[0]?.id ?? '' },
+    });
     expect(one.route).toBe('/products/blue-shirt');
   });
 
   it('filters by route: the list parameter (any spelling) and the filter language', async () => {
-    for (const path of ['/users/42', '/users/43', '/users/42/orders/1', '/health']) await compose({ pathnameUrl: path });
+    for (const path of ['/users/42', '/users/43', '/users/42/orders/1', '/health'])
+      await compose({ pathnameUrl: path });
     const byParam = await list({ route: '/users/{id}' });
     expect(byParam.data.map((e) => e.pathname).sort()).toEqual(['/users/42', '/users/43']);
     expect(byParam.meta.total).toBe(2);
@@ -59,18 +64,33 @@ describe('route templates on entries', () => {
   it('lists templates per source once, with the strongest origin any entry gave them', async () => {
     await compose({ pathnameUrl: '/users/42' });
     await compose({ pathnameUrl: '/users/43', route: '/users/{id}' });
-    const rows = await h.deps.db.selectFrom('routes').select(['template', 'origin']).where('traffic_source_id', '=', sourceId).execute();
+    const rows = await h.deps.db
+      .selectFrom('routes')
+      .select(['template', 'origin'])
+      .where('traffic_source_id', '=', sourceId)
+      .execute();
     expect(rows).toEqual([{ template: '/users/{id}', origin: 'sent' }]);
   });
 
   it('takes the Arkyn SDK’s templated pathname as the sent route, and leaves a literal one to inference', async () => {
-    const arkyn = (pathnameUrl: string) => ({ ...composeBody(sourceId, { pathnameUrl }), requestHeaders: '{}', queryParams: '{}', responseHeaders: '{}', requestBody: 'null', responseBody: 'null' });
+    const arkyn = (pathnameUrl: string) => ({
+      ...composeBody(sourceId, { pathnameUrl }),
+      requestHeaders: '{}',
+      queryParams: '{}',
+      responseHeaders: '{}',
+      requestBody: 'null',
+      responseBody: 'null',
+    });
     const templated = await rawJson(h, 'POST', '/ingest-log', token, arkyn('/users/:id'));
     expect(templated.status, templated.text).toBe(201);
     expect((templated.json as HttpTrafficRecord).route).toBe('/users/{id}');
     const literal = await rawJson(h, 'POST', '/ingest-log', token, arkyn('/users/42'));
     expect((literal.json as HttpTrafficRecord).route).toBe('/users/{id}');
-    const origins = await h.deps.db.selectFrom('routes').select('origin').where('traffic_source_id', '=', sourceId).execute();
+    const origins = await h.deps.db
+      .selectFrom('routes')
+      .select('origin')
+      .where('traffic_source_id', '=', sourceId)
+      .execute();
     expect(origins).toEqual([{ origin: 'sent' }]);
   });
 
@@ -79,7 +99,12 @@ describe('route templates on entries', () => {
     // As an upgraded database holds them: no route, no routes rows.
     await sql`update http_traffic set route_id = null`.execute(h.deps.db);
     await h.deps.db.deleteFrom('routes').execute();
-    expect((await list({})).data.map((e) => e.route)).toEqual(['/users/{id}', '/orders/{id}', '/users/{id}', '/users/{id}']);
+    expect((await list({})).data.map((e) => e.route)).toEqual([
+      '/users/{id}',
+      '/orders/{id}',
+      '/users/{id}',
+      '/users/{id}',
+    ]);
     expect((await list({ route: '/users/{id}' })).meta.total).toBe(0);
 
     expect(await h.routeBackfill.runNow()).toBe(4);

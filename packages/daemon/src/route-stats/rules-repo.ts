@@ -15,7 +15,12 @@ type Dialected = { readonly dialect: SqlDialect };
  * transaction that filed entries under the rules it read, and every later one reads the new rules.
  * That is what lets the reassignment job, which starts after the change commits, miss no entry.
  */
-export async function rulesOf(trx: Executor, deps: Dialected, sourceIds: readonly string[], lock: boolean): Promise<Map<string, string[]>> {
+export async function rulesOf(
+  trx: Executor,
+  deps: Dialected,
+  sourceIds: readonly string[],
+  lock: boolean,
+): Promise<Map<string, string[]>> {
   const rules = new Map<string, string[]>(sourceIds.map((id) => [id, []]));
   if (sourceIds.length === 0) return rules;
   let query = trx
@@ -26,13 +31,15 @@ export async function rulesOf(trx: Executor, deps: Dialected, sourceIds: readonl
     .orderBy('s.id')
     .orderBy('r.template');
   if (lock && deps.dialect.concurrentWriters) query = query.forShare('s');
-  for (const row of await query.execute()) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
+  for (const row of await query.execute())
+    if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
   return rules;
 }
 
 /** Holds the source's row against ingest and backfill transactions reading its rules (see rulesOf). */
 async function lockSourceRules(trx: Executor, deps: Dialected, sourceId: string): Promise<void> {
-  if (deps.dialect.concurrentWriters) await trx.selectFrom('traffic_sources').select('id').where('id', '=', sourceId).forNoKeyUpdate().execute();
+  if (deps.dialect.concurrentWriters)
+    await trx.selectFrom('traffic_sources').select('id').where('id', '=', sourceId).forNoKeyUpdate().execute();
 }
 
 /**
@@ -44,11 +51,19 @@ async function requestReassignment(trx: Executor, sourceId: string): Promise<voi
   await trx
     .insertInto('route_reassignments')
     .values({ traffic_source_id: sourceId, after_id: null, generation: 0 })
-    .onConflict((oc) => oc.column('traffic_source_id').doUpdateSet((eb) => ({ after_id: null, generation: eb('route_reassignments.generation', '+', 1) })))
+    .onConflict((oc) =>
+      oc
+        .column('traffic_source_id')
+        .doUpdateSet((eb) => ({ after_id: null, generation: eb('route_reassignments.generation', '+', 1) })),
+    )
     .execute();
 }
 
-async function entriesUnder(trx: Executor, sourceId: string, templates: readonly string[]): Promise<Map<string, number>> {
+async function entriesUnder(
+  trx: Executor,
+  sourceId: string,
+  templates: readonly string[],
+): Promise<Map<string, number>> {
   if (templates.length === 0) return new Map();
   const rows = await trx
     .selectFrom('routes as r')
@@ -64,25 +79,59 @@ async function entriesUnder(trx: Executor, sourceId: string, templates: readonly
 
 export async function listRules(db: Db, sourceId: string, page: PageQuery): Promise<Page<RouteRule>> {
   const base = db.selectFrom('route_rules').where('traffic_source_id', '=', sourceId);
-  const listed = await newestFirst(page, base, (q) => q.select(['id', 'template', 'created_at']), (r) => r);
-  const entries = await entriesUnder(db, sourceId, listed.data.map((r) => r.template));
-  return { ...listed, data: listed.data.map((r) => ({ id: r.id, template: r.template, entries: entries.get(r.template) ?? 0, createdAt: r.created_at })) };
+  const listed = await newestFirst(
+    page,
+    base,
+    (q) => q.select(['id', 'template', 'created_at']),
+    (r) => r,
+  );
+  const entries = await entriesUnder(
+    db,
+    sourceId,
+    listed.data.map((r) => r.template),
+  );
+  return {
+    ...listed,
+    data: listed.data.map((r) => ({
+      id: r.id,
+      template: r.template,
+      entries: entries.get(r.template) ?? 0,
+      createdAt: r.created_at,
+    })),
+  };
 }
 
 /** A new rule; 409 naming the rule that matches the same paths. */
-export async function addRule(deps: Dialected & { readonly db: Db; readonly clock: Clock }, sourceId: string, template: string): Promise<RouteRule> {
+export async function addRule(
+  deps: Dialected & { readonly db: Db; readonly clock: Clock },
+  sourceId: string,
+  template: string,
+): Promise<RouteRule> {
   return deps.db.transaction().execute(async (trx) => {
     await lockSourceRules(trx, deps, sourceId);
-    const existing = await trx.selectFrom('route_rules').select(['id', 'template']).where('traffic_source_id', '=', sourceId).orderBy('template').execute();
+    const existing = await trx
+      .selectFrom('route_rules')
+      .select(['id', 'template'])
+      .where('traffic_source_id', '=', sourceId)
+      .orderBy('template')
+      .execute();
     const conflict = conflictingRule(template, existing);
     if (conflict) {
-      const same = conflict.template === template ? 'is already a rule' : `matches the same paths as the rule ${conflict.template}`;
-      throw new HttpError(409, 'rule_conflict', `${template} ${same} (id ${conflict.id})`, [{ path: 'template', message: `conflicts with ${conflict.template}` }]);
+      const same =
+        conflict.template === template
+          ? 'is already a rule'
+          : `matches the same paths as the rule ${conflict.template}`;
+      throw new HttpError(409, 'rule_conflict', `${template} ${same} (id ${conflict.id})`, [
+        { path: 'template', message: `conflicts with ${conflict.template}` },
+      ]);
     }
     await requestReassignment(trx, sourceId);
     const now = isoNow(deps.clock);
     const id = newId();
-    await trx.insertInto('route_rules').values({ id, traffic_source_id: sourceId, template, created_at: now }).execute();
+    await trx
+      .insertInto('route_rules')
+      .values({ id, traffic_source_id: sourceId, template, created_at: now })
+      .execute();
     // Listed at once, with origin `rule`, before the job has moved any entry to it.
     await findOrCreateRoute(trx, sourceId, { template, origin: 'rule' }, now);
     const entries = await entriesUnder(trx, sourceId, [template]);
@@ -94,14 +143,29 @@ export async function addRule(deps: Dialected & { readonly db: Db; readonly cloc
  * Removes a rule (false when the source has none of that id). Its template keeps its row (the
  * statistics of minutes whose entries are pruned stay filed under it) but is no longer `rule`.
  */
-export async function removeRule(deps: Dialected & { readonly db: Db }, sourceId: string, ruleId: string): Promise<boolean> {
+export async function removeRule(
+  deps: Dialected & { readonly db: Db },
+  sourceId: string,
+  ruleId: string,
+): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     await lockSourceRules(trx, deps, sourceId);
-    const rule = await trx.selectFrom('route_rules').select(['id', 'template']).where('id', '=', ruleId).where('traffic_source_id', '=', sourceId).executeTakeFirst();
+    const rule = await trx
+      .selectFrom('route_rules')
+      .select(['id', 'template'])
+      .where('id', '=', ruleId)
+      .where('traffic_source_id', '=', sourceId)
+      .executeTakeFirst();
     if (!rule) return false;
     await requestReassignment(trx, sourceId);
     await trx.deleteFrom('route_rules').where('id', '=', rule.id).execute();
-    await trx.updateTable('routes').set({ origin: 'inferred' }).where('traffic_source_id', '=', sourceId).where('template', '=', rule.template).where('origin', '=', 'rule').execute();
+    await trx
+      .updateTable('routes')
+      .set({ origin: 'inferred' })
+      .where('traffic_source_id', '=', sourceId)
+      .where('template', '=', rule.template)
+      .where('origin', '=', 'rule')
+      .execute();
     return true;
   });
 }

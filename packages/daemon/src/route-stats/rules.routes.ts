@@ -27,7 +27,8 @@ export function routeRuleRoutes(router: Router, deps: Deps, reassignment: Reassi
   });
   mount(router, deps, contract.deleteRouteRule, async ({ params }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    if (!(await removeRule(deps, source.id, params.ruleId))) throw new HttpError(404, 'rule_not_found', 'Route rule not found');
+    if (!(await removeRule(deps, source.id, params.ruleId)))
+      throw new HttpError(404, 'rule_not_found', 'Route rule not found');
     reassignment.start();
     return undefined;
   });
@@ -44,6 +45,11 @@ export function routeRuleRoutes(router: Router, deps: Deps, reassignment: Reassi
       .limit(MAX_SUGGESTION_PATHS)
       .execute();
     const rules = (await rulesOf(deps.db, deps, [source.id], false)).get(source.id) ?? [];
-    return { data: suggestRules(paths.map((p) => ({ pathname: p.pathname, entries: Number(p.entries) })), rules) };
+    return {
+      data: suggestRules(
+        paths.map((p) => ({ pathname: p.pathname, entries: Number(p.entries) })),
+        rules,
+      ),
+    };
   });
 }

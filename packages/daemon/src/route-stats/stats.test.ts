@@ -9,6 +9,7 @@ import {
   rawJson,
   startHarness,
 } from '@tapline/testkit/daemon';
+import { exactPercentile, PERCENTILES } from '@tapline/testkit';
 import { DEFAULT_POLICY } from '../retention/options.js';
 
 const NOW = '2026-05-05T12:00:30.000Z';
@@ -73,13 +74,8 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
     ]);
     const users = answer.data[0];
     const sorted = [...latencies].sort((a, b) => a - b);
-    const exact = (q: number) => sorted[Math.floor(q * (sorted.length - 1))] ?? 0;
-    for (const [key, q] of [
-      ['p50', 0.5],
-      ['p90', 0.9],
-      ['p95', 0.95],
-      ['p99', 0.99],
-    ] as const) {
+    const exact = (q: number) => exactPercentile(sorted, q);
+    for (const [key, q] of PERCENTILES) {
       expect(Math.abs((users?.[key] ?? 0) - exact(q)) / exact(q), key).toBeLessThanOrEqual(0.01);
     }
     expect(users).toMatchObject({ status4xx: 1, status5xx: 1, errorRate: 0.2, max: 1200, responseBytes: 0 });

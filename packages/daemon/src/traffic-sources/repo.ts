@@ -25,8 +25,17 @@ export function createSourceFinder(db: Db): SourceFinder {
   };
 }
 
-export async function findTrafficSourceByName(db: Db, userId: string, name: string): Promise<TrafficSource | undefined> {
-  const row = await db.selectFrom('traffic_sources').selectAll().where('user_id', '=', userId).where('name', '=', name).executeTakeFirst();
+export async function findTrafficSourceByName(
+  db: Db,
+  userId: string,
+  name: string,
+): Promise<TrafficSource | undefined> {
+  const row = await db
+    .selectFrom('traffic_sources')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   return row && toTrafficSource(row);
 }
 
@@ -37,9 +46,21 @@ export function listTrafficSources(db: Db, userId: string, onlyId: string | null
   return newestFirst(page, base, (q) => q.selectAll(), toTrafficSource);
 }
 
-export async function createTrafficSource(db: Db, clock: Clock, userId: string, input: { name: string; trafficDomain: string }): Promise<TrafficSource> {
+export async function createTrafficSource(
+  db: Db,
+  clock: Clock,
+  userId: string,
+  input: { name: string; trafficDomain: string },
+): Promise<TrafficSource> {
   const now = isoNow(clock);
-  const row = { id: newId(), user_id: userId, name: input.name, traffic_domain: input.trafficDomain, created_at: now, updated_at: now };
+  const row = {
+    id: newId(),
+    user_id: userId,
+    name: input.name,
+    traffic_domain: input.trafficDomain,
+    created_at: now,
+    updated_at: now,
+  };
   await db.insertInto('traffic_sources').values(row).execute();
   return toTrafficSource(row);
 }

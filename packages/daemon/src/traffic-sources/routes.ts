@@ -4,9 +4,16 @@ import type { Deps } from '../deps.js';
 import { forbidden, HttpError } from '../http/errors.js';
 import { mount, requireScope } from '../http/mount.js';
 import { loadAuthorizedSource } from './load.js';
-import { createTrafficSource, deleteTrafficSource, findTrafficSourceByName, listTrafficSources, updateTrafficSource } from './repo.js';
+import {
+  createTrafficSource,
+  deleteTrafficSource,
+  findTrafficSourceByName,
+  listTrafficSources,
+  updateTrafficSource,
+} from './repo.js';
 
-const nameTaken = (name: string) => new HttpError(409, 'source_name_taken', `A traffic source named "${name}" already exists`);
+const nameTaken = (name: string) =>
+  new HttpError(409, 'source_name_taken', `A traffic source named "${name}" already exists`);
 
 export function trafficSourceRoutes(router: Router, deps: Deps): void {
   const { db, clock } = deps;
@@ -26,7 +33,11 @@ export function trafficSourceRoutes(router: Router, deps: Deps): void {
 
   mount(router, deps, contract.updateTrafficSource, async ({ params, body }, ctx) => {
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    if (body.name !== undefined && body.name !== source.name && (await findTrafficSourceByName(db, source.userId, body.name))) {
+    if (
+      body.name !== undefined &&
+      body.name !== source.name &&
+      (await findTrafficSourceByName(db, source.userId, body.name))
+    ) {
       throw nameTaken(body.name);
     }
     return updateTrafficSource(db, clock, source.id, body);

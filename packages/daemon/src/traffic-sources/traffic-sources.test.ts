@@ -1,6 +1,16 @@
 import { contract } from '@tapline/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildWorld, createSource, expectError, manualClock, MISSING_ID, raw, rawJson, type Harness, startHarness } from '@tapline/testkit/daemon';
+import {
+  buildWorld,
+  createSource,
+  expectError,
+  manualClock,
+  MISSING_ID,
+  raw,
+  rawJson,
+  type Harness,
+  startHarness,
+} from '@tapline/testkit/daemon';
 
 describe('traffic sources', () => {
   let h: Harness;
@@ -13,7 +23,10 @@ describe('traffic sources', () => {
 
   it('POST creates a source (201) with the spec fields, domain lower-cased, name trimmed', async () => {
     const user = await h.user();
-    const answer = await rawJson(h, 'POST', '/traffic-source', user.token, { name: '  Shop  ', trafficDomain: 'Shop.Example.COM:8443' });
+    const answer = await rawJson(h, 'POST', '/traffic-source', user.token, {
+      name: '  Shop  ',
+      trafficDomain: 'Shop.Example.COM:8443',
+    });
     expect(answer.status).toBe(201);
     expect(answer.json).toEqual({
       // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
@@ -46,7 +59,10 @@ describe('traffic sources', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect((answer.json as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
     }
-    expect((await rawJson(h, 'POST', '/traffic-source', user.token, { name: 'x'.repeat(100), trafficDomain: 'localhost' })).status).toBe(201);
+    expect(
+      (await rawJson(h, 'POST', '/traffic-source', user.token, { name: 'x'.repeat(100), trafficDomain: 'localhost' }))
+        .status,
+    ).toBe(201);
   });
 
   it('answers 409 to a second source of the same name for the same user, not for another user', async () => {
@@ -87,9 +103,15 @@ describe('traffic sources', () => {
     const user = await h.user();
     const source = await createSource(user.client, 'old');
     clock.advance(5000);
-    const renamed = await user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: source.id }, body: { name: 'new' } });
+    const renamed = await user.client.call(contract.updateTrafficSource, {
+      params: { trafficSourceId: source.id },
+      body: { name: 'new' },
+    });
     expect(renamed).toEqual({ ...source, name: 'new', updatedAt: '2026-04-01T08:00:05.000Z' });
-    const moved = await user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: source.id }, body: { trafficDomain: 'API.example.com' } });
+    const moved = await user.client.call(contract.updateTrafficSource, {
+      params: { trafficSourceId: source.id },
+      body: { trafficDomain: 'API.example.com' },
+    });
     expect(moved.trafficDomain).toBe('api.example.com');
     expect(moved.name).toBe('new');
     const listed = await user.client.call(contract.listTrafficSources);
@@ -100,13 +122,39 @@ describe('traffic sources', () => {
     const user = await h.user();
     const a = await createSource(user.client, 'a');
     await createSource(user.client, 'b');
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: {} }), 400);
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: '' } }), 400);
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { trafficDomain: 'http://x' } }), 400);
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: 'b' } }), 409);
-    expect((await user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: 'a' } })).name).toBe('a');
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: 'nope' }, body: { name: 'c' } }), 400, 'trafficSourceId must be a valid UUID');
-    await expectError(user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: MISSING_ID }, body: { name: 'c' } }), 404, 'Traffic Source not found');
+    await expectError(
+      user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: {} }),
+      400,
+    );
+    await expectError(
+      user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: '' } }),
+      400,
+    );
+    await expectError(
+      user.client.call(contract.updateTrafficSource, {
+        params: { trafficSourceId: a.id },
+        body: { trafficDomain: 'http://x' },
+      }),
+      400,
+    );
+    await expectError(
+      user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: 'b' } }),
+      409,
+    );
+    expect(
+      (await user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: a.id }, body: { name: 'a' } }))
+        .name,
+    ).toBe('a');
+    await expectError(
+      user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: 'nope' }, body: { name: 'c' } }),
+      400,
+      'trafficSourceId must be a valid UUID',
+    );
+    await expectError(
+      user.client.call(contract.updateTrafficSource, { params: { trafficSourceId: MISSING_ID }, body: { name: 'c' } }),
+      404,
+      'Traffic Source not found',
+    );
   });
 
   it('DELETE answers 204 with an empty body, then 404; bad ids are 400', async () => {
@@ -116,30 +164,58 @@ describe('traffic sources', () => {
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     expect((await user.client.call(contract.listTrafficSources)).data).toEqual([]);
-    await expectError(user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: source.id } }), 404, 'Traffic Source not found');
-    await expectError(user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: 'x' } }), 400, 'trafficSourceId must be a valid UUID');
+    await expectError(
+      user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: source.id } }),
+      404,
+      'Traffic Source not found',
+    );
+    await expectError(
+      user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: 'x' } }),
+      400,
+      'trafficSourceId must be a valid UUID',
+    );
   });
 
   it('DELETE removes all of the source’s data and nothing of other sources', async () => {
     const user = await h.user();
     const doomed = await buildWorld(user.client);
     const kept = await buildWorld(user.client);
-    const { token: restricted } = await h.deps.tokens.issue({ userId: user.id, scope: 'full', sourceId: doomed.sourceId });
+    const { token: restricted } = await h.deps.tokens.issue({
+      userId: user.id,
+      scope: 'full',
+      sourceId: doomed.sourceId,
+    });
     await user.client.call(contract.deleteTrafficSource, { params: { trafficSourceId: doomed.sourceId } });
 
     const { db } = h.deps;
     const tables = ['http_traffic', 'domains', 'pathnames', 'core_logs', 'webhooks'] as const;
     for (const table of tables) {
-      const left = await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', doomed.sourceId).execute();
+      const left = await db
+        .selectFrom(table)
+        .select('traffic_source_id')
+        .where('traffic_source_id', '=', doomed.sourceId)
+        .execute();
       expect(left, table).toEqual([]);
-      const other = await db.selectFrom(table).select('traffic_source_id').where('traffic_source_id', '=', kept.sourceId).execute();
+      const other = await db
+        .selectFrom(table)
+        .select('traffic_source_id')
+        .where('traffic_source_id', '=', kept.sourceId)
+        .execute();
       expect(other.length, table).toBeGreaterThan(0);
     }
     // A token restricted to the deleted source verifies no more.
     expect((await raw(h, 'GET', '/auth/me', { token: restricted })).status).toBe(401);
     // The same name can be used again.
     expect((await createSource(user.client, 'world-again')).name).toBe('world-again');
-    await expectError(user.client.call(contract.listTraffic, { params: { trafficSourceId: doomed.sourceId } }), 404, 'Traffic Source not found');
-    await expectError(user.client.call(contract.deleteWebhook, { params: { webhookId: doomed.webhookId } }), 404, 'Webhook not found');
+    await expectError(
+      user.client.call(contract.listTraffic, { params: { trafficSourceId: doomed.sourceId } }),
+      404,
+      'Traffic Source not found',
+    );
+    await expectError(
+      user.client.call(contract.deleteWebhook, { params: { webhookId: doomed.webhookId } }),
+      404,
+      'Webhook not found',
+    );
   });
 });

@@ -28,8 +28,14 @@ export function readWebUi(file: URL | string): WebUi {
   if (!isRecord(pack) || !isText(pack.version) || !Array.isArray(pack.files)) throw new Error('not a web UI pack');
   const files = new Map<string, WebAsset>();
   for (const entry of pack.files) {
-    if (!isRecord(entry) || !isText(entry.path) || !isText(entry.type) || !isText(entry.text) || !isText(entry.gzip)) throw new Error('a file of the web UI pack is malformed');
-    files.set(entry.path, { type: entry.type, body: Buffer.from(entry.text, 'utf8'), gzip: Buffer.from(entry.gzip, 'base64'), immutable: entry.path.startsWith('/assets/') });
+    if (!isRecord(entry) || !isText(entry.path) || !isText(entry.type) || !isText(entry.text) || !isText(entry.gzip))
+      throw new Error('a file of the web UI pack is malformed');
+    files.set(entry.path, {
+      type: entry.type,
+      body: Buffer.from(entry.text, 'utf8'),
+      gzip: Buffer.from(entry.gzip, 'base64'),
+      immutable: entry.path.startsWith('/assets/'),
+    });
   }
   if (!files.has('/')) throw new Error('the web UI pack has no index page');
   return { version: pack.version, files };

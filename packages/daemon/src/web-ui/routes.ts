@@ -41,7 +41,11 @@ export function webUiRoutes(app: Express, ui: WebUi, options: WebUiOptions): voi
   const allowed = new Set(options.hosts.map((h) => hostName(h)).filter((h): h is string => h !== undefined));
   const serve = (req: Request, res: Response) => {
     if (!hostNamesDaemon(req.headers.host, allowed)) {
-      throw new HttpError(421, 'unknown_host', 'This daemon does not answer to that host name; start it with --ui-host NAME to allow it');
+      throw new HttpError(
+        421,
+        'unknown_host',
+        'This daemon does not answer to that host name; start it with --ui-host NAME to allow it',
+      );
     }
     const asset = ui.files.get(req.path);
     if (!asset) throw new HttpError(404, 'route_not_found', 'Not Found');

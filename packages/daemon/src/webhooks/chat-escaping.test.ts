@@ -11,7 +11,12 @@ interface DiscordBody {
   allowed_mentions: { parse: string[] };
   embeds: { title: string; description: string; fields: { name: string; value: string }[]; footer: { text: string } }[];
 }
-type Block = { type: string; text?: { type: string; text: string; verbatim?: boolean }; fields?: { text: string; verbatim?: boolean }[]; elements?: { text: string }[] };
+type Block = {
+  type: string;
+  text?: { type: string; text: string; verbatim?: boolean };
+  fields?: { text: string; verbatim?: boolean }[];
+  elements?: { text: string }[];
+};
 interface SlackBody {
   text: string;
   blocks: Block[];
@@ -42,7 +47,10 @@ describe('chat payloads escape what visitors of the monitored app control', () =
 
   async function deliver(type: 'slack' | 'discord', ...paths: string[]) {
     receiver = await startReceiver(type === 'slack' ? '/services/T000/B000/XXXX' : '/api/webhooks/123456/tok-en_1');
-    await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type, level: 'fatal', value: receiver.url } });
+    await app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type, level: 'fatal', value: receiver.url },
+    });
     for (const pathnameUrl of paths) await app.compose(sourceId, { status: 503, pathnameUrl });
     await app.worker.runDue();
   }
@@ -52,13 +60,21 @@ describe('chat payloads escape what visitors of the monitored app control', () =
     const [ping, link] = receiver.requests.map((r) => r.json<SlackBody>());
     for (const body of [ping!, link!]) {
       for (const text of strings(body)) expect(text).not.toMatch(/<[!@#h]/);
-      const mrkdwn = body.blocks.flatMap((b) => [b.text, ...(b.fields ?? []), ...(b.elements ?? [])]).filter((t) => t && 'type' in t && t.type === 'mrkdwn');
+      const mrkdwn = body.blocks
+        .flatMap((b) => [b.text, ...(b.fields ?? []), ...(b.elements ?? [])])
+        .filter((t) => t && 'type' in t && t.type === 'mrkdwn');
       expect(mrkdwn.length).toBeGreaterThan(0);
       for (const t of mrkdwn) expect(t).toMatchObject({ verbatim: true });
     }
     expect(ping!.text).toBe(':red_circle: FATAL · GET /api/&lt;!channel&gt; → 503');
-    expect(ping!.blocks[0]!.text).toEqual({ type: 'plain_text', text: 'FATAL · GET /api/&lt;!channel&gt; → 503', emoji: true });
-    expect(link!.blocks[1]!.text!.text).toBe('https://shop.example.com/&lt;https://evil.example|Reset your password&gt; answered 503.');
+    expect(ping!.blocks[0]!.text).toEqual({
+      type: 'plain_text',
+      text: 'FATAL · GET /api/&lt;!channel&gt; → 503',
+      emoji: true,
+    });
+    expect(link!.blocks[1]!.text!.text).toBe(
+      'https://shop.example.com/&lt;https://evil.example|Reset your password&gt; answered 503.',
+    );
   });
 
   it('Slack: a storm summary cannot carry <!here>', async () => {
@@ -71,7 +87,12 @@ describe('chat payloads escape what visitors of the monitored app control', () =
   });
 
   it('Discord: a path cannot form a masked link, a mention or a heading, and mentions stay off', async () => {
-    await deliver('discord', DISCORD_LINK, '/@everyone/<@123456>/<#42>', '/x\n# Urgent\n> quote ||spoiler|| *b* _i_ ~s~ `c`');
+    await deliver(
+      'discord',
+      DISCORD_LINK,
+      '/@everyone/<@123456>/<#42>',
+      '/x\n# Urgent\n> quote ||spoiler|| *b* _i_ ~s~ `c`',
+    );
     const [link, mention, markup] = receiver.requests.map((r) => r.json<DiscordBody>());
     for (const body of [link!, mention!, markup!]) {
       expect(body.allowed_mentions).toEqual({ parse: [] });
@@ -82,7 +103,9 @@ describe('chat payloads escape what visitors of the monitored app control', () =
     }
     expect(link!.embeds[0]!.title).toBe('FATAL · GET /\\[Reset your password\\]\\(https://evil.example\\) → 503');
     expect(mention!.embeds[0]!.title).toBe('FATAL · GET /@\u200beveryone/\\<@\u200b123456\\>/\\<\\#42\\> → 503');
-    expect(markup!.embeds[0]!.title).toContain('/x␊\\# Urgent␊\\> quote \\|\\|spoiler\\|\\| \\*b\\* \\_i\\_ \\~s\\~ \\`c\\`');
+    expect(markup!.embeds[0]!.title).toContain(
+      '/x␊\\# Urgent␊\\> quote \\|\\|spoiler\\|\\| \\*b\\* \\_i\\_ \\~s\\~ \\`c\\`',
+    );
   });
 
   it('Discord: a path of emoji at the limit fits in UTF-16 units (as discord.js counts) and splits no pair', async () => {
@@ -91,7 +114,12 @@ describe('chat payloads escape what visitors of the monitored app control', () =
     expect(embed.title.length).toBeLessThanOrEqual(256);
     expect(embed.title.length).toBeGreaterThan(250);
     expect(embed.description.length).toBeLessThanOrEqual(4096);
-    const total = [embed.title, embed.description, embed.footer.text, ...embed.fields.flatMap((f) => [f.name, f.value])].join('').length;
+    const total = [
+      embed.title,
+      embed.description,
+      embed.footer.text,
+      ...embed.fields.flatMap((f) => [f.name, f.value]),
+    ].join('').length;
     expect(total).toBeLessThanOrEqual(6000);
     for (const text of strings(embed)) expect(text).not.toMatch(LONE_SURROGATE);
     expect(embed.title.endsWith('😀…')).toBe(true);

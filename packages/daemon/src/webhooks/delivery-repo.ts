@@ -50,7 +50,11 @@ export function claimDue({ db, dialect }: Store, now: Date, limit: number): Prom
                 eb.and([eb('o.status', '=', 'sending'), eb('o.next_attempt_at', '>', at)]),
                 // ...or an older one (ids are in queue order) is due too, a retry or a message
                 // whose sender died among them.
-                eb.and([eb('o.status', 'in', ['pending', 'sending']), eb('o.next_attempt_at', '<=', at), eb('o.id', '<', eb.ref('d.id'))]),
+                eb.and([
+                  eb('o.status', 'in', ['pending', 'sending']),
+                  eb('o.next_attempt_at', '<=', at),
+                  eb('o.id', '<', eb.ref('d.id')),
+                ]),
               ]),
             ),
         ),
@@ -99,7 +103,8 @@ export async function recordAttempt(
 ): Promise<WebhookAttempt | null> {
   const attempt = row.attempts + 1;
   const now = timing.now.toISOString();
-  const nextAttemptAt = verdict.outcome === 'retrying' ? new Date(timing.now.getTime() + verdict.delayMs).toISOString() : null;
+  const nextAttemptAt =
+    verdict.outcome === 'retrying' ? new Date(timing.now.getTime() + verdict.delayMs).toISOString() : null;
   const attemptRow: AttemptRow = {
     id: newId(),
     delivery_id: row.id,
@@ -144,4 +149,3 @@ export async function pruneFinished(db: Db, now: Date): Promise<void> {
     .where('updated_at', '<', new Date(now.getTime() - KEEP_FINISHED_MS).toISOString())
     .execute();
 }
-

@@ -64,7 +64,11 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     expect(chars(embed.title)).toBeLessThanOrEqual(256);
     expect(embed.title.startsWith('WARNING · GET /xxx')).toBe(true);
     expect(chars(embed.description)).toBeLessThanOrEqual(4096);
-    const total = chars(embed.title) + chars(embed.description) + chars(embed.footer.text) + embed.fields.reduce((n, f) => n + chars(f.name) + chars(f.value), 0);
+    const total =
+      chars(embed.title) +
+      chars(embed.description) +
+      chars(embed.footer.text) +
+      embed.fields.reduce((n, f) => n + chars(f.name) + chars(f.value), 0);
     expect(total).toBeLessThanOrEqual(6000);
     expect(embed.color).toBe(0xf5a623);
   });
@@ -75,11 +79,18 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     await app.compose(sourceId, { method: 'DELETE', status: 500 });
     await app.worker.runDue();
 
-    const body = receiver.requests[0]!.json<{ text: string; blocks: { type: string; text?: { text: string }; fields?: { text: string }[] }[] }>();
+    const body = receiver.requests[0]!.json<{
+      text: string;
+      blocks: { type: string; text?: { text: string }; fields?: { text: string }[] }[];
+    }>();
     expect(body.text).toContain('FATAL · DELETE /api/orders → 500');
     expect(body.blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'context']);
     expect(body.blocks[0]!.text!.text).toBe('FATAL · DELETE /api/orders → 500');
-    expect(body.blocks[2]!.fields!.map((f) => f.text)).toEqual(['*Latency*\n13 ms', '*Domain*\nshop.example.com', '*Time*\n2026-11-21T10:00:00.000Z']);
+    expect(body.blocks[2]!.fields!.map((f) => f.text)).toEqual([
+      '*Latency*\n13 ms',
+      '*Domain*\nshop.example.com',
+      '*Time*\n2026-11-21T10:00:00.000Z',
+    ]);
   });
 
   it('signs an http payload so the receiver can verify it with the secret from the 201', async () => {
@@ -96,7 +107,12 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     expect(createHmac('sha256', 'wrong').update(request.body).digest('hex')).not.toBe(sent.slice(7));
 
     const listed = await app.client.call(contract.listTraffic, { params: { trafficSourceId: sourceId } });
-    expect(request.json()).toEqual({ event: 'traffic', webhookId: created.id, trafficSourceId: sourceId, entry: listed.data[0] });
+    expect(request.json()).toEqual({
+      event: 'traffic',
+      webhookId: created.id,
+      trafficSourceId: sourceId,
+      entry: listed.data[0],
+    });
     expect(request.headers['x-tapline-delivery']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -132,7 +148,13 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     const webhook = await addWebhook('discord', 'fatal', receiver.url);
     const result = await app.client.call(contract.testWebhook, { params: { webhookId: webhook.id } });
     expect(result.delivered).toBe(true);
-    expect(result.attempt).toMatchObject({ kind: 'test', attempt: 1, outcome: 'delivered', statusCode: 204, error: null });
+    expect(result.attempt).toMatchObject({
+      kind: 'test',
+      attempt: 1,
+      outcome: 'delivered',
+      statusCode: 204,
+      error: null,
+    });
     expect(receiver.requests[0]!.json<{ embeds: DiscordEmbed[] }>().embeds[0]!.title).toBe('Tapline test message');
 
     const page = await app.client.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id } });
@@ -145,7 +167,10 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     receiver.answer({ status: 500, body: 'boom' });
     const webhook = await addWebhook('http', 'fatal', receiver.url);
     const result = await app.client.call(contract.testWebhook, { params: { webhookId: webhook.id } });
-    expect(result).toMatchObject({ delivered: false, attempt: { outcome: 'failed', statusCode: 500, error: 'answered 500: boom' } });
+    expect(result).toMatchObject({
+      delivered: false,
+      attempt: { outcome: 'failed', statusCode: 500, error: 'answered 500: boom' },
+    });
     clock.advance(60_000);
     await app.worker.runDue();
     expect(receiver.requests).toHaveLength(1);
@@ -156,9 +181,15 @@ describe('webhook delivery to fake Discord, Slack and HTTP receivers', () => {
     const webhook = await addWebhook('http', 'fatal', receiver.url);
     const stranger = await app.stranger();
     const unknown = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
-    await expect(app.client.call(contract.listWebhookDeliveries, { params: { webhookId: unknown } })).rejects.toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
-    await expect(stranger.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id } })).rejects.toMatchObject({ status: 403 });
-    await expect(stranger.call(contract.testWebhook, { params: { webhookId: webhook.id } })).rejects.toMatchObject({ status: 403 });
+    await expect(
+      app.client.call(contract.listWebhookDeliveries, { params: { webhookId: unknown } }),
+    ).rejects.toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
+    await expect(
+      stranger.call(contract.listWebhookDeliveries, { params: { webhookId: webhook.id } }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(stranger.call(contract.testWebhook, { params: { webhookId: webhook.id } })).rejects.toMatchObject({
+      status: 403,
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 });

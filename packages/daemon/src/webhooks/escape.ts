@@ -17,7 +17,8 @@ export function rich(strings: TemplateStringsArray, ...values: readonly (string 
 }
 
 /** `a, b, c` of rich parts; the separator is markup. */
-export const joinRich = (items: readonly Rich[], separator: string): Rich => items.flatMap((item, i) => (i === 0 ? item : [separator, ...item]));
+export const joinRich = (items: readonly Rich[], separator: string): Rich =>
+  items.flatMap((item, i) => (i === 0 ? item : [separator, ...item]));
 
 /** The text as it reads, unescaped (for the `http` webhook's JSON, which no chat renders). */
 export const plain = (text: Rich): string => text.map((p) => (typeof p === 'string' ? p : p.value)).join('');

@@ -1,7 +1,9 @@
-import { type AlertPayload, type HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import { createHmac } from 'node:crypto';
+import { AlertPayload, HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
 import { alertCard } from '../alerts/message.js';
 import { z } from 'zod';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
+import type { DeliveryRow, WebhookRow } from './table.js';
 
 /** What the outbox stores for a storm summary: how many entries were folded, and where. */
 export const SummaryPayload = z.object({
@@ -34,12 +36,23 @@ export interface Target {
 export const MAX_SUMMARY_PATHS = 20;
 
 /** Discord's documented embed limits, counted in UTF-16 code units as discord.js counts them. */
-export const DISCORD_LIMITS = { title: 256, description: 4096, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000 } as const;
+export const DISCORD_LIMITS = {
+  title: 256,
+  description: 4096,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  total: 6000,
+} as const;
 /** Slack's limits for the blocks used here, counted the same (stricter) way. */
 export const SLACK_LIMITS = { header: 150, field: 2000, section: 3000, text: 3000 } as const;
 
 const COLOURS: Record<Level, number> = { FATAL: 0xe5484d, WARNING: 0xf5a623, INFO: 0x3b82f6 };
-const EMOJI: Record<Level, string> = { FATAL: ':red_circle:', WARNING: ':large_orange_circle:', INFO: ':large_blue_circle:' };
+const EMOJI: Record<Level, string> = {
+  FATAL: ':red_circle:',
+  WARNING: ':large_orange_circle:',
+  INFO: ':large_blue_circle:',
+};
 
 /** "37 more FATAL entries on /api/orders in the last minute", or a breakdown when paths differ. */
 function summaryRich(s: SummaryPayload): Rich {
@@ -109,11 +122,22 @@ function card(target: Target, message: Message): Card {
 export function discordBody(target: Target, message: Message): object {
   const c = card(target, message);
   const title = render(c.title, discordEscape, DISCORD_LIMITS.title);
-  const fields = c.fields.map((f) => ({ name: f.name, value: render(f.value, discordEscape, DISCORD_LIMITS.fieldValue), inline: true }));
+  const fields = c.fields.map((f) => ({
+    name: f.name,
+    value: render(f.value, discordEscape, DISCORD_LIMITS.fieldValue),
+    inline: true,
+  }));
   const footer = { text: 'Tapline' };
   const fixed = title.length + footer.text.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
   const room = Math.max(1, Math.min(DISCORD_LIMITS.description, DISCORD_LIMITS.total - fixed));
-  const embed = { title, description: render(c.description, discordEscape, room), color: COLOURS[c.level], fields, footer, timestamp: c.time };
+  const embed = {
+    title,
+    description: render(c.description, discordEscape, room),
+    color: COLOURS[c.level],
+    fields,
+    footer,
+    timestamp: c.time,
+  };
   return { username: 'Tapline', allowed_mentions: { parse: [] }, embeds: [embed] };
 }
 
@@ -126,9 +150,15 @@ export function slackBody(target: Target, message: Message): object {
   return {
     text: render([`${EMOJI[c.level]} `, ...c.title], slackEscape, SLACK_LIMITS.text),
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: render(c.title, slackEscape, SLACK_LIMITS.header), emoji: true } },
+      {
+        type: 'header',
+        text: { type: 'plain_text', text: render(c.title, slackEscape, SLACK_LIMITS.header), emoji: true },
+      },
       { type: 'section', text: mrkdwn(render(c.description, slackEscape, SLACK_LIMITS.section)) },
-      { type: 'section', fields: c.fields.map((f) => mrkdwn(render(rich`*${f.name}*\n${f.value}`, slackEscape, SLACK_LIMITS.field))) },
+      {
+        type: 'section',
+        fields: c.fields.map((f) => mrkdwn(render(rich`*${f.name}*\n${f.value}`, slackEscape, SLACK_LIMITS.field))),
+      },
       { type: 'context', elements: [mrkdwn(`Tapline · ${c.level}`)] },
     ],
   };
@@ -154,3 +184,26 @@ export function renderBody(target: Target, message: Message): string {
   const build = { discord: discordBody, slack: slackBody, http: httpBody }[target.type];
   return JSON.stringify(build(target, message));
 }
+
+/** The `X-Tapline-Signature` of a body sent to an `http` webhook with a secret (docs/webhooks.md). */
+export const signature = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
+
+const TestPayload = z.object({ sentAt: z.string() });
+
+/** A stored outbox row's payload as the message it carries. */
+export function messageOf(row: DeliveryRow): Message {
+  const payload: unknown = JSON.parse(row.payload);
+  if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
+  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
+  if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
+  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
+}
+
+/** A webhook's row as what rendering needs of it. */
+export const targetOf = (w: WebhookRow): Target => ({
+  id: w.id,
+  type: w.type,
+  level: w.level,
+  trafficSourceId: w.traffic_source_id,
+});

@@ -27,9 +27,14 @@ describe('the webhook outbox', () => {
   });
 
   const addWebhook = (level: 'fatal' | 'warning' = 'fatal', value = receiver.url) =>
-    app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level, value } });
-  const attempts = (webhookId: string) => app.client.call(contract.listWebhookDeliveries, { params: { webhookId }, query: { limit: 100 } });
-  const pending = async () => (await app.db.selectFrom('webhook_deliveries').select('status').where('status', '=', 'pending').execute()).length;
+    app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level, value },
+    });
+  const attempts = (webhookId: string) =>
+    app.client.call(contract.listWebhookDeliveries, { params: { webhookId }, query: { limit: 100 } });
+  const pending = async () =>
+    (await app.db.selectFrom('webhook_deliveries').select('status').where('status', '=', 'pending').execute()).length;
 
   it('writes the delivery row with the entry, before any worker runs', async () => {
     const webhook = await addWebhook();
@@ -75,7 +80,11 @@ describe('the webhook outbox', () => {
   it('honours 429 with Retry-After, and Discord-style retry_after in the body', async () => {
     receiver.answer(
       { status: 429, headers: { 'retry-after': '7' } },
-      { status: 429, headers: { 'content-type': 'application/json' }, body: '{"message":"slow down","retry_after":0.5}' },
+      {
+        status: 429,
+        headers: { 'content-type': 'application/json' },
+        body: '{"message":"slow down","retry_after":0.5}',
+      },
       { status: 204 },
     );
     const webhook = await addWebhook();
@@ -149,7 +158,13 @@ describe('the webhook outbox', () => {
     }
     // 10:00:00 .. 10:00:41: the first five are sent, 37 are folded into a summary due at 10:01:00.
     await app.worker.runDue();
-    expect(receiver.requests.map((r) => r.json<Payload>().event)).toEqual(['traffic', 'traffic', 'traffic', 'traffic', 'traffic']);
+    expect(receiver.requests.map((r) => r.json<Payload>().event)).toEqual([
+      'traffic',
+      'traffic',
+      'traffic',
+      'traffic',
+      'traffic',
+    ]);
     clock.set('2026-11-21T10:00:59.999Z');
     await app.worker.runDue();
     expect(receiver.requests).toHaveLength(5);
@@ -157,16 +172,23 @@ describe('the webhook outbox', () => {
     await app.worker.runDue();
     expect(receiver.requests).toHaveLength(6);
     const summary = receiver.requests[5]!.json<Payload>();
-    expect(summary).toMatchObject({ event: 'summary', webhookId: webhook.id, summary: { count: 37, pathnames: { '/api/orders': 37 } } });
+    expect(summary).toMatchObject({
+      event: 'summary',
+      webhookId: webhook.id,
+      summary: { count: 37, pathnames: { '/api/orders': 37 } },
+    });
     expect(summary.summary!.text).toBe('37 more FATAL entries on /api/orders in the last minute');
 
     // The storm goes on: the summary was the next minute's first message, so 4 more fit in it.
-    for (let i = 0; i < 10; i++) await app.compose(sourceId, { status: 503, pathnameUrl: i % 2 ? '/api/cart' : '/api/orders' });
+    for (let i = 0; i < 10; i++)
+      await app.compose(sourceId, { status: 503, pathnameUrl: i % 2 ? '/api/cart' : '/api/orders' });
     await app.worker.runDue();
     expect(receiver.requests).toHaveLength(10);
     clock.set('2026-11-21T10:02:00.000Z');
     await app.worker.runDue();
-    expect(receiver.requests[10]!.json<Payload>().summary!.text).toBe('6 more FATAL entries in the last minute: 3 on /api/cart, 3 on /api/orders');
+    expect(receiver.requests[10]!.json<Payload>().summary!.text).toBe(
+      '6 more FATAL entries in the last minute: 3 on /api/cart, 3 on /api/orders',
+    );
   });
 
   it('counts retries of one message once in the storm limit', async () => {
@@ -197,7 +219,9 @@ describe('the webhook outbox', () => {
     await app.worker.runDue();
     const after = receiver.requests.slice(seenAtDelete);
     expect(after.map((r) => r.json<{ webhookId: string }>().webhookId)).toEqual([kept.id]);
-    expect(await app.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', doomed.id).execute()).toEqual([]);
+    expect(
+      await app.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', doomed.id).execute(),
+    ).toEqual([]);
     expect(await pending()).toBe(0);
   });
 
@@ -245,6 +269,10 @@ describe('the webhook outbox', () => {
     expect(await claimDue(app.store, clock.now(), 10)).toEqual([]);
     clock.advance(LEASE_MS);
     await app.worker.runDue();
-    expect(receiver.requests.map((r) => r.json<{ entry: { pathname: string } }>().entry.pathname)).toEqual(['/api/0', '/api/1', '/api/2']);
+    expect(receiver.requests.map((r) => r.json<{ entry: { pathname: string } }>().entry.pathname)).toEqual([
+      '/api/0',
+      '/api/1',
+      '/api/2',
+    ]);
   });
 });

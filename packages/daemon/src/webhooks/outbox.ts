@@ -1,7 +1,7 @@
 import { newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import type { StoredEntry } from '../http-traffic/bus.js';
+import type { StoredEntry } from '../stream/bus.js';
 import { MAX_SUMMARY_PATHS, SummaryPayload } from './format.js';
 import { insertDelivery, loadWindowStates, lockStormState, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';
@@ -22,7 +22,8 @@ function currentWindow(previous: WindowRow | null, webhookId: string, now: numbe
   if (previous) {
     const start = Date.parse(previous.started_at);
     if (now < start + WINDOW_MS) return previous;
-    if (previous.summary_id && now < start + 2 * WINDOW_MS) return { webhook_id: webhookId, started_at: at(start + WINDOW_MS), messages: 1, summary_id: null };
+    if (previous.summary_id && now < start + 2 * WINDOW_MS)
+      return { webhook_id: webhookId, started_at: at(start + WINDOW_MS), messages: 1, summary_id: null };
   }
   return { webhook_id: webhookId, started_at: at(now), messages: 0, summary_id: null };
 }
@@ -52,7 +53,16 @@ interface WebhookState {
 async function flushSummary(db: Executor, state: WebhookState, now: string): Promise<void> {
   const s = state.summary;
   if (!s?.changed) return;
-  if (s.isNew) await insertDelivery(db, { id: s.id, webhookId: state.id, kind: 'summary', trafficId: null, payload: s.payload, dueAt: s.payload.windowEnd, now });
+  if (s.isNew)
+    await insertDelivery(db, {
+      id: s.id,
+      webhookId: state.id,
+      kind: 'summary',
+      trafficId: null,
+      payload: s.payload,
+      dueAt: s.payload.windowEnd,
+      now,
+    });
   else await updateSummaryPayload(db, s.id, s.payload, now);
   s.changed = false;
 }
@@ -67,7 +77,15 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
     state.windowChanged = true;
   }
   if (window.messages < MESSAGES_PER_WINDOW) {
-    await insertDelivery(db, { id: newId(), webhookId: state.id, kind: 'traffic', trafficId: entry.id, payload: entry, dueAt: entry.createdAt, now: entry.createdAt });
+    await insertDelivery(db, {
+      id: newId(),
+      webhookId: state.id,
+      kind: 'traffic',
+      trafficId: entry.id,
+      payload: entry,
+      dueAt: entry.createdAt,
+      now: entry.createdAt,
+    });
     window.messages += 1;
     state.windowChanged = true;
     return true;
@@ -78,7 +96,14 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
     return false;
   }
   const windowEnd = at(Date.parse(window.started_at) + WINDOW_MS);
-  const empty: SummaryPayload = { level: entry.level, count: 0, pathnames: {}, others: 0, windowStart: window.started_at, windowEnd };
+  const empty: SummaryPayload = {
+    level: entry.level,
+    count: 0,
+    pathnames: {},
+    others: 0,
+    windowStart: window.started_at,
+    windowEnd,
+  };
   state.summary = { id: newId(), payload: fold(empty, entry.pathname), isNew: true, changed: true };
   window.summary_id = state.summary.id;
   state.windowChanged = true;
@@ -89,14 +114,30 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
 async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WebhookState[]> {
   const rows = await loadWindowStates(db, dialect, sourceIds);
   return rows.map((r) => {
-    const window = r.started_at !== null && r.messages !== null ? { webhook_id: r.id, started_at: r.started_at, messages: r.messages, summary_id: r.summary_id } : null;
+    const window =
+      r.started_at !== null && r.messages !== null
+        ? { webhook_id: r.id, started_at: r.started_at, messages: r.messages, summary_id: r.summary_id }
+        : null;
     // A summary already claimed by the worker is not folded into any more: the window's later
     // entries start a new summary, due at once. Its payload was written from a SummaryPayload.
     const summary =
       r.summary_id && r.summary_payload && r.summary_status === 'pending'
-        ? { id: r.summary_id, payload: SummaryPayload.parse(JSON.parse(r.summary_payload)), isNew: false, changed: false }
+        ? {
+            id: r.summary_id,
+            payload: SummaryPayload.parse(JSON.parse(r.summary_payload)),
+            isNew: false,
+            changed: false,
+          }
         : null;
-    return { id: r.id, level: r.level, sourceId: r.traffic_source_id, stored: window !== null, window, windowChanged: false, summary };
+    return {
+      id: r.id,
+      level: r.level,
+      sourceId: r.traffic_source_id,
+      stored: window !== null,
+      window,
+      windowChanged: false,
+      summary,
+    };
   });
 }
 
@@ -105,19 +146,32 @@ async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly
  * equals its own (lower case), and its delivery rows commit with the entry or not at all.
  * Returns true when a new delivery row was written (the worker then has something to schedule).
  */
-export async function enqueueNotifications(db: Executor, dialect: SqlDialect, entries: readonly StoredEntry[]): Promise<boolean> {
+export async function enqueueNotifications(
+  db: Executor,
+  dialect: SqlDialect,
+  entries: readonly StoredEntry[],
+): Promise<boolean> {
   const sourceIds = [...new Set(entries.map((e) => e.trafficSourceId))];
   if (sourceIds.length === 0) return false;
   let states = await loadStates(db, dialect, sourceIds);
   if (states.length === 0) return false;
   // Several daemons (docs/decisions.md §8.13): decide from the state as it is once it is ours.
   const summaryIds = states.flatMap((state) => (state.summary ? [state.summary.id] : []));
-  if (await lockStormState(db, dialect, states.map((state) => state.id), summaryIds)) states = await loadStates(db, dialect, sourceIds);
+  if (
+    await lockStormState(
+      db,
+      dialect,
+      states.map((state) => state.id),
+      summaryIds,
+    )
+  )
+    states = await loadStates(db, dialect, sourceIds);
   let created = false;
   for (const entry of entries) {
     const level = entry.level.toLowerCase();
     for (const state of states) {
-      if (state.sourceId === entry.trafficSourceId && state.level === level && (await enqueue(db, state, entry))) created = true;
+      if (state.sourceId === entry.trafficSourceId && state.level === level && (await enqueue(db, state, entry)))
+        created = true;
     }
   }
   const now = entries[entries.length - 1]?.createdAt ?? new Date(0).toISOString();

@@ -32,7 +32,11 @@ export async function findWebhook(db: Db, id: string): Promise<WebhookRow | unde
   return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function webhookExists(db: Db, sourceId: string, input: Pick<Webhook, 'type' | 'level' | 'value'>): Promise<boolean> {
+export async function webhookExists(
+  db: Db,
+  sourceId: string,
+  input: Pick<Webhook, 'type' | 'level' | 'value'>,
+): Promise<boolean> {
   const row = await db
     .selectFrom('webhooks')
     .select('id')
@@ -44,7 +48,12 @@ export async function webhookExists(db: Db, sourceId: string, input: Pick<Webhoo
   return row !== undefined;
 }
 
-export async function createWebhook(db: Db, clock: Clock, sourceId: string, input: Pick<Webhook, 'type' | 'level' | 'value'>): Promise<CreatedWebhook> {
+export async function createWebhook(
+  db: Db,
+  clock: Clock,
+  sourceId: string,
+  input: Pick<Webhook, 'type' | 'level' | 'value'>,
+): Promise<CreatedWebhook> {
   const now = isoNow(clock);
   const row: WebhookRow = {
     id: newId(),
@@ -85,7 +94,18 @@ export function listAttempts(db: Db, webhookId: string, page: PageQuery) {
 }
 
 /** Queues a message (a traffic entry, a storm summary or an alert), due at `dueAt`. */
-export function insertDelivery(db: Executor, row: { id: string; webhookId: string; kind: Extract<DeliveryKind, 'traffic' | 'summary' | 'alert'>; trafficId: string | null; payload: unknown; dueAt: string; now: string }) {
+export function insertDelivery(
+  db: Executor,
+  row: {
+    id: string;
+    webhookId: string;
+    kind: Extract<DeliveryKind, 'traffic' | 'summary' | 'alert'>;
+    trafficId: string | null;
+    payload: unknown;
+    dueAt: string;
+    now: string;
+  },
+) {
   return db
     .insertInto('webhook_deliveries')
     .values({
@@ -103,10 +123,13 @@ export function insertDelivery(db: Executor, row: { id: string; webhookId: strin
     .execute();
 }
 
-
 /** A summary still pending gets more entries folded into its payload. */
 export async function updateSummaryPayload(db: Executor, id: string, payload: unknown, now: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ payload: JSON.stringify(payload), updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ payload: JSON.stringify(payload), updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -117,10 +140,20 @@ export async function updateSummaryPayload(db: Executor, id: string, payload: un
  * concurrently (SQLite, whose one writer has the database to itself); true means: read the state
  * again, as it is now that this transaction holds it.
  */
-export async function lockStormState(db: Executor, dialect: SqlDialect, webhookIds: readonly string[], summaryIds: readonly string[]): Promise<boolean> {
+export async function lockStormState(
+  db: Executor,
+  dialect: SqlDialect,
+  webhookIds: readonly string[],
+  summaryIds: readonly string[],
+): Promise<boolean> {
   if (!dialect.concurrentWriters) return false;
-  await dialect.lockRows(db.selectFrom('webhooks').select('id').where('id', 'in', webhookIds).orderBy('id'), 'wait').execute();
-  if (summaryIds.length > 0) await dialect.lockRows(db.selectFrom('webhook_deliveries').select('id').where('id', 'in', summaryIds).orderBy('id'), 'wait').execute();
+  await dialect
+    .lockRows(db.selectFrom('webhooks').select('id').where('id', 'in', webhookIds).orderBy('id'), 'wait')
+    .execute();
+  if (summaryIds.length > 0)
+    await dialect
+      .lockRows(db.selectFrom('webhook_deliveries').select('id').where('id', 'in', summaryIds).orderBy('id'), 'wait')
+      .execute();
   return true;
 }
 
@@ -143,7 +176,11 @@ export interface WindowStateRow {
 }
 
 /** One query per ingest batch, webhooks or not. */
-export async function loadWindowStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WindowStateRow[]> {
+export async function loadWindowStates(
+  db: Executor,
+  dialect: SqlDialect,
+  sourceIds: readonly string[],
+): Promise<WindowStateRow[]> {
   // Plain SQL (portable: Kysely binds the parameters per dialect) because this runs on every
   // ingest, and building the same query through the builder costs more than running it. Raw SQL
   // binds ids in their stored form by hand (db/stored-values.ts).
@@ -153,6 +190,8 @@ export async function loadWindowStates(db: Executor, dialect: SqlDialect, source
     from webhooks w
     left join webhook_windows win on win.webhook_id = w.id
     left join webhook_deliveries s on s.id = win.summary_id
-    where w.traffic_source_id in (${sql.join(sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id)))})`.execute(db);
+    where w.traffic_source_id in (${sql.join(sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id)))})`.execute(
+    db,
+  );
   return rows;
 }

@@ -9,7 +9,12 @@ const MAX_RETRY_AFTER_MS = 15 * 60_000;
 
 export type Verdict =
   | { readonly outcome: 'delivered'; readonly statusCode: number }
-  | { readonly outcome: 'retrying'; readonly statusCode: number | null; readonly error: string; readonly delayMs: number }
+  | {
+      readonly outcome: 'retrying';
+      readonly statusCode: number | null;
+      readonly error: string;
+      readonly delayMs: number;
+    }
   | { readonly outcome: 'failed'; readonly statusCode: number | null; readonly error: string };
 
 /**
@@ -22,7 +27,11 @@ export function backoffMs(retry: number, random: () => number): number {
 }
 
 /** `Retry-After: 7` or an HTTP date, else Discord's and Slack's JSON `retry_after` (seconds). */
-export function retryAfterMs(headers: Readonly<Record<string, string | string[] | undefined>>, body: string, now: Date): number | null {
+export function retryAfterMs(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body: string,
+  now: Date,
+): number | null {
   const header = headers['retry-after'];
   const text = (Array.isArray(header) ? header[0] : header)?.trim();
   let ms: number | null = null;
@@ -31,7 +40,8 @@ export function retryAfterMs(headers: Readonly<Record<string, string | string[] 
   if (ms === null) {
     try {
       const parsed: unknown = JSON.parse(body);
-      const value = parsed && typeof parsed === 'object' && 'retry_after' in parsed ? Number(parsed.retry_after) : Number.NaN;
+      const value =
+        parsed && typeof parsed === 'object' && 'retry_after' in parsed ? Number(parsed.retry_after) : Number.NaN;
       if (Number.isFinite(value) && value >= 0) ms = value * 1000;
     } catch {
       // Not JSON: there is no retry_after to honour.

@@ -30,7 +30,8 @@ export function webhookRoutes(router: Router, deps: Deps, worker: Pick<WebhookWo
     const problem = checkWebhookTarget(body.type, body.value, config.allowPrivateWebhooks);
     if (problem) throw invalidField('value', problem);
     const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    if (await webhookExists(db, source.id, body)) throw new HttpError(409, 'webhook_exists', 'A webhook with this type, level and value already exists');
+    if (await webhookExists(db, source.id, body))
+      throw new HttpError(409, 'webhook_exists', 'A webhook with this type, level and value already exists');
     return createWebhook(db, clock, source.id, body);
   });
 

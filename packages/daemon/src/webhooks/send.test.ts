@@ -5,16 +5,30 @@ import { startReceiver } from '@tapline/testkit/daemon';
 
 describe('send: addresses are checked again at delivery', () => {
   const post = (url: string, allowPrivate: boolean) =>
-    send({ url, body: '{}', headers: { 'content-type': 'application/json' }, allowPrivate, signal: new AbortController().signal });
+    send({
+      url,
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+      allowPrivate,
+      signal: new AbortController().signal,
+    });
 
   it('refuses loopback without --allow-private-webhooks, by literal address and by resolved name', async () => {
     const receiver = await startReceiver();
     try {
       const port = new URL(receiver.url).port;
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-      expect(await post(receiver.url, false)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('loopback or private') });
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-      expect(await post(`http://localhost:${port}/hook`, false)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('localhost resolves to') });
+      expect(await post(receiver.url, false)).toMatchObject({
+        ok: false,
+        retryable: false,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+        error: expect.stringContaining('loopback or private'),
+      });
+      expect(await post(`http://localhost:${port}/hook`, false)).toMatchObject({
+        ok: false,
+        retryable: false,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+        error: expect.stringContaining('localhost resolves to'),
+      });
       expect(receiver.requests).toHaveLength(0);
       expect(await post(`http://localhost:${port}/hook`, true)).toMatchObject({ ok: true, status: 204 });
       expect(receiver.requests).toHaveLength(1);
@@ -24,8 +38,12 @@ describe('send: addresses are checked again at delivery', () => {
   });
 
   it('never reaches link-local or metadata addresses, whatever the flag', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
-    expect(await post('http://169.254.169.254/latest/meta-data', true)).toMatchObject({ ok: false, retryable: false, error: expect.stringContaining('never allowed') });
+    expect(await post('http://169.254.169.254/latest/meta-data', true)).toMatchObject({
+      ok: false,
+      retryable: false,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- vitest's asymmetric matchers are typed `any`
+      error: expect.stringContaining('never allowed'),
+    });
     expect(await post('http://[fd00:ec2::254]/', true)).toMatchObject({ ok: false, retryable: false });
   });
 
@@ -34,7 +52,13 @@ describe('send: addresses are checked again at delivery', () => {
     try {
       const controller = new AbortController();
       controller.abort();
-      const result = await send({ url: receiver.url, body: '{}', headers: {}, allowPrivate: true, signal: controller.signal });
+      const result = await send({
+        url: receiver.url,
+        body: '{}',
+        headers: {},
+        allowPrivate: true,
+        signal: controller.signal,
+      });
       expect(result).toMatchObject({ ok: false, error: 'cancelled' });
       expect(receiver.requests).toHaveLength(0);
     } finally {

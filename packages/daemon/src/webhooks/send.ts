@@ -28,7 +28,8 @@ export class AddressNotAllowed extends Error {}
 function refusal(address: string, allowPrivate: boolean): string | null {
   const cls = classifyAddress(address);
   if (cls === 'blocked') return `${address} is a link-local or cloud-metadata address, which is never allowed`;
-  if (cls === 'private' && !allowPrivate) return `${address} is a loopback or private address (start taplined with --allow-private-webhooks to allow it)`;
+  if (cls === 'private' && !allowPrivate)
+    return `${address} is a loopback or private address (start taplined with --allow-private-webhooks to allow it)`;
   return null;
 }
 
@@ -82,18 +83,40 @@ export function send(request: SendRequest): Promise<SendResult> {
         if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
         size += chunk.length;
       });
-      res.on('end', () => resolve({ ok: true, status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES) }));
+      res.on('end', () =>
+        resolve({
+          ok: true,
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
+        }),
+      );
       // An answer cut short (timeout, reset) still has its status, which is what matters.
-      const cut = () => resolve({ ok: true, status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const cut = () =>
+        resolve({
+          ok: true,
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
       res.on('error', cut);
       res.on('close', cut);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof AddressNotAllowed || error.cause instanceof AddressNotAllowed) {
-        return resolve({ ok: false, error: error.cause instanceof Error ? error.cause.message : error.message, retryable: false });
+        return resolve({
+          ok: false,
+          error: error.cause instanceof Error ? error.cause.message : error.message,
+          retryable: false,
+        });
       }
       if (request.signal.aborted) return resolve({ ok: false, error: 'cancelled', retryable: false });
-      if (timeout.aborted) return resolve({ ok: false, error: `no answer within ${(request.timeoutMs ?? SEND_TIMEOUT_MS) / 1000} s`, retryable: true });
+      if (timeout.aborted)
+        return resolve({
+          ok: false,
+          error: `no answer within ${(request.timeoutMs ?? SEND_TIMEOUT_MS) / 1000} s`,
+          retryable: true,
+        });
       resolve({ ok: false, error: error.code ? `${error.code}: ${error.message}` : error.message, retryable: true });
     });
     req.end(request.body);

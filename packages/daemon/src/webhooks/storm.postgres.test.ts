@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '../auth/users.js';
 import { systemClock } from '../clock.js';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
-import { createTrafficBus } from '../http-traffic/bus.js';
-import { createIngest, type Ingest } from '../http-traffic/ingest.js';
-import { prepareRecord } from '../http-traffic/prepare.js';
-import { createRedactor } from '../http-traffic/redact.js';
+import { createTrafficBus } from '../stream/bus.js';
+import { createIngest, type Ingest } from '../ingest/ingest.js';
+import { prepareRecord } from '../ingest/prepare.js';
+import { createRedactor } from '../ingest/redact.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { enqueueNotifications, MESSAGES_PER_WINDOW } from './outbox.js';
 import { createWebhook } from './repo.js';
@@ -23,14 +23,22 @@ describe('storm control across daemons', () => {
   let daemons: OpenedDatabase[] = [];
   let source: TrafficSource;
   const redactor = createRedactor({ enabled: true, extraKeys: [] });
-  const record = (status: number, path: string) => prepareRecord(ComposeRecord.parse(composeBody(source.id, { status, pathnameUrl: path })), redactor).record;
+  const record = (status: number, path: string) =>
+    prepareRecord(ComposeRecord.parse(composeBody(source.id, { status, pathnameUrl: path })), redactor).record;
 
   beforeEach(async () => {
     database = await freshDatabase({ migrated: true });
     daemons = [openDatabase(database.locator, { pool: 4 }), openDatabase(database.locator, { pool: 4 })];
     const user = await createUser(daemons[0]!.db, systemClock, { email: 'a@example.com' });
-    source = await createTrafficSource(daemons[0]!.db, systemClock, user.id, { name: 's', trafficDomain: 'shop.example.com' });
-    await createWebhook(daemons[0]!.db, systemClock, source.id, { type: 'http', level: 'fatal', value: 'http://127.0.0.1:9/hook' });
+    source = await createTrafficSource(daemons[0]!.db, systemClock, user.id, {
+      name: 's',
+      trafficDomain: 'shop.example.com',
+    });
+    await createWebhook(daemons[0]!.db, systemClock, source.id, {
+      type: 'http',
+      level: 'fatal',
+      value: 'http://127.0.0.1:9/hook',
+    });
   });
   afterEach(async () => {
     await Promise.all(daemons.map((d) => d.close()));
@@ -59,7 +67,15 @@ describe('storm control across daemons', () => {
     await hold.reached;
     const alsoStored = second.store(source, batch(1));
     // The second daemon's transaction goes as far as it can: until it waits for a row the first holds.
-    await vi.waitFor(async () => expect((await sql<{ waiting: number }>`select count(*)::int as waiting from pg_locks where not granted`.execute(daemons[0]!.db)).rows[0]?.waiting).toBeGreaterThan(0));
+    await vi.waitFor(async () =>
+      expect(
+        (
+          await sql<{ waiting: number }>`select count(*)::int as waiting from pg_locks where not granted`.execute(
+            daemons[0]!.db,
+          )
+        ).rows[0]?.waiting,
+      ).toBeGreaterThan(0),
+    );
     hold.release();
     await Promise.all([stored, alsoStored]);
 

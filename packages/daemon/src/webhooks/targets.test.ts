@@ -53,7 +53,14 @@ const PRIVATE = [
   'http://[fd12:3456::1]/',
 ];
 
-const PUBLIC = ['https://receiver.example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2606:4700::1111]/', 'http://169.253.255.255/', 'http://100.128.0.1/'];
+const PUBLIC = [
+  'https://receiver.example.com/hook',
+  'http://8.8.8.8/',
+  'http://172.32.0.1/',
+  'http://[2606:4700::1111]/',
+  'http://169.253.255.255/',
+  'http://100.128.0.1/',
+];
 
 describe('checkWebhookTarget', () => {
   it.each(ALWAYS_REFUSED)('always refuses %s, even with private webhooks allowed', (url) => {
@@ -113,7 +120,12 @@ describe('POST /webhooks/:trafficSourceId refuses these targets over HTTP', () =
   }
 
   it('link-local and metadata: 400 whatever the flag', async () => {
-    for (const value of ['http://169.254.169.254/', 'http://[::ffff:a9fe:a9fe]/', 'http://2852039166/', 'http://metadata.google.internal/']) {
+    for (const value of [
+      'http://169.254.169.254/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://2852039166/',
+      'http://metadata.google.internal/',
+    ]) {
       for (const allow of [false, true]) {
         const answer = await post(allow, 'http', value);
         expect(answer.status, `${value} allow=${allow}`).toBe(400);

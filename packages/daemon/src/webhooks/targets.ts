@@ -49,7 +49,10 @@ export function classifyAddress(address: string): AddressClass {
 }
 
 function classifyHost(hostname: string): AddressClass {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (isIP(unmapIpv4(host))) return classifyAddress(host);
   if (METADATA_NAMES.has(host)) return 'blocked';
   if (host === 'localhost' || host.endsWith('.localhost')) return 'private';
@@ -77,7 +80,8 @@ export function checkWebhookTarget(type: Webhook['type'], value: string, allowPr
   }
   if (rule.path && !rule.path.test(url.pathname)) return `value must be a ${type} webhook URL such as ${rule.example}`;
   if (cls === 'public' && rule.hosts) {
-    if (!rule.hosts.includes(url.hostname.toLowerCase())) return `value must be a ${type} webhook URL such as ${rule.example}`;
+    if (!rule.hosts.includes(url.hostname.toLowerCase()))
+      return `value must be a ${type} webhook URL such as ${rule.example}`;
     if (url.protocol !== 'https:') return `value must use https for ${type}`;
   }
   return null;

@@ -1,6 +1,14 @@
 import { contract } from '@tapline/shared';
 import { until } from '@tapline/testkit';
-import { adminShutdown, databaseOutage, manualClock, type Receiver, startReceiver, startWebhookApp, type WebhookApp } from '@tapline/testkit/daemon';
+import {
+  adminShutdown,
+  databaseOutage,
+  manualClock,
+  type Receiver,
+  startReceiver,
+  startWebhookApp,
+  type WebhookApp,
+} from '@tapline/testkit/daemon';
 import { afterEach, describe, expect, it } from 'vitest';
 
 describe('the webhook worker across a database outage', () => {
@@ -15,7 +23,10 @@ describe('the webhook worker across a database outage', () => {
     app = await startWebhookApp({ clock: manualClock('2026-11-21T10:00:00.000Z') });
     receiver = await startReceiver();
     const sourceId = await app.source();
-    await app.client.call(contract.createWebhook, { params: { trafficSourceId: sourceId }, body: { type: 'http', level: 'fatal', value: receiver.url } });
+    await app.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
     await app.compose(sourceId, { status: 503 });
     const outage = databaseOutage(app.db);
     outage.fail(adminShutdown());

@@ -1,18 +1,16 @@
-import { createHmac } from 'node:crypto';
-import { AlertPayload, HttpTraffic, type WebhookAttempt } from '@tapline/shared';
-import { z } from 'zod';
+import type { WebhookAttempt } from '@tapline/shared';
 import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
-import type { DeliveryRow, WebhookRow } from './table.js';
 import type { Clock } from '../clock.js';
-import type { DaemonConfig } from '../deps.js';
-import type { IngestHook, TrafficBus } from '../http-traffic/bus.js';
+import type { DaemonConfig } from '../config.js';
+import type { DeliveryRow } from './table.js';
+import type { IngestHook, TrafficBus } from '../stream/bus.js';
 import type { ClusterSignals } from '../db/signals.js';
 import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
-import { type Message, renderBody, SummaryPayload, type Target } from './format.js';
+import { messageOf, renderBody, signature, targetOf } from './format.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge } from './retry.js';
 import { send } from './send.js';
@@ -63,20 +61,6 @@ const PRUNE_EVERY_MS = 60 * 60_000;
 const FAILED_PASS_RETRY_MS = 1_000;
 const MAX_FAILED_PASS_RETRY_MS = 30_000;
 
-export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
-
-const TestPayload = z.object({ sentAt: z.string() });
-
-function messageOf(row: DeliveryRow): Message {
-  const payload: unknown = JSON.parse(row.payload);
-  if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
-  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
-  if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
-  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
-}
-
-const targetOf = (w: WebhookRow): Target => ({ id: w.id, type: w.type, level: w.level, trafficSourceId: w.traffic_source_id });
-
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, clock, logger, config } = options;
   const random = options.random ?? Math.random;
@@ -122,13 +106,33 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (webhook.type === 'http' && webhook.secret) headers['x-tapline-signature'] = signature(webhook.secret, body);
     const startedAt = clock.now();
     const started = performance.now();
-    const result = await send({ url: webhook.value, body, headers, allowPrivate: config.allowPrivateWebhooks, signal, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const result = await send({
+      url: webhook.value,
+      body,
+      headers,
+      allowPrivate: config.allowPrivateWebhooks,
+      signal,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     if (signal.aborted) return null;
     let verdict = judge(result, row.attempts + 1, clock.now(), random);
-    if (final && verdict.outcome === 'retrying') verdict = { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error };
-    const recorded = await recordAttempt(db, row, verdict, { startedAt, durationMs: performance.now() - started, now: clock.now() });
-    if (recorded?.outcome === 'failed') logger.warn({ webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error }, 'webhook delivery failed for good');
-    else if (recorded?.outcome === 'retrying') logger.debug({ webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt }, 'webhook delivery will be retried');
+    if (final && verdict.outcome === 'retrying')
+      verdict = { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error };
+    const recorded = await recordAttempt(db, row, verdict, {
+      startedAt,
+      durationMs: performance.now() - started,
+      now: clock.now(),
+    });
+    if (recorded?.outcome === 'failed')
+      logger.warn(
+        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error },
+        'webhook delivery failed for good',
+      );
+    else if (recorded?.outcome === 'retrying')
+      logger.debug(
+        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt },
+        'webhook delivery will be retried',
+      );
     return recorded;
   }
 
@@ -139,7 +143,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     } catch (error) {
       // The message stays claimed: its lease ends, and a later pass (here or on another daemon) sends it.
       if (isDatabaseUnavailable(error)) options.outages.report(error, 'webhook delivery');
-      else logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
+      else
+        logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
     } finally {
       untrack(row.webhook_id, controller);
     }
@@ -174,7 +179,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function schedule(): Promise<void> {
     const at = await nextDueAt(db);
     if (stopped) return;
-    const wait = at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
+    const wait =
+      at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
     wakeIn(wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait);
   }
 

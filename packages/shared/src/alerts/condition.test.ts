@@ -4,13 +4,38 @@ import { formatMetricValue, formatSpan, parseAlertCondition, tryParseAlertCondit
 
 describe('alert conditions (--when)', () => {
   it('reads each kind of threshold into one unit per metric', () => {
-    expect(parseAlertCondition('p95 > 800ms')).toEqual({ metric: 'p95', operator: '>', threshold: 800, baseline: false });
-    expect(parseAlertCondition('p99>=1.5s')).toEqual({ metric: 'p99', operator: '>=', threshold: 1500, baseline: false });
-    expect(parseAlertCondition('error_rate > 5%')).toEqual({ metric: 'error_rate', operator: '>', threshold: 0.05, baseline: false });
+    expect(parseAlertCondition('p95 > 800ms')).toEqual({
+      metric: 'p95',
+      operator: '>',
+      threshold: 800,
+      baseline: false,
+    });
+    expect(parseAlertCondition('p99>=1.5s')).toEqual({
+      metric: 'p99',
+      operator: '>=',
+      threshold: 1500,
+      baseline: false,
+    });
+    expect(parseAlertCondition('error_rate > 5%')).toEqual({
+      metric: 'error_rate',
+      operator: '>',
+      threshold: 0.05,
+      baseline: false,
+    });
     expect(parseAlertCondition('client_error_rate > 20 %')).toMatchObject({ threshold: 0.2 });
-    expect(parseAlertCondition('requests < 10/min')).toEqual({ metric: 'requests', operator: '<', threshold: 10, baseline: false });
+    expect(parseAlertCondition('requests < 10/min')).toEqual({
+      metric: 'requests',
+      operator: '<',
+      threshold: 10,
+      baseline: false,
+    });
     expect(parseAlertCondition('requests > 2/s')).toMatchObject({ threshold: 120 });
-    expect(parseAlertCondition('p95 > 2x baseline')).toEqual({ metric: 'p95', operator: '>', threshold: 2, baseline: true });
+    expect(parseAlertCondition('p95 > 2x baseline')).toEqual({
+      metric: 'p95',
+      operator: '>',
+      threshold: 2,
+      baseline: true,
+    });
   });
 
   it('points at the column of a mistake and names what exists', () => {
@@ -19,8 +44,12 @@ describe('alert conditions (--when)', () => {
       if (parsed.ok) throw new Error(`${text} parsed`);
       return pointAtColumn(parsed.error);
     };
-    expect(caret('p95 > 800 parsecs')).toBe('p95 > 800 parsecs\n          ^ unknown unit "parsecs" for p95: use one of ms, s (or "x baseline")');
-    expect(caret('latency > 800ms')).toBe('latency > 800ms\n^ unknown metric "latency": use one of p50, p90, p95, p99, error_rate, client_error_rate, requests');
+    expect(caret('p95 > 800 parsecs')).toBe(
+      'p95 > 800 parsecs\n          ^ unknown unit "parsecs" for p95: use one of ms, s (or "x baseline")',
+    );
+    expect(caret('latency > 800ms')).toBe(
+      'latency > 800ms\n^ unknown metric "latency": use one of p50, p90, p95, p99, error_rate, client_error_rate, requests',
+    );
     expect(caret('p95 => 800ms')).toMatch(/^ {4}\^ unknown operator "=": use one of > >= < <=$/m);
     expect(caret('p95 >')).toMatch(/^ {5}\^ expected a threshold/m);
     expect(caret('error_rate > 5ms')).toMatch(/unknown unit "ms" for error_rate: use one of %/);

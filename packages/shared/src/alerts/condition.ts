@@ -17,7 +17,8 @@ export const ALERT_OPERATORS = ['>', '>=', '<', '<='] as const;
 export type AlertOperator = (typeof ALERT_OPERATORS)[number];
 
 export type MetricKind = 'latency' | 'rate' | 'traffic';
-export const metricKind = (m: AlertMetric): MetricKind => (m === 'requests' ? 'traffic' : m.endsWith('rate') ? 'rate' : 'latency');
+export const metricKind = (m: AlertMetric): MetricKind =>
+  m === 'requests' ? 'traffic' : m.endsWith('rate') ? 'rate' : 'latency';
 
 /** Each unit, by kind, as the multiplier to the kind's stored unit. */
 const UNITS: Readonly<Record<MetricKind, Readonly<Record<string, number>>>> = {
@@ -58,7 +59,8 @@ function rangeProblem(metric: AlertMetric, operator: AlertOperator, value: numbe
   const kind = metricKind(metric);
   if (value < 0) return `${metric} cannot be negative`;
   if (kind === 'rate' && value > 1) return `${metric} is a share from 0% to 100%`;
-  if (kind === 'rate' && value === 1 && operator === '>') return `${metric} can never be over 100%: use a threshold from 0% to 99.9%`;
+  if (kind === 'rate' && value === 1 && operator === '>')
+    return `${metric} can never be over 100%: use a threshold from 0% to 99.9%`;
   if (value === 0 && operator === '<') return `${metric} can never be under 0`;
   return undefined;
 }
@@ -72,15 +74,18 @@ export function parseAlertCondition(expression: string): AlertCondition {
   const end = expression.trimEnd().length + 1;
   const [metric, operator, number, unit, word, extra] = t;
   if (!metric) return fail(`expected a metric: one of ${ALERT_METRICS.join(', ')}`, 1);
-  if (!isMetric(metric.text)) return fail(`unknown metric "${metric.text}": use one of ${ALERT_METRICS.join(', ')}`, metric.column);
+  if (!isMetric(metric.text))
+    return fail(`unknown metric "${metric.text}": use one of ${ALERT_METRICS.join(', ')}`, metric.column);
   if (!operator) return fail(`expected an operator after ${metric.text}: one of ${ALERT_OPERATORS.join(' ')}`, end);
-  if (!isOperator(operator.text)) return fail(`unknown operator "${operator.text}": use one of ${ALERT_OPERATORS.join(' ')}`, operator.column);
+  if (!isOperator(operator.text))
+    return fail(`unknown operator "${operator.text}": use one of ${ALERT_OPERATORS.join(' ')}`, operator.column);
   if (!number) return fail('expected a threshold such as 800ms, 5%, 10/min or 2x baseline', end);
   const value = Number(number.text);
   if (!/^-?\d+(\.\d+)?$/.test(number.text)) return fail(`expected a number, got "${number.text}"`, number.column);
   const kind = metricKind(metric.text);
   if (unit?.text === 'x') {
-    if (word?.text !== 'baseline') return fail('expected "baseline" after the factor (such as 2x baseline)', word?.column ?? end);
+    if (word?.text !== 'baseline')
+      return fail('expected "baseline" after the factor (such as 2x baseline)', word?.column ?? end);
     if (extra) return fail(`unexpected "${extra.text}" after the condition`, extra.column);
     if (!(value > 0)) return fail('the baseline factor must be more than 0 (such as 2x baseline)', number.column);
     return { metric: metric.text, operator: operator.text, threshold: value, baseline: true };
@@ -88,7 +93,11 @@ export function parseAlertCondition(expression: string): AlertCondition {
   const units = Object.keys(UNITS[kind]);
   if (!unit) return fail(`expected a unit after ${number.text}: one of ${units.join(', ')} (or "x baseline")`, end);
   const factor = UNITS[kind][unit.text];
-  if (factor === undefined) return fail(`unknown unit "${unit.text}" for ${metric.text}: use one of ${units.join(', ')} (or "x baseline")`, unit.column);
+  if (factor === undefined)
+    return fail(
+      `unknown unit "${unit.text}" for ${metric.text}: use one of ${units.join(', ')} (or "x baseline")`,
+      unit.column,
+    );
   if (word) return fail(`unexpected "${word.text}" after the condition`, word.column);
   const threshold = value * factor;
   const problem = rangeProblem(metric.text, operator.text, threshold);
@@ -96,7 +105,9 @@ export function parseAlertCondition(expression: string): AlertCondition {
   return { metric: metric.text, operator: operator.text, threshold, baseline: false };
 }
 
-export type ParsedCondition = { readonly ok: true; readonly condition: AlertCondition } | { readonly ok: false; readonly error: AlertConditionError };
+export type ParsedCondition =
+  | { readonly ok: true; readonly condition: AlertCondition }
+  | { readonly ok: false; readonly error: AlertConditionError };
 
 export function tryParseAlertCondition(expression: string): ParsedCondition {
   try {
@@ -108,12 +119,14 @@ export function tryParseAlertCondition(expression: string): ParsedCondition {
 }
 
 /** Whether `value` meets the condition's comparison against `threshold` (already resolved). */
-export const compare = (operator: AlertOperator, value: number, threshold: number): boolean => compareNumber(value, operator, threshold);
+export const compare = (operator: AlertOperator, value: number, threshold: number): boolean =>
+  compareNumber(value, operator, threshold);
 
 /** A metric's value in its own words: `812 ms`, `5.2%`, `9.5/min`. */
 export function formatMetricValue(metric: AlertMetric, value: number): string {
   const kind = metricKind(metric);
-  const short = (n: number) => (Number.isInteger(n) ? String(n) : n < 10 ? n.toFixed(2).replace(/\.?0+$/, '') : n.toFixed(1).replace(/\.0$/, ''));
+  const short = (n: number) =>
+    Number.isInteger(n) ? String(n) : n < 10 ? n.toFixed(2).replace(/\.?0+$/, '') : n.toFixed(1).replace(/\.0$/, '');
   if (kind === 'latency') return `${short(value)} ms`;
   if (kind === 'rate') return `${short(value * 100)}%`;
   return `${short(value)}/min`;
@@ -123,7 +136,11 @@ export function formatMetricValue(metric: AlertMetric, value: number): string {
 export function formatSpan(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
-  const parts: [number, string][] = [[Math.floor(s / 86_400), 'd'], [Math.floor((s % 86_400) / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm']];
+  const parts: [number, string][] = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+  ];
   const shown = parts.filter(([n]) => n > 0).slice(0, 2);
   return shown.map(([n, u]) => `${n}${u}`).join(' ');
 }

@@ -66,7 +66,8 @@ export interface RefusalError extends Omit<Refusal, 'count'> {
 /** The refusal an error stands for, when looking up the source or sending was refused. */
 export function refusalOf(error: unknown): RefusalError | undefined {
   if (error instanceof SourceNotFoundError) return { status: 404, message: error.message, error };
-  if (error instanceof ApiError && verdictOf(error.status) === 'refused') return { status: error.status, message: error.message, error };
+  if (error instanceof ApiError && verdictOf(error.status) === 'refused')
+    return { status: error.status, message: error.message, error };
   return undefined;
 }
 
@@ -88,11 +89,17 @@ export interface Answer {
 /** POSTs JSON and reads the whole answer; no answer (refused, reset, timed out) is an UnreachableError. */
 export async function postJson(client: TaplineClient, path: string, body: string, timeoutMs: number): Promise<Answer> {
   try {
-    const response = await client.raw(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await client.raw(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after') };
   } catch (error) {
     // The time-out aborts the request (or the reading of its answer) with a bare DOMException.
-    if (error instanceof Error && error.name === 'TimeoutError') throw new UnreachableError(client.baseUrl, `timed out after ${timeoutMs} ms`);
+    if (error instanceof Error && error.name === 'TimeoutError')
+      throw new UnreachableError(client.baseUrl, `timed out after ${timeoutMs} ms`);
     throw error;
   }
 }

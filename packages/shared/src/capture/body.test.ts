@@ -8,8 +8,12 @@ const bytes = (text: string) => Buffer.from(text, 'utf8');
 
 describe('captureBody', () => {
   it('parses JSON, including +json types and JSON without a content type', async () => {
-    expect(await captureBody({ body: bytes('{"a":[1,2]}'), contentType: 'application/json; charset=utf-8' })).toEqual({ a: [1, 2] });
-    expect(await captureBody({ body: bytes('{"title":"x"}'), contentType: 'application/problem+json' })).toEqual({ title: 'x' });
+    expect(await captureBody({ body: bytes('{"a":[1,2]}'), contentType: 'application/json; charset=utf-8' })).toEqual({
+      a: [1, 2],
+    });
+    expect(await captureBody({ body: bytes('{"title":"x"}'), contentType: 'application/problem+json' })).toEqual({
+      title: 'x',
+    });
     expect(await captureBody({ body: bytes('[1]') })).toEqual([1]);
   });
 
@@ -37,16 +41,29 @@ describe('captureBody', () => {
     const cut = json.indexOf('r-999') + 12; // inside refresh_token's value
     const cuts = [
       await captureBody({ body: bytes(json), contentType: 'application/json', maxBytes: cut }),
-      await captureBody({ body: gzipSync(json), contentType: 'application/json', contentEncoding: 'gzip', maxBytes: cut }),
+      await captureBody({
+        body: gzipSync(json),
+        contentType: 'application/json',
+        contentEncoding: 'gzip',
+        maxBytes: cut,
+      }),
     ];
     for (const shown of cuts) {
-      expect(shown).toMatch(/^\{"user":"ann","password":"\[REDACTED\]","nested":\{"ApiKey":"\[REDACTED\]"\},"padding":"p+","refresh_token":"\[REDA/);
+      expect(shown).toMatch(
+        /^\{"user":"ann","password":"\[REDACTED\]","nested":\{"ApiKey":"\[REDACTED\]"\},"padding":"p+","refresh_token":"\[REDA/,
+      );
       expect(JSON.stringify(shown)).not.toMatch(/hunter2|k-999|r-9/);
     }
     const form = `user=ann&password=hunter2-aaaa&note=${'n'.repeat(40)}&access_token=t-${'9'.repeat(60)}`;
     const formCut = form.indexOf('t-999') + 5;
-    const shownForm = await captureBody({ body: bytes(form), contentType: 'application/x-www-form-urlencoded', maxBytes: formCut });
-    expect(shownForm).toBe(`user=ann&password=[REDACTED]&note=${'n'.repeat(40)}&access_token=[REDACT${truncationMarker(formCut, form.length)}`);
+    const shownForm = await captureBody({
+      body: bytes(form),
+      contentType: 'application/x-www-form-urlencoded',
+      maxBytes: formCut,
+    });
+    expect(shownForm).toBe(
+      `user=ann&password=[REDACTED]&note=${'n'.repeat(40)}&access_token=[REDACT${truncationMarker(formCut, form.length)}`,
+    );
   });
 
   it('counts the shown bytes of the redacted text, cut on a character boundary', async () => {
@@ -57,7 +74,12 @@ describe('captureBody', () => {
   });
 
   it('turns form bodies into fields, so the daemon can redact password=', async () => {
-    expect(await captureBody({ body: bytes('user=ann&password=pw&tag=a&tag=b'), contentType: 'application/x-www-form-urlencoded' })).toEqual({
+    expect(
+      await captureBody({
+        body: bytes('user=ann&password=pw&tag=a&tag=b'),
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+    ).toEqual({
       user: 'ann',
       password: 'pw',
       tag: ['a', 'b'],
@@ -68,9 +90,9 @@ describe('captureBody', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
     expect(await captureBody({ body: png, contentType: 'image/png' })).toBe('[binary body: image/png, 8 bytes]');
     expect(await captureBody({ body: png })).toBe('[binary body: unknown type, 8 bytes]');
-    expect(await captureBody({ body: png.subarray(0, 4), totalBytes: 5000, contentType: 'application/octet-stream' })).toBe(
-      '[binary body: application/octet-stream, 5000 bytes]',
-    );
+    expect(
+      await captureBody({ body: png.subarray(0, 4), totalBytes: 5000, contentType: 'application/octet-stream' }),
+    ).toBe('[binary body: application/octet-stream, 5000 bytes]');
   });
 
   it('decodes gzip, deflate (zlib and raw) and br for the record', async () => {
@@ -81,7 +103,9 @@ describe('captureBody', () => {
       ['deflate', deflateRawSync(json)],
       ['br', brotliCompressSync(json)],
     ] as const) {
-      expect(await captureBody({ body: encoded, contentType: 'application/json', contentEncoding: encoding })).toEqual({ ok: true });
+      expect(await captureBody({ body: encoded, contentType: 'application/json', contentEncoding: encoding })).toEqual({
+        ok: true,
+      });
     }
   });
 
@@ -97,7 +121,13 @@ describe('captureBody', () => {
     const collector = createBodyCollector(64);
     for (let i = 0; i < encoded.length; i += 100) collector.push(encoded.subarray(i, i + 100));
     expect(collector.size).toBe(encoded.length);
-    const shown = await captureBody({ body: collector.bytes(), totalBytes: collector.size, contentType: 'text/plain', contentEncoding: 'gzip', maxBytes: 64 });
+    const shown = await captureBody({
+      body: collector.bytes(),
+      totalBytes: collector.size,
+      contentType: 'text/plain',
+      contentEncoding: 'gzip',
+      maxBytes: 64,
+    });
     expect(shown).toBe(text.slice(0, 64) + truncationMarker(64, undefined));
   });
 
@@ -105,7 +135,9 @@ describe('captureBody', () => {
     expect(await captureBody({ body: bytes('not gzip'), contentType: 'text/plain', contentEncoding: 'gzip' })).toBe(
       '[binary body: text/plain, 8 bytes, undecodable gzip]',
     );
-    expect(await captureBody({ body: bytes('x'), contentType: 'text/plain', contentEncoding: 'zstd' })).toBe('[binary body: text/plain, 1 bytes, zstd-encoded]');
+    expect(await captureBody({ body: bytes('x'), contentType: 'text/plain', contentEncoding: 'zstd' })).toBe(
+      '[binary body: text/plain, 1 bytes, zstd-encoded]',
+    );
   });
 });
 
@@ -153,7 +185,16 @@ describe('toRecordBody', () => {
   it('records only the spec five methods', () => {
     expect(['GET', 'post', 'PUT', 'DELETE', 'patch'].every(isRecordedMethod)).toBe(true);
     expect(['HEAD', 'OPTIONS', 'TRACE', 'CONNECT', undefined].some(isRecordedMethod)).toBe(false);
-    const base = { url: '/', protocol: 'HTTP', status: 200, elapsedTime: 1, requestHeaders: {}, responseHeaders: {}, requestBody: null, responseBody: null } as const;
+    const base = {
+      url: '/',
+      protocol: 'HTTP',
+      status: 200,
+      elapsedTime: 1,
+      requestHeaders: {},
+      responseHeaders: {},
+      requestBody: null,
+      responseBody: null,
+    } as const;
     expect(toRecordBody({ ...base, method: 'HEAD' })).toBeNull();
     expect(toRecordBody({ ...base, method: 'GET', host: 'bad host^' })?.domainUrl).toBe('http://localhost');
   });

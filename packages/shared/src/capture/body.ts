@@ -32,7 +32,10 @@ export function createBodyCollector(maxBytes: number = DEFAULT_MAX_BODY): BodyCo
   let size = 0;
   return {
     push(chunk, encoding) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const buffer =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, encoding ?? 'utf8')
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       size += buffer.length;
       if (kept >= keep) return;
       const part = buffer.subarray(0, keep - kept);
@@ -61,7 +64,8 @@ export interface BodyInput {
 type Kind = 'json' | 'form' | 'text' | 'binary' | 'unknown';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
-const TEXT_TYPE = /^(?:text\/.*|application\/(?:[\w.+-]*\+)?xml|image\/svg\+xml|application\/(?:javascript|ecmascript|x-javascript|graphql|x-ndjson|ndjson|x-yaml|yaml|toml|x-sh|sql|csv))$/;
+const TEXT_TYPE =
+  /^(?:text\/.*|application\/(?:[\w.+-]*\+)?xml|image\/svg\+xml|application\/(?:javascript|ecmascript|x-javascript|graphql|x-ndjson|ndjson|x-yaml|yaml|toml|x-sh|sql|csv))$/;
 
 function kindOf(mime: string): Kind {
   if (!mime) return 'unknown';
@@ -72,14 +76,16 @@ function kindOf(mime: string): Kind {
 }
 
 const mimeOf = (contentType: string | undefined) => (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-const charsetOf = (contentType: string | undefined) => /;\s*charset="?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
+const charsetOf = (contentType: string | undefined) =>
+  /;\s*charset="?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
 
 /** The record of a body that is never stored raw. */
 export const describeBinary = (contentType: string | undefined, bytes: number, note = '') =>
   `[binary body: ${mimeOf(contentType) || 'unknown type'}, ${bytes} bytes${note}]`;
 
 /** The two markers above, as they end a stored body. */
-const PLACEHOLDER = /(?:^\[binary body: [^\]\n]*, \d+ bytes[^\]\n]*\]|…\[truncated by Tapline: [^\]\n]* bytes shown\])$/;
+const PLACEHOLDER =
+  /(?:^\[binary body: [^\]\n]*, \d+ bytes[^\]\n]*\]|…\[truncated by Tapline: [^\]\n]* bytes shown\])$/;
 
 /**
  * The marker when a stored body is not what was sent (binary, or text cut at the limit), which a
@@ -150,7 +156,10 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
   // Nothing to hide, the usual case: the kept bytes are cut as they are, without encoding the text
   // again (a visible cost on a proxy). Where each character is one byte, the text is cut as well.
   const shown = Math.min(maxBytes, data.length);
-  return (text.length === data.length ? text.slice(0, shown) : textOf(data.subarray(0, shown), charset, true)) + truncationMarker(shown, wholeSize);
+  return (
+    (text.length === data.length ? text.slice(0, shown) : textOf(data.subarray(0, shown), charset, true)) +
+    truncationMarker(shown, wholeSize)
+  );
 }
 
 /**
@@ -159,7 +168,8 @@ function fromDecoded(input: BodyInput, decoded: Decoded): JsonValue {
  * cut splits would show its first part), then cut at `maxBytes` UTF-8 bytes and marked. The names
  * are the built-in ones; the daemon adds its `--redact-keys` to the text it receives.
  */
-export const cutText = (text: string, maxBytes: number, totalBytes: number | undefined): string => cutAt(redactText(text), maxBytes, totalBytes);
+export const cutText = (text: string, maxBytes: number, totalBytes: number | undefined): string =>
+  cutAt(redactText(text), maxBytes, totalBytes);
 
 function cutAt(text: string, maxBytes: number, totalBytes: number | undefined): string {
   const bytes = Buffer.from(text, 'utf8');
@@ -227,7 +237,12 @@ const codingsOf = (contentEncoding: string | undefined) =>
     .reverse();
 
 /** Undoes the content codings, last applied first, producing at most `limit + 1` bytes. */
-async function decode(raw: Buffer, contentEncoding: string | undefined, limit: number, complete: boolean): Promise<Decoded> {
+async function decode(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  limit: number,
+  complete: boolean,
+): Promise<Decoded> {
   const codings = codingsOf(contentEncoding);
   let data = raw;
   let whole = complete;
@@ -251,7 +266,12 @@ async function decode(raw: Buffer, contentEncoding: string | undefined, limit: n
  * body that inflates to gigabytes costs no more than `limit`. A truncated input (`complete` false)
  * yields what its bytes decode to.
  */
-function inflatePrefix(input: Buffer, make: () => Decoder, limit: number, complete: boolean): Promise<{ data: Buffer; complete: boolean }> {
+function inflatePrefix(
+  input: Buffer,
+  make: () => Decoder,
+  limit: number,
+  complete: boolean,
+): Promise<{ data: Buffer; complete: boolean }> {
   return new Promise((resolve, reject) => {
     const stream = make();
     const chunks: Buffer[] = [];

@@ -31,7 +31,8 @@ function fakeDaemon(script: Reply[] = [], then: Reply = { status: 201 }) {
   let n = 0;
   const fetchImpl = vi.fn(async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const reply = script.shift() ?? then;
-    if (reply === 'down') throw new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
+    if (reply === 'down')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
     if (typeof init?.body !== 'string') throw new Error('the recorder sends its batch as JSON text');
     const sent = JSON.parse(init.body) as { pathnameUrl: string; trafficSourceId: string }[];
     expect(url instanceof Request ? url.url : url.toString()).toContain(`/http-traffic-record/${SOURCE}/batch`);
@@ -39,7 +40,9 @@ function fakeDaemon(script: Reply[] = [], then: Reply = { status: 201 }) {
       batches.push(sent);
       return new Response(JSON.stringify({ ids: sent.map(() => `id-${++n}`) }), { status: 201 });
     }
-    return new Response(JSON.stringify(reply.body ?? { statusCode: reply.status, error: 'no' }), { status: reply.status });
+    return new Response(JSON.stringify(reply.body ?? { statusCode: reply.status, error: 'no' }), {
+      status: reply.status,
+    });
   });
   return { batches, fetchImpl, client: createClient({ baseUrl: 'http://daemon.test', token: 't', fetch: fetchImpl }) };
 }
@@ -74,7 +77,12 @@ describe('createRecorder', () => {
   it('retries with backoff while the daemon is down, without losing or reordering records', async () => {
     const daemon = fakeDaemon(['down', 'down', { status: 502 }, 'down']);
     const errors: Error[] = [];
-    const recorder = createRecorder({ client: daemon.client, sourceId: SOURCE, ...fast, onError: (e) => errors.push(e) });
+    const recorder = createRecorder({
+      client: daemon.client,
+      sourceId: SOURCE,
+      ...fast,
+      onError: (e) => errors.push(e),
+    });
     for (let i = 0; i < 5; i++) recorder.record(body(i));
     expect(await recorder.flush(2000)).toBe(true);
     expect(daemon.batches.flat().map((r) => r.pathnameUrl)).toEqual(['/r/0', '/r/1', '/r/2', '/r/3', '/r/4']);
@@ -85,7 +93,13 @@ describe('createRecorder', () => {
   it('drops and counts records past the bound, never throwing or waiting', async () => {
     const daemon = fakeDaemon([], 'down');
     const drops: DropEvent[] = [];
-    const recorder = createRecorder({ client: daemon.client, sourceId: SOURCE, maxQueue: 3, ...fast, onDrop: (e) => drops.push(e) });
+    const recorder = createRecorder({
+      client: daemon.client,
+      sourceId: SOURCE,
+      maxQueue: 3,
+      ...fast,
+      onDrop: (e) => drops.push(e),
+    });
     const started = performance.now();
     const accepted = Array.from({ length: 10 }, (_, i) => recorder.record(body(i)));
     expect(performance.now() - started).toBeLessThan(50);
@@ -98,7 +112,9 @@ describe('createRecorder', () => {
   });
 
   it('rejects only the items a 400 names, and sends the rest', async () => {
-    const daemon = fakeDaemon([{ status: 400, body: { statusCode: 400, error: 'bad', issues: [{ path: '1.status', message: 'x' }] } }]);
+    const daemon = fakeDaemon([
+      { status: 400, body: { statusCode: 400, error: 'bad', issues: [{ path: '1.status', message: 'x' }] } },
+    ]);
     const results: (string | null)[] = [];
     const recorder = createRecorder({ client: daemon.client, sourceId: SOURCE, ...fast });
     for (let i = 0; i < 3; i++) recorder.record(body(i), (id) => results.push(id));
@@ -150,7 +166,11 @@ interface Seen {
  * A daemon on loopback: each request to the batch endpoint gets the next reply of `script`, then
  * 201; the source list answers `sources`. Every request is kept, with the records a batch carried.
  */
-async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; name: string }[] = [{ id: SOURCE, name: 'shop' }], port = 0) {
+async function loopbackDaemon(
+  script: LoopbackReply[],
+  sources: { id: string; name: string }[] = [{ id: SOURCE, name: 'shop' }],
+  port = 0,
+) {
   const requests: Seen[] = [];
   const stored: string[] = [];
   /** Runs when a batch has arrived, before it is answered: the batch is in flight. */
@@ -160,17 +180,26 @@ async function loopbackDaemon(script: LoopbackReply[], sources: { id: string; na
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
       const path = req.url ?? '';
-      const paths = req.method === 'POST' ? (JSON.parse(text) as { pathnameUrl: string }[]).map((r) => r.pathnameUrl) : [];
+      const paths =
+        req.method === 'POST' ? (JSON.parse(text) as { pathnameUrl: string }[]).map((r) => r.pathnameUrl) : [];
       requests.push({ method: req.method ?? '', path, at: performance.now(), paths });
       if (req.method === 'POST') hooks.onBatch?.();
       const reply = path.startsWith('/traffic-source') ? { status: 200 } : (script.shift() ?? { status: 201 });
       if (reply === 'reset') return void req.socket.destroy();
       if (reply === 'hang') return;
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      if (path.startsWith('/traffic-source')) return void res.end(JSON.stringify({ data: sources, meta: { page: 1, limit: 1000, total: sources.length } }));
-      if (reply.status !== 201) return void res.end(JSON.stringify({ statusCode: reply.status, error: reply.error ?? 'no' }));
+      if (path.startsWith('/traffic-source'))
+        return void res.end(JSON.stringify({ data: sources, meta: { page: 1, limit: 1000, total: sources.length } }));
+      if (reply.status !== 201)
+        return void res.end(JSON.stringify({ statusCode: reply.status, error: reply.error ?? 'no' }));
       stored.push(...paths);
-      res.end(JSON.stringify({ ids: paths.map((_, i) => `0190a000-0000-7000-8000-${String(stored.length - paths.length + i).padStart(12, '0')}`) }));
+      res.end(
+        JSON.stringify({
+          ids: paths.map(
+            (_, i) => `0190a000-0000-7000-8000-${String(stored.length - paths.length + i).padStart(12, '0')}`,
+          ),
+        }),
+      );
     });
   });
   server.listen(port, '127.0.0.1');
@@ -210,7 +239,14 @@ describe('the recorder against a daemon on loopback: what it retries and what it
 
   it('retries a 503 for as long as it lasts, waiting at least its Retry-After, and loses nothing', async () => {
     const unavailable = { status: 503, error: 'The database is unavailable', headers: { 'retry-after': '1' } };
-    const daemon = await loopbackDaemon([unavailable, { ...unavailable, headers: { 'retry-after': '0' } }, { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }]);
+    const daemon = await loopbackDaemon([
+      unavailable,
+      { ...unavailable, headers: { 'retry-after': '0' } },
+      { status: 503 },
+      { status: 503 },
+      { status: 503 },
+      { status: 503 },
+    ]);
     servers.push(daemon.server);
     const { recorder, errors, refusals } = start(daemon.url);
     recorder.record(body(1));
@@ -224,7 +260,13 @@ describe('the recorder against a daemon on loopback: what it retries and what it
   });
 
   it('retries 502, 504, 408 and 429 the same way', async () => {
-    const daemon = await loopbackDaemon([{ status: 502 }, { status: 504 }, { status: 408 }, { status: 429 }, { status: 502 }]);
+    const daemon = await loopbackDaemon([
+      { status: 502 },
+      { status: 504 },
+      { status: 408 },
+      { status: 429 },
+      { status: 502 },
+    ]);
     servers.push(daemon.server);
     const { recorder } = start(daemon.url);
     recorder.record(body(1));
@@ -254,7 +296,10 @@ describe('the recorder against a daemon on loopback: what it retries and what it
     recorder.record(body(1));
     expect(await recorder.flush(5_000)).toBe(true);
     expect(daemon.stored).toEqual(['/r/1']);
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/ECONNRESET|socket|other side closed/i), expect.stringMatching(/timed out/)]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/ECONNRESET|socket|other side closed/i),
+      expect.stringMatching(/timed out/),
+    ]);
   });
 
   it('gives up a batch answered 401 at once: no retry, one refusal naming the status and message, counted by reason', async () => {
@@ -272,11 +317,20 @@ describe('the recorder against a daemon on loopback: what it retries and what it
     expect(daemon.batches().map((b) => b.paths)).toEqual([['/r/1', '/r/2'], ['/r/3']]);
     expect(refusals).toEqual([{ status: 401, message: 'Invalid token', count: 2 }]);
     expect(errors).toEqual([]);
-    expect(recorder.stats()).toMatchObject({ sent: 0, failures: 0, rejected: 3, rejectedBy: { unauthorized: 3 }, refusal: { status: 401, message: 'Invalid token' } });
+    expect(recorder.stats()).toMatchObject({
+      sent: 0,
+      failures: 0,
+      rejected: 3,
+      rejectedBy: { unauthorized: 3 },
+      refusal: { status: 401, message: 'Invalid token' },
+    });
   });
 
   it('gives up only the records a refused request carried, not those recorded while it was in flight', async () => {
-    const daemon = await loopbackDaemon([{ status: 401, error: 'Invalid token' }, { status: 401, error: 'Invalid token' }]);
+    const daemon = await loopbackDaemon([
+      { status: 401, error: 'Invalid token' },
+      { status: 401, error: 'Invalid token' },
+    ]);
     servers.push(daemon.server);
     const { recorder } = start(daemon.url);
     daemon.hooks.onBatch = () => {
@@ -290,7 +344,11 @@ describe('the recorder against a daemon on loopback: what it retries and what it
   });
 
   it('gives up a batch answered 403 or 404 without retrying, and says so again only after records were stored in between', async () => {
-    const daemon = await loopbackDaemon([{ status: 404, error: 'Traffic Source not found' }, { status: 201 }, { status: 403, error: 'This token may not write to that source' }]);
+    const daemon = await loopbackDaemon([
+      { status: 404, error: 'Traffic Source not found' },
+      { status: 201 },
+      { status: 403, error: 'This token may not write to that source' },
+    ]);
     servers.push(daemon.server);
     const { recorder, refusals } = start(daemon.url);
     for (const i of [1, 2, 3]) {
@@ -299,20 +357,30 @@ describe('the recorder against a daemon on loopback: what it retries and what it
     }
     expect(daemon.batches()).toHaveLength(3);
     expect(refusals.map((r) => r.status)).toEqual([404, 403]);
-    expect(recorder.stats()).toMatchObject({ sent: 1, failures: 0, rejected: 2, rejectedBy: { notFound: 1, forbidden: 1 } });
+    expect(recorder.stats()).toMatchObject({
+      sent: 1,
+      failures: 0,
+      rejected: 2,
+      rejectedBy: { notFound: 1, forbidden: 1 },
+    });
   });
 
   it('refuses once, without retrying, when no source of that name is visible to the token', async () => {
     const daemon = await loopbackDaemon([], [{ id: SOURCE, name: 'other' }]);
     servers.push(daemon.server);
     const client = createClient({ baseUrl: daemon.url, token: TOKEN });
-    const { recorder, refusals, errors } = start(daemon.url, { client, sourceId: () => resolveSourceId(client, 'shop') });
+    const { recorder, refusals, errors } = start(daemon.url, {
+      client,
+      sourceId: () => resolveSourceId(client, 'shop'),
+    });
     recorder.record(body(1));
     expect(await recorder.flush(2_000)).toBe(true);
     recorder.record(body(2));
     expect(await recorder.flush(2_000)).toBe(true);
     expect(daemon.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
-    expect(refusals).toEqual([{ status: 404, message: 'no traffic source named "shop" is visible to this token', count: 1 }]);
+    expect(refusals).toEqual([
+      { status: 404, message: 'no traffic source named "shop" is visible to this token', count: 1 },
+    ]);
     expect(errors).toEqual([]);
     expect(recorder.stats()).toMatchObject({ rejected: 2, rejectedBy: { notFound: 2 }, failures: 0 });
   });

@@ -2,27 +2,31 @@ import { type ApiError, apiErrorOf } from '../errors.js';
 import { isRecord } from '../json.js';
 import { buildPath, CAPTURE_PATHS } from '../paths.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
-import { type Answer, badIndexes, postJson, type RefusalError, refusalOf, type RejectReason, rejectReasonOf, retryAfterMs, verdictOf } from './answers.js';
-import type { DropReason, Recorder, RecorderOptions } from './recorder-types.js';
+import {
+  type Answer,
+  badIndexes,
+  postJson,
+  type RefusalError,
+  refusalOf,
+  rejectReasonOf,
+  retryAfterMs,
+  verdictOf,
+} from './answers.js';
+import { batchBody, createRecordQueue, type QueuedRecord, safely } from './record-queue.js';
+import type { Recorder, RecorderOptions } from './recorder-types.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
 
 export type { Refusal, RejectReason } from './answers.js';
 export type * from './recorder-types.js';
 
-interface Item {
-  readonly json: string;
-  readonly onStored: ((id: string | null) => void) | undefined;
-}
-
-/** The endpoint takes 16 MiB; keep requests clear of it. */
-const MAX_BATCH_BYTES = 15 * 1024 * 1024;
 const MAX_CORE_LOGS = 1000;
 /** 5xx answers for the same head of the queue before it is split, and a lone record given up. */
 const SERVER_ERRORS_BEFORE_SPLIT = 3;
 
 /**
- * One batching, bounded, never-blocking queue of records to the batch endpoint. What it retries
- * and what it gives up: answers.ts (docs/decisions.md §10.6).
+ * One batching, bounded, never-blocking queue of records to the batch endpoint. The queue and the
+ * bookkeeping of what it gives up are record-queue.ts; what it retries and what it gives up is
+ * answers.ts (docs/decisions.md §10.6); this is the sending: batches, backoff, refusals, flushes.
  */
 export function createRecorder(options: RecorderOptions): Recorder {
   const { client } = options;
@@ -34,11 +38,13 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const initialMs = options.retry?.initialMs ?? 250;
   const maxMs = options.retry?.maxMs ?? 5_000;
 
-  const queue: Item[] = [];
+  const queue = createRecordQueue({
+    maxRecords: maxQueue,
+    maxBytes: maxQueueBytes,
+    ...(options.onDrop ? { onDrop: options.onDrop } : {}),
+  });
   const logs: CreateCoreLog[] = [];
-  const counts = { queuedBytes: 0, sent: 0, dropped: 0, rejected: 0, skipped: 0, failures: 0, coreLogsSent: 0, coreLogsDropped: 0 };
-  const droppedBy = { queueFull: 0, closed: 0 };
-  const rejectedBy: Record<RejectReason, number> = { invalid: 0, unauthorized: 0, forbidden: 0, notFound: 0, serverError: 0 };
+  const counts = { sent: 0, skipped: 0, failures: 0, coreLogsSent: 0, coreLogsDropped: 0 };
   let refusal: { status: number; message: string } | null = null;
   /** A refusal was reported and the daemon has stored nothing since: keep quiet. */
   let refusalReported = false;
@@ -56,32 +62,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let cap = batchSize;
   let flushing = 0;
   const idle: (() => void)[] = [];
-
-  const safely = (fn: () => void) => {
-    try {
-      fn();
-    } catch {
-      // A caller's callback must not break the queue.
-    }
-  };
-  const dropped = (reason: DropReason, items: readonly Item[], error?: Error, why: RejectReason = 'invalid') => {
-    if (items.length === 0) return;
-    if (reason === 'rejected') {
-      counts.rejected += items.length;
-      rejectedBy[why] += items.length;
-    } else {
-      counts.dropped += items.length;
-      droppedBy[reason === 'closed' ? 'closed' : 'queueFull'] += items.length;
-    }
-    for (const item of items) if (item.onStored) safely(() => item.onStored?.(null));
-    const total = counts.dropped + counts.rejected;
-    if (options.onDrop) safely(() => options.onDrop?.({ reason, count: items.length, total, ...(error ? { error } : {}) }));
-  };
-  const take = (n: number) => {
-    const items = queue.splice(0, n);
-    for (const item of items) counts.queuedBytes -= item.json.length;
-    return items;
-  };
 
   function schedule(delay: number): void {
     if (running) return;
@@ -104,19 +84,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
     return sourceId;
   }
 
-  /** How many records from the head of the queue the next request carries. */
-  function batchLength(): number {
-    let n = 0;
-    let bytes = 2;
-    while (n < Math.min(cap, queue.length)) {
-      const next = queue[n];
-      if (!next || (n > 0 && bytes + next.json.length + 60 > MAX_BATCH_BYTES)) break;
-      bytes += next.json.length + 60;
-      n++;
-    }
-    return n;
-  }
-
   /** The daemon stored something: a later refusal is news again. */
   function accepted(): void {
     refusal = null;
@@ -127,11 +94,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
    * The token or the source is refused: what the request carried (`records`, or else the first
    * core log) is given up, never retried, and the refusal is reported once (`onRefused`).
    */
-  function refuse({ status, message, error }: RefusalError, items: readonly Item[] | 'core-log'): void {
+  function refuse({ status, message, error }: RefusalError, items: readonly QueuedRecord[] | 'core-log'): void {
     if (items === 'core-log') {
       logs.shift();
       counts.coreLogsDropped++;
-    } else dropped('rejected', items, error, rejectReasonOf(status));
+    } else queue.drop('rejected', items, error, rejectReasonOf(status));
     refusal = { status, message };
     if (refusalReported) return;
     refusalReported = true;
@@ -145,18 +112,20 @@ export function createRecorder(options: RecorderOptions): Recorder {
   }
 
   async function sendBatch(id: string): Promise<void> {
-    const n = batchLength();
-    const batch = queue.slice(0, n);
-    const prefix = `{"trafficSourceId":${JSON.stringify(id)}`;
-    const body = `[${batch.map((item) => (item.json === '{}' ? `${prefix}}` : `${prefix},${item.json.slice(1)}`)).join(',')}]`;
-    const response = await postJson(client, buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }), body, requestTimeoutMs);
+    const n = queue.batchLength(cap);
+    const response = await postJson(
+      client,
+      buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }),
+      batchBody(id, queue.peek(n)),
+      requestTimeoutMs,
+    );
     const { text } = response;
     if (response.status === 201) {
       accepted();
       const answer: unknown = JSON.parse(text);
       // The daemon's 201 lists the new ids in the order of the batch.
       const ids: unknown[] = isRecord(answer) && Array.isArray(answer.ids) ? answer.ids : [];
-      take(n).forEach((item, i) => {
+      queue.take(n).forEach((item, i) => {
         const id = ids[i];
         if (item.onStored) safely(() => item.onStored?.(typeof id === 'string' ? id : null));
       });
@@ -172,7 +141,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       if (++serverErrors < SERVER_ERRORS_BEFORE_SPLIT) throw error;
       serverErrors = 0;
       if (n > 1) cap = Math.ceil(n / 2);
-      else dropped('rejected', take(1), error, 'serverError');
+      else queue.drop('rejected', queue.take(1), error, 'serverError');
       throw error;
     }
     if (verdict === 'too-large' && n > 1) {
@@ -182,25 +151,32 @@ export function createRecorder(options: RecorderOptions): Recorder {
     if (verdict === 'refused') {
       // A source deleted and re-created under the same name gets a new id: look it up again.
       if (response.status === 404 && typeof options.sourceId === 'function') sourceId = undefined;
-      return refuse({ status: response.status, message: error.message, error }, take(n));
+      return refuse({ status: response.status, message: error.message, error }, queue.take(n));
     }
     const bad = response.status === 400 ? badIndexes(error, n) : new Set<number>();
     if (bad.size > 0) {
       // Keep the good ones at the head of the queue, in order, for the next request.
-      const items = take(n);
-      dropped('rejected', items.filter((_, i) => bad.has(i)), error);
-      const good = items.filter((_, i) => !bad.has(i));
-      queue.unshift(...good);
-      for (const item of good) counts.queuedBytes += item.json.length;
+      const items = queue.take(n);
+      queue.drop(
+        'rejected',
+        items.filter((_, i) => bad.has(i)),
+        error,
+      );
+      queue.putBack(items.filter((_, i) => !bad.has(i)));
     } else {
-      dropped('rejected', take(n), error);
+      queue.drop('rejected', queue.take(n), error);
     }
   }
 
   async function sendCoreLog(id: string): Promise<void> {
     const log = logs[0];
     if (!log) return;
-    const response = await postJson(client, buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }), JSON.stringify(log), requestTimeoutMs);
+    const response = await postJson(
+      client,
+      buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }),
+      JSON.stringify(log),
+      requestTimeoutMs,
+    );
     if (response.status >= 200 && response.status < 300) {
       accepted();
       counts.coreLogsSent++;
@@ -230,7 +206,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
           const refused = refusalOf(error);
           if (!refused) throw error;
           // What the request would have carried: records, or else the core log.
-          refuse(refused, queue.length > 0 ? take(batchLength()) : 'core-log');
+          refuse(refused, queue.length > 0 ? queue.take(queue.batchLength(cap)) : 'core-log');
           continue;
         }
         if (queue.length > 0) await sendBatch(id);
@@ -254,13 +230,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   }
 
-  function enqueue(item: Item): boolean {
-    if (closed || queue.length >= maxQueue || counts.queuedBytes + item.json.length > maxQueueBytes) {
-      dropped(closed ? 'closed' : 'queue-full', [item]);
-      return false;
-    }
-    queue.push(item);
-    counts.queuedBytes += item.json.length;
+  function enqueue(record: QueuedRecord): boolean {
+    if (!queue.offer(record, closed)) return false;
     schedule(queue.length >= batchSize ? 0 : flushIntervalMs);
     return true;
   }
@@ -295,7 +266,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         const { trafficSourceId: _ignored, ...rest }: RecordBody & { trafficSourceId?: unknown } = body;
         return enqueue({ json: JSON.stringify(rest), onStored });
       } catch {
-        dropped('rejected', [{ json: '', onStored }], undefined, 'invalid');
+        queue.drop('rejected', [{ json: '', onStored }], undefined, 'invalid');
         return false;
       }
     },
@@ -307,7 +278,23 @@ export function createRecorder(options: RecorderOptions): Recorder {
       logs.push(log);
       schedule(0);
     },
-    stats: () => ({ queued: queue.length, ...counts, droppedBy: { ...droppedBy }, rejectedBy: { ...rejectedBy }, refusal }),
+    stats: () => {
+      const { queued, queuedBytes, dropped, rejected, droppedBy, rejectedBy } = queue.counts();
+      return {
+        queued,
+        queuedBytes,
+        sent: counts.sent,
+        dropped,
+        rejected,
+        skipped: counts.skipped,
+        failures: counts.failures,
+        coreLogsSent: counts.coreLogsSent,
+        coreLogsDropped: counts.coreLogsDropped,
+        droppedBy,
+        rejectedBy,
+        refusal,
+      };
+    },
     flush,
     async close(timeoutMs) {
       closed = true;

@@ -54,5 +54,9 @@ interface SourcePage {
 const isSource = (s: unknown) => isRecord(s) && typeof s.id === 'string' && typeof s.name === 'string';
 
 const isSourcePage = (answer: unknown): answer is SourcePage =>
-  isRecord(answer) && Array.isArray(answer.data) && answer.data.every(isSource) &&
-  isRecord(answer.meta) && typeof answer.meta.limit === 'number' && typeof answer.meta.total === 'number';
+  isRecord(answer) &&
+  Array.isArray(answer.data) &&
+  answer.data.every(isSource) &&
+  isRecord(answer.meta) &&
+  typeof answer.meta.limit === 'number' &&
+  typeof answer.meta.total === 'number';

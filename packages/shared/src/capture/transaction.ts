@@ -12,7 +12,9 @@ export function isRecordedMethod(method: string | undefined): method is HttpMeth
 }
 
 /** node:http headers (`IncomingHttpHeaders`, `OutgoingHttpHeaders`) as a record's header map. */
-export function headerMap(headers: Readonly<Record<string, string | string[] | number | undefined>>): Record<string, string | string[]> {
+export function headerMap(
+  headers: Readonly<Record<string, string | string[] | number | undefined>>,
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -90,7 +92,9 @@ export function toRecordBody(t: ObservedTransaction): RecordBody | null {
     queryParams: queryMap(url.searchParams),
     responseHeaders: headerMap(t.responseHeaders),
     responseBody: t.responseBody,
-    ...(t.startedAt !== undefined && Number.isFinite(t.startedAt) ? { startedAt: new Date(t.startedAt).toISOString() } : {}),
+    ...(t.startedAt !== undefined && Number.isFinite(t.startedAt)
+      ? { startedAt: new Date(t.startedAt).toISOString() }
+      : {}),
     ...(t.route ? { route: t.route } : {}),
   };
 }

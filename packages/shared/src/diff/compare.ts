@@ -18,7 +18,8 @@ export interface Difference {
 type Headers = Readonly<Record<string, string | readonly string[]>>;
 
 /** Header names differ in case between clients; the comparison should not. */
-const lowerNames = (headers: Headers) => Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), v]));
+const lowerNames = (headers: Headers) =>
+  Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), v]));
 
 /**
  * What is compared, in the order a reader checks it: the outcome, the timing, the request line,

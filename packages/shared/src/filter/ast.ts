@@ -4,7 +4,19 @@
  * so two spellings of one filter give equal trees and printing a tree parses back to it.
  */
 
-export const FILTER_FIELDS = ['method', 'status', 'level', 'latency', 'path', 'domain', 'protocol', 'user', 'header', 'body', 'route'] as const;
+export const FILTER_FIELDS = [
+  'method',
+  'status',
+  'level',
+  'latency',
+  'path',
+  'domain',
+  'protocol',
+  'user',
+  'header',
+  'body',
+  'route',
+] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
 /** Longest first, so the scanner takes `>=` before `>`. */

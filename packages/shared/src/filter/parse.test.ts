@@ -3,17 +3,25 @@ import { FILTER_LIMITS, type FilterExpr } from './ast.js';
 import { FilterSyntaxError, parseFilter, pointAtColumn, tryParseFilter } from './parse.js';
 
 const cmp = (field: string, op: string, value: string | number, header?: string): FilterExpr =>
-  (header === undefined ? { type: 'compare', field, op, value } : { type: 'compare', field, header, op, value }) as FilterExpr;
+  (header === undefined
+    ? { type: 'compare', field, op, value }
+    : { type: 'compare', field, header, op, value }) as FilterExpr;
 
 describe('parseFilter: the examples of issue 4', () => {
   it.each<[string, FilterExpr]>([
     ['status>=500', cmp('status', '>=', 500)],
     ['status=4xx', cmp('status', '=', '4xx')],
-    ['method=POST and path^=/api/', { type: 'and', operands: [cmp('method', '=', 'POST'), cmp('path', '^=', '/api/')] }],
+    [
+      'method=POST and path^=/api/',
+      { type: 'and', operands: [cmp('method', '=', 'POST'), cmp('path', '^=', '/api/')] },
+    ],
     ['level=FATAL or latency>1000', { type: 'or', operands: [cmp('level', '=', 'FATAL'), cmp('latency', '>', 1000)] }],
     [
       'domain=shop.example.com and not path~"health"',
-      { type: 'and', operands: [cmp('domain', '=', 'shop.example.com'), { type: 'not', operand: cmp('path', '~', 'health') }] },
+      {
+        type: 'and',
+        operands: [cmp('domain', '=', 'shop.example.com'), { type: 'not', operand: cmp('path', '~', 'health') }],
+      },
     ],
     ['header.content-type~json', cmp('header', '~', 'json', 'content-type')],
     ['body~"timeout"', cmp('body', '~', 'timeout')],
@@ -26,11 +34,17 @@ describe('parseFilter: precedence and grouping', () => {
   it('binds and tighter than or', () => {
     expect(parseFilter('status=500 or method=GET and level=INFO')).toEqual({
       type: 'or',
-      operands: [cmp('status', '=', 500), { type: 'and', operands: [cmp('method', '=', 'GET'), cmp('level', '=', 'INFO')] }],
+      operands: [
+        cmp('status', '=', 500),
+        { type: 'and', operands: [cmp('method', '=', 'GET'), cmp('level', '=', 'INFO')] },
+      ],
     });
     expect(parseFilter('status=500 and method=GET or level=INFO')).toEqual({
       type: 'or',
-      operands: [{ type: 'and', operands: [cmp('status', '=', 500), cmp('method', '=', 'GET')] }, cmp('level', '=', 'INFO')],
+      operands: [
+        { type: 'and', operands: [cmp('status', '=', 500), cmp('method', '=', 'GET')] },
+        cmp('level', '=', 'INFO'),
+      ],
     });
   });
 
@@ -44,7 +58,10 @@ describe('parseFilter: precedence and grouping', () => {
   it('lets parentheses override, and keeps a parenthesised chain as its own node', () => {
     expect(parseFilter('(status=500 or method=GET) and level=INFO')).toEqual({
       type: 'and',
-      operands: [{ type: 'or', operands: [cmp('status', '=', 500), cmp('method', '=', 'GET')] }, cmp('level', '=', 'INFO')],
+      operands: [
+        { type: 'or', operands: [cmp('status', '=', 500), cmp('method', '=', 'GET')] },
+        cmp('level', '=', 'INFO'),
+      ],
     });
     expect(parseFilter('not (status=500 or status=502)')).toEqual({
       type: 'not',
@@ -57,17 +74,26 @@ describe('parseFilter: precedence and grouping', () => {
   });
 
   it('chains of one kind are n-ary', () => {
-    expect(parseFilter('status=1 or status=2 or status=3')).toEqual({ type: 'or', operands: [cmp('status', '=', 1), cmp('status', '=', 2), cmp('status', '=', 3)] });
+    expect(parseFilter('status=1 or status=2 or status=3')).toEqual({
+      type: 'or',
+      operands: [cmp('status', '=', 1), cmp('status', '=', 2), cmp('status', '=', 3)],
+    });
   });
 
   it('takes `not not`', () => {
-    expect(parseFilter('not not status=1')).toEqual({ type: 'not', operand: { type: 'not', operand: cmp('status', '=', 1) } });
+    expect(parseFilter('not not status=1')).toEqual({
+      type: 'not',
+      operand: { type: 'not', operand: cmp('status', '=', 1) },
+    });
   });
 });
 
 describe('parseFilter: lexical details', () => {
   it('allows spaces around operators and case-insensitive keywords and fields', () => {
-    expect(parseFilter('  STATUS >= 500  AND  Method = post ')).toEqual({ type: 'and', operands: [cmp('status', '>=', 500), cmp('method', '=', 'POST')] });
+    expect(parseFilter('  STATUS >= 500  AND  Method = post ')).toEqual({
+      type: 'and',
+      operands: [cmp('status', '>=', 500), cmp('method', '=', 'POST')],
+    });
   });
 
   it('normalises levels, protocols, domains and header names', () => {
@@ -143,7 +169,9 @@ describe('parseFilter: every error names its column', () => {
   });
 
   it('limits nesting, length and the number of conditions', () => {
-    expect(() => parseFilter(`${'('.repeat(40)}status=1${')'.repeat(40)}`)).toThrow(/nesting is deeper than 32 levels at column 33/);
+    expect(() => parseFilter(`${'('.repeat(40)}status=1${')'.repeat(40)}`)).toThrow(
+      /nesting is deeper than 32 levels at column 33/,
+    );
     expect(() => parseFilter(`status=1${' or status=1'.repeat(100)}`)).toThrow(/more than 100 conditions/);
     expect(() => parseFilter(`path=${'a'.repeat(4000)}`)).toThrow(/longer than 4000 characters at column 4001/);
   });
@@ -151,7 +179,10 @@ describe('parseFilter: every error names its column', () => {
   it('points a caret at the column', () => {
     const result = tryParseFilter('status>=5OO');
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(pointAtColumn(result.error)).toBe('status>=5OO\n        ^ status takes a status code such as 404 or a class such as 4xx, not "5OO"');
+    if (!result.ok)
+      expect(pointAtColumn(result.error)).toBe(
+        'status>=5OO\n        ^ status takes a status code such as 404 or a class such as 4xx, not "5OO"',
+      );
   });
 });
 
@@ -170,7 +201,10 @@ describe(`parseFilter: each limit of FILTER_LIMITS (${JSON.stringify(FILTER_LIMI
 
   it('counts depth, not groups: 33 sibling groups, each one level deep, parse', () => {
     const siblings = Array.from({ length: 33 }, (_, i) => `(status=${200 + i})`).join(' or ');
-    expect(parseFilter(siblings)).toEqual({ type: 'or', operands: Array.from({ length: 33 }, (_, i) => cmp('status', '=', 200 + i)) });
+    expect(parseFilter(siblings)).toEqual({
+      type: 'or',
+      operands: Array.from({ length: 33 }, (_, i) => cmp('status', '=', 200 + i)),
+    });
     const deepThenWide = `${'('.repeat(32)}status=1${')'.repeat(32)} and ${'('.repeat(32)}status=2${')'.repeat(32)}`;
     expect(tryParseFilter(deepThenWide).ok).toBe(true);
   });

@@ -49,7 +49,9 @@ export function parseFilter(expression: string): FilterExpr {
 }
 
 /** `parseFilter`, answering the error as a value: for a prompt that validates as the user types. */
-export function tryParseFilter(expression: string): { ok: true; expr: FilterExpr } | { ok: false; error: FilterSyntaxError } {
+export function tryParseFilter(
+  expression: string,
+): { ok: true; expr: FilterExpr } | { ok: false; error: FilterSyntaxError } {
   try {
     return { ok: true, expr: parseFilter(expression) };
   } catch (error) {
@@ -66,14 +68,19 @@ class Parser {
   constructor(private readonly text: string) {}
 
   parse(): FilterExpr {
-    if (this.text.length > FILTER_LIMITS.length) this.fail(`the expression is longer than ${FILTER_LIMITS.length} characters`, FILTER_LIMITS.length);
+    if (this.text.length > FILTER_LIMITS.length)
+      this.fail(`the expression is longer than ${FILTER_LIMITS.length} characters`, FILTER_LIMITS.length);
     this.skipSpace();
     if (this.atEnd()) this.fail('expected a condition such as status>=500');
     const expr = this.parseOr();
     this.skipSpace();
     if (!this.atEnd()) {
       const ch = this.text[this.pos];
-      this.fail(ch === ')' ? 'unexpected ")" without a matching "("' : `expected "and", "or" or the end, found "${this.peekWord()}"`);
+      this.fail(
+        ch === ')'
+          ? 'unexpected ")" without a matching "("'
+          : `expected "and", "or" or the end, found "${this.peekWord()}"`,
+      );
     }
     return expr;
   }
@@ -100,7 +107,11 @@ class Parser {
         const inner = this.parseOr();
         this.skipSpace();
         if (this.text[this.pos] !== ')') {
-          this.fail(this.atEnd() ? `missing ")" to close the "(" at column ${start + 1}` : `expected ")" or "and"/"or", found "${this.peekWord()}"`);
+          this.fail(
+            this.atEnd()
+              ? `missing ")" to close the "(" at column ${start + 1}`
+              : `expected ")" or "and"/"or", found "${this.peekWord()}"`,
+          );
         }
         this.pos++;
         return inner;
@@ -125,26 +136,32 @@ class Parser {
       this.fail(this.atEnd() ? 'expected a condition' : `expected a field (${fieldList}), found "${this.peekWord()}"`);
     }
     const { field, header } = this.resolveField(name, fieldStart);
-    if (++this.comparisons > FILTER_LIMITS.comparisons) this.fail(`more than ${FILTER_LIMITS.comparisons} conditions`, fieldStart);
+    if (++this.comparisons > FILTER_LIMITS.comparisons)
+      this.fail(`more than ${FILTER_LIMITS.comparisons} conditions`, fieldStart);
 
     this.skipSpace();
     const opStart = this.pos;
     const op = FILTER_OPERATORS.find((o) => this.text.startsWith(o, this.pos));
     if (!op) this.fail(`expected an operator (${FIELD_OPERATORS[field].join(' ')}) after "${name}"`);
-    if (!FIELD_OPERATORS[field].includes(op)) this.fail(`${field} does not take ${op}; use ${FIELD_OPERATORS[field].join(' ')}`, opStart);
+    if (!FIELD_OPERATORS[field].includes(op))
+      this.fail(`${field} does not take ${op}; use ${FIELD_OPERATORS[field].join(' ')}`, opStart);
     this.pos += op.length;
 
     this.skipSpace();
     const valueStart = this.pos;
     const raw = this.readValue(op);
-    const value = field === 'route' && (op === '=' || op === '!=') ? (normalizeTemplate(raw) ?? raw) : this.normalise(field, raw, valueStart);
+    const value =
+      field === 'route' && (op === '=' || op === '!=')
+        ? (normalizeTemplate(raw) ?? raw)
+        : this.normalise(field, raw, valueStart);
     return header === undefined ? { type: 'compare', field, op, value } : { type: 'compare', field, header, op, value };
   }
 
   private resolveField(name: string, at: number): { field: FilterField; header?: string } {
     if (name.startsWith('header.')) {
       const header = name.slice('header.'.length);
-      if (!/^[a-z0-9_-][a-z0-9_.-]*$/.test(header)) this.fail('expected a header name after "header.", such as header.content-type', at + 'header.'.length);
+      if (!/^[a-z0-9_-][a-z0-9_.-]*$/.test(header))
+        this.fail('expected a header name after "header.", such as header.content-type', at + 'header.'.length);
       return { field: 'header', header };
     }
     if (name === 'and' || name === 'or') this.fail(`expected a condition, found "${name}"`, at);

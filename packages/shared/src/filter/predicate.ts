@@ -79,7 +79,9 @@ function compare(c: FilterComparison, entry: HttpTraffic, record: HttpTrafficRec
   const text = String(c.value);
   switch (c.field) {
     case 'status':
-      return typeof c.value === 'number' ? compareNumber(entry.status, c.op, c.value) : compareStatusClass(entry.status, c.op, text);
+      return typeof c.value === 'number'
+        ? compareNumber(entry.status, c.op, c.value)
+        : compareStatusClass(entry.status, c.op, text);
     case 'latency':
       return compareNumber(entry.elapsedTime, c.op, Number(c.value));
     case 'level':

@@ -4,7 +4,10 @@ import { asciiLower, type FilterComparison, type FilterExpr } from './ast.js';
 import { parseFilter } from './parse.js';
 import { printFilter } from './print.js';
 
-const text = fc.string({ unit: fc.constantFrom('a', 'Z', '/', ' ', '"', "'", '\\', '(', ')', '=', '~', 'é', '-', '.', '1'), maxLength: 12 });
+const text = fc.string({
+  unit: fc.constantFrom('a', 'Z', '/', ' ', '"', "'", '\\', '(', ')', '=', '~', 'é', '-', '.', '1'),
+  maxLength: 12,
+});
 
 const comparison: fc.Arbitrary<FilterComparison> = fc.oneof(
   fc.record({
@@ -25,9 +28,24 @@ const comparison: fc.Arbitrary<FilterComparison> = fc.oneof(
     op: fc.constantFrom('=', '!=', '>', '>=', '<', '<=' as const),
     value: fc.constantFrom('INFO', 'WARNING', 'FATAL'),
   }),
-  fc.record({ type: fc.constant('compare' as const), field: fc.constant('method' as const), op: fc.constantFrom('=', '!=' as const), value: fc.constantFrom('GET', 'POST', 'PATCH') }),
-  fc.record({ type: fc.constant('compare' as const), field: fc.constantFrom('path', 'user', 'body' as const), op: fc.constantFrom('=', '!=', '^=', '~' as const), value: text }),
-  fc.record({ type: fc.constant('compare' as const), field: fc.constant('domain' as const), op: fc.constantFrom('=', '^=' as const), value: text.map(asciiLower) }),
+  fc.record({
+    type: fc.constant('compare' as const),
+    field: fc.constant('method' as const),
+    op: fc.constantFrom('=', '!=' as const),
+    value: fc.constantFrom('GET', 'POST', 'PATCH'),
+  }),
+  fc.record({
+    type: fc.constant('compare' as const),
+    field: fc.constantFrom('path', 'user', 'body' as const),
+    op: fc.constantFrom('=', '!=', '^=', '~' as const),
+    value: text,
+  }),
+  fc.record({
+    type: fc.constant('compare' as const),
+    field: fc.constant('domain' as const),
+    op: fc.constantFrom('=', '^=' as const),
+    value: text.map(asciiLower),
+  }),
   fc.record({
     type: fc.constant('compare' as const),
     field: fc.constant('header' as const),
@@ -82,7 +100,11 @@ describe('printFilter', () => {
   });
 
   it('prints the canonical form of the examples', () => {
-    expect(printFilter(parseFilter('domain=Shop.example.com and not path~"health"'))).toBe('domain=shop.example.com and not path~health');
-    expect(printFilter(parseFilter('(status=500 or status=502) and body~"time out"'))).toBe('(status=500 or status=502) and body~"time out"');
+    expect(printFilter(parseFilter('domain=Shop.example.com and not path~"health"'))).toBe(
+      'domain=shop.example.com and not path~health',
+    );
+    expect(printFilter(parseFilter('(status=500 or status=502) and body~"time out"'))).toBe(
+      '(status=500 or status=502) and body~"time out"',
+    );
   });
 });

@@ -24,7 +24,9 @@ export function printFilter(expr: FilterExpr): string {
     case 'not':
       return `not ${expr.operand.type === 'and' || expr.operand.type === 'or' ? `(${printFilter(expr.operand)})` : printFilter(expr.operand)}`;
     case 'and':
-      return expr.operands.map((o) => (o.type === 'and' || o.type === 'or' ? `(${printFilter(o)})` : printFilter(o))).join(' and ');
+      return expr.operands
+        .map((o) => (o.type === 'and' || o.type === 'or' ? `(${printFilter(o)})` : printFilter(o)))
+        .join(' and ');
     case 'or':
       return expr.operands.map((o) => (o.type === 'or' ? `(${printFilter(o)})` : printFilter(o))).join(' or ');
   }

@@ -2,7 +2,13 @@
 export const REDACTED = '[REDACTED]';
 
 /** Headers that carry credentials whatever their value looks like (case-insensitive). */
-export const SECRET_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+export const SECRET_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+];
 
 const SECRET_KEY_SOURCE = 'password|passwd|secret|token|api[-_]?key|authorization|session';
 

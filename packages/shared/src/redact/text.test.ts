@@ -30,16 +30,21 @@ describe('redactText: JSON text, whole or cut', () => {
 
   it('matches keys in any case and spelled with escapes, as JSON.parse reads them', () => {
     const text = '{"PASSWORD":"a","X-Api-Key":"b","apikey":"c","myAccessToken":"d","pass\\u0077ord":"e","name":"f"}';
-    expect(redactText(text)).toBe(`{"PASSWORD":${R},"X-Api-Key":${R},"apikey":${R},"myAccessToken":${R},"pass\\u0077ord":${R},"name":"f"}`);
+    expect(redactText(text)).toBe(
+      `{"PASSWORD":${R},"X-Api-Key":${R},"apikey":${R},"myAccessToken":${R},"pass\\u0077ord":${R},"name":"f"}`,
+    );
   });
 
   it('replaces numbers, booleans and null, across spaces and line breaks', () => {
-    expect(redactText('{"token": 12345, "ok": true, "session" :\n null}')).toBe(`{"token": ${R}, "ok": true, "session" :\n ${R}}`);
+    expect(redactText('{"token": 12345, "ok": true, "session" :\n null}')).toBe(
+      `{"token": ${R}, "ok": true, "session" :\n ${R}}`,
+    );
     expect(redactText('{\n  "password" :\n  "x"\n}')).toBe(`{\n  "password" :\n  ${R}\n}`);
   });
 
   it('leaves a cut key, or a key whose value the cut left out, as it is', () => {
-    for (const text of ['{"a":"b","passw', '{"password":', '{"password": ', '{"password"']) expect(redactText(text)).toBe(text);
+    for (const text of ['{"a":"b","passw', '{"password":', '{"password": ', '{"password"'])
+      expect(redactText(text)).toBe(text);
   });
 
   it('hands back the same text when nothing is secret, and redacting twice changes nothing more', () => {
@@ -64,18 +69,23 @@ describe('redactText: JSON text, whole or cut', () => {
 describe('redactText: forms', () => {
   it('replaces the values of secret names, decoded as URLSearchParams decodes them, and keeps the rest', () => {
     const form = 'user=ann&password=pw&API_KEY=k&pass%77ord=e&my+token=t&note=a%26password%3Dno&flag&tag=a';
-    expect(redactText(form)).toBe(`user=ann&password=${REDACTED}&API_KEY=${REDACTED}&pass%77ord=${REDACTED}&my+token=${REDACTED}&note=a%26password%3Dno&flag&tag=a`);
+    expect(redactText(form)).toBe(
+      `user=ann&password=${REDACTED}&API_KEY=${REDACTED}&pass%77ord=${REDACTED}&my+token=${REDACTED}&note=a%26password%3Dno&flag&tag=a`,
+    );
   });
 
   it('replaces a value the cut splits, keeps a cut name, and reads a broken percent escape byte by byte', () => {
-    expect(redactText(`a=1&access_token=abc${truncationMarker(20, 90)}`)).toBe(`a=1&access_token=${REDACTED}${truncationMarker(20, 90)}`);
+    expect(redactText(`a=1&access_token=abc${truncationMarker(20, 90)}`)).toBe(
+      `a=1&access_token=${REDACTED}${truncationMarker(20, 90)}`,
+    );
     expect(redactText('a=1&access_tok')).toBe('a=1&access_tok');
     expect(redactText('pass%77ord%zz=x&b=2')).toBe(`pass%77ord%zz=${REDACTED}&b=2`);
   });
 });
 
 describe('redactText: multipart/form-data', () => {
-  const part = (disposition: string, content: string, type?: string) => `--XyZ\r\n${disposition}\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n${content}\r\n`;
+  const part = (disposition: string, content: string, type?: string) =>
+    `--XyZ\r\n${disposition}\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n${content}\r\n`;
 
   it('replaces the content of a part with a secret name, a file among them, and redacts JSON and form parts by their pairs', () => {
     const body =
@@ -108,7 +118,9 @@ describe('redactText: multipart/form-data', () => {
   });
 
   it('takes line feeds alone for line breaks, and leaves a body without secrets as it is', () => {
-    expect(redactText('--b\nContent-Disposition: form-data; name="token"\n\nt\n--b--\n')).toBe(`--b\nContent-Disposition: form-data; name="token"\n\n${REDACTED}\n--b--\n`);
+    expect(redactText('--b\nContent-Disposition: form-data; name="token"\n\nt\n--b--\n')).toBe(
+      `--b\nContent-Disposition: form-data; name="token"\n\n${REDACTED}\n--b--\n`,
+    );
     const clean = part('Content-Disposition: form-data; name="user"', 'ann') + '--XyZ--\r\n';
     expect(redactText(clean)).toBe(clean);
   });

@@ -34,7 +34,8 @@ function redactForm(text: string, keys: RegExp): string {
 }
 
 /** A part of a text body: a form or JSON pairs, by its first characters. */
-const redactContent = (text: string, keys: RegExp) => (FORM_START.test(text) ? redactForm(text, keys) : redactJsonPairs(text, keys));
+const redactContent = (text: string, keys: RegExp) =>
+  FORM_START.test(text) ? redactForm(text, keys) : redactJsonPairs(text, keys);
 
 /** One part (its headers and content, without the delimiter line): a secret name's content replaced, any other content redacted as text. */
 function redactPart(part: string, keys: RegExp): string {

@@ -22,20 +22,48 @@ describe('route rules as typed', () => {
 });
 
 describe('suggestions', () => {
-  const seen = (paths: Record<string, number>) => Object.entries(paths).map(([pathname, entries]) => ({ pathname, entries }));
+  const seen = (paths: Record<string, number>) =>
+    Object.entries(paths).map(([pathname, entries]) => ({ pathname, entries }));
 
   it('offers sibling constants under one constant parent, with the rest of the template equal', () => {
     const slugs = ['blue-shirt', 'red-hat', 'green-sock', 'black-boot', 'white-tee'];
     const paths = seen({
       ...Object.fromEntries(slugs.map((s, i) => [`/products/${s}`, i + 1])),
       ...Object.fromEntries(slugs.map((s) => [`/products/${s}/reviews`, 2])),
-      '/users/42/orders': 1, '/users/43/profile': 1, '/users/44/cart': 1, '/users/45/wishlist': 1, '/users/46/settings': 1,
-      '/api/a': 1, '/api/b': 1, '/api/c': 1, '/api/d': 1, '/api/e': 1,
-      '/tags/alpha': 1, '/tags/beta': 1, '/tags/gamma': 1, '/tags/delta': 1,
+      '/users/42/orders': 1,
+      '/users/43/profile': 1,
+      '/users/44/cart': 1,
+      '/users/45/wishlist': 1,
+      '/users/46/settings': 1,
+      '/api/a': 1,
+      '/api/b': 1,
+      '/api/c': 1,
+      '/api/d': 1,
+      '/api/e': 1,
+      '/tags/alpha': 1,
+      '/tags/beta': 1,
+      '/tags/gamma': 1,
+      '/tags/delta': 1,
     });
     expect(suggestRules(paths, [])).toEqual([
-      { template: '/products/{slug}', parent: '/products/', values: 5, minSeen: 1, maxSeen: 5, entries: 15, examples: ['white-tee', 'black-boot', 'green-sock'] },
-      { template: '/products/{slug}/reviews', parent: '/products/', values: 5, minSeen: 2, maxSeen: 2, entries: 10, examples: ['black-boot', 'blue-shirt', 'green-sock'] },
+      {
+        template: '/products/{slug}',
+        parent: '/products/',
+        values: 5,
+        minSeen: 1,
+        maxSeen: 5,
+        entries: 15,
+        examples: ['white-tee', 'black-boot', 'green-sock'],
+      },
+      {
+        template: '/products/{slug}/reviews',
+        parent: '/products/',
+        values: 5,
+        minSeen: 2,
+        maxSeen: 2,
+        entries: 10,
+        examples: ['black-boot', 'blue-shirt', 'green-sock'],
+      },
     ]);
   });
 

@@ -20,5 +20,7 @@ export function parseRule(raw: string): { readonly template: string } | { readon
 }
 
 /** The existing rule a new one would match the same paths as, if any. */
-export const conflictingRule = <R extends { readonly template: string }>(template: string, rules: readonly R[]): R | undefined =>
-  rules.find((rule) => templateShape(rule.template) === templateShape(template));
+export const conflictingRule = <R extends { readonly template: string }>(
+  template: string,
+  rules: readonly R[],
+): R | undefined => rules.find((rule) => templateShape(rule.template) === templateShape(template));

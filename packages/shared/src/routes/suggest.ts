@@ -8,7 +8,6 @@ export interface PathCount {
   readonly entries: number;
 }
 
-
 /** Fewer distinct siblings than this are more likely resources (`/users/me`, `/users/search`) than values. */
 export const MIN_SIBLINGS = 5;
 const MAX_SUGGESTIONS = 20;
@@ -41,7 +40,15 @@ export function suggestRules(paths: readonly PathCount[], rules: readonly string
     for (let i = 1; i < segments.length; i++) {
       const value = segments[i] ?? '';
       const parent = segments[i - 1] ?? '';
-      if (value === '' || !isConstant(value) || isReservedSegment(value) || !isConstant(parent) || parent === '' || isReservedSegment(parent)) continue;
+      if (
+        value === '' ||
+        !isConstant(value) ||
+        isReservedSegment(value) ||
+        !isConstant(parent) ||
+        parent === '' ||
+        isReservedSegment(parent)
+      )
+        continue;
       const prefix = segments.slice(0, i);
       const suffix = segments.slice(i + 1);
       const key = `${prefix.join('/')}\u0000${suffix.join('/')}`;
@@ -66,8 +73,13 @@ export function suggestRules(paths: readonly PathCount[], rules: readonly string
       minSeen: Math.min(...counts),
       maxSeen: Math.max(...counts),
       entries: counts.reduce((a, b) => a + b, 0),
-      examples: [...seen].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)).slice(0, EXAMPLES).map(([value]) => value),
+      examples: [...seen]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .slice(0, EXAMPLES)
+        .map(([value]) => value),
     });
   }
-  return suggestions.sort((a, b) => b.values - a.values || (a.template < b.template ? -1 : 1)).slice(0, MAX_SUGGESTIONS);
+  return suggestions
+    .sort((a, b) => b.values - a.values || (a.template < b.template ? -1 : 1))
+    .slice(0, MAX_SUGGESTIONS);
 }

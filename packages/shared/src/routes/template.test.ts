@@ -80,7 +80,10 @@ describe('normalizeTemplate', () => {
 
 describe('resolveRoute: sent > rule > inferred', () => {
   it('takes the client’s template first, normalised', () => {
-    expect(resolveRoute('/users/42', '/users/:id', ['/users/{userId}'])).toEqual({ template: '/users/{id}', origin: 'sent' });
+    expect(resolveRoute('/users/42', '/users/:id', ['/users/{userId}'])).toEqual({
+      template: '/users/{id}',
+      origin: 'sent',
+    });
   });
   it('takes the most literal matching rule before inference', () => {
     const rules = ['/products/{slug}', '/products/featured'];
@@ -88,7 +91,10 @@ describe('resolveRoute: sent > rule > inferred', () => {
     expect(resolveRoute('/products/featured', null, rules)).toEqual({ template: '/products/featured', origin: 'rule' });
   });
   it('infers when nothing was sent and no rule matches; a malformed sent value counts as none', () => {
-    expect(resolveRoute('/users/42', undefined, ['/products/{slug}'])).toEqual({ template: '/users/{id}', origin: 'inferred' });
+    expect(resolveRoute('/users/42', undefined, ['/products/{slug}'])).toEqual({
+      template: '/users/{id}',
+      origin: 'inferred',
+    });
     expect(resolveRoute('/users/42', 'not a template')).toEqual({ template: '/users/{id}', origin: 'inferred' });
   });
   it('matches templates segment by segment', () => {

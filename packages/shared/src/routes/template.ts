@@ -51,7 +51,10 @@ export function segmentKind(segment: string): ParamKind | undefined {
 
 /** `line-items` → `lineItem`, `categories` → `category`; undefined when nothing usable is left. */
 function singular(word: string): string | undefined {
-  const parts = word.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const parts = word
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   if (parts.length === 0 || !/^[a-z]/.test(parts[0] ?? '')) return undefined;
   const last = parts.length - 1;
   const tail = parts[last] ?? '';
@@ -186,12 +189,17 @@ const literalWeight = (template: string): number => template.replace(/\{[^}]*\}/
  * rules (the most literal that matches), inference. A sent value that is not a template falls
  * through to the rules, as if none had been sent.
  */
-export function resolveRoute(pathname: string, sent: string | null | undefined, rules: readonly string[] = []): ResolvedRoute {
+export function resolveRoute(
+  pathname: string,
+  sent: string | null | undefined,
+  rules: readonly string[] = [],
+): ResolvedRoute {
   const normalized = sent ? normalizeTemplate(sent) : undefined;
   if (normalized) return { template: normalized, origin: 'sent' };
   let best: string | undefined;
   for (const rule of rules) {
-    if (templateMatches(rule, pathname) && (best === undefined || literalWeight(rule) > literalWeight(best))) best = rule;
+    if (templateMatches(rule, pathname) && (best === undefined || literalWeight(rule) > literalWeight(best)))
+      best = rule;
   }
   if (best !== undefined) return { template: best, origin: 'rule' };
   return { template: inferTemplate(pathname), origin: 'inferred' };

@@ -18,10 +18,13 @@ export const ALERT_BASELINE_DAYS = { min: 1, max: 28, default: 7 } as const;
 export const ALERT_DEFAULTS = { window: '5m', minRequests: 10 } as const;
 
 const Span = (name: string, range: { min: number; max: number }, example: string) =>
-  z.string().refine((v) => {
-    const ms = durationMs(v);
-    return ms !== undefined && ms >= range.min && ms <= range.max;
-  }, `${name} must be a duration from ${range.min / 60_000}m to ${range.max >= 86_400_000 * 2 ? `${range.max / 86_400_000}d` : `${range.max / 3_600_000}h`}, such as ${example}`);
+  z.string().refine(
+    (v) => {
+      const ms = durationMs(v);
+      return ms !== undefined && ms >= range.min && ms <= range.max;
+    },
+    `${name} must be a duration from ${range.min / 60_000}m to ${range.max >= 86_400_000 * 2 ? `${range.max / 86_400_000}d` : `${range.max / 3_600_000}h`}, such as ${example}`,
+  );
 
 const When = z
   .string()
@@ -30,7 +33,10 @@ const When = z
     const parsed = tryParseAlertCondition(text);
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `${parsed.error.reason} (column ${parsed.error.column})` });
   })
-  .meta({ description: 'metric operator threshold: p95 > 800ms, error_rate > 5%, requests < 10/min, p95 > 2x baseline (docs/alerts.md)' });
+  .meta({
+    description:
+      'metric operator threshold: p95 > 800ms, error_rate > 5%, requests < 10/min, p95 > 2x baseline (docs/alerts.md)',
+  });
 
 export const CreateAlertRule = z.object({
   when: When,
@@ -38,7 +44,12 @@ export const CreateAlertRule = z.object({
   method: Method.optional(),
   for: Span('for', ALERT_SPAN, '5m').optional(),
   window: Span('window', ALERT_SPAN, '5m').optional(),
-  minRequests: z.number().int('minRequests must be a whole number').min(0, 'minRequests must be 0 or more').max(1_000_000, 'minRequests must be at most 1000000').optional(),
+  minRequests: z
+    .number()
+    .int('minRequests must be a whole number')
+    .min(0, 'minRequests must be 0 or more')
+    .max(1_000_000, 'minRequests must be at most 1000000')
+    .optional(),
   repeat: Span('repeat', ALERT_REPEAT, '4h').optional(),
   baseline: z
     .string()
@@ -48,7 +59,10 @@ export const CreateAlertRule = z.object({
       return days >= ALERT_BASELINE_DAYS.min && days <= ALERT_BASELINE_DAYS.max;
     }, `baseline must be from ${ALERT_BASELINE_DAYS.min}d to ${ALERT_BASELINE_DAYS.max}d`)
     .optional(),
-  webhookIds: z.array(uuidField('webhookIds[]')).min(1, 'name at least one webhook to notify').max(20, 'at most 20 webhooks'),
+  webhookIds: z
+    .array(uuidField('webhookIds[]'))
+    .min(1, 'name at least one webhook to notify')
+    .max(20, 'at most 20 webhooks'),
 });
 export type CreateAlertRule = z.infer<typeof CreateAlertRule>;
 
@@ -82,7 +96,9 @@ export type AlertRule = z.infer<typeof AlertRule>;
 /** The baseline's figures: each previous day's value of the metric (null without enough requests) and their median. */
 export const AlertBaseline = z.object({
   median: z.number().nullable(),
-  days: z.array(z.object({ since: Timestamp, until: Timestamp, value: z.number().nullable(), requests: z.number().int() })),
+  days: z.array(
+    z.object({ since: Timestamp, until: Timestamp, value: z.number().nullable(), requests: z.number().int() }),
+  ),
 });
 export type AlertBaseline = z.infer<typeof AlertBaseline>;
 

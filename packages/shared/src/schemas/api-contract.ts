@@ -47,6 +47,7 @@ export const VIOLATION_KINDS = [
   'response-body',
   'query',
   'header',
+  'path',
 ] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 

@@ -2,13 +2,20 @@ import { z } from 'zod';
 import { Scope, wellFormed } from './common.js';
 
 export const TokenRequest = z.object({
-  email: z.string().trim().min(1, 'email must not be empty').refine(...wellFormed('email')),
+  email: z
+    .string()
+    .trim()
+    .min(1, 'email must not be empty')
+    .refine(...wellFormed('email')),
   password: z.string().min(1, 'password must not be empty'),
 });
 export const TokenResponse = z.object({ token: z.string(), expiresAt: z.string().nullable() });
 
 /** The rule `taplined user add` and `user passwd` apply too; the upper bound keeps scrypt's input small. */
-export const NewPassword = z.string().min(8, 'the password must have at least 8 characters').max(1024, 'the password must have at most 1024 characters');
+export const NewPassword = z
+  .string()
+  .min(8, 'the password must have at least 8 characters')
+  .max(1024, 'the password must have at most 1024 characters');
 
 /** `POST /auth/password`: the caller's own password. `currentPassword` may be left out only while the user has none. */
 export const PasswordChange = z.object({
@@ -43,4 +50,9 @@ export const StorageHealth = z.object({
 export type StorageHealth = z.infer<typeof StorageHealth>;
 
 /** `database`: the engine the daemon stores into; where it is stays private. */
-export const Health = z.object({ status: z.literal('ok'), version: z.string(), database: z.enum(['sqlite', 'postgres']), storage: StorageHealth.optional() });
+export const Health = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  database: z.enum(['sqlite', 'postgres']),
+  storage: StorageHealth.optional(),
+});

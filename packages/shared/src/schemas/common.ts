@@ -17,10 +17,18 @@ const NUL = /\u0000/;
 export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text) && !NUL.test(text);
 /** Why `text` (one `isWellFormed` refused) is refused. */
 export const wellFormedMessage = (name: string, text = '') =>
-  NUL.test(text) ? `${name} must not contain U+0000 (NUL)` : `${name} must be valid Unicode text (it holds a lone surrogate)`;
+  NUL.test(text)
+    ? `${name} must not contain U+0000 (NUL)`
+    : `${name} must be valid Unicode text (it holds a lone surrogate)`;
 /** The refinement for a string field: `z.string().refine(...wellFormed('title'))`. */
 export const wellFormed = (name: string) =>
-  [isWellFormed, { error: (issue: { readonly input?: unknown }) => wellFormedMessage(name, typeof issue.input === 'string' ? issue.input : '') }] as const;
+  [
+    isWellFormed,
+    {
+      error: (issue: { readonly input?: unknown }) =>
+        wellFormedMessage(name, typeof issue.input === 'string' ? issue.input : ''),
+    },
+  ] as const;
 
 /** ISO 8601 UTC with milliseconds, as every timestamp on the wire is. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

@@ -22,18 +22,59 @@ const ordinary = {
 
 /** Values of every kind a field may be sent as, the valid and the invalid. */
 const anything = fc.oneof(
-  fc.constantFrom(null, undefined, true, 0, -1, 99, 200.5, 599, 600, Number.MAX_VALUE, '', '/', 'x', 'GET', 'fetch', 'HTTP', 'ftp', SOURCE, 'not-a-uuid'),
-  fc.constantFrom('http://a.example:8080', 'https://b.example/', 'ftp://c.example', ' https://d.example ', 'https://e.example:99999', '/path', '/p\u0000', '/\ud800'),
+  fc.constantFrom(
+    null,
+    undefined,
+    true,
+    0,
+    -1,
+    99,
+    200.5,
+    599,
+    600,
+    Number.MAX_VALUE,
+    '',
+    '/',
+    'x',
+    'GET',
+    'fetch',
+    'HTTP',
+    'ftp',
+    SOURCE,
+    'not-a-uuid',
+  ),
+  fc.constantFrom(
+    'http://a.example:8080',
+    'https://b.example/',
+    'ftp://c.example',
+    ' https://d.example ',
+    'https://e.example:99999',
+    '/path',
+    '/p\u0000',
+    '/\ud800',
+  ),
   fc.constantFrom('2026-01-01T00:00:00Z', '2026-01-01T01:00:00+01:00', '2026-13-01T00:00:00Z', 'yesterday'),
   fc.string(),
   fc.array(fc.string(), { maxLength: 2 }),
 );
 const headerMap = fc.oneof(
   { arbitrary: fc.dictionary(fc.string(), fc.string()), weight: 6 },
-  fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 2 }))),
-  fc.constantFrom(JSON.parse('{"__proto__":"x"}') as unknown, { 'a\u0000': 'b' }, { a: '\ud83d\ude00' }, { a: '\udc00' }, [], null, 'text'),
+  fc.dictionary(
+    fc.string(),
+    fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 2 })),
+  ),
+  fc.constantFrom(
+    JSON.parse('{"__proto__":"x"}') as unknown,
+    { 'a\u0000': 'b' },
+    { a: '\ud83d\ude00' },
+    { a: '\udc00' },
+    [],
+    null,
+    'text',
+  ),
 );
-const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ arbitrary: valid, weight: 10 }, { arbitrary: anything, weight: 1 });
+const mostly = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: valid, weight: 10 }, { arbitrary: anything, weight: 1 });
 // Mostly the ordinary value per field, so that many generated bodies are valid, and bodies
 // that differ from a valid one in one or two fields are common.
 const body = fc.record(
@@ -55,12 +96,28 @@ const body = fc.record(
     route: mostly(fc.constantFrom('/orders/:id', '/')),
     extra: anything,
   },
-  { requiredKeys: ['domainUrl', 'pathnameUrl', 'trafficSourceId', 'status', 'protocol', 'method', 'elapsedTime', 'requestHeaders', 'queryParams', 'responseHeaders'] },
+  {
+    requiredKeys: [
+      'domainUrl',
+      'pathnameUrl',
+      'trafficSourceId',
+      'status',
+      'protocol',
+      'method',
+      'elapsedTime',
+      'requestHeaders',
+      'queryParams',
+      'responseHeaders',
+    ],
+  },
 );
 
 describe('the quick compose check', () => {
   it('takes an ordinary body, and gives exactly what the schema gives', () => {
-    for (const input of [ordinary, { ...ordinary, trafficUserId: null, startedAt: '2026-01-01T01:00:00+01:00', route: '/orders', extra: 1 }]) {
+    for (const input of [
+      ordinary,
+      { ...ordinary, trafficUserId: null, startedAt: '2026-01-01T01:00:00+01:00', route: '/orders', extra: 1 },
+    ]) {
       const quick = parseComposeFast(input);
       expect(quick).toBeDefined();
       expect(quick).toStrictEqual(ComposeRecord.parse(input));
@@ -85,8 +142,14 @@ describe('the quick compose check', () => {
 
   it('does the same for batches, whose size it checks as the contract does', () => {
     const batch = contract.composeBatch.body;
-    for (const input of [[ordinary], [ordinary, { ...ordinary, method: 'get' }]]) expect(parseComposeBatchFast(input)).toStrictEqual(batch.parse(input));
-    for (const input of [[], Array.from({ length: 1001 }, () => ordinary), [ordinary, { ...ordinary, status: 99 }], ordinary]) {
+    for (const input of [[ordinary], [ordinary, { ...ordinary, method: 'get' }]])
+      expect(parseComposeBatchFast(input)).toStrictEqual(batch.parse(input));
+    for (const input of [
+      [],
+      Array.from({ length: 1001 }, () => ordinary),
+      [ordinary, { ...ordinary, status: 99 }],
+      ordinary,
+    ]) {
       expect(parseComposeBatchFast(input)).toBeUndefined();
       expect(batch.safeParse(input).success).toBe(false);
     }

@@ -4,7 +4,8 @@ import { BATCH_LIMIT, ComposeRecord } from './http-traffic.js';
 /** Text that may hold a NUL or a surrogate (a lone one is refused): zod's rules decide it. */
 const UNUSUAL = /[\u0000\ud800-\udfff]/;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isPlainText = (value: unknown): value is string => typeof value === 'string' && !UNUSUAL.test(value);
 
@@ -53,15 +54,44 @@ export function parseComposeFast(input: unknown): ComposeRecord | undefined {
   const status = field(s.status, input.status);
   const protocol = field(s.protocol, input.protocol);
   const method = field(s.method, input.method);
-  if (domainUrl === NO || pathnameUrl === NO || trafficSourceId === NO || status === NO || protocol === NO || method === NO) return undefined;
+  if (
+    domainUrl === NO ||
+    pathnameUrl === NO ||
+    trafficSourceId === NO ||
+    status === NO ||
+    protocol === NO ||
+    method === NO
+  )
+    return undefined;
   const trafficUserId = field(s.trafficUserId, input.trafficUserId);
   const elapsedTime = field(s.elapsedTime, input.elapsedTime);
   const requestBody = field(s.requestBody, input.requestBody);
   const responseBody = field(s.responseBody, input.responseBody);
   const startedAt = field(s.startedAt, input.startedAt);
   const route = field(s.route, input.route);
-  if (trafficUserId === NO || elapsedTime === NO || requestBody === NO || responseBody === NO || startedAt === NO || route === NO) return undefined;
-  const record: ComposeRecord = { domainUrl, pathnameUrl, trafficSourceId, status, protocol, method, elapsedTime, requestHeaders, requestBody, queryParams, responseHeaders, responseBody };
+  if (
+    trafficUserId === NO ||
+    elapsedTime === NO ||
+    requestBody === NO ||
+    responseBody === NO ||
+    startedAt === NO ||
+    route === NO
+  )
+    return undefined;
+  const record: ComposeRecord = {
+    domainUrl,
+    pathnameUrl,
+    trafficSourceId,
+    status,
+    protocol,
+    method,
+    elapsedTime,
+    requestHeaders,
+    requestBody,
+    queryParams,
+    responseHeaders,
+    responseBody,
+  };
   // The schema leaves an optional field out when it was left out, and keeps a key that was sent
   // (with undefined: a body built in JavaScript rather than parsed from JSON).
   if (Object.hasOwn(input, 'trafficUserId')) record.trafficUserId = trafficUserId;

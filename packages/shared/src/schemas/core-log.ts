@@ -14,10 +14,19 @@ export const CoreLog = z.object({
 export type CoreLog = z.infer<typeof CoreLog>;
 
 const text = (name: string, max: number) =>
-  z.string().max(max, `${name} must be at most ${max} characters`).refine(...wellFormed(name)).optional();
+  z
+    .string()
+    .max(max, `${name} must be at most ${max} characters`)
+    .refine(...wellFormed(name))
+    .optional();
 
 export const CreateCoreLog = z.object({
-  title: z.string().trim().min(1, 'title must not be empty').max(500, 'title must be at most 500 characters').refine(...wellFormed('title')),
+  title: z
+    .string()
+    .trim()
+    .min(1, 'title must not be empty')
+    .max(500, 'title must be at most 500 characters')
+    .refine(...wellFormed('title')),
   description: text('description', 10_000),
   source: text('source', 200),
   layer: text('layer', 100),

@@ -12,4 +12,6 @@ export const OtlpTraceResponse = z
   .object({ partialSuccess: z.object({ rejectedSpans: z.string(), errorMessage: z.string() }).optional() })
   .meta({ description: 'An OTLP ExportTraceServiceResponse, in the encoding of the request' });
 
-export const HarDocument = z.object({ log: z.looseObject({ version: z.literal('1.2'), entries: z.array(z.looseObject({})) }) }).meta({ description: 'HAR 1.2' });
+export const HarDocument = z
+  .object({ log: z.looseObject({ version: z.literal('1.2'), entries: z.array(z.looseObject({})) }) })
+  .meta({ description: 'HAR 1.2' });

@@ -51,12 +51,17 @@ const Body = z
  */
 const StartedAt = z
   .string({ message: 'startedAt must be an ISO 8601 date-time' })
-  .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success, 'startedAt must be an ISO 8601 date-time such as 2026-11-21T10:00:00.000Z')
+  .refine(
+    (v) => z.iso.datetime({ offset: true }).safeParse(v).success,
+    'startedAt must be an ISO 8601 date-time such as 2026-11-21T10:00:00.000Z',
+  )
   .transform((v) => new Date(v).toISOString())
   .meta({ type: 'string', format: 'date-time', description: 'extension: when the request started; becomes createdAt' });
 
 export const ComposeRecord = z.object({
-  domainUrl: z.url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i }).refine(...wellFormed('domainUrl')),
+  domainUrl: z
+    .url({ message: 'domainUrl must be a valid URL', protocol: /^https?$/i })
+    .refine(...wellFormed('domainUrl')),
   pathnameUrl: z
     .string({ message: 'pathnameUrl must be a string beginning with /' })
     .refine(...wellFormed('pathnameUrl'))
@@ -148,7 +153,8 @@ const DateBound = (name: string) =>
       type: 'string',
       anyOf: [{ format: 'date-time' }, { format: 'date' }],
       // RFC 3339 allows `t`, `z` and a leap second; zod's ISO check does not.
-      pattern: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$',
+      pattern:
+        '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])(?:T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$',
     });
 
 /** An exact status, or a class such as `5xx`; both become an inclusive range. */
@@ -188,7 +194,10 @@ const trafficFilterFields = {
   q: FilterQuery.optional(),
   route: RouteParam.optional(),
 };
-const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | undefined }) => boolean, { message: string; path: string[] }] = [
+const datesInOrder: [
+  (q: { startDate?: string | undefined; endDate?: string | undefined }) => boolean,
+  { message: string; path: string[] },
+] = [
   (q) => !q.startDate || !q.endDate || q.startDate <= q.endDate,
   { message: 'startDate must not be after endDate', path: ['startDate'] },
 ];
@@ -197,12 +206,17 @@ const datesInOrder: [(q: { startDate?: string | undefined; endDate?: string | un
 const IdPrefix = z.string().transform((v, ctx) => {
   const range = idPrefixRange(v);
   if (range) return range;
-  ctx.addIssue({ code: 'custom', message: `idPrefix must be ${MIN_ID_PREFIX} to 32 hex digits of an id (hyphens optional)` });
+  ctx.addIssue({
+    code: 'custom',
+    message: `idPrefix must be ${MIN_ID_PREFIX} to 32 hex digits of an id (hyphens optional)`,
+  });
   return z.NEVER;
 });
 
 /** The list alone takes `idPrefix`: clients resolve a short id with it (`tapline traffic show shop 019a4c2e`). */
-export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPrefix: IdPrefix.optional() }).refine(...datesInOrder);
+export const TrafficListQuery = PageQuery.extend({ ...trafficFilterFields, idPrefix: IdPrefix.optional() }).refine(
+  ...datesInOrder,
+);
 export type TrafficListQuery = z.output<typeof TrafficListQuery>;
 export type TrafficFilters = Omit<TrafficListQuery, 'page' | 'limit'>;
 
@@ -211,7 +225,9 @@ export const TrafficExportQuery = z.object(trafficFilterFields).refine(...datesI
 export type TrafficExportQuery = z.output<typeof TrafficExportQuery>;
 
 /** The stream takes the list's filters, and `after`: the id of the last entry seen (as Last-Event-ID). */
-export const TrafficStreamQuery = z.object({ ...trafficFilterFields, after: uuidField('after').optional() }).refine(...datesInOrder);
+export const TrafficStreamQuery = z
+  .object({ ...trafficFilterFields, after: uuidField('after').optional() })
+  .refine(...datesInOrder);
 export type TrafficStreamQuery = z.output<typeof TrafficStreamQuery>;
 
 export const TrafficEntryParams = z.object({

@@ -15,7 +15,10 @@ const encoded = <T extends z.ZodType>(name: string, kind: 'map' | 'body', inner:
       try {
         parsed = JSON.parse(value);
       } catch {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a JSON-encoded ${kind === 'map' ? 'object' : 'value'}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a JSON-encoded ${kind === 'map' ? 'object' : 'value'}`,
+        });
         return z.NEVER;
       }
       if (kind === 'map' && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))) {
@@ -25,7 +28,9 @@ const encoded = <T extends z.ZodType>(name: string, kind: 'map' | 'body', inner:
       return parsed;
     })
     .pipe(inner)
-    .meta({ description: `JSON-encoded ${kind === 'map' ? 'object' : 'value'} (as the Arkyn SDK sends it), or the value itself` });
+    .meta({
+      description: `JSON-encoded ${kind === 'map' ? 'object' : 'value'} (as the Arkyn SDK sends it), or the value itself`,
+    });
 
 const { requestHeaders, queryParams, responseHeaders, requestBody, responseBody } = ComposeRecord.shape;
 

@@ -14,11 +14,17 @@ export function durationMs(text: string): number | undefined {
   return Number.isFinite(value) ? Math.round(value) : undefined;
 }
 
-const isIsoTime = (text: string) => z.iso.datetime({ offset: true }).safeParse(text).success || z.iso.date().safeParse(text).success;
+const isIsoTime = (text: string) =>
+  z.iso.datetime({ offset: true }).safeParse(text).success || z.iso.date().safeParse(text).success;
 
 /** A duration back from now (`1h`) or an ISO 8601 time; resolved against the daemon's clock. */
 export const TimeParam = (name: string) =>
-  z.string().refine((v) => durationMs(v) !== undefined || isIsoTime(v), `${name} must be a duration such as 15m, 1h or 7d, or an ISO 8601 date-time`);
+  z
+    .string()
+    .refine(
+      (v) => durationMs(v) !== undefined || isIsoTime(v),
+      `${name} must be a duration such as 15m, 1h or 7d, or an ISO 8601 date-time`,
+    );
 
 export const STATS_GROUPINGS = ['route', 'route,method', 'method', 'status'] as const;
 export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
@@ -38,11 +44,15 @@ export function statsWhereProblem(expr: FilterExpr): string | undefined {
     case 'or':
       return expr.operands.map(statsWhereProblem).find((p) => p !== undefined);
     case 'compare': {
-      if (!STATS_FIELDS.has(expr.field)) return `${expr.field === 'header' ? `header.${expr.header ?? ''}` : expr.field} is not kept in the statistics; use route, method, status, level or domain`;
+      if (!STATS_FIELDS.has(expr.field))
+        return `${expr.field === 'header' ? `header.${expr.header ?? ''}` : expr.field} is not kept in the statistics; use route, method, status, level or domain`;
       if (expr.field === 'status' && typeof expr.value === 'number') {
         const v = expr.value;
-        const aligned = ((expr.op === '>=' || expr.op === '<') && v % 100 === 0) || ((expr.op === '>' || expr.op === '<=') && v % 100 === 99);
-        if (!aligned) return `status is kept by class in the statistics: compare with a class such as status=5xx, or status>=500`;
+        const aligned =
+          ((expr.op === '>=' || expr.op === '<') && v % 100 === 0) ||
+          ((expr.op === '>' || expr.op === '<=') && v % 100 === 99);
+        if (!aligned)
+          return `status is kept by class in the statistics: compare with a class such as status=5xx, or status>=500`;
       }
       return undefined;
     }
@@ -55,7 +65,12 @@ const StatsWhere = FilterQuery.superRefine((expr, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-const CompareParam = z.string().refine((v) => v === 'previous' || durationMs(v) !== undefined, 'compare must be "previous" or a duration back such as 1d or 7d');
+const CompareParam = z
+  .string()
+  .refine(
+    (v) => v === 'previous' || durationMs(v) !== undefined,
+    'compare must be "previous" or a duration back such as 1d or 7d',
+  );
 
 const BucketParam = z.string().refine((v) => {
   const span = durationMs(v);
@@ -91,7 +106,12 @@ export const StatsNumbers = z.object({
 });
 export type StatsNumbers = z.infer<typeof StatsNumbers>;
 
-export const StatsPoint = z.object({ start: z.string(), count: z.number().int(), status5xx: z.number().int(), p95: z.number().nullable() });
+export const StatsPoint = z.object({
+  start: z.string(),
+  count: z.number().int(),
+  status5xx: z.number().int(),
+  p95: z.number().nullable(),
+});
 export type StatsPoint = z.infer<typeof StatsPoint>;
 
 export const StatsGroup = StatsNumbers.extend({

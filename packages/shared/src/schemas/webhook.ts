@@ -24,7 +24,9 @@ export const CreatedWebhook = Webhook.extend({ secret: z.string().optional() });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
 /** What each type's URL must be; the daemon checks them (webhooks/targets.ts), OpenAPI shows them. */
-export const WEBHOOK_URL_RULES: Readonly<Record<WebhookType, { hosts: readonly string[] | null; path: RegExp | null; example: string }>> = {
+export const WEBHOOK_URL_RULES: Readonly<
+  Record<WebhookType, { hosts: readonly string[] | null; path: RegExp | null; example: string }>
+> = {
   discord: {
     hosts: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
     path: /^\/api(?:\/v\d+)?\/webhooks\/\d+\/[\w-]+\/?$/,
@@ -48,17 +50,17 @@ export const CreateWebhook = z
   .object({
     type: WebhookType,
     level: WebhookLevel,
-    value: z
-      .string()
-      .trim()
-      .min(1, 'value must not be empty')
-      .max(2048, 'value must be at most 2048 characters')
-      .meta({
-        format: 'uri',
-        description: 'The URL to post to; loopback and private addresses only with --allow-private-webhooks, link-local and metadata ones never.',
-      }),
+    value: z.string().trim().min(1, 'value must not be empty').max(2048, 'value must be at most 2048 characters').meta({
+      format: 'uri',
+      description:
+        'The URL to post to; loopback and private addresses only with --allow-private-webhooks, link-local and metadata ones never.',
+    }),
   })
-  .meta({ anyOf: WEBHOOK_TYPES.map((type) => ({ properties: { type: { const: type }, value: { pattern: urlPattern(WEBHOOK_URL_RULES[type]) } } })) });
+  .meta({
+    anyOf: WEBHOOK_TYPES.map((type) => ({
+      properties: { type: { const: type }, value: { pattern: urlPattern(WEBHOOK_URL_RULES[type]) } },
+    })),
+  });
 
 export const WebhookParams = z.object({ webhookId: uuidField('webhookId') });
 

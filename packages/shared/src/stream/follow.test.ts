@@ -34,15 +34,21 @@ function entry(id: string): HttpTraffic {
 }
 
 const frame = (id: string) => `id: ${id}\ndata: ${JSON.stringify(entry(id))}\n\n`;
-const ready = (cursor: string | null) => `retry: 250\n\nevent: ready\n${cursor ? `id: ${cursor}\n` : ''}data: ${JSON.stringify({ cursor })}\n\n`;
+const ready = (cursor: string | null) =>
+  `retry: 250\n\nevent: ready\n${cursor ? `id: ${cursor}\n` : ''}data: ${JSON.stringify({ cursor })}\n\n`;
 
 /** A daemon's stream endpoint on loopback that answers each connection with the next script. */
-async function fakeStream(connections: ((req: IncomingMessage, res: ServerResponse) => void)[]): Promise<{ url: string; server: Server; lastEventIds: (string | undefined)[] }> {
+async function fakeStream(
+  connections: ((req: IncomingMessage, res: ServerResponse) => void)[],
+): Promise<{ url: string; server: Server; lastEventIds: (string | undefined)[] }> {
   const lastEventIds: (string | undefined)[] = [];
   const server = createServer((req, res) => {
     lastEventIds.push(req.headers['last-event-id'] as string | undefined);
     const next = connections.shift();
-    if (!next) return void res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"statusCode":503,"error":"no more"}');
+    if (!next)
+      return void res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end('{"statusCode":503,"error":"no more"}');
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     next(req, res);
   });

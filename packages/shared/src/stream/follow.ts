@@ -56,18 +56,32 @@ export interface FollowResult {
 const SEEN_IDS = 10_000;
 
 /** Answers that retrying cannot fix: a bad filter (400), the token (401), 403, 404. */
-const isFatal = (error: unknown): error is ApiError => error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+const isFatal = (error: unknown): error is ApiError =>
+  error instanceof ApiError &&
+  error.status >= 400 &&
+  error.status < 500 &&
+  error.status !== 408 &&
+  error.status !== 429;
 
 /**
  * Follows a source's traffic until `signal` aborts, reconnecting with its cursor on the schedule
  * of docs/decisions.md §9.6, so a daemon restart loses and repeats nothing. Resolves with the last cursor
  * when aborted; rejects with an ApiError the daemon answered that retrying cannot fix.
  */
-export async function followTraffic(client: TaplineClient, sourceId: string, options: FollowTrafficOptions): Promise<FollowResult> {
+export async function followTraffic(
+  client: TaplineClient,
+  sourceId: string,
+  options: FollowTrafficOptions,
+): Promise<FollowResult> {
   const { signal } = options;
   const schedule = options.schedule ?? createReconnectSchedule();
   const report = options.onStatus ?? (() => {});
-  const state = { cursor: options.after?.toLowerCase(), seen: createSeenIds(SEEN_IDS, options.shown), connectedOnce: false, attempt: 0 };
+  const state = {
+    cursor: options.after?.toLowerCase(),
+    seen: createSeenIds(SEEN_IDS, options.shown),
+    connectedOnce: false,
+    attempt: 0,
+  };
 
   report({ state: 'connecting' });
   while (!signal?.aborted) {
@@ -124,7 +138,10 @@ async function connectOnce(
   let idle: ReturnType<typeof setTimeout> | undefined;
   const touch = () => {
     clearTimeout(idle);
-    idle = setTimeout(() => controller.abort(new ConnectionError(`no data for ${Math.round(idleMs / 1000)} s`)), idleMs);
+    idle = setTimeout(
+      () => controller.abort(new ConnectionError(`no data for ${Math.round(idleMs / 1000)} s`)),
+      idleMs,
+    );
   };
   try {
     touch();
@@ -135,7 +152,9 @@ async function connectOnce(
     const response = await client.raw(path, { headers, signal: controller.signal });
     if (!response.ok) throw apiErrorOf(response.status, await response.text().catch(() => ''));
     if (!response.body || !/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-      throw new ConnectionError(`expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}`);
+      throw new ConnectionError(
+        `expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}`,
+      );
     }
 
     const ended = { overflow: false };

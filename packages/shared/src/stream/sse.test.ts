@@ -9,7 +9,8 @@ function parseAll(chunks: readonly string[]): SseEvent[] {
   return events;
 }
 
-const STREAM = 'retry: 250\n\n: heartbeat\n\nevent: ready\nid: a1\ndata: {"cursor":"a1"}\n\nid: b2\ndata: {"x":1}\ndata: {"y":2}\n\nid:c3\ndata\n\n';
+const STREAM =
+  'retry: 250\n\n: heartbeat\n\nevent: ready\nid: a1\ndata: {"cursor":"a1"}\n\nid: b2\ndata: {"x":1}\ndata: {"y":2}\n\nid:c3\ndata\n\n';
 const EXPECTED: SseEvent[] = [
   { event: 'ready', data: '{"cursor":"a1"}', id: 'a1' },
   { event: 'message', data: '{"x":1}\n{"y":2}', id: 'b2' },

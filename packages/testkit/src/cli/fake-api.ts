@@ -1,5 +1,25 @@
-import { compilePredicate, type CoreLog, type HttpTraffic, type HttpTrafficRecord, levelOf, type StatsAnswer, type StatsGroup, toCurl, type TrafficSource, tryParseFilter, type Webhook } from '@tapline/shared';
-import { type CopiedTo, type FollowOptions, newestFirst, type ReplayResponse, type StreamStatus, type UiApi } from '@tapline/cli';
+import {
+  type AlertRule,
+  compilePredicate,
+  type CoreLog,
+  type HttpTraffic,
+  type HttpTrafficRecord,
+  levelOf,
+  type StatsAnswer,
+  type StatsGroup,
+  toCurl,
+  type TrafficSource,
+  tryParseFilter,
+  type Webhook,
+} from '@tapline/shared';
+import {
+  type CopiedTo,
+  type FollowOptions,
+  newestFirst,
+  type ReplayResponse,
+  type StreamStatus,
+  type UiApi,
+} from '@tapline/cli';
 
 export const SOURCE: TrafficSource = {
   id: '0190a000-0000-7000-8000-000000000001',
@@ -39,7 +59,11 @@ export function makeEntry(overrides: Partial<HttpTraffic> = {}): HttpTraffic {
 export function recordOf(entry: HttpTraffic): HttpTrafficRecord {
   return {
     ...entry,
-    request: { headers: { accept: 'application/json', 'x-request-id': `req-${entry.id.slice(-4)}` }, body: { sku: 'A-1', qty: 2 }, queryParams: { page: '2' } },
+    request: {
+      headers: { accept: 'application/json', 'x-request-id': `req-${entry.id.slice(-4)}` },
+      body: { sku: 'A-1', qty: 2 },
+      queryParams: { page: '2' },
+    },
     response: { headers: { 'content-type': 'application/json' }, body: { ok: true, orderId: 'ord_42' } },
   };
 }
@@ -116,24 +140,50 @@ export class FakeApi implements UiApi {
   statsCalls = 0;
   routeStats = async (_sourceId: string, since: string): Promise<StatsAnswer> => {
     this.statsCalls += 1;
-    return { data: this.routeGroups, meta: { since: new Date(Date.now() - (since === '1h' ? 3_600_000 : 0)).toISOString(), until: new Date().toISOString(), by: 'route,method' } };
+    return {
+      data: this.routeGroups,
+      meta: {
+        since: new Date(Date.now() - (since === '1h' ? 3_600_000 : 0)).toISOString(),
+        until: new Date().toISOString(),
+        by: 'route,method',
+      },
+    };
   };
 
-  listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({ data: this.logs.slice((page - 1) * limit, page * limit), meta: { total: this.logs.length, page, limit } });
+  listCoreLogs = async (_sourceId: string, page: number, limit: number) => ({
+    data: this.logs.slice((page - 1) * limit, page * limit),
+    meta: { total: this.logs.length, page, limit },
+  });
   listWebhooks = async () => this.webhooks;
+
+  /** The rules `listAlertRules` answers; each call is counted in `alertCalls`. */
+  alertRules: AlertRule[] = [];
+  alertCalls = 0;
+  listAlertRules = async () => {
+    this.alertCalls += 1;
+    return this.alertRules;
+  };
   deleteWebhook = async (id: string) => {
     this.webhooks = this.webhooks.filter((w) => w.id !== id);
   };
 
   checkFilter = (q: string) => {
     const parsed = tryParseFilter(q);
-    return parsed.ok ? ({ ok: true } as const) : ({ ok: false, message: parsed.error.reason, column: parsed.error.column } as const);
+    return parsed.ok
+      ? ({ ok: true } as const)
+      : ({ ok: false, message: parsed.error.reason, column: parsed.error.column } as const);
   };
 
   curlFor = (record: HttpTrafficRecord) => toCurl(record);
 
   /** What `replay` answers (an Error rejects); each replayed record is kept in `replayed`. */
-  replyWith: ReplayResponse | Error = { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: { ok: true, replayed: true }, elapsedTime: 3 };
+  replyWith: ReplayResponse | Error = {
+    status: 200,
+    statusText: 'OK',
+    headers: { 'content-type': 'application/json' },
+    body: { ok: true, replayed: true },
+    elapsedTime: 3,
+  };
   readonly replayed: HttpTrafficRecord[] = [];
   replay = async (record: HttpTrafficRecord, _signal: AbortSignal): Promise<ReplayResponse> => {
     this.replayed.push(record);
@@ -174,5 +224,30 @@ export const makeWebhook = (overrides: Partial<Webhook> = {}): Webhook => ({
   trafficSourceId: SOURCE.id,
   createdAt: '2026-11-21T10:00:00.000Z',
   updatedAt: '2026-11-21T10:00:00.000Z',
+  ...overrides,
+});
+
+/** A rule of SOURCE, `ok` unless told; `p95 > 300ms` on `GET /checkout` by default. */
+export const makeAlertRule = (overrides: Partial<AlertRule> = {}): AlertRule => ({
+  id: uuid(0x800000 + ++serial),
+  trafficSourceId: SOURCE.id,
+  when: 'p95 > 300ms',
+  metric: 'p95',
+  operator: '>',
+  threshold: 300,
+  baselineDays: null,
+  route: '/checkout',
+  method: 'GET',
+  forMs: 0,
+  windowMs: 300_000,
+  minRequests: 10,
+  repeatMs: null,
+  webhookIds: [uuid(0x700000)],
+  state: 'ok',
+  stateSince: '2026-11-21T10:00:00.000Z',
+  lastValue: null,
+  lastRequests: null,
+  evaluatedAt: null,
+  createdAt: '2026-11-21T10:00:00.000Z',
   ...overrides,
 });

@@ -25,7 +25,9 @@ export interface RunOptions {
 export function fakeIo(options: RunOptions = {}): Io & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  const stdin = Object.assign(Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]), { isTTY: options.stdinTTY ?? false });
+  const stdin = Object.assign(Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]), {
+    isTTY: options.stdinTTY ?? false,
+  });
   return {
     out,
     err,
@@ -47,6 +49,10 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     stdout,
     stderr: io.err.join(''),
     json: <T>() => JSON.parse(stdout) as T,
-    lines: <T>() => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as T),
+    lines: <T>() =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T),
   };
 }

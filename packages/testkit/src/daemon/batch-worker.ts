@@ -23,5 +23,9 @@ export async function buildBatchWorker(): Promise<BatchWorker & { remove(): void
     noExternal: [/.*/],
     silent: true,
   });
-  return { file: pathToFileURL(join(outDir, 'prepare-worker.js')), minBytes: 0, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+  return {
+    file: pathToFileURL(join(outDir, 'prepare-worker.js')),
+    minBytes: 0,
+    remove: () => rmSync(outDir, { recursive: true, force: true }),
+  };
 }

@@ -32,7 +32,10 @@ export interface FreshDatabase {
 export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<FreshDatabase> {
   if (testBackend() === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'tapline-test-db-'));
-    return { locator: join(dir, 'tapline.db'), drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+    return {
+      locator: join(dir, 'tapline.db'),
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
   }
   const server = inject('taplinePostgres');
   if (options.migrated) {
@@ -43,7 +46,11 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   const name = `${server.template}_${randomBytes(6).toString('hex')}`;
   await withClient(server.url, (admin) => admin.query(`create database ${name}`));
   // FORCE ends connections a failed test left open.
-  return { locator: databaseUrl(server.url, name), drop: () => withClient(server.url, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))) };
+  return {
+    locator: databaseUrl(server.url, name),
+    drop: () =>
+      withClient(server.url, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))),
+  };
 }
 
 /**

@@ -26,7 +26,10 @@ export async function dumpTables({ db, dialect }: Store): Promise<Record<string,
     const { rows } = await sql<Row>`select * from ${sql.table(table.name)}`.execute(db);
     // Payloads as the JSON text they stand for: compressed on SQLite, text on PostgreSQL (compact storage).
     if (table.payloads) {
-      const texts = await sql<Row>`select ${sql.join([...table.key, ...table.payloads].map((c) => (table.payloads?.includes(c) ? sql`${dialect.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c))))} from ${sql.table(table.name)}`.execute(db);
+      const texts =
+        await sql<Row>`select ${sql.join([...table.key, ...table.payloads].map((c) => (table.payloads?.includes(c) ? sql`${dialect.payloadText(sql.ref(c))} as ${sql.ref(c)}` : sql.ref(c))))} from ${sql.table(table.name)}`.execute(
+          db,
+        );
       const byId = new Map(texts.rows.map((r) => [String(r[table.key[0] ?? '']), r]));
       for (const row of rows) Object.assign(row, byId.get(String(row[table.key[0] ?? ''])));
     }

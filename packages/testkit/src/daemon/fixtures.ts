@@ -27,12 +27,18 @@ export async function expectError(call: Promise<unknown>, status: number, messag
 
 let sourceCounter = 0;
 
-export function createSource(client: TaplineClient, name = `source-${++sourceCounter}`, trafficDomain = 'shop.example.com'): Promise<TrafficSource> {
+export function createSource(
+  client: TaplineClient,
+  name = `source-${++sourceCounter}`,
+  trafficDomain = 'shop.example.com',
+): Promise<TrafficSource> {
   return client.call(contract.createTrafficSource, { body: { name, trafficDomain } });
 }
 
 /** A clock the test moves by hand: `set('2026-01-02T00:00:00.000Z')`, `advance(1000)`. */
-export function manualClock(start = '2026-01-01T00:00:00.000Z'): Clock & { set(iso: string): void; advance(ms: number): void } {
+export function manualClock(
+  start = '2026-01-01T00:00:00.000Z',
+): Clock & { set(iso: string): void; advance(ms: number): void } {
   let now = new Date(start).getTime();
   return {
     now: () => new Date(now),
@@ -62,7 +68,11 @@ export async function raw(
 ): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  const response = await h.fetch(path, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
+  const response = await h.fetch(path, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: options.body } : {}),
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -74,7 +84,13 @@ export async function raw(
 }
 
 /** A JSON request with a token: the common case of `raw`. */
-export function rawJson(h: Harness, method: string, path: string, token: string | undefined, body?: unknown): Promise<RawAnswer> {
+export function rawJson(
+  h: Harness,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<RawAnswer> {
   return raw(h, method, path, {
     ...(token !== undefined ? { token } : {}),
     ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),

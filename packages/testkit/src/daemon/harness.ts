@@ -1,7 +1,18 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Scope, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type App, type AppOptions, type Clock, createApp, createUser, type DaemonConfig, defaultConfig, listen, openDatabase, systemClock } from '@tapline/daemon';
+import {
+  type App,
+  type AppOptions,
+  type Clock,
+  createApp,
+  createUser,
+  type DaemonConfig,
+  defaultConfig,
+  listen,
+  openDatabase,
+  systemClock,
+} from '@tapline/daemon';
 import { openTestDatabase } from './database.js';
 
 export interface TestUser {
@@ -22,9 +33,15 @@ export interface Harness {
   readonly alerts: App['alerts'];
   /** A client with no token, for the 400/401 cases. */
   readonly anonymous: TaplineClient;
-  user(email?: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TestUser>;
+  user(
+    email?: string,
+    options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null },
+  ): Promise<TestUser>;
   /** Another token of an existing user. */
-  token(userId: string, options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null }): Promise<TaplineClient>;
+  token(
+    userId: string,
+    options?: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null },
+  ): Promise<TaplineClient>;
   fetch(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
@@ -53,7 +70,8 @@ export async function startHarness(
      * several daemons do; it is left in place at close. Without it the harness has its own.
      */
     database?: string;
-  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner' | 'routeBackfill' | 'routeReassignment'> & Partial<Pick<AppOptions, 'logger'>> = {},
+  } & Pick<AppOptions, 'ingestHooks' | 'bus' | 'batchWorker' | 'pruner' | 'routeBackfill' | 'routeReassignment'> &
+    Partial<Pick<AppOptions, 'logger'>> = {},
 ): Promise<Harness> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const opened = await openHarnessDatabase(options.database);
@@ -73,8 +91,16 @@ export async function startHarness(
   const server = await listen(handler, 0, '127.0.0.1', logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  async function token(userId: string, opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {}) {
-    const issued = await deps.tokens.issue({ userId, scope: opts.scope ?? 'full', sourceId: opts.sourceId ?? null, expiresAt: opts.expiresAt ?? null });
+  async function token(
+    userId: string,
+    opts: { scope?: Scope; sourceId?: string | null; expiresAt?: Date | null } = {},
+  ) {
+    const issued = await deps.tokens.issue({
+      userId,
+      scope: opts.scope ?? 'full',
+      sourceId: opts.sourceId ?? null,
+      expiresAt: opts.expiresAt ?? null,
+    });
     return createClient({ baseUrl: url, token: issued.token });
   }
 
@@ -90,8 +116,18 @@ export async function startHarness(
     anonymous: createClient({ baseUrl: url }),
     async user(email, opts = {}) {
       const user = await createUser(opened.db, deps.clock, { email: email ?? `user${++counter}@example.com` });
-      const issued = await deps.tokens.issue({ userId: user.id, scope: opts.scope ?? 'full', sourceId: opts.sourceId ?? null, expiresAt: opts.expiresAt ?? null });
-      return { id: user.id, email: user.email, token: issued.token, client: createClient({ baseUrl: url, token: issued.token }) };
+      const issued = await deps.tokens.issue({
+        userId: user.id,
+        scope: opts.scope ?? 'full',
+        sourceId: opts.sourceId ?? null,
+        expiresAt: opts.expiresAt ?? null,
+      });
+      return {
+        id: user.id,
+        email: user.email,
+        token: issued.token,
+        client: createClient({ baseUrl: url, token: issued.token }),
+      };
     },
     token,
     fetch: (path, init) => fetch(`${url}${path}`, init),

@@ -40,8 +40,10 @@ export function databaseOutage(db: Db): DatabaseOutage {
 }
 
 /** The error node-postgres gives a query when a fast shutdown ends its session. */
-export const adminShutdown = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+export const adminShutdown = () =>
+  Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
 /** The error of a connection to a server that is down. */
-export const connectionRefused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
+export const connectionRefused = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
 /** better-sqlite3's error for a write the file system refused. */
 export const sqliteWriteFailed = () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });

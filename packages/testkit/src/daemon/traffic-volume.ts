@@ -15,11 +15,25 @@ export const bulkyRecord = (sourceId: string, i: number, overrides: Record<strin
   composeBody(sourceId, {
     pathnameUrl: `/api/orders/${i % 7}`,
     status: [200, 201, 404, 500][i % 4],
-    responseBody: { id: i, items: Array.from({ length: 12 }, (_, n) => ({ sku: `SKU-${i}-${n}`, name: `item number ${n} of order ${i}`, price: n * 3.5, digest: createHash('sha256').update(`${i}:${n}`).digest('hex') })) },
+    responseBody: {
+      id: i,
+      items: Array.from({ length: 12 }, (_, n) => ({
+        sku: `SKU-${i}-${n}`,
+        name: `item number ${n} of order ${i}`,
+        price: n * 3.5,
+        digest: createHash('sha256').update(`${i}:${n}`).digest('hex'),
+      })),
+    },
     ...overrides,
   });
 
-export async function postRecords(client: TaplineClient, sourceId: string, count: number, from = 0, overrides: Record<string, unknown> = {}): Promise<string[]> {
+export async function postRecords(
+  client: TaplineClient,
+  sourceId: string,
+  count: number,
+  from = 0,
+  overrides: Record<string, unknown> = {},
+): Promise<string[]> {
   const body = Array.from({ length: count }, (_, i) => bulkyRecord(sourceId, from + i, overrides));
   return (await client.call(contract.composeBatch, { params: { trafficSourceId: sourceId }, body })).ids;
 }
@@ -30,22 +44,32 @@ export async function expectRollupExact(db: Db): Promise<void> {
     .selectFrom('http_traffic')
     .select(['traffic_source_id', 'pathname_id', 'method', 'status', (eb) => eb.fn.countAll<number>().as('count')])
     .groupBy(['traffic_source_id', 'pathname_id', 'method', 'status'])
-    .orderBy('traffic_source_id').orderBy('pathname_id').orderBy('method').orderBy('status')
+    .orderBy('traffic_source_id')
+    .orderBy('pathname_id')
+    .orderBy('method')
+    .orderBy('status')
     .execute();
   const rollup = await db
     .selectFrom('traffic_counts')
     .select(['traffic_source_id', 'pathname_id', 'method', 'status', 'count'])
-    .orderBy('traffic_source_id').orderBy('pathname_id').orderBy('method').orderBy('status')
+    .orderBy('traffic_source_id')
+    .orderBy('pathname_id')
+    .orderBy('method')
+    .orderBy('status')
     .execute();
-  expect(rollup.map((r) => ({ ...r, count: Number(r.count) }))).toEqual(counted.map((r) => ({ ...r, count: Number(r.count) })));
+  expect(rollup.map((r) => ({ ...r, count: Number(r.count) }))).toEqual(
+    counted.map((r) => ({ ...r, count: Number(r.count) })),
+  );
 }
 
 export async function allEntryIds(client: TaplineClient, sourceId: string): Promise<string[]> {
   const all: string[] = [];
   for (let page = 1; ; page++) {
-    const { data } = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { limit: 1000, page } });
+    const { data } = await client.call(contract.listTraffic, {
+      params: { trafficSourceId: sourceId },
+      query: { limit: 1000, page },
+    });
     all.push(...data.map((e) => e.id));
     if (data.length < 1000) return all;
   }
 }
-

@@ -3,7 +3,19 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { createClient, contract, type TaplineClient } from '@tapline/shared';
 import pino from 'pino';
-import { type AlertEvaluator, type Clock, createApp, createUser, type Db, defaultConfig, listen, openDatabase, type Store, type WebhookWorker } from '@tapline/daemon';
+import {
+  type AlertEvaluator,
+  type App,
+  type Clock,
+  createApp,
+  createUser,
+  type Db,
+  defaultConfig,
+  listen,
+  openDatabase,
+  type Store,
+  type WebhookWorker,
+} from '@tapline/daemon';
 import { composeBody } from '../compose.js';
 import { openTestDatabase } from './database.js';
 
@@ -48,7 +60,13 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json: <T>() => JSON.parse(body) as T });
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: <T>() => JSON.parse(body) as T,
+      });
       for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
       const answer = answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer);
       if (answer.hang) {
@@ -82,12 +100,13 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   };
 }
 
-
 export interface WebhookApp {
   readonly url: string;
   readonly worker: WebhookWorker;
   /** The alert evaluator, not started: tests move the clock and call `alerts.runDue()`. */
   readonly alerts: AlertEvaluator;
+  /** The route rule move, started by a rule change; `runNow()` waits until none is left. */
+  readonly routeReassignment: App['routeReassignment'];
   readonly client: TaplineClient;
   readonly db: Db;
   /** The database with its dialect, for calling repository functions as another daemon would. */
@@ -113,21 +132,28 @@ export async function startWebhookApp(options: {
   /** Names this app's alert claims (a daemon's). */
   owner?: string;
 }): Promise<WebhookApp> {
-  const opened = options.database === undefined ? await openTestDatabase() : openDatabase(options.database, { pool: 4 });
-  const { app, deps, webhooks, alerts, stop } = createApp({
+  const opened =
+    options.database === undefined ? await openTestDatabase() : openDatabase(options.database, { pool: 4 });
+  const { app, deps, webhooks, alerts, routeReassignment, stop } = createApp({
     db: opened.db,
     dialect: opened.dialect,
     config: { ...defaultConfig('0.0.0-test'), allowPrivateWebhooks: true },
     logger: pino({ level: 'silent' }),
     clock: options.clock,
-    webhooks: { start: false, random: options.random ?? (() => 1), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
+    webhooks: {
+      start: false,
+      random: options.random ?? (() => 1),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    },
     alerts: { start: false, ...(options.owner ? { owner: options.owner } : {}) },
   });
   const server = await listen(app, 0, '127.0.0.1', deps.logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let users = 0;
   const clientFor = async () => {
-    const user = await createUser(opened.db, deps.clock, { email: `webhooks${++users}.${randomUUID().slice(0, 8)}@example.com` });
+    const user = await createUser(opened.db, deps.clock, {
+      email: `webhooks${++users}.${randomUUID().slice(0, 8)}@example.com`,
+    });
     const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', sourceId: null, expiresAt: null });
     return createClient({ baseUrl: url, token: issued.token });
   };
@@ -136,15 +162,20 @@ export async function startWebhookApp(options: {
     url,
     worker: webhooks,
     alerts,
+    routeReassignment,
     client,
     db: opened.db,
     store: opened,
     stranger: clientFor,
     async source(name = 'shop') {
-      return (await client.call(contract.createTrafficSource, { body: { name, trafficDomain: 'shop.example.com' } })).id;
+      return (await client.call(contract.createTrafficSource, { body: { name, trafficDomain: 'shop.example.com' } }))
+        .id;
     },
     async compose(sourceId, overrides = {}) {
-      await client.call(contract.composeRecord, { params: { trafficSourceId: sourceId }, body: composeBody(sourceId, overrides) });
+      await client.call(contract.composeRecord, {
+        params: { trafficSourceId: sourceId },
+        body: composeBody(sourceId, overrides),
+      });
     },
     async close() {
       await stop();

@@ -7,7 +7,10 @@ export type PostgresForTests = { readonly available: true } | { readonly availab
  * a throwaway cluster can be made here. With `CI` set, a run without PostgreSQL is an error: CI
  * installs it (.ci/run), so its absence there is a broken set-up, never a reason to test less.
  */
-export function postgresForTests(env: NodeJS.ProcessEnv, unavailable: () => string | null = clusterUnavailable): PostgresForTests {
+export function postgresForTests(
+  env: NodeJS.ProcessEnv,
+  unavailable: () => string | null = clusterUnavailable,
+): PostgresForTests {
   if (env.TAPLINE_TEST_PG) return { available: true };
   const reason = unavailable();
   if (reason === null) return { available: true };

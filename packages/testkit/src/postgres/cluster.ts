@@ -72,7 +72,8 @@ async function waitUntilReady(url: string, server: ChildProcess, log: () => stri
       return;
     } catch (error) {
       await client.end().catch(() => {});
-      if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections within 30 s: ${String(error)}\n${log()}`);
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL did not accept connections within 30 s: ${String(error)}\n${log()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -105,11 +106,28 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   // Node switches user itself (as `runuser -u postgres` would), so signals reach the server directly.
   const identity = owner ? { uid: owner.uid, gid: owner.gid } : {};
 
-  const initArgs = ['-D', data, '-U', 'postgres', `--pwfile=${join(dir, 'password')}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'];
+  const initArgs = [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    `--pwfile=${join(dir, 'password')}`,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ];
   execFileSync(join(bin, 'initdb'), initArgs, { stdio: 'pipe', ...identity });
   const port = await freePort();
   const fast = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
-  const settings = ['listen_addresses=127.0.0.1', ...fast, 'max_connections=300', options.durable ? 'shared_buffers=256MB' : 'shared_buffers=64MB'];
+  const settings = [
+    'listen_addresses=127.0.0.1',
+    ...fast,
+    'max_connections=300',
+    options.durable ? 'shared_buffers=256MB' : 'shared_buffers=64MB',
+  ];
   const args = ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((s) => ['-c', s])];
   let log = '';
   const launch = () => {
@@ -121,7 +139,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
   let server = launch();
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-  const exited = () => (server.exitCode === null && server.signalCode === null ? new Promise((resolve) => server.once('exit', resolve)) : Promise.resolve());
+  const exited = () =>
+    server.exitCode === null && server.signalCode === null
+      ? new Promise((resolve) => server.once('exit', resolve))
+      : Promise.resolve();
   const stop = async () => {
     const exit = exited();
     // SIGINT is PostgreSQL's fast shutdown: open connections are ended, nothing is waited for.
@@ -153,6 +174,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 /** Asynchronous, so that whatever the test keeps running (clients under load) goes on meanwhile. */
 function run(file: string, args: readonly string[], identity: { uid?: number; gid?: number }): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, identity, (error, _stdout, stderr) => (error ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || error.message}`)) : resolve()));
+    execFile(file, args, identity, (error, _stdout, stderr) =>
+      error ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || error.message}`)) : resolve(),
+    );
   });
 }

@@ -20,14 +20,19 @@ async function migratedTemplate(url: string, template: string): Promise<string> 
   } finally {
     await opened.close();
   }
-  const { rows } = await withClient(databaseUrl(url, template), (client) => client.query<{ fingerprint: string }>(SCHEMA_FINGERPRINT));
+  const { rows } = await withClient(databaseUrl(url, template), (client) =>
+    client.query<{ fingerprint: string }>(SCHEMA_FINGERPRINT),
+  );
   return rows[0]?.fingerprint ?? '';
 }
 
 /** Drops this run's databases (the template and every copy) and its free list. */
 async function dropRun(url: string, template: string): Promise<void> {
   await withClient(url, async (admin) => {
-    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname = $1 or datname like $2`, [template, `${template}\\_%`]);
+    const { rows } = await admin.query<{ datname: string }>(
+      `select datname from pg_database where datname = $1 or datname like $2`,
+      [template, `${template}\\_%`],
+    );
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
     await admin.query(`drop table if exists ${freeList({ template })}`);
   });

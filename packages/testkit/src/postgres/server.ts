@@ -36,7 +36,9 @@ export async function withClient<T>(url: string, run: (client: pg.Client) => Pro
  */
 export async function takeMigrated(server: TestServer): Promise<string> {
   return withClient(server.url, async (admin) => {
-    const { rows } = await admin.query<{ name: string }>(`delete from ${freeList(server)} where name = (select name from ${freeList(server)} limit 1 for update skip locked) returning name`);
+    const { rows } = await admin.query<{ name: string }>(
+      `delete from ${freeList(server)} where name = (select name from ${freeList(server)} limit 1 for update skip locked) returning name`,
+    );
     const reused = rows[0]?.name;
     if (reused) return reused;
     const name = `${server.template}_${randomBytes(6).toString('hex')}`;
@@ -56,6 +58,8 @@ export async function giveBack(server: TestServer, name: string): Promise<void> 
     return true;
   });
   await withClient(server.url, (admin) =>
-    clean ? admin.query(`insert into ${freeList(server)} (name) values ($1)`, [name]) : admin.query(`drop database if exists ${name} with (force)`),
+    clean
+      ? admin.query(`insert into ${freeList(server)} (name) values ($1)`, [name])
+      : admin.query(`drop database if exists ${name} with (force)`),
   );
 }

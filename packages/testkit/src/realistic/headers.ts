@@ -12,7 +12,13 @@ const BROWSERS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
 ];
-const SDKS = ['stripe-node/17.4.0 node/20.18.1', 'axios/1.7.9', 'python-requests/2.32.3', 'okhttp/4.12.0', 'Go-http-client/2.0'];
+const SDKS = [
+  'stripe-node/17.4.0 node/20.18.1',
+  'axios/1.7.9',
+  'python-requests/2.32.3',
+  'okhttp/4.12.0',
+  'Go-http-client/2.0',
+];
 const LANGUAGES = ['en-US,en;q=0.9', 'de-DE,de;q=0.9,en-US;q=0.8,en;q=0.7', 'fr-FR,fr;q=0.9,en;q=0.6'];
 
 const traceparent = (r: Random) => `00-${r.hex(32)}-${r.hex(16)}-01`;
@@ -21,9 +27,17 @@ const jwt = (r: Random) => `eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.${r.text(r.int(
 export type Client = 'browser' | 'curl' | 'sdk';
 
 export function requestHeaders(r: Random, client: Client, host: string, hasBody: boolean): HeaderMap {
-  const body: HeaderMap = hasBody ? { 'content-type': 'application/json', 'content-length': String(r.int(60, 400)) } : {};
+  const body: HeaderMap = hasBody
+    ? { 'content-type': 'application/json', 'content-length': String(r.int(60, 400)) }
+    : {};
   if (client === 'curl') {
-    return { host, 'user-agent': `curl/${r.pick(['7.88.1', '8.5.0', '8.11.1'])}`, accept: '*/*', authorization: `Bearer ${r.text(40)}`, ...body };
+    return {
+      host,
+      'user-agent': `curl/${r.pick(['7.88.1', '8.5.0', '8.11.1'])}`,
+      accept: '*/*',
+      authorization: `Bearer ${r.text(40)}`,
+      ...body,
+    };
   }
   if (client === 'sdk') {
     return {
@@ -61,7 +75,8 @@ export function responseHeaders(r: Random, client: Client, status: number): Head
     'content-type': 'application/json; charset=utf-8',
     date: new Date(Date.UTC(2026, 10, r.int(1, 28), r.int(0, 23), r.int(0, 59), r.int(0, 59))).toUTCString(),
     server: r.pick(['nginx', 'cloudflare', 'envoy']),
-    'cache-control': status >= 400 ? 'no-store' : r.pick(['private, no-cache', 'public, max-age=60', 'no-store, max-age=0']),
+    'cache-control':
+      status >= 400 ? 'no-store' : r.pick(['private, no-cache', 'public, max-age=60', 'no-store, max-age=0']),
     etag: `W/"${r.hex(8)}-${r.text(27)}"`,
     'x-request-id': uuidFrom(r),
     'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
@@ -71,7 +86,11 @@ export function responseHeaders(r: Random, client: Client, status: number): Head
     headers['access-control-allow-origin'] = 'https://app.example.com';
     headers['access-control-allow-credentials'] = 'true';
     headers.vary = 'Origin, Accept-Encoding';
-    if (r.chance(0.5)) headers['set-cookie'] = [`session=${r.text(32)}; Path=/; HttpOnly; Secure; SameSite=Lax`, `csrf=${r.text(24)}; Path=/; Secure`];
+    if (r.chance(0.5))
+      headers['set-cookie'] = [
+        `session=${r.text(32)}; Path=/; HttpOnly; Secure; SameSite=Lax`,
+        `csrf=${r.text(24)}; Path=/; Secure`,
+      ];
   } else {
     headers['x-ratelimit-limit'] = '1000';
     headers['x-ratelimit-remaining'] = String(r.int(0, 999));

@@ -38,7 +38,13 @@ describe('realisticRecord', () => {
     expect(agents).toContain('curl');
     expect(agents).toContain('Mozilla');
     expect(records.some((r) => Array.isArray(r.responseHeaders['set-cookie']))).toBe(true);
-    expect(records.some((r) => r.requestBody !== null && typeof r.requestBody === 'object' && 'password' in r.requestBody)).toBe(true);
-    expect(records.every((r) => typeof r.requestHeaders.authorization === 'string' || typeof r.requestHeaders.cookie === 'string')).toBe(true);
+    expect(
+      records.some((r) => r.requestBody !== null && typeof r.requestBody === 'object' && 'password' in r.requestBody),
+    ).toBe(true);
+    expect(
+      records.every(
+        (r) => typeof r.requestHeaders.authorization === 'string' || typeof r.requestHeaders.cookie === 'string',
+      ),
+    ).toBe(true);
   });
 });

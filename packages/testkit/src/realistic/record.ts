@@ -8,8 +8,21 @@ export const REALISTIC_SIZE = { min: 1400, max: 1700 } as const;
 
 const PLACEHOLDER_SOURCE = '00000000-0000-4000-8000-000000000000';
 const OPTIONAL_HEADERS = [
-  'sec-ch-ua', 'strict-transport-security', 'sec-ch-ua-platform', 'etag', 'traceresponse', 'referer', 'x-content-type-options',
-  'sec-ch-ua-mobile', 'idempotency-key', 'accept-language', 'sec-fetch-site', 'sec-fetch-mode', 'vary', 'x-ratelimit-limit', 'date',
+  'sec-ch-ua',
+  'strict-transport-security',
+  'sec-ch-ua-platform',
+  'etag',
+  'traceresponse',
+  'referer',
+  'x-content-type-options',
+  'sec-ch-ua-mobile',
+  'idempotency-key',
+  'accept-language',
+  'sec-fetch-site',
+  'sec-fetch-mode',
+  'vary',
+  'x-ratelimit-limit',
+  'date',
 ];
 const HOSTS = ['https://api.example.com', 'https://shop.example.com', 'https://api.example.com:8443'];
 
@@ -66,7 +79,12 @@ export function realisticRecord(seed: number, trafficSourceId: string = PLACEHOL
   }
   const overhead = ',"cursor":""'.length;
   const room = target - size() - overhead;
-  if (room > 0 && record.responseBody && typeof record.responseBody === 'object' && !Array.isArray(record.responseBody)) {
+  if (
+    room > 0 &&
+    record.responseBody &&
+    typeof record.responseBody === 'object' &&
+    !Array.isArray(record.responseBody)
+  ) {
     record.responseBody.cursor = r.text(room);
   }
   return record;

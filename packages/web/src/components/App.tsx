@@ -3,7 +3,10 @@ import { keepToken, openSession, type Session, signInReason, storedToken, takeTo
 import { Shell } from './Shell.js';
 import { SignIn } from './SignIn.js';
 
-type Phase = { readonly kind: 'checking' } | { readonly kind: 'signed-out'; readonly reason?: string } | { readonly kind: 'signed-in'; readonly session: Session };
+type Phase =
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'signed-out'; readonly reason?: string }
+  | { readonly kind: 'signed-in'; readonly session: Session };
 
 /** Signs in from the fragment's token, the tab's stored one, or the sign-in page. */
 export function App() {
@@ -36,7 +39,12 @@ export function App() {
     setPhase({ kind: 'signed-out', ...(reason ? { reason } : {}) });
   };
 
-  if (phase.kind === 'checking') return <p className="centered" role="status">Signing in…</p>;
+  if (phase.kind === 'checking')
+    return (
+      <p className="centered" role="status">
+        Signing in…
+      </p>
+    );
   if (phase.kind === 'signed-out') return <SignIn reason={phase.reason} onSignedIn={onSignedIn} />;
   return <Shell session={phase.session} onSignedOut={onSignedOut} />;
 }

@@ -40,7 +40,16 @@ export function Chart({ times, series, height, compact = false, label }: ChartPr
             { stroke: axisStroke, grid: { stroke: 'rgba(128,128,128,0.2)' } },
             { stroke: axisStroke, grid: { stroke: 'rgba(128,128,128,0.2)' } },
           ],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: compact ? 1.5 : 2, spanGaps: true, points: { show: !compact } }))],
+      series: [
+        {},
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.stroke,
+          width: compact ? 1.5 : 2,
+          spanGaps: true,
+          points: { show: !compact },
+        })),
+      ],
     };
     const data: uPlot.AlignedData = [Float64Array.from(times), ...series.map((s) => s.values.map((v) => v ?? null))];
     const plot = new uPlot(options, data, element);

@@ -17,7 +17,8 @@ export function DiffTable({ a, b }: DiffTableProps) {
   return (
     <table className="diff">
       <caption>
-        {differences.length} difference{differences.length === 1 ? '' : 's'}: marked entry <code>{a.id}</code> → this one
+        {differences.length} difference{differences.length === 1 ? '' : 's'}: marked entry <code>{a.id}</code> → this
+        one
       </caption>
       <thead>
         <tr>

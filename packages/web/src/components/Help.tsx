@@ -14,6 +14,8 @@ export function Help({ onClose }: HelpProps) {
         <dd>open the entry</dd>
         <dt>/</dt>
         <dd>filter (Enter applies, Escape leaves)</dd>
+        <dt>r, l, w, a</dt>
+        <dd>routes, core logs, webhooks, alerts (Tab to the header's buttons for Traffic)</dd>
         <dt>?</dt>
         <dd>show or hide these keys</dd>
         <dt>Tab</dt>

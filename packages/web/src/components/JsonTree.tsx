@@ -16,7 +16,9 @@ export function JsonTree({ value, name }: JsonTreeProps) {
       </div>
     );
   }
-  const entries: [string, JsonValue][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries: [string, JsonValue][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value);
   const summary = Array.isArray(value) ? `[${value.length}]` : `{${entries.length}}`;
   return (
     <details open className="json-node">

@@ -12,7 +12,9 @@ export interface MessageProps {
 }
 
 function Pairs({ caption, pairs }: { readonly caption: string; readonly pairs: Headers }) {
-  const rows = Object.entries(pairs).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as const] : value.map((v) => [name, v] as const)));
+  const rows = Object.entries(pairs).flatMap(([name, value]) =>
+    typeof value === 'string' ? [[name, value] as const] : value.map((v) => [name, v] as const),
+  );
   if (rows.length === 0) return null;
   return (
     <table className="pairs">

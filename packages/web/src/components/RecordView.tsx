@@ -1,6 +1,16 @@
-import { ApiError, contract, formatLatency, formatLocalTime, type HttpTrafficRecord, recordUrl, type TaplineClient, toCurl } from '@tapline/shared/browser';
+import {
+  ApiError,
+  contract,
+  formatLatency,
+  formatLocalTime,
+  type HttpTrafficRecord,
+  recordUrl,
+  type TaplineClient,
+  toCurl,
+} from '@tapline/shared/browser';
 import { useEffect, useState } from 'react';
 import { DiffTable } from './DiffTable.js';
+import { LinkedLogs } from './LinkedLogs.js';
 import { Message } from './Message.js';
 
 /** The entry marked to diff against, kept for the tab (as the token is): `{source} {id}`. */
@@ -15,13 +25,18 @@ export interface RecordViewProps {
   readonly sourceId: string;
   readonly entryId: string;
   readonly onBack: () => void;
+  /** A linked core log: the logs view, open at it. */
+  readonly onOpenLog: (logId: string) => void;
   readonly onError: (error: unknown) => void;
 }
 
-type Loaded = { readonly kind: 'loading' } | { readonly kind: 'missing' } | { readonly kind: 'record'; readonly record: HttpTrafficRecord };
+type Loaded =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'record'; readonly record: HttpTrafficRecord };
 
-/** One whole record: request and response side by side, timing, copy as curl. */
-export function RecordView({ client, sourceId, entryId, onBack, onError }: RecordViewProps) {
+/** One whole record: request and response side by side, timing, copy as curl, its core logs. */
+export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onError }: RecordViewProps) {
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [copied, setCopied] = useState<string | undefined>();
   const [marked, setMarked] = useState(() => markedId(sourceId));
@@ -49,7 +64,8 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
       <section className="not-found" aria-label="Entry not found">
         <h1>Entry not found</h1>
         <p>
-          There is no entry <code>{entryId}</code> in this source: it may have been deleted by retention, or the link names another source.
+          There is no entry <code>{entryId}</code> in this source: it may have been deleted by retention, or the link
+          names another source.
         </p>
         {back}
       </section>
@@ -77,7 +93,8 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
       <div className="record-head">
         {back}
         <h1>
-          <span className="method">{record.method}</span> <span className={`status status-${Math.floor(record.status / 100)}xx`}>{record.status}</span>{' '}
+          <span className="method">{record.method}</span>{' '}
+          <span className={`status status-${Math.floor(record.status / 100)}xx`}>{record.status}</span>{' '}
           <span className="target">{recordUrl(record)}</span>
         </h1>
       </div>
@@ -118,9 +135,22 @@ export function RecordView({ client, sourceId, entryId, onBack, onError }: Recor
         {curl}
       </pre>
       <div className="sides">
-        <Message title="Request" headers={record.request.headers} query={record.request.queryParams} body={record.request.body} />
+        <Message
+          title="Request"
+          headers={record.request.headers}
+          query={record.request.queryParams}
+          body={record.request.body}
+        />
         <Message title="Response" headers={record.response.headers} body={record.response.body} />
       </div>
+      <LinkedLogs
+        client={client}
+        sourceId={sourceId}
+        entryId={record.id}
+        entryCreatedAt={record.createdAt}
+        onOpenLog={onOpenLog}
+        onError={onError}
+      />
     </article>
   );
 }

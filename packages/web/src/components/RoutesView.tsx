@@ -1,4 +1,10 @@
-import { contract, formatLatency, type StatsAnswer, type StatsGroup, type TaplineClient } from '@tapline/shared/browser';
+import {
+  contract,
+  formatLatency,
+  type StatsAnswer,
+  type StatsGroup,
+  type TaplineClient,
+} from '@tapline/shared/browser';
 import { useEffect, useMemo, useState } from 'react';
 import { WINDOWS } from '../url-state.js';
 import { Chart } from './Chart.js';
@@ -51,7 +57,10 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
   useEffect(() => {
     setAnswer(undefined);
     client
-      .call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since, by: 'route,method', series: '1', bucket: BUCKETS[since] ?? '1m', compare: 'previous' } })
+      .call(contract.getStats, {
+        params: { trafficSourceId: sourceId },
+        query: { since, by: 'route,method', series: '1', bucket: BUCKETS[since] ?? '1m', compare: 'previous' },
+      })
       .then(setAnswer, onError);
   }, [client, sourceId, since, onError]);
 
@@ -68,7 +77,10 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
 
   const selected = groups.find((g) => routeName(g) === chosen) ?? groups[0];
   const times = useMemo(() => (selected?.series ?? []).map((p) => Date.parse(p.start) / 1000), [selected]);
-  const latency = useMemo(() => [{ label: 'p95 (ms)', stroke: '#d9480f', values: (selected?.series ?? []).map((p) => p.p95) }], [selected]);
+  const latency = useMemo(
+    () => [{ label: 'p95 (ms)', stroke: '#d9480f', values: (selected?.series ?? []).map((p) => p.p95) }],
+    [selected],
+  );
   const volume = useMemo(
     () => [
       { label: 'requests', stroke: '#1c7ed6', values: (selected?.series ?? []).map((p) => p.count) },
@@ -103,8 +115,21 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
             <thead>
               <tr>
                 {COLUMNS.map((column) => (
-                  <th key={column.key} scope="col" aria-sort={sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : undefined}>
-                    <button type="button" className="link" onClick={() => setSort({ key: column.key, descending: sort.key === column.key ? !sort.descending : column.key !== 'route' })}>
+                  <th
+                    key={column.key}
+                    scope="col"
+                    aria-sort={sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : undefined}
+                  >
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() =>
+                        setSort({
+                          key: column.key,
+                          descending: sort.key === column.key ? !sort.descending : column.key !== 'route',
+                        })
+                      }
+                    >
                       {column.label}
                     </button>
                   </th>
@@ -130,15 +155,27 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
                       {group.count} <span className="delta">{delta(group.count, group.previous?.count, String)}</span>
                     </td>
                     <td>
-                      {percent(group.errorRate)} <span className="delta">{delta(group.errorRate * 100, group.previous ? group.previous.errorRate * 100 : undefined, (n) => `${n.toFixed(1)} %`)}</span>
+                      {percent(group.errorRate)}{' '}
+                      <span className="delta">
+                        {delta(
+                          group.errorRate * 100,
+                          group.previous ? group.previous.errorRate * 100 : undefined,
+                          (n) => `${n.toFixed(1)} %`,
+                        )}
+                      </span>
                     </td>
                     <td>{ms(group.p50)}</td>
                     <td>
-                      {ms(group.p95)} <span className="delta">{delta(group.p95, group.previous?.p95, formatLatency)}</span>
+                      {ms(group.p95)}{' '}
+                      <span className="delta">{delta(group.p95, group.previous?.p95, formatLatency)}</span>
                     </td>
                     <td>{ms(group.p99)}</td>
                     <td>
-                      <Sparkline values={series.map((p) => p.count)} starts={series.map((p) => p.start)} label={`Requests over time for ${name}`} />
+                      <Sparkline
+                        values={series.map((p) => p.count)}
+                        starts={series.map((p) => p.start)}
+                        label={`Requests over time for ${name}`}
+                      />
                     </td>
                     <td>
                       {group.route && (
@@ -155,8 +192,18 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
           {selected && times.length > 0 && (
             <div className="charts">
               <h2>{routeName(selected)}</h2>
-              <Chart times={times} series={latency} height={220} label={`p95 latency over time for ${routeName(selected)}`} />
-              <Chart times={times} series={volume} height={180} label={`Requests and server errors over time for ${routeName(selected)}`} />
+              <Chart
+                times={times}
+                series={latency}
+                height={220}
+                label={`p95 latency over time for ${routeName(selected)}`}
+              />
+              <Chart
+                times={times}
+                series={volume}
+                height={180}
+                label={`Requests and server errors over time for ${routeName(selected)}`}
+              />
             </div>
           )}
         </>
@@ -165,7 +212,15 @@ export function RoutesView({ client, sourceId, since, onSince, onOpenRoute, onEr
   );
 }
 
-function Sparkline({ values, starts, label }: { readonly values: readonly number[]; readonly starts: readonly string[]; readonly label: string }) {
+function Sparkline({
+  values,
+  starts,
+  label,
+}: {
+  readonly values: readonly number[];
+  readonly starts: readonly string[];
+  readonly label: string;
+}) {
   const times = useMemo(() => starts.map((s) => Date.parse(s) / 1000), [starts]);
   const series = useMemo(() => [{ label: 'requests', stroke: '#1c7ed6', values }], [values]);
   if (values.length < 2) return null;

@@ -23,18 +23,27 @@ export function SignIn({ reason, onSignedIn }: SignInProps) {
     };
     setBusy(true);
     setError(undefined);
-    const attempt = mode === 'password' ? signIn(text('email').trim(), text('password')) : openSession(text('token').trim());
+    const attempt =
+      mode === 'password' ? signIn(text('email').trim(), text('password')) : openSession(text('token').trim());
     attempt.then(onSignedIn, (failure: unknown) => {
       setBusy(false);
-      if (mode === 'password' && failure instanceof ApiError && failure.status === 401) setError('Wrong e-mail or password.');
-      else setError(mode === 'token' ? signInReason(failure) : failure instanceof Error ? failure.message : String(failure));
+      if (mode === 'password' && failure instanceof ApiError && failure.status === 401)
+        setError('Wrong e-mail or password.');
+      else
+        setError(
+          mode === 'token' ? signInReason(failure) : failure instanceof Error ? failure.message : String(failure),
+        );
     });
   };
 
   return (
     <main className="sign-in">
       <h1>Tapline</h1>
-      {reason && <p className="notice" role="status">{reason}</p>}
+      {reason && (
+        <p className="notice" role="status">
+          {reason}
+        </p>
+      )}
       <form onSubmit={submit} aria-label="Sign in">
         {mode === 'password' ? (
           <>

@@ -29,7 +29,12 @@ export function TrafficView({ client, sourceId, q, onQuery, onOpen, onError }: T
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target;
-      if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
+      if (
+        target instanceof HTMLInputElement ||
+        target instanceof HTMLTextAreaElement ||
+        target instanceof HTMLSelectElement
+      )
+        return;
       if (event.key === '/') {
         event.preventDefault();
         filterRef.current?.focus();
@@ -66,7 +71,9 @@ export function TrafficView({ client, sourceId, q, onQuery, onOpen, onError }: T
         )}
       </div>
       {help && <Help onClose={() => setHelp(false)} />}
-      {feed.rows.length === 0 && feed.state !== 'loading' ? <p className="empty">No entries{q ? ' match this filter' : ' yet'}.</p> : null}
+      {feed.rows.length === 0 && feed.state !== 'loading' ? (
+        <p className="empty">No entries{q ? ' match this filter' : ' yet'}.</p>
+      ) : null}
       <TrafficList
         rows={feed.rows}
         selected={selected}

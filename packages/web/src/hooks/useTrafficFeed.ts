@@ -1,4 +1,10 @@
-import { contract, followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient } from '@tapline/shared/browser';
+import {
+  contract,
+  followTraffic,
+  type FollowStatus,
+  type HttpTraffic,
+  type TaplineClient,
+} from '@tapline/shared/browser';
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 /** What the list holds at most: the oldest fall off the end, as in the terminal UI's table. */
@@ -22,7 +28,12 @@ export interface TrafficFeed {
  * that page on (`followTraffic` reconnects with its cursor, docs/decisions.md §9.6). Pausing stops
  * following; resuming starts again from the cursor, so nothing stored meanwhile is missed.
  */
-export function useTrafficFeed(client: TaplineClient, sourceId: string, q: string, onError: (error: unknown) => void): TrafficFeed {
+export function useTrafficFeed(
+  client: TaplineClient,
+  sourceId: string,
+  q: string,
+  onError: (error: unknown) => void,
+): TrafficFeed {
   const [rows, setRows] = useState<readonly HttpTraffic[]>([]);
   const [state, setState] = useState<FeedState>('loading');
   const [reconnectReason, setReason] = useState<string | undefined>();
@@ -53,7 +64,10 @@ export function useTrafficFeed(client: TaplineClient, sourceId: string, q: strin
     };
     const start = async () => {
       if (loaded.current === undefined) {
-        const page = await client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query: { q: q || undefined, limit: 1000 } });
+        const page = await client.call(contract.listTraffic, {
+          params: { trafficSourceId: sourceId },
+          query: { q: q || undefined, limit: 1000 },
+        });
         loaded.current = page.data.map((entry) => entry.id);
         cursor.current = page.data[0]?.id;
         setRows(page.data);

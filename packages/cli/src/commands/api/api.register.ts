@@ -16,7 +16,8 @@ const formatOf = (text: string): 'yaml' | 'json' => {
 
 const examplesOf = (text: string): number => {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new InvalidArgumentError('--max-examples is an integer from 1 to 50');
+  if (!Number.isInteger(n) || n < 1 || n > 50)
+    throw new InvalidArgumentError('--max-examples is an integer from 1 to 50');
   return n;
 };
 
@@ -28,7 +29,11 @@ const notOne = (error: unknown, ctx?: Parameters<typeof toCliError>[1]): CliErro
 
 /** `tapline api infer|check|diff` (docs/api-contract.md). */
 export const registerApi: Register = (program, context) => {
-  const api = program.command('api').description("the API's contract: inferred from stored traffic, checked against a spec, diffed (docs/api-contract.md)");
+  const api = program
+    .command('api')
+    .description(
+      "the API's contract: inferred from stored traffic, checked against a spec, diffed (docs/api-contract.md)",
+    );
 
   const infer = api
     .command('infer <source>')
@@ -42,11 +47,17 @@ export const registerApi: Register = (program, context) => {
       const ctx = context(cmd);
       await writeDocument(ctx, await inferApi(ctx, source, opts), opts);
     });
-  example(infer, 'tapline api infer shop -o shop.yaml', 'tapline api infer shop --since 7d --route /users/{id} --format json');
+  example(
+    infer,
+    'tapline api infer shop -o shop.yaml',
+    'tapline api infer shop --since 7d --route /users/{id} --format json',
+  );
 
   const check = api
     .command('check <source>')
-    .description('check the stored exchanges of a source against an OpenAPI 3.0/3.1 spec; exit 1 when one does not conform')
+    .description(
+      'check the stored exchanges of a source against an OpenAPI 3.0/3.1 spec; exit 1 when one does not conform',
+    )
     .requiredOption('--spec <file>', 'the spec, YAML or JSON; $refs to other files are resolved')
     .option('--since <when>', 'from this long ago (1d, 7d) or this ISO 8601 time; default all stored traffic')
     .option('--until <when>', 'up to this long ago or this ISO 8601 time; default now')
@@ -61,26 +72,51 @@ export const registerApi: Register = (program, context) => {
       else for (const line of checkLines(ctx, answer.data, source)) ctx.print(line);
       if (answer.data.violations.length > 0) throw new CliError(EXIT.NONCONFORMING, '');
     });
-  example(check, 'tapline api check shop --spec shop.yaml --since 1d', 'tapline api check shop --spec openapi.json --json | jq ".violations[0]"');
-  check.addHelpText('after', '\nExit status: 0 when every exchange conforms, 1 when one does not, 2 usage, 7 a spec that cannot be read or is not valid OpenAPI (3 to 6 as for every command).');
+  example(
+    check,
+    'tapline api check shop --spec shop.yaml --since 1d',
+    'tapline api check shop --spec openapi.json --json | jq ".violations[0]"',
+  );
+  check.addHelpText(
+    'after',
+    '\nExit status: 0 when every exchange conforms, 1 when one does not, 2 usage, 7 a spec that cannot be read or is not valid OpenAPI (3 to 6 as for every command).',
+  );
 
   const diff = api
     .command('diff <old> <new>')
-    .description('what changed between two OpenAPI documents, each change marked breaking or not; exit 1 when something breaks clients')
+    .description(
+      'what changed between two OpenAPI documents, each change marked breaking or not; exit 1 when something breaks clients',
+    )
     .action(async (oldFile: string, newFile: string, _opts: unknown, cmd: Command) => {
       const ctx = context(cmd, { requireToken: false });
-      const [before, after] = await Promise.all([loadDereferenced(oldFile), loadDereferenced(newFile)]).catch((error: unknown) => {
-        throw notOne(error, ctx);
-      });
+      const [before, after] = await Promise.all([loadDereferenced(oldFile), loadDereferenced(newFile)]).catch(
+        (error: unknown) => {
+          throw notOne(error, ctx);
+        },
+      );
       const changes = diffDocuments(before, after);
       const breaking = changes.filter((c) => c.breaking).length;
       if (ctx.mode !== 'table') ctx.print(JSON.stringify({ breaking, changes }));
       else {
-        for (const c of changes) ctx.print(`${c.breaking ? ctx.colors.red('breaking  ') : ctx.colors.dim('compatible')} ${c.operation}${c.where ? ` ${c.where}` : ''}: ${c.change}`);
-        ctx.print(changes.length === 0 ? 'no changes' : `${changes.length} change${changes.length === 1 ? '' : 's'}, ${breaking} breaking`);
+        for (const c of changes)
+          ctx.print(
+            `${c.breaking ? ctx.colors.red('breaking  ') : ctx.colors.dim('compatible')} ${c.operation}${c.where ? ` ${c.where}` : ''}: ${c.change}`,
+          );
+        ctx.print(
+          changes.length === 0
+            ? 'no changes'
+            : `${changes.length} change${changes.length === 1 ? '' : 's'}, ${breaking} breaking`,
+        );
       }
       if (breaking > 0) throw new CliError(EXIT.NONCONFORMING, '');
     });
-  example(diff, 'tapline api diff shop.yaml <(tapline api infer shop --since 1d)', 'tapline api diff old.yaml new.yaml --json | jq ".changes[] | select(.breaking)"');
-  diff.addHelpText('after', '\nExit status: 0 when nothing breaks a client of OLD, 1 when something does, 2 usage, 7 a document that cannot be read or is not valid OpenAPI.');
+  example(
+    diff,
+    'tapline api diff shop.yaml <(tapline api infer shop --since 1d)',
+    'tapline api diff old.yaml new.yaml --json | jq ".changes[] | select(.breaking)"',
+  );
+  diff.addHelpText(
+    'after',
+    '\nExit status: 0 when nothing breaks a client of OLD, 1 when something does, 2 usage, 7 a document that cannot be read or is not valid OpenAPI.',
+  );
 };

@@ -51,8 +51,14 @@ export function checkLines(ctx: CliContext, report: ApiCheckAnswer, source: stri
   lines.push('');
   for (const v of report.violations) {
     const place = v.pointer ? ` at ${v.pointer}` : '';
-    lines.push(`${ctx.colors.red('✗')} ${where(v)}: ${v.kind}${place} (${v.rule}): ${v.message} — ${v.count} exchange${v.count === 1 ? '' : 's'}`);
-    lines.push(ctx.colors.dim(`    tapline traffic show ${source} ${v.examples[0] ?? ''}${v.examples.length > 1 ? `   (also ${v.examples.slice(1).join(' ')})` : ''}`));
+    lines.push(
+      `${ctx.colors.red('✗')} ${where(v)}: ${v.kind}${place} (${v.rule}): ${v.message} — ${v.count} exchange${v.count === 1 ? '' : 's'}`,
+    );
+    lines.push(
+      ctx.colors.dim(
+        `    tapline traffic show ${source} ${v.examples[0] ?? ''}${v.examples.length > 1 ? `   (also ${v.examples.slice(1).join(' ')})` : ''}`,
+      ),
+    );
   }
   const broken = report.exchanges - report.conforming;
   lines.push(

@@ -21,7 +21,12 @@ export type Direction = 'request' | 'response';
 /** The types a schema allows; `number` allows integers, and 3.0's `nullable` adds null. Undefined: any. */
 export function typesOf(schema: Schema): Set<string> | undefined {
   const raw = schema.type;
-  const list = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw.filter((t): t is string => typeof t === 'string') : undefined;
+  const list =
+    typeof raw === 'string'
+      ? [raw]
+      : Array.isArray(raw)
+        ? raw.filter((t): t is string => typeof t === 'string')
+        : undefined;
   if (!list) return undefined;
   const types = new Set(list);
   if (schema.nullable === true) types.add('null');
@@ -29,8 +34,15 @@ export function typesOf(schema: Schema): Set<string> | undefined {
   return types;
 }
 
-const covers = (outer: Set<string> | undefined, inner: Set<string> | undefined) => outer === undefined || (inner !== undefined && [...inner].every((t) => outer.has(t)));
-const typeText = (types: Set<string> | undefined) => (types ? [...types].filter((t) => !(t === 'integer' && types.has('number'))).sort().join('|') : 'any');
+const covers = (outer: Set<string> | undefined, inner: Set<string> | undefined) =>
+  outer === undefined || (inner !== undefined && [...inner].every((t) => outer.has(t)));
+const typeText = (types: Set<string> | undefined) =>
+  types
+    ? [...types]
+        .filter((t) => !(t === 'integer' && types.has('number')))
+        .sort()
+        .join('|')
+    : 'any';
 
 /** Properties and required names, with allOf's members folded in (how most specs compose objects). */
 function objectOf(schema: Schema): { properties: Map<string, Schema>; required: Set<string> } {
@@ -38,7 +50,8 @@ function objectOf(schema: Schema): { properties: Map<string, Schema>; required: 
   const required = new Set<string>();
   const visit = (s: Schema, depth: number) => {
     if (depth > 8) return;
-    if (isRecord(s.properties)) for (const [k, v] of Object.entries(s.properties)) if (isRecord(v)) properties.set(k, v);
+    if (isRecord(s.properties))
+      for (const [k, v] of Object.entries(s.properties)) if (isRecord(v)) properties.set(k, v);
     if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') required.add(r);
     if (Array.isArray(s.allOf)) for (const member of s.allOf) if (isRecord(member)) visit(member, depth + 1);
   };
@@ -52,14 +65,22 @@ const enumOf = (schema: Schema) => (Array.isArray(schema.enum) ? schema.enum.map
  * The changes from `before` to `after` of one schema, walking properties and items. A dereferenced
  * document may be cyclic: each pair of schemas is compared once.
  */
-export function diffSchemas(before: Schema, after: Schema, direction: Direction, at: { operation: string; where: string }, seen = new WeakMap<Schema, WeakSet<Schema>>(), pointer = ''): ApiChange[] {
+export function diffSchemas(
+  before: Schema,
+  after: Schema,
+  direction: Direction,
+  at: { operation: string; where: string },
+  seen = new WeakMap<Schema, WeakSet<Schema>>(),
+  pointer = '',
+): ApiChange[] {
   const pairs = seen.get(before) ?? new WeakSet<Schema>();
   if (pairs.has(after)) return [];
   pairs.add(after);
   seen.set(before, pairs);
   const changes: ApiChange[] = [];
   const place = `${at.where}${pointer ? ` ${pointer}` : ''}`;
-  const add = (change: string, breaking: boolean) => changes.push({ operation: at.operation, where: place, change, breaking });
+  const add = (change: string, breaking: boolean) =>
+    changes.push({ operation: at.operation, where: place, change, breaking });
 
   const oldTypes = typesOf(before);
   const newTypes = typesOf(after);
@@ -88,13 +109,21 @@ export function diffSchemas(before: Schema, after: Schema, direction: Direction,
     const isRequired = newObject.required.has(name);
     const propertyAt = { operation: at.operation, where: `${at.where} ${path}` };
     if (o && !n) changes.push({ ...propertyAt, change: 'property removed', breaking: direction === 'response' });
-    else if (!o && n) changes.push({ ...propertyAt, change: `property added${isRequired ? ', required' : ''}`, breaking: direction === 'request' && isRequired });
+    else if (!o && n)
+      changes.push({
+        ...propertyAt,
+        change: `property added${isRequired ? ', required' : ''}`,
+        breaking: direction === 'request' && isRequired,
+      });
     else if (o && n) {
-      if (wasRequired && !isRequired) changes.push({ ...propertyAt, change: 'property became optional', breaking: direction === 'response' });
-      if (!wasRequired && isRequired) changes.push({ ...propertyAt, change: 'property became required', breaking: direction === 'request' });
+      if (wasRequired && !isRequired)
+        changes.push({ ...propertyAt, change: 'property became optional', breaking: direction === 'response' });
+      if (!wasRequired && isRequired)
+        changes.push({ ...propertyAt, change: 'property became required', breaking: direction === 'request' });
       changes.push(...diffSchemas(o, n, direction, at, seen, path));
     }
   }
-  if (isRecord(before.items) && isRecord(after.items)) changes.push(...diffSchemas(before.items, after.items, direction, at, seen, `${pointer}/-`));
+  if (isRecord(before.items) && isRecord(after.items))
+    changes.push(...diffSchemas(before.items, after.items, direction, at, seen, `${pointer}/-`));
   return changes;
 }

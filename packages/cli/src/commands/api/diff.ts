@@ -21,7 +21,11 @@ function operationsOf(doc: Json): Map<string, Operation> {
     for (const method of METHODS) {
       const op = item[method];
       if (!isRecord(op)) continue;
-      ops.set(`${method.toUpperCase()} ${pathKey(path)}`, { label: `${method.toUpperCase()} ${path}`, op, shared: Array.isArray(item.parameters) ? item.parameters : [] });
+      ops.set(`${method.toUpperCase()} ${pathKey(path)}`, {
+        label: `${method.toUpperCase()} ${path}`,
+        op,
+        shared: Array.isArray(item.parameters) ? item.parameters : [],
+      });
     }
   }
   return ops;
@@ -31,7 +35,8 @@ function parametersOf(o: Operation): Map<string, Json> {
   const params = new Map<string, Json>();
   const own: unknown[] = Array.isArray(o.op.parameters) ? o.op.parameters : [];
   for (const p of [...o.shared, ...own]) {
-    if (isRecord(p) && typeof p.name === 'string' && typeof p.in === 'string' && p.in !== 'path') params.set(`${p.in} ${p.in === 'header' ? p.name.toLowerCase() : p.name}`, p);
+    if (isRecord(p) && typeof p.name === 'string' && typeof p.in === 'string' && p.in !== 'path')
+      params.set(`${p.in} ${p.in === 'header' ? p.name.toLowerCase() : p.name}`, p);
   }
   return params;
 }
@@ -41,7 +46,10 @@ const schemaOf = (value: unknown): Json => (isRecord(value) && isRecord(value.sc
 /** The JSON-ish media type of a content map: the schemas compared are those of its JSON body. */
 function jsonContent(content: unknown): Json | undefined {
   if (!isRecord(content)) return undefined;
-  const key = Object.keys(content).sort().find((k) => /json/i.test(k)) ?? Object.keys(content).sort()[0];
+  const key =
+    Object.keys(content)
+      .sort()
+      .find((k) => /json/i.test(k)) ?? Object.keys(content).sort()[0];
   return key === undefined ? undefined : schemaOf(content[key]);
 }
 
@@ -53,10 +61,18 @@ function diffParameters(before: Operation, after: Operation, operation: string):
     const was = o.get(key);
     const is = n.get(key);
     if (was && !is) changes.push({ operation, where: key, change: 'parameter removed', breaking: false });
-    else if (!was && is) changes.push({ operation, where: key, change: `parameter added${is.required === true ? ', required' : ''}`, breaking: is.required === true });
+    else if (!was && is)
+      changes.push({
+        operation,
+        where: key,
+        change: `parameter added${is.required === true ? ', required' : ''}`,
+        breaking: is.required === true,
+      });
     else if (was && is) {
-      if (was.required !== true && is.required === true) changes.push({ operation, where: key, change: 'parameter became required', breaking: true });
-      if (was.required === true && is.required !== true) changes.push({ operation, where: key, change: 'parameter became optional', breaking: false });
+      if (was.required !== true && is.required === true)
+        changes.push({ operation, where: key, change: 'parameter became required', breaking: true });
+      if (was.required === true && is.required !== true)
+        changes.push({ operation, where: key, change: 'parameter became optional', breaking: false });
       changes.push(...diffSchemas(schemaOf(was), schemaOf(is), 'request', { operation, where: key }));
     }
   }
@@ -67,11 +83,20 @@ function diffRequestBody(before: Json, after: Json, operation: string): ApiChang
   const was = isRecord(before.requestBody) ? before.requestBody : undefined;
   const is = isRecord(after.requestBody) ? after.requestBody : undefined;
   const where = 'request body';
-  if (!was && is) return [{ operation, where, change: `request body added${is.required === true ? ', required' : ''}`, breaking: is.required === true }];
+  if (!was && is)
+    return [
+      {
+        operation,
+        where,
+        change: `request body added${is.required === true ? ', required' : ''}`,
+        breaking: is.required === true,
+      },
+    ];
   if (was && !is) return [{ operation, where, change: 'request body removed', breaking: false }];
   if (!was || !is) return [];
   const changes: ApiChange[] = [];
-  if (was.required !== true && is.required === true) changes.push({ operation, where, change: 'request body became required', breaking: true });
+  if (was.required !== true && is.required === true)
+    changes.push({ operation, where, change: 'request body became required', breaking: true });
   const o = jsonContent(was.content);
   const n = jsonContent(is.content);
   if (o && n) changes.push(...diffSchemas(o, n, 'request', { operation, where }));
@@ -87,13 +112,15 @@ function diffResponses(before: Json, after: Json, operation: string): ApiChange[
     const was = o[status];
     const is = n[status];
     // A client handles the successes it was promised; a missing error answer changes nothing it relies on.
-    if (was && !is) changes.push({ operation, where, change: 'response status removed', breaking: status.startsWith('2') });
+    if (was && !is)
+      changes.push({ operation, where, change: 'response status removed', breaking: status.startsWith('2') });
     else if (!was && is) changes.push({ operation, where, change: 'response status added', breaking: false });
     else if (isRecord(was) && isRecord(is)) {
       const os = jsonContent(was.content);
       const ns = jsonContent(is.content);
       if (os && ns) changes.push(...diffSchemas(os, ns, 'response', { operation, where: `${where} body` }));
-      else if (os && !ns) changes.push({ operation, where: `${where} body`, change: 'response body removed', breaking: true });
+      else if (os && !ns)
+        changes.push({ operation, where: `${where} body`, change: 'response body removed', breaking: true });
     }
   }
   return changes;
@@ -116,7 +143,11 @@ export function diffDocuments(before: Json, after: Json): ApiChange[] {
     if (was && !is) changes.push({ operation: was.label, where: '', change: 'operation removed', breaking: true });
     else if (!was && is) changes.push({ operation: is.label, where: '', change: 'operation added', breaking: false });
     else if (was && is) {
-      changes.push(...diffParameters(was, is, is.label), ...diffRequestBody(was.op, is.op, is.label), ...diffResponses(was.op, is.op, is.label));
+      changes.push(
+        ...diffParameters(was, is, is.label),
+        ...diffRequestBody(was.op, is.op, is.label),
+        ...diffResponses(was.op, is.op, is.label),
+      );
     }
   }
   return changes;

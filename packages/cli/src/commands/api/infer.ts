@@ -19,9 +19,18 @@ export interface InferOptions {
 /** The daemon's document, unchanged: it infers where the bodies are, and only the document travels. */
 export async function inferApi(ctx: CliContext, source: string, opts: InferOptions): Promise<OpenApiDocument> {
   const { id } = await resolveSource(ctx, source);
-  const query = { ...(opts.since ? { since: opts.since } : {}), ...(opts.until ? { until: opts.until } : {}), ...(opts.route?.length ? { route: opts.route } : {}) };
+  const query = {
+    ...(opts.since ? { since: opts.since } : {}),
+    ...(opts.until ? { until: opts.until } : {}),
+    ...(opts.route?.length ? { route: opts.route } : {}),
+  };
   try {
-    return await request(ctx, contract.inferApiContract, { params: { trafficSourceId: id }, query }, PASS_TIMEOUT_MS).then((a) => a.data);
+    return await request(
+      ctx,
+      contract.inferApiContract,
+      { params: { trafficSourceId: id }, query },
+      PASS_TIMEOUT_MS,
+    ).then((a) => a.data);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) throw usage(error.message);
     throw error;
@@ -29,7 +38,11 @@ export async function inferApi(ctx: CliContext, source: string, opts: InferOptio
 }
 
 /** YAML unless asked for JSON or writing to a `.json` file; both keep the daemon's key order, so the text is as stable as the document. */
-export function documentText(doc: OpenApiDocument, format: 'yaml' | 'json' | undefined, file: string | undefined): string {
+export function documentText(
+  doc: OpenApiDocument,
+  format: 'yaml' | 'json' | undefined,
+  file: string | undefined,
+): string {
   const json = format === 'json' || (format === undefined && file?.toLowerCase().endsWith('.json') === true);
   return json ? `${JSON.stringify(doc, null, 2)}\n` : stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

@@ -8,13 +8,16 @@ import { invalid } from '../../exit-codes.js';
 /** What the parser takes and gives: its own type for an OpenAPI document. */
 type ParserDocument = Awaited<ReturnType<typeof SwaggerParser.bundle>>;
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
+const messageOf = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
 
 /** An OpenAPI 3.0 or 3.1 document, as far as the parser needs to begin; it validates the rest. */
 function isOpenApi3(value: unknown): value is ParserDocument {
   if (!isRecord(value)) throw new Error('the file holds no YAML or JSON object');
   if (typeof value.openapi !== 'string' || !/^3\.[01]\./.test(value.openapi)) {
-    throw new Error(`only OpenAPI 3.0 and 3.1 are read (openapi: ${JSON.stringify(value.openapi ?? value.swagger ?? null)})`);
+    throw new Error(
+      `only OpenAPI 3.0 and 3.1 are read (openapi: ${JSON.stringify(value.openapi ?? value.swagger ?? null)})`,
+    );
   }
   return true;
 }

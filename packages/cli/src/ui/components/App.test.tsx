@@ -9,7 +9,10 @@ afterEach(() => cleanup?.());
 describe('App', () => {
   it('asks for a source when none is given, then shows its traffic', async () => {
     const api = new FakeApi([makeEntry({ trafficSourceId: SOURCE.id, pathname: '/api/orders' })]);
-    api.sources = [{ ...SOURCE, id: '0190a000-0000-7000-8000-0000000000f1', name: 'billing', trafficDomain: 'billing.example.com' }, SOURCE];
+    api.sources = [
+      { ...SOURCE, id: '0190a000-0000-7000-8000-0000000000f1', name: 'billing', trafficDomain: 'billing.example.com' },
+      SOURCE,
+    ];
     const view = render(<App api={api} />);
     cleanup = view.unmount;
     const picker = await frameWith(view.lastFrame, 'billing.example.com');
@@ -42,8 +45,14 @@ describe('App', () => {
     const api = new FakeApi([makeEntry()]);
     const view = render(<App api={api} source={SOURCE} />);
     cleanup = view.unmount;
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     await press(view.stdin, 'q');
-    await until(() => api.following, (n) => n === 0);
+    await until(
+      () => api.following,
+      (n) => n === 0,
+    );
   });
 });

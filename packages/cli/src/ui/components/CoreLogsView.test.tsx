@@ -9,8 +9,19 @@ afterEach(() => cleanup?.());
 describe('core logs (l)', () => {
   it('lists the core logs; Enter shows the stack; Esc goes back to the list, then to the table', async () => {
     const api = new FakeApi([makeEntry({ pathname: '/api/orders' })]);
-    api.logs = [makeLog({ title: 'Payment gateway down', layer: 'Application' }), makeLog({ title: 'Database timeout', stack: 'Error: timeout\n    at query (db.ts:10:5)' })];
-    const view = render(<Session api={api} source={SOURCE} size={{ columns: 100, rows: 24 }} feedOptions={{ flushMs: 20 }} onQuit={() => {}} />);
+    api.logs = [
+      makeLog({ title: 'Payment gateway down', layer: 'Application' }),
+      makeLog({ title: 'Database timeout', stack: 'Error: timeout\n    at query (db.ts:10:5)' }),
+    ];
+    const view = render(
+      <Session
+        api={api}
+        source={SOURCE}
+        size={{ columns: 100, rows: 24 }}
+        feedOptions={{ flushMs: 20 }}
+        onQuit={() => {}}
+      />,
+    );
     cleanup = view.unmount;
     const { lastFrame, stdin } = view;
     await frameWith(lastFrame, '/api/orders');
@@ -28,7 +39,9 @@ describe('core logs (l)', () => {
   });
 
   it('says when there are none', async () => {
-    const view = render(<Session api={new FakeApi()} source={SOURCE} size={{ columns: 100, rows: 24 }} onQuit={() => {}} />);
+    const view = render(
+      <Session api={new FakeApi()} source={SOURCE} size={{ columns: 100, rows: 24 }} onQuit={() => {}} />,
+    );
     cleanup = view.unmount;
     await frameWith(view.lastFrame, 'DOMAIN+PATH');
     await press(view.stdin, 'l');

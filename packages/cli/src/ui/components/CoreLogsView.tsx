@@ -56,8 +56,10 @@ export function CoreLogsView({ api, sourceId, width, rows, active, onBack }: Cor
       {!logs.loading && !logs.error && data.length === 0 ? <Text dimColor>No core logs for this source.</Text> : null}
       {data.slice(top, top + listRows).map((log, i) => (
         <Text key={log.id} inverse={top + i === selected} wrap="truncate">
-          <Text dimColor>{clockTime(log.createdAt)}</Text> <Text color={paint('magenta')}>{fit(log.layer || '-', 12).padEnd(12)}</Text>{' '}
-          <Text color={paint('cyan')}>{fit(log.source || '-', 14).padEnd(14)}</Text> {fit(log.title, Math.max(10, width - 42))}
+          <Text dimColor>{clockTime(log.createdAt)}</Text>{' '}
+          <Text color={paint('magenta')}>{fit(log.layer || '-', 12).padEnd(12)}</Text>{' '}
+          <Text color={paint('cyan')}>{fit(log.source || '-', 14).padEnd(14)}</Text>{' '}
+          {fit(log.title, Math.max(10, width - 42))}
         </Text>
       ))}
     </Box>

@@ -34,7 +34,10 @@ const plain = createColors(false);
 /** `tapline traffic diff` in the UI: the marked entry against the selected one, scrollable. */
 export function DiffView({ api, sourceId, a, b, width, rows, active, onBack }: DiffViewProps) {
   const paint = usePaint();
-  const records = useAsync(() => Promise.all([api.getTraffic(sourceId, a.id), api.getTraffic(sourceId, b.id)]), [api, sourceId, a.id, b.id]);
+  const records = useAsync(
+    () => Promise.all([api.getTraffic(sourceId, a.id), api.getTraffic(sourceId, b.id)]),
+    [api, sourceId, a.id, b.id],
+  );
   const lines = useMemo((): Line[] => {
     if (records.error) return [{ text: `Could not load the records: ${records.error}` }];
     if (!records.data) return [{ text: 'Loading…' }];
@@ -45,7 +48,9 @@ export function DiffView({ api, sourceId, a, b, width, rows, active, onBack }: D
       { text: describeExchange('A', ra), dim: true },
       { text: describeExchange('B', rb), dim: true },
       { text: '' },
-      ...(differences.length ? differences.map((d, i) => ({ text: texts[i] ?? '', tone: TONE[d.kind] })) : [{ text: 'no differences (apart from id and time)' }]),
+      ...(differences.length
+        ? differences.map((d, i) => ({ text: texts[i] ?? '', tone: TONE[d.kind] }))
+        : [{ text: 'no differences (apart from id and time)' }]),
     ];
   }, [records.data, records.error, width]);
   const bodyRows = Math.max(1, rows - 1);

@@ -22,7 +22,11 @@ function start(api: FakeApi, recent: string[] = [], saved: (readonly string[])[]
   return view;
 }
 
-const mixed = () => [makeEntry({ status: 200, pathname: '/ok' }), makeEntry({ status: 503, pathname: '/boom' }), makeEntry({ status: 404, pathname: '/missing', method: 'POST' })];
+const mixed = () => [
+  makeEntry({ status: 200, pathname: '/ok' }),
+  makeEntry({ status: 503, pathname: '/boom' }),
+  makeEntry({ status: 404, pathname: '/missing', method: 'POST' }),
+];
 
 describe('the / filter prompt', () => {
   it('validates as you type, pointing at the column of the mistake', async () => {
@@ -67,7 +71,10 @@ describe('the / filter prompt', () => {
     expect(filtered).not.toContain('/missing');
     expect(api.listCalls.at(-1)?.q).toBe('status>=500');
     expect(saved.at(-1)).toEqual(['status>=500']);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     api.emit(makeEntry({ status: 200, pathname: '/fine' }), makeEntry({ status: 502, pathname: '/also-boom' }));
     const live = await frameWith(lastFrame, '/also-boom');
     expect(live).not.toContain('/fine');

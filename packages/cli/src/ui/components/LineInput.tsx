@@ -61,7 +61,13 @@ export function LineInput({ value, onChange, placeholder = '' }: LineInputProps)
     set(...edit(v, at, input));
   });
   const at = Math.min(cursorRef.current, value.length);
-  if (!value) return <Text dimColor>{placeholder ? <Text inverse>{placeholder[0]}</Text> : <Text inverse> </Text>}{placeholder.slice(1)}</Text>;
+  if (!value)
+    return (
+      <Text dimColor>
+        {placeholder ? <Text inverse>{placeholder[0]}</Text> : <Text inverse> </Text>}
+        {placeholder.slice(1)}
+      </Text>
+    );
   return (
     <Text>
       {value.slice(0, at)}

@@ -11,7 +11,16 @@ function start(api: FakeApi, rows = 12) {
   const notices: string[] = [];
   let back = 0;
   const view = render(
-    <RecordView api={api} source={SOURCE} entry={entry} width={100} rows={rows} active onBack={() => back++} onNotice={(t) => notices.push(t)} />,
+    <RecordView
+      api={api}
+      source={SOURCE}
+      entry={entry}
+      width={100}
+      rows={rows}
+      active
+      onBack={() => back++}
+      onNotice={(t) => notices.push(t)}
+    />,
   );
   cleanup = view.unmount;
   return { ...view, notices, back: () => back };
@@ -51,7 +60,10 @@ describe('RecordView', () => {
     const { lastFrame, stdin, notices } = start(api);
     await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'c');
-    await until(() => api.clipboard, (c) => c !== null);
+    await until(
+      () => api.clipboard,
+      (c) => c !== null,
+    );
     expect(api.clipboard).toContain("curl -X GET 'https://shop.example.com/api/orders?page=2'");
     expect(notices).toContain('curl command copied to the clipboard');
   });
@@ -59,11 +71,21 @@ describe('RecordView', () => {
   it('c warns when the command sends what was not recorded as sent (a placeholder body)', async () => {
     const entry = makeEntry({ method: 'POST' });
     const api = new FakeApi([entry]);
-    api.getTraffic = async () => ({ ...recordOf(entry), request: { headers: { 'content-type': 'image/png' }, body: '[binary body: image/png, 48213 bytes]', queryParams: {} } });
+    api.getTraffic = async () => ({
+      ...recordOf(entry),
+      request: {
+        headers: { 'content-type': 'image/png' },
+        body: '[binary body: image/png, 48213 bytes]',
+        queryParams: {},
+      },
+    });
     const { lastFrame, stdin, notices } = start(api);
     await frameWith(lastFrame, 'binary body');
     await press(stdin, 'c');
-    await until(() => notices.length, (n) => n === 1);
+    await until(
+      () => notices.length,
+      (n) => n === 1,
+    );
     expect(notices[0]).toMatch(/^curl command copied to the clipboard; warning: the body was not kept whole/);
   });
 
@@ -73,7 +95,10 @@ describe('RecordView', () => {
     const { lastFrame, stdin, notices } = start(api);
     await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'c');
-    await until(() => notices, (n) => n.length > 0);
+    await until(
+      () => notices,
+      (n) => n.length > 0,
+    );
     expect(notices).toEqual(['curl command sent to the terminal clipboard (OSC 52)']);
     expect(lastFrame()).not.toContain('the curl command:');
   });

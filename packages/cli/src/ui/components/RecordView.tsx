@@ -51,8 +51,14 @@ export function RecordView({ api, source, entry, width, rows, active, onBack, on
     const warnings = curlWarnings(record.data.request);
     api.copy(curl).then(
       (to) => {
-        const copied = to === 'clipboard' ? 'curl command copied to the clipboard' : 'curl command sent to the terminal clipboard (OSC 52)';
-        onNotice(warnings.length ? `${copied}; warning: ${warnings.join('; ')}` : copied, warnings.length ? 'warn' : 'info');
+        const copied =
+          to === 'clipboard'
+            ? 'curl command copied to the clipboard'
+            : 'curl command sent to the terminal clipboard (OSC 52)';
+        onNotice(
+          warnings.length ? `${copied}; warning: ${warnings.join('; ')}` : copied,
+          warnings.length ? 'warn' : 'info',
+        );
       },
       (e: unknown) => {
         setCurlShown(curl);
@@ -71,7 +77,12 @@ export function RecordView({ api, source, entry, width, rows, active, onBack, on
     scroll.reset();
     api.replay(record.data, controller.signal).then(
       (response) => !controller.signal.aborted && setReplay({ state: 'done', response }),
-      (e: unknown) => !controller.signal.aborted && setReplay({ state: 'failed', lines: failureLines(e, `tapline traffic replay ${source.name} ${entry.id.slice(0, 13)}`) }),
+      (e: unknown) =>
+        !controller.signal.aborted &&
+        setReplay({
+          state: 'failed',
+          lines: failureLines(e, `tapline traffic replay ${source.name} ${entry.id.slice(0, 13)}`),
+        }),
     );
   };
   const closeReplay = () => {
@@ -100,8 +111,9 @@ export function RecordView({ api, source, entry, width, rows, active, onBack, on
   return (
     <Box flexDirection="column" height={rows}>
       <Text wrap="truncate">
-        <Text bold>{c.method}</Text> <Text color={paint(statusTone(entry.status))}>{c.status}</Text> <Text color={paint(levelTone(entry.level))}>{c.level}</Text>{' '}
-        {c.latency} {c.target} <Text dimColor>{entry.createdAt}</Text>
+        <Text bold>{c.method}</Text> <Text color={paint(statusTone(entry.status))}>{c.status}</Text>{' '}
+        <Text color={paint(levelTone(entry.level))}>{c.level}</Text> {c.latency} {c.target}{' '}
+        <Text dimColor>{entry.createdAt}</Text>
       </Text>
       <Text>
         <Text inverse={!replay && side === 'request'} bold={!replay && side === 'request'}>
@@ -120,7 +132,9 @@ export function RecordView({ api, source, entry, width, rows, active, onBack, on
         ) : null}
         <Text dimColor>
           {'  '}
-          {lines.length > bodyRows ? `lines ${scroll.offset + 1}-${Math.min(lines.length, scroll.offset + bodyRows)} of ${lines.length}` : ''}
+          {lines.length > bodyRows
+            ? `lines ${scroll.offset + 1}-${Math.min(lines.length, scroll.offset + bodyRows)} of ${lines.length}`
+            : ''}
         </Text>
       </Text>
       <ScrolledLines lines={lines} offset={scroll.offset} rows={bodyRows} />

@@ -14,7 +14,18 @@ afterEach(() => cleanup?.());
 
 function record(api: FakeApi, width = 120) {
   const entry = api.entries[0] ?? makeEntry();
-  const view = render(<RecordView api={api} source={SOURCE} entry={entry} width={width} rows={30} active onBack={() => {}} onNotice={() => {}} />);
+  const view = render(
+    <RecordView
+      api={api}
+      source={SOURCE}
+      entry={entry}
+      width={width}
+      rows={30}
+      active
+      onBack={() => {}}
+      onNotice={() => {}}
+    />,
+  );
   cleanup = view.unmount;
   return view;
 }
@@ -22,7 +33,13 @@ function record(api: FakeApi, width = 120) {
 describe('RecordView: r replays', () => {
   it('sends the record again and shows the answer beside the recorded one; esc returns', async () => {
     const api = new FakeApi([makeEntry({ status: 503, pathname: '/api/orders' })]);
-    api.replyWith = { status: 201, statusText: 'Created', headers: { 'x-served-by': 'replay' }, body: { replayed: true }, elapsedTime: 4 };
+    api.replyWith = {
+      status: 201,
+      statusText: 'Created',
+      headers: { 'x-served-by': 'replay' },
+      body: { replayed: true },
+      elapsedTime: 4,
+    };
     const { lastFrame, stdin } = record(api);
     await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'r');
@@ -40,7 +57,10 @@ describe('RecordView: r replays', () => {
 
   it('shows why it was not sent: each redacted value, and the command that can fill it in', async () => {
     const api = new FakeApi([makeEntry()]);
-    api.replyWith = usage('the recorded request has 1 redacted value, and "[REDACTED]" is never sent; give each:', "header authorization: --set-header 'authorization: <value>'");
+    api.replyWith = usage(
+      'the recorded request has 1 redacted value, and "[REDACTED]" is never sent; give each:',
+      "header authorization: --set-header 'authorization: <value>'",
+    );
     const { lastFrame, stdin } = record(api);
     await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'r');
@@ -87,7 +107,8 @@ describe('RecordView: a replay that fails says what to do in the UI', () => {
   it('values the UI cannot fill in: names each, and the command that sends it from a shell', async () => {
     const entry = makeEntry();
     const api = new FakeApi([entry]);
-    api.replay = (r, signal) => uiReplay({ ...r, request: { ...r.request, headers: { authorization: '[REDACTED]' } } }, signal);
+    api.replay = (r, signal) =>
+      uiReplay({ ...r, request: { ...r.request, headers: { authorization: '[REDACTED]' } } }, signal);
     const { lastFrame, stdin } = record(api, 100);
     await frameWith(lastFrame, 'x-request-id');
     await press(stdin, 'r');
@@ -103,7 +124,15 @@ describe('Session: m marks, = diffs', () => {
       makeEntry({ status: 200, pathname: '/api/a', createdAt: new Date(Date.now() - 2000).toISOString() }),
       makeEntry({ status: 500, pathname: '/api/b', createdAt: new Date(Date.now() - 1000).toISOString() }),
     ]);
-    const view = render(<Session api={api} source={SOURCE} size={{ columns: 120, rows: 24 }} feedOptions={{ flushMs: 20, statsMs: 50 }} onQuit={() => {}} />);
+    const view = render(
+      <Session
+        api={api}
+        source={SOURCE}
+        size={{ columns: 120, rows: 24 }}
+        feedOptions={{ flushMs: 20, statsMs: 50 }}
+        onQuit={() => {}}
+      />,
+    );
     cleanup = view.unmount;
     const { lastFrame, stdin } = view;
     await frameWith(lastFrame, '/api/a');

@@ -9,11 +9,25 @@ let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
 const group = (route: string, method: StatsGroup['method'], count: number, p95: number, status5xx = 0): StatsGroup => ({
-  route, method, count, status4xx: 0, status5xx, errorRate: status5xx / count, p50: p95 / 2, p90: p95, p95, p99: p95, max: p95, requestBytes: 0, responseBytes: 0,
+  route,
+  method,
+  count,
+  status4xx: 0,
+  status5xx,
+  errorRate: status5xx / count,
+  p50: p95 / 2,
+  p90: p95,
+  p95,
+  p99: p95,
+  max: p95,
+  requestBytes: 0,
+  responseBytes: 0,
 });
 
 function start(api: FakeApi) {
-  const view = render(<Session api={api} source={SOURCE} size={size} feedOptions={{ flushMs: 20, statsMs: 50 }} onQuit={() => {}} />);
+  const view = render(
+    <Session api={api} source={SOURCE} size={size} feedOptions={{ flushMs: 20, statsMs: 50 }} onQuit={() => {}} />,
+  );
   cleanup = view.unmount;
   return view;
 }
@@ -22,7 +36,10 @@ const rowsOf = (frame: string) => frame.split('\n').filter((l) => /\/(users|orde
 
 describe('Session: the routes view (r)', () => {
   it("shows tapline stats' table, sorts with s, refreshes, and Enter opens the route's traffic", async () => {
-    const api = new FakeApi([makeEntry({ pathname: '/users/42', route: '/users/{id}' }), makeEntry({ method: 'POST', pathname: '/orders/7', route: '/orders/{id}' })]);
+    const api = new FakeApi([
+      makeEntry({ pathname: '/users/42', route: '/users/{id}' }),
+      makeEntry({ method: 'POST', pathname: '/orders/7', route: '/orders/{id}' }),
+    ]);
     api.routeGroups = [group('/users/{id}', 'GET', 40, 12), group('/orders/{id}', 'POST', 3, 900, 1)];
     const { lastFrame, stdin } = start(api);
     await frameWith(lastFrame, '/orders/7');
@@ -48,7 +65,10 @@ describe('Session: the routes view (r)', () => {
     const traffic = await frameWith(lastFrame, 'filter: route=/orders/{id} and method=POST  ·  1 loaded');
     expect(traffic).toContain('/orders/7');
     expect(traffic).not.toContain('/users/42');
-    await until(() => api.listCalls.at(-1)?.q, (q) => q === 'route=/orders/{id} and method=POST');
+    await until(
+      () => api.listCalls.at(-1)?.q,
+      (q) => q === 'route=/orders/{id} and method=POST',
+    );
   });
 
   it('quotes a template the filter language would read otherwise', () => {

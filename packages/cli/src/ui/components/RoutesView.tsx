@@ -30,7 +30,16 @@ const REFRESH_MS = 2000;
  * `tapline stats` for the last hour as a live view: the command's own table (statsTable), asked
  * again every `refreshMs`, sorted by `s` (count, p95, p99, errors); Enter opens the route's traffic.
  */
-export function RoutesView({ api, sourceId, width, rows, active, refreshMs = REFRESH_MS, onBack, onOpen }: RoutesViewProps) {
+export function RoutesView({
+  api,
+  sourceId,
+  width,
+  rows,
+  active,
+  refreshMs = REFRESH_MS,
+  onBack,
+  onOpen,
+}: RoutesViewProps) {
   const paint = usePaint();
   const { color } = useContext(PaletteContext);
   const stats = useAsync(() => api.routeStats(sourceId, SINCE), [api, sourceId]);
@@ -59,7 +68,9 @@ export function RoutesView({ api, sourceId, width, rows, active, refreshMs = REF
     active,
   );
 
-  const [header = '', ...lines] = stats.data ? statsTable({ colors: createColors(color), width }, { ...stats.data, data: groups }, { sort }) : [];
+  const [header = '', ...lines] = stats.data
+    ? statsTable({ colors: createColors(color), width }, { ...stats.data, data: groups }, { sort })
+    : [];
   return (
     <Box flexDirection="column" height={rows}>
       <Text bold wrap="truncate">
@@ -70,7 +81,11 @@ export function RoutesView({ api, sourceId, width, rows, active, refreshMs = REF
       {stats.data && groups.length === 0 ? <Text dimColor>No traffic in the last hour.</Text> : null}
       {groups.length > 0 ? <Text wrap="truncate">{header}</Text> : null}
       {lines.slice(top, top + listRows).map((line, i) => (
-        <Text key={`${groups[top + i]?.method ?? ''} ${groups[top + i]?.route ?? ''}`} inverse={top + i === selected} wrap="truncate">
+        <Text
+          key={`${groups[top + i]?.method ?? ''} ${groups[top + i]?.route ?? ''}`}
+          inverse={top + i === selected}
+          wrap="truncate"
+        >
           {line}
         </Text>
       ))}

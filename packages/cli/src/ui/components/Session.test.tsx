@@ -23,14 +23,20 @@ function start(api: FakeApi, extra: { onQuit?: () => void; pageSize?: number; re
   return view;
 }
 
-const history = (n: number) => Array.from({ length: n }, (_, i) => makeEntry({ pathname: `/old/${i}`, createdAt: new Date(Date.now() - 60_000 + i * 10).toISOString() }));
+const history = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    makeEntry({ pathname: `/old/${i}`, createdAt: new Date(Date.now() - 60_000 + i * 10).toISOString() }),
+  );
 
 describe('Session: the live table', () => {
   it('shows the newest page, then follows new entries at the top', async () => {
     const api = new FakeApi(history(3));
     const { lastFrame } = start(api);
     await frameWith(lastFrame, '/old/2');
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     api.emit(makeEntry({ method: 'POST', status: 201, pathname: '/api/new' }));
     const frame = await frameWith(lastFrame, '/api/new');
     const rows = frame.split('\n');
@@ -41,7 +47,12 @@ describe('Session: the live table', () => {
   it('the header counts every loaded entry by level, with p50/p95, however old (37 entries of an hour ago)', async () => {
     const hourAgo = Date.now() - 3_600_000;
     const old = Array.from({ length: 37 }, (_, i) =>
-      makeEntry({ status: i < 30 ? 200 : i < 35 ? 404 : 500, elapsedTime: i + 1, pathname: `/hist/${i}`, createdAt: new Date(hourAgo + i).toISOString() }),
+      makeEntry({
+        status: i < 30 ? 200 : i < 35 ? 404 : 500,
+        elapsedTime: i + 1,
+        pathname: `/hist/${i}`,
+        createdAt: new Date(hourAgo + i).toISOString(),
+      }),
     );
     const { lastFrame } = start(new FakeApi(old));
     const frame = await frameWith(lastFrame, '37 loaded');
@@ -52,7 +63,10 @@ describe('Session: the live table', () => {
     const api = new FakeApi(history(30));
     const { lastFrame, stdin } = start(api);
     await frameWith(lastFrame, '/old/29');
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     await press(stdin, ' ');
     await frameWith(lastFrame, 'paused');
     api.emit(makeEntry({ pathname: '/arrived/while/paused' }));
@@ -99,7 +113,10 @@ describe('Session: the live table', () => {
     await frameWith(lastFrame, '/old/119');
     expect(api.listCalls).toHaveLength(1);
     await press(stdin, KEYS.pageDown, KEYS.pageDown);
-    await until(() => api.listCalls.length, (n) => n >= 2);
+    await until(
+      () => api.listCalls.length,
+      (n) => n >= 2,
+    );
     expect(api.listCalls[1]?.before).toBeDefined();
     // Keep paging, as a user would, until the oldest entry (three pages back) is on screen.
     await until(
@@ -116,7 +133,8 @@ describe('Session: the live table', () => {
   });
 
   it('shows the header line: requests per second, counts by level, p50/p95', async () => {
-    const recent = (ms: number, status: number, latency: number) => makeEntry({ status, elapsedTime: latency, createdAt: new Date(Date.now() - ms).toISOString() });
+    const recent = (ms: number, status: number, latency: number) =>
+      makeEntry({ status, elapsedTime: latency, createdAt: new Date(Date.now() - ms).toISOString() });
     const api = new FakeApi([recent(100, 200, 10), recent(200, 200, 20), recent(300, 404, 30), recent(400, 503, 400)]);
     const { lastFrame } = start(api);
     const frame = await frameWith(lastFrame, 'FATAL 1');
@@ -132,7 +150,10 @@ describe('Session: the live table', () => {
     const { lastFrame, stdin } = start(new FakeApi(history(1)), { onQuit: () => quit++ });
     await frameWith(lastFrame, '/old/0');
     await press(stdin, 'q');
-    await until(() => quit, (n) => n === 1);
+    await until(
+      () => quit,
+      (n) => n === 1,
+    );
   });
 
   it('? shows the help; Esc closes it', async () => {
@@ -148,7 +169,9 @@ describe('Session: the live table', () => {
   it('puts errors in the status line, never a stack', async () => {
     const api = new FakeApi();
     api.listTraffic = async () => {
-      throw new Error('cannot reach the Tapline daemon at http://127.0.0.1:1 (ECONNREFUSED)\n    at fetch (node:internal)');
+      throw new Error(
+        'cannot reach the Tapline daemon at http://127.0.0.1:1 (ECONNREFUSED)\n    at fetch (node:internal)',
+      );
     };
     const { lastFrame } = start(api);
     const frame = await frameWith(lastFrame, 'ECONNREFUSED');
@@ -158,7 +181,10 @@ describe('Session: the live table', () => {
   it('says when the stream is reconnecting, and clears it when live again', async () => {
     const api = new FakeApi(history(1));
     const { lastFrame } = start(api);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     api.status({ state: 'reconnecting', attempt: 3, reason: 'ECONNREFUSED', retryInMs: 1000 });
     const frame = await frameWith(lastFrame, 'reconnecting, attempt 3');
     expect(frame.split('\n')[0]).toContain('reconnecting');
@@ -169,7 +195,10 @@ describe('Session: the live table', () => {
   it('coalesces bursts: 500 entries cost a handful of renders and all arrive', async () => {
     const api = new FakeApi();
     const { lastFrame, frames } = start(api);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     await frameWith(lastFrame, 'waiting for new entries');
     const before = frames.length;
     for (let i = 0; i < 500; i++) api.emit(makeEntry({ pathname: `/burst/${i}` }));

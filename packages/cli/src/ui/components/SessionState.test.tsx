@@ -11,12 +11,17 @@ let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
 function start(api: FakeApi, columns = 100) {
-  const view = render(<Session api={api} source={SOURCE} size={{ columns, rows: 24 }} feedOptions={fast} onQuit={() => {}} />);
+  const view = render(
+    <Session api={api} source={SOURCE} size={{ columns, rows: 24 }} feedOptions={fast} onQuit={() => {}} />,
+  );
   cleanup = view.unmount;
   return view;
 }
 
-const history = (n: number) => Array.from({ length: n }, (_, i) => makeEntry({ pathname: `/old/${i}`, createdAt: new Date(Date.now() - 60_000 + i * 10).toISOString() }));
+const history = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    makeEntry({ pathname: `/old/${i}`, createdAt: new Date(Date.now() - 60_000 + i * 10).toISOString() }),
+  );
 const header = (frame: string) => frame.split('\n')[0] ?? '';
 const keyLine = (frame: string) => frame.split('\n').at(-1) ?? '';
 const rowOf = (frame: string, text: string) => frame.split('\n').find((l) => l.includes(text)) ?? '';
@@ -25,9 +30,17 @@ describe('the header says what the live table is doing', () => {
   it('○ reconnecting… while the stream is down, never ● following', async () => {
     const api = new FakeApi(history(2));
     const { lastFrame } = start(api);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     await frameWith(lastFrame, '● following');
-    api.status({ state: 'reconnecting', attempt: 1, reason: 'cannot reach the Tapline daemon at http://127.0.0.1:1 (ECONNREFUSED)', retryInMs: 250 });
+    api.status({
+      state: 'reconnecting',
+      attempt: 1,
+      reason: 'cannot reach the Tapline daemon at http://127.0.0.1:1 (ECONNREFUSED)',
+      retryInMs: 250,
+    });
     const down = await frameWith(lastFrame, '○ reconnecting…');
     expect(header(down)).not.toContain('following');
     api.status({ state: 'live', cursor: undefined, reconnected: true });
@@ -37,7 +50,10 @@ describe('the header says what the live table is doing', () => {
   it('✕ not following once the follower gives up (a token refused), with the reason in the status line', async () => {
     const api = new FakeApi(history(2));
     const { lastFrame } = start(api);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     api.giveUp(new ApiError(401, { statusCode: 401, error: 'Invalid token', code: 'token_invalid' }));
     const frame = await frameWith(lastFrame, 'Invalid token');
     expect(header(frame)).toContain('✕ not following');
@@ -56,7 +72,10 @@ describe('the header says what the live table is doing', () => {
     const down = await frameWith(lastFrame, '○ reconnecting…');
     expect(down).toContain('ECONNREFUSED');
     const up = await frameWith(lastFrame, '/old/1', 3000);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     expect(header(up)).not.toContain('reconnecting');
     await frameWith(lastFrame, '● following');
   });
@@ -64,7 +83,10 @@ describe('the header says what the live table is doing', () => {
   it('a record open pauses the table: ❚❚ paused, arrivals counted, back on the row opened', async () => {
     const api = new FakeApi(history(3));
     const { lastFrame, stdin } = start(api);
-    await until(() => api.following, (n) => n === 1);
+    await until(
+      () => api.following,
+      (n) => n === 1,
+    );
     await frameWith(lastFrame, '● following');
     await press(stdin, KEYS.enter);
     const open = await frameWith(lastFrame, 'x-request-id');
@@ -91,7 +113,10 @@ describe('m marks the selected entry, and its row shows it', () => {
     expect(rowOf(marked, '/old/1')).toMatch(/^◆ /);
     expect(rowOf(marked, '/old/2')).not.toContain('◆');
     await press(stdin, 'j', 'm');
-    await until(() => lastFrame() ?? '', (f) => rowOf(f, '/old/0').startsWith('◆ '));
+    await until(
+      () => lastFrame() ?? '',
+      (f) => rowOf(f, '/old/0').startsWith('◆ '),
+    );
     expect(rowOf(lastFrame() ?? '', '/old/1')).not.toContain('◆');
   });
 });

@@ -38,7 +38,8 @@ export function SourcePicker({ api, rows, onPick }: SourcePickerProps) {
       ) : null}
       {data.slice(top, top + listRows).map((s, i) => (
         <Text key={s.id} inverse={top + i === selected} wrap="truncate">
-          {fit(s.name, 24).padEnd(24)} <Text color={paint('cyan')}>{fit(s.trafficDomain, 30).padEnd(30)}</Text> <Text dimColor>{s.id}</Text>
+          {fit(s.name, 24).padEnd(24)} <Text color={paint('cyan')}>{fit(s.trafficDomain, 30).padEnd(30)}</Text>{' '}
+          <Text dimColor>{s.id}</Text>
         </Text>
       ))}
       <Text> </Text>

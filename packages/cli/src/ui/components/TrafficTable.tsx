@@ -36,9 +36,12 @@ export function TrafficTable({ entries, selected, width, rows, emptyText, marked
             <Text bold color={paint('magenta')}>
               {(entry.id === markedId ? MARK : '').padEnd(GUTTER)}
             </Text>
-            <Text dimColor={i !== selected}>{c.time.padEnd(W.time)}</Text> <Text color={paint(methodTone(entry.method))}>{c.method.padEnd(W.method)}</Text>{' '}
-            <Text color={paint(statusTone(entry.status))}>{c.status.padEnd(W.status)}</Text> <Text color={paint(levelTone(entry.level))}>{c.level.padEnd(W.level)}</Text>{' '}
-            <Text color={paint(latencyTone(entry.elapsedTime))}>{c.latency.padStart(W.latency)}</Text> {fit(c.target, target)}
+            <Text dimColor={i !== selected}>{c.time.padEnd(W.time)}</Text>{' '}
+            <Text color={paint(methodTone(entry.method))}>{c.method.padEnd(W.method)}</Text>{' '}
+            <Text color={paint(statusTone(entry.status))}>{c.status.padEnd(W.status)}</Text>{' '}
+            <Text color={paint(levelTone(entry.level))}>{c.level.padEnd(W.level)}</Text>{' '}
+            <Text color={paint(latencyTone(entry.elapsedTime))}>{c.latency.padStart(W.latency)}</Text>{' '}
+            {fit(c.target, target)}
           </Text>
         );
       })}

@@ -23,7 +23,17 @@ export interface TrafficViewProps {
 }
 
 /** The live table and its keys: follow/pause, move, jump, page (fetching history on demand). */
-export function TrafficView({ feed, width, rows, active, filtered, markedId, onOpen, onMark, onDiff }: TrafficViewProps) {
+export function TrafficView({
+  feed,
+  width,
+  rows,
+  active,
+  filtered,
+  markedId,
+  onOpen,
+  onMark,
+  onDiff,
+}: TrafficViewProps) {
   const { table, update, loadOlder } = feed;
   const bodyRows = Math.max(1, rows - 1);
 
@@ -49,7 +59,12 @@ export function TrafficView({ feed, width, rows, active, filtered, markedId, onO
   useKeymap(
     {
       space: () => change(togglePause),
-      ...listKeys({ by, first: () => change(jumpNewest), last: () => change((t) => jumpOldest(t, bodyRows)), page: bodyRows }),
+      ...listKeys({
+        by,
+        first: () => change(jumpNewest),
+        last: () => change((t) => jumpOldest(t, bodyRows)),
+        page: bodyRows,
+      }),
       enter: () => withSelected(onOpen),
       m: () => withSelected(onMark),
       '=': () => withSelected(onDiff),
@@ -60,9 +75,21 @@ export function TrafficView({ feed, width, rows, active, filtered, markedId, onO
   const visible = table.entries.slice(table.top, table.top + bodyRows);
   // "No traffic" only once the daemon said so: before the first page, or with the stream down, nothing is known.
   const empty =
-    feed.status.state === 'connecting' ? 'Loading…'
-    : feed.status.state !== 'live' ? ''
-    : filtered ? 'No traffic matches this filter yet; waiting for new entries…'
-    : 'No traffic yet; waiting for new entries…';
-  return <TrafficTable entries={visible} selected={table.selected - table.top} width={width} rows={bodyRows} emptyText={empty} markedId={markedId} />;
+    feed.status.state === 'connecting'
+      ? 'Loading…'
+      : feed.status.state !== 'live'
+        ? ''
+        : filtered
+          ? 'No traffic matches this filter yet; waiting for new entries…'
+          : 'No traffic yet; waiting for new entries…';
+  return (
+    <TrafficTable
+      entries={visible}
+      selected={table.selected - table.top}
+      width={width}
+      rows={bodyRows}
+      emptyText={empty}
+      markedId={markedId}
+    />
+  );
 }

@@ -1,6 +1,16 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeApi, frameWith, frameWithout, KEYS, makeEntry, makeWebhook, press, SOURCE, until } from '@tapline/testkit/cli';
+import {
+  FakeApi,
+  frameWith,
+  frameWithout,
+  KEYS,
+  makeEntry,
+  makeWebhook,
+  press,
+  SOURCE,
+  until,
+} from '@tapline/testkit/cli';
 import { Session } from './Session.js';
 
 let cleanup: (() => void) | undefined;
@@ -16,7 +26,10 @@ function start(api: FakeApi) {
 describe('webhooks (w)', () => {
   it('d asks first: every key but y keeps the webhook, y deletes it', async () => {
     const api = new FakeApi([makeEntry({ pathname: '/api/orders' })]);
-    api.webhooks = [makeWebhook({ type: 'slack', value: 'https://hooks.slack.com/services/A' }), makeWebhook({ type: 'http', level: 'warning', value: 'https://ops.example.com/hook' })];
+    api.webhooks = [
+      makeWebhook({ type: 'slack', value: 'https://hooks.slack.com/services/A' }),
+      makeWebhook({ type: 'http', level: 'warning', value: 'https://ops.example.com/hook' }),
+    ];
     const { lastFrame, stdin, quit } = start(api);
     await frameWith(lastFrame, '/api/orders');
     await press(stdin, 'w');
@@ -30,9 +43,15 @@ describe('webhooks (w)', () => {
     await press(stdin, 'd');
     await frameWith(lastFrame, 'Delete the http webhook');
     await press(stdin, 'y');
-    await until(() => api.webhooks.length, (n) => n === 1);
+    await until(
+      () => api.webhooks.length,
+      (n) => n === 1,
+    );
     await frameWith(lastFrame, 'deleted the http webhook');
-    await until(() => lastFrame() ?? '', (f) => f.includes('Webhooks 1') && !f.split('\n').some((l) => l.startsWith('http ')));
+    await until(
+      () => lastFrame() ?? '',
+      (f) => f.includes('Webhooks 1') && !f.split('\n').some((l) => l.startsWith('http ')),
+    );
     expect(api.webhooks[0]?.type).toBe('slack');
     await press(stdin, KEYS.escape);
     await frameWith(lastFrame, 'DOMAIN+PATH');

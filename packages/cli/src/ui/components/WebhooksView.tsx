@@ -62,10 +62,13 @@ export function WebhooksView({ api, sourceId, width, rows, active, onBack, onNot
         Webhooks <Text dimColor>{hooks.loading ? 'loading…' : `${data.length}`}</Text>
       </Text>
       {hooks.error ? <Text color={paint('red')}>Could not load webhooks: {hooks.error}</Text> : null}
-      {!hooks.loading && !hooks.error && data.length === 0 ? <Text dimColor>No webhooks. Add one with `tapline webhooks add`.</Text> : null}
+      {!hooks.loading && !hooks.error && data.length === 0 ? (
+        <Text dimColor>No webhooks. Add one with `tapline webhooks add`.</Text>
+      ) : null}
       {data.slice(top, top + listRows).map((hook, i) => (
         <Text key={hook.id} inverse={top + i === selected} wrap="truncate">
-          {hook.type.padEnd(8)} <Text color={paint(LEVEL_COLORS[hook.level])}>{hook.level.padEnd(8)}</Text> {fit(hook.value, Math.max(10, width - 18))}
+          {hook.type.padEnd(8)} <Text color={paint(LEVEL_COLORS[hook.level])}>{hook.level.padEnd(8)}</Text>{' '}
+          {fit(hook.value, Math.max(10, width - 18))}
         </Text>
       ))}
       {confirming ? (

@@ -7,7 +7,12 @@ import { useKeymap } from './useKeymap.js';
 
 function Counter() {
   const [log, setLog] = useState('');
-  useKeymap({ j: () => setLog((l) => `${l}j`), enter: () => setLog((l) => `${l}⏎`), space: () => setLog((l) => `${l}_`), up: () => setLog((l) => `${l}↑`) });
+  useKeymap({
+    j: () => setLog((l) => `${l}j`),
+    enter: () => setLog((l) => `${l}⏎`),
+    space: () => setLog((l) => `${l}_`),
+    up: () => setLog((l) => `${l}↑`),
+  });
   return <Text>keys:{log}</Text>;
 }
 

@@ -2,7 +2,19 @@ import { type Key, useInput } from 'ink';
 import { useRef } from 'react';
 
 /** Names of keys as the keymaps and the help screen spell them. */
-export type KeyName = 'up' | 'down' | 'pageup' | 'pagedown' | 'home' | 'end' | 'enter' | 'escape' | 'tab' | 'space' | 'backspace' | (string & {});
+export type KeyName =
+  | 'up'
+  | 'down'
+  | 'pageup'
+  | 'pagedown'
+  | 'home'
+  | 'end'
+  | 'enter'
+  | 'escape'
+  | 'tab'
+  | 'space'
+  | 'backspace'
+  | (string & {});
 
 export type Keymap = Readonly<Partial<Record<KeyName, () => void>>>;
 

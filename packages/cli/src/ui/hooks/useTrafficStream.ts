@@ -143,7 +143,8 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
         const fresh = page.data.filter((e) => !known.has(e.id));
         const last = page.data[page.data.length - 1];
         // Every row of the page shares the bound's millisecond: ask for the next page of it.
-        older.current = last && last.createdAt === cursor.before ? { before: cursor.before, page: cursor.page + 1 } : null;
+        older.current =
+          last && last.createdAt === cursor.before ? { before: cursor.before, page: cursor.page + 1 } : null;
         if (page.data.length < pageSize) setHistoryEnd(true);
         if (fresh.length > 0) setTable((t) => addOlder(t, fresh));
       })
@@ -164,4 +165,5 @@ export function useTrafficStream(api: UiApi, sourceId: string, q: string, option
 }
 
 /** Worth another try: no answer at all, or one a restart or a moment cures (5xx, 408, 429). */
-const retryable = (e: unknown): boolean => e instanceof UnreachableError || (e instanceof ApiError && (e.status >= 500 || e.status === 408 || e.status === 429));
+const retryable = (e: unknown): boolean =>
+  e instanceof UnreachableError || (e instanceof ApiError && (e.status >= 500 || e.status === 408 || e.status === 429));

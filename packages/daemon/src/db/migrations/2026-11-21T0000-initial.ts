@@ -36,7 +36,11 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('traffic_sources_user_name', ['user_id', 'name'])
     .execute();
-  await db.schema.createIndex('traffic_sources_user_created').on('traffic_sources').columns(['user_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('traffic_sources_user_created')
+    .on('traffic_sources')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tokens')
@@ -68,7 +72,11 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('pathnames_domain_value', ['domain_id', 'value'])
     .execute();
-  await db.schema.createIndex('pathnames_source_created').on('pathnames').columns(['traffic_source_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('pathnames_source_created')
+    .on('pathnames')
+    .columns(['traffic_source_id', 'created_at', 'id'])
+    .execute();
 
   for (const table of ['requests', 'responses']) {
     let builder = db.schema
@@ -130,7 +138,11 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     .addColumn('stack', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('core_logs_source_created').on('core_logs').columns(['traffic_source_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('core_logs_source_created')
+    .on('core_logs')
+    .columns(['traffic_source_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('core_logs_traffic').on('core_logs').column('http_traffic_id').execute();
 
   await db.schema
@@ -145,11 +157,27 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('webhooks_source_target', ['traffic_source_id', 'type', 'level', 'value'])
     .execute();
-  await db.schema.createIndex('webhooks_source_created').on('webhooks').columns(['traffic_source_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhooks_source_created')
+    .on('webhooks')
+    .columns(['traffic_source_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: AnyDB): Promise<void> {
-  for (const table of ['webhooks', 'core_logs', 'http_traffic', 'responses', 'requests', 'pathnames', 'domains', 'tokens', 'traffic_sources', 'settings', 'users']) {
+  for (const table of [
+    'webhooks',
+    'core_logs',
+    'http_traffic',
+    'responses',
+    'requests',
+    'pathnames',
+    'domains',
+    'tokens',
+    'traffic_sources',
+    'settings',
+    'users',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -36,6 +36,10 @@ export async function up(db: AnyDB): Promise<void> {
 
 export async function down(db: AnyDB): Promise<void> {
   await db.schema.dropIndex('http_traffic_source_created').execute();
-  await db.schema.createIndex('http_traffic_source_created').on('http_traffic').columns(['traffic_source_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('http_traffic_source_created')
+    .on('http_traffic')
+    .columns(['traffic_source_id', 'created_at', 'id'])
+    .execute();
   await db.schema.dropTable('traffic_counts').execute();
 }

@@ -26,8 +26,16 @@ export async function up(db: AnyDB): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   // The worker's one question: what is due now?
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_webhook')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -44,7 +52,11 @@ export async function up(db: AnyDB): Promise<void> {
     .addColumn('next_attempt_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_webhook_created').on('webhook_attempts').columns(['webhook_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_webhook_created')
+    .on('webhook_attempts')
+    .columns(['webhook_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').column('delivery_id').execute();
 
   // Storm control: the current one-minute window of each webhook (one row per webhook).
@@ -58,5 +70,6 @@ export async function up(db: AnyDB): Promise<void> {
 }
 
 export async function down(db: AnyDB): Promise<void> {
-  for (const table of ['webhook_windows', 'webhook_attempts', 'webhook_deliveries']) await db.schema.dropTable(table).execute();
+  for (const table of ['webhook_windows', 'webhook_attempts', 'webhook_deliveries'])
+    await db.schema.dropTable(table).execute();
 }

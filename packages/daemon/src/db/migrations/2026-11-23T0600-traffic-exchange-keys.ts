@@ -11,8 +11,8 @@ const cascade = 'cascade' as const;
  * `http_traffic` without foreign keys to `requests` and `responses`. Those rows are only ever
  * deleted with their source, which cascades to all three tables, so the two keys protected
  * nothing; but each cost every stored record a parent lookup and, for the cascade, an index
- * (`http_traffic_request`, `http_traffic_response`) to update. Dropping them made batch ingest
- * about 8% cheaper in SQLite.
+ * (`http_traffic_request`, `http_traffic_response`) to update, at every ingest
+ * (docs/performance.md#storage-format).
  *
  * SQLite cannot drop a foreign key in place (PostgreSQL would drop the constraints with ALTER
  * TABLE): the table is rebuilt by the procedure of SQLite's ALTER TABLE documentation (section
@@ -32,14 +32,27 @@ export async function down(db: AnyDB, dialect: SqlDialect): Promise<void> {
 
 /** The keys as 2026-11-21T0000-initial named them: PostgreSQL's `<table>_<column>_fkey`. */
 const EXCHANGE_KEYS = [
-  { constraint: 'http_traffic_request_id_fkey', index: 'http_traffic_request', column: 'request_id', parent: 'requests' },
-  { constraint: 'http_traffic_response_id_fkey', index: 'http_traffic_response', column: 'response_id', parent: 'responses' },
+  {
+    constraint: 'http_traffic_request_id_fkey',
+    index: 'http_traffic_request',
+    column: 'request_id',
+    parent: 'requests',
+  },
+  {
+    constraint: 'http_traffic_response_id_fkey',
+    index: 'http_traffic_response',
+    column: 'response_id',
+    parent: 'responses',
+  },
 ];
 
 async function alterKeys(db: AnyDB, exchangeKeys: boolean): Promise<void> {
   for (const key of EXCHANGE_KEYS) {
     if (exchangeKeys) {
-      await db.schema.alterTable('http_traffic').addForeignKeyConstraint(key.constraint, [key.column], key.parent, ['id'], (c) => c.onDelete(cascade)).execute();
+      await db.schema
+        .alterTable('http_traffic')
+        .addForeignKeyConstraint(key.constraint, [key.column], key.parent, ['id'], (c) => c.onDelete(cascade))
+        .execute();
       await db.schema.createIndex(key.index).on('http_traffic').column(key.column).execute();
     } else {
       await db.schema.dropIndex(key.index).execute();
@@ -49,8 +62,19 @@ async function alterKeys(db: AnyDB, exchangeKeys: boolean): Promise<void> {
 }
 
 const COLUMNS = [
-  'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-  'elapsed_time', 'traffic_user_id', 'created_at',
+  'id',
+  'traffic_source_id',
+  'domain_id',
+  'pathname_id',
+  'request_id',
+  'response_id',
+  'status',
+  'method',
+  'level',
+  'protocol',
+  'elapsed_time',
+  'traffic_user_id',
+  'created_at',
 ];
 
 async function rebuild(db: AnyDB, exchangeKeys: boolean): Promise<void> {
@@ -67,7 +91,8 @@ async function rebuild(db: AnyDB, exchangeKeys: boolean): Promise<void> {
       // Only the tables the rebuild touched: an old violation elsewhere must not block the upgrade.
       for (const table of ['http_traffic', 'core_logs']) {
         const broken = await sql`select * from pragma_foreign_key_check(${table})`.execute(trx);
-        if (broken.rows.length > 0) throw new Error(`rebuilding http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
+        if (broken.rows.length > 0)
+          throw new Error(`rebuilding http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
       }
     });
   } finally {
@@ -83,8 +108,12 @@ async function createTrafficTable(db: AnyDB, name: string, exchangeKeys: boolean
     .addColumn('traffic_source_id', 'text', (c) => c.notNull().references('traffic_sources.id').onDelete(cascade))
     .addColumn('domain_id', 'text', (c) => c.notNull().references('domains.id').onDelete(cascade))
     .addColumn('pathname_id', 'text', (c) => c.notNull().references('pathnames.id').onDelete(cascade))
-    .addColumn('request_id', 'text', (c) => (exchangeKeys ? c.notNull().references('requests.id').onDelete(cascade) : c.notNull()))
-    .addColumn('response_id', 'text', (c) => (exchangeKeys ? c.notNull().references('responses.id').onDelete(cascade) : c.notNull()))
+    .addColumn('request_id', 'text', (c) =>
+      exchangeKeys ? c.notNull().references('requests.id').onDelete(cascade) : c.notNull(),
+    )
+    .addColumn('response_id', 'text', (c) =>
+      exchangeKeys ? c.notNull().references('responses.id').onDelete(cascade) : c.notNull(),
+    )
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('level', 'text', (c) => c.notNull())
@@ -98,7 +127,16 @@ async function createTrafficTable(db: AnyDB, name: string, exchangeKeys: boolean
 /** The indexes as the migrations up to 2026-11-22T0700 left them. */
 async function createTrafficIndexes(db: AnyDB, exchangeKeys: boolean): Promise<void> {
   const indexes: Record<string, string[]> = {
-    http_traffic_source_created: ['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'],
+    http_traffic_source_created: [
+      'traffic_source_id',
+      'created_at',
+      'id',
+      'status',
+      'method',
+      'level',
+      'domain_id',
+      'pathname_id',
+    ],
     http_traffic_source_level: ['traffic_source_id', 'level', 'created_at', 'id'],
     http_traffic_source_status: ['traffic_source_id', 'status', 'created_at', 'id'],
     http_traffic_source_method: ['traffic_source_id', 'method', 'created_at', 'id'],
@@ -106,5 +144,6 @@ async function createTrafficIndexes(db: AnyDB, exchangeKeys: boolean): Promise<v
     http_traffic_pathname_created: ['pathname_id', 'created_at', 'id'],
     ...(exchangeKeys ? { http_traffic_request: ['request_id'], http_traffic_response: ['response_id'] } : {}),
   };
-  for (const [name, columns] of Object.entries(indexes)) await db.schema.createIndex(name).on('http_traffic').columns(columns).execute();
+  for (const [name, columns] of Object.entries(indexes))
+    await db.schema.createIndex(name).on('http_traffic').columns(columns).execute();
 }

@@ -12,18 +12,28 @@ type AnyDB = Kysely<unknown>;
  * (docs/decisions.md §9.7). Existing entries are numbered in id order, which was the stream's order.
  */
 export async function up(db: AnyDB): Promise<void> {
-  await db.schema.alterTable('http_traffic').addColumn('stream_seq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('http_traffic')
+    .addColumn('stream_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
   // The same text runs on SQLite (UPDATE … FROM since 3.33) and PostgreSQL.
   await sql`update http_traffic set stream_seq = numbered.n
     from (select id, row_number() over (order by id) as n from http_traffic) as numbered
     where http_traffic.id = numbered.id`.execute(db);
-  await db.schema.createIndex('http_traffic_source_stream').on('http_traffic').columns(['traffic_source_id', 'stream_seq']).unique().execute();
+  await db.schema
+    .createIndex('http_traffic_source_stream')
+    .on('http_traffic')
+    .columns(['traffic_source_id', 'stream_seq'])
+    .unique()
+    .execute();
   await db.schema
     .createTable('stream_sequence')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('value', 'bigint', (c) => c.notNull())
     .execute();
-  await sql`insert into stream_sequence (name, value) select 'traffic', coalesce(max(stream_seq), 0) from http_traffic`.execute(db);
+  await sql`insert into stream_sequence (name, value) select 'traffic', coalesce(max(stream_seq), 0) from http_traffic`.execute(
+    db,
+  );
 }
 
 export async function down(db: AnyDB): Promise<void> {

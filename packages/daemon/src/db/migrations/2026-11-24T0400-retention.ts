@@ -7,8 +7,8 @@ type AnyDB = Kysely<unknown>;
 /**
  * What retention needs. An index on the outbox's link to an entry, so deleting an entry's
  * deliveries is a lookup, not a scan of the outbox; and one on the rollup's pathname, so deleting
- * an unused pathname checks its foreign key there by a lookup (without it, a prune of 30,000
- * entries on 7,000 pathnames took 24 s, scanning the rollup once per pathname).
+ * an unused pathname checks its foreign key there by a lookup, not a scan of the rollup per
+ * pathname (docs/performance.md#retention-and-the-pruner).
  *
  * SQLite: `auto_vacuum = INCREMENTAL`, so that the pruner can give freed pages back to the file
  * system (`pragma incremental_vacuum`) and the file shrinks. The mode of an existing database only
@@ -19,7 +19,11 @@ type AnyDB = Kysely<unknown>;
  * PostgreSQL: nothing to switch; autovacuum makes the space of deleted rows reusable.
  */
 export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
-  await db.schema.createIndex('webhook_deliveries_traffic').on('webhook_deliveries').column('http_traffic_id').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_traffic')
+    .on('webhook_deliveries')
+    .column('http_traffic_id')
+    .execute();
   await db.schema.createIndex('traffic_counts_pathname').on('traffic_counts').column('pathname_id').execute();
   if (dialect.backend !== 'sqlite') return;
   const { rows } = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(db);

@@ -13,7 +13,7 @@ const FILTER_INDEXES = ['http_traffic_source_level', 'http_traffic_source_status
 /**
  * Compact storage (issue 14, docs/storage.md). The request and response rows are folded into
  * their entry (each carried its own text id, the source id and two indexes), the header sets
- * and bodies are compressed on SQLite (http-traffic/payload.ts, one trained dictionary per
+ * and bodies are compressed on SQLite (db/payload.ts, one trained dictionary per
  * source in `payload_dictionaries`), the level, status and method indexes go, and new entries
  * store no request and response ids (derived from the entry's id; the old ones keep theirs).
  *
@@ -47,15 +47,24 @@ async function upPostgres(db: AnyDB): Promise<void> {
     from http_traffic as x left join requests as r on r.id = x.request_id left join responses as s on s.id = x.response_id
     where x.id = t.id`.execute(db);
   for (const column of ['request_headers', 'query_params', 'response_headers']) {
-    await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.setNotNull()).execute();
+    await db.schema
+      .alterTable('http_traffic')
+      .alterColumn(column, (c) => c.setNotNull())
+      .execute();
   }
-  for (const column of ['request_id', 'response_id']) await db.schema.alterTable('http_traffic').alterColumn(column, (c) => c.dropNotNull()).execute();
+  for (const column of ['request_id', 'response_id'])
+    await db.schema
+      .alterTable('http_traffic')
+      .alterColumn(column, (c) => c.dropNotNull())
+      .execute();
   for (const table of ['requests', 'responses']) await db.schema.dropTable(table).execute();
   for (const name of FILTER_INDEXES) await db.schema.dropIndex(name).execute();
 }
 
 async function upSqlite(db: AnyDB, dialect: SqlDialect): Promise<void> {
-  const columns = (await sql<{ name: string }>`select name from pragma_table_info('http_traffic')`.execute(db)).rows.map((r) => r.name);
+  const columns = (
+    await sql<{ name: string }>`select name from pragma_table_info('http_traffic')`.execute(db)
+  ).rows.map((r) => r.name);
   if (columns.includes('request_headers')) return; // swapped already; only the migrator's record was missing
   await createCompactTable(db);
   const dictionaries = await trainDictionaries(db, dialect);
@@ -67,15 +76,31 @@ async function upSqlite(db: AnyDB, dialect: SqlDialect): Promise<void> {
       for (const table of ['http_traffic', 'requests', 'responses']) await trx.schema.dropTable(table).execute();
       await trx.schema.alterTable('http_traffic_compact').renameTo('http_traffic').execute();
       const indexes: Record<string, string[]> = {
-        http_traffic_source_created: ['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'],
+        http_traffic_source_created: [
+          'traffic_source_id',
+          'created_at',
+          'id',
+          'status',
+          'method',
+          'level',
+          'domain_id',
+          'pathname_id',
+        ],
         http_traffic_domain_created: ['domain_id', 'created_at', 'id'],
         http_traffic_pathname_created: ['pathname_id', 'created_at', 'id'],
       };
-      for (const [name, on] of Object.entries(indexes)) await trx.schema.createIndex(name).on('http_traffic').columns(on).execute();
-      await trx.schema.createIndex('http_traffic_source_stream').on('http_traffic').columns(['traffic_source_id', 'stream_seq']).unique().execute();
+      for (const [name, on] of Object.entries(indexes))
+        await trx.schema.createIndex(name).on('http_traffic').columns(on).execute();
+      await trx.schema
+        .createIndex('http_traffic_source_stream')
+        .on('http_traffic')
+        .columns(['traffic_source_id', 'stream_seq'])
+        .unique()
+        .execute();
       for (const table of ['http_traffic', 'core_logs']) {
         const broken = await sql`select * from pragma_foreign_key_check(${table})`.execute(trx);
-        if (broken.rows.length > 0) throw new Error(`compacting http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
+        if (broken.rows.length > 0)
+          throw new Error(`compacting http_traffic left ${broken.rows.length} broken foreign keys in ${table}`);
       }
     });
   } finally {
@@ -92,7 +117,7 @@ async function createCompactTable(db: AnyDB): Promise<void> {
     .addColumn('traffic_source_id', 'text', (c) => c.notNull().references('traffic_sources.id').onDelete(cascade))
     .addColumn('domain_id', 'text', (c) => c.notNull().references('domains.id').onDelete(cascade))
     .addColumn('pathname_id', 'text', (c) => c.notNull().references('pathnames.id').onDelete(cascade))
-    // Kept for the entries stored before; null for new ones, whose ids are derived (payload.ts exchangeIdOf).
+    // Kept for the entries stored before; null for new ones, whose ids are derived (http-traffic/exchange-id.ts exchangeIdOf).
     .addColumn('request_id', 'text')
     .addColumn('response_id', 'text')
     .addColumn('status', 'integer', (c) => c.notNull())
@@ -104,7 +129,7 @@ async function createCompactTable(db: AnyDB): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('route', 'text')
     .addColumn('stream_seq', 'bigint', (c) => c.notNull().defaultTo(0))
-    // Declared blob: a value is JSON text, or a compressed blob (http-traffic/payload.ts).
+    // Declared blob: a value is JSON text, or a compressed blob (db/payload.ts).
     .addColumn('request_headers', 'blob', (c) => c.notNull())
     .addColumn('request_body', 'blob')
     .addColumn('query_params', 'blob', (c) => c.notNull())

@@ -6,14 +6,26 @@ type AnyDB = Kysely<unknown>;
 
 /** The columns this migration rewrites, as they were named when it shipped (db/stored-values.ts). */
 const ID_COLUMNS = new Set([
-  'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'http_traffic_id', 'user_id', 'source_id', 'webhook_id', 'delivery_id',
-  'summary_id', 'request_id', 'response_id',
+  'id',
+  'traffic_source_id',
+  'domain_id',
+  'pathname_id',
+  'http_traffic_id',
+  'user_id',
+  'source_id',
+  'webhook_id',
+  'delivery_id',
+  'summary_id',
+  'request_id',
+  'response_id',
 ]);
 const BATCH = 5_000;
 
 /** The entries' secondary indexes as 2026-11-25T0100-compact-storage made them. */
 const TRAFFIC_INDEXES: Record<string, { columns: string[]; unique?: boolean }> = {
-  http_traffic_source_created: { columns: ['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'] },
+  http_traffic_source_created: {
+    columns: ['traffic_source_id', 'created_at', 'id', 'status', 'method', 'level', 'domain_id', 'pathname_id'],
+  },
   http_traffic_domain_created: { columns: ['domain_id', 'created_at', 'id'] },
   http_traffic_pathname_created: { columns: ['pathname_id', 'created_at', 'id'] },
   http_traffic_source_stream: { columns: ['traffic_source_id', 'stream_seq'], unique: true },
@@ -38,11 +50,18 @@ function compacted(column: string): string {
  */
 export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
   if (dialect.backend !== 'sqlite') return;
-  // The entries' secondary indexes are rebuilt once at the end rather than updated row by row
-  // (about half the time); a resumed upgrade finds them gone and builds them the same way.
+  // The entries' secondary indexes are rebuilt once at the end rather than updated row by row,
+  // which is faster (docs/performance.md#storage-format); a resumed upgrade finds them gone and
+  // builds them the same way.
   for (const name of Object.keys(TRAFFIC_INDEXES)) await db.schema.dropIndex(name).ifExists().execute();
   const brokenBefore = (await sql`select * from pragma_foreign_key_check`.execute(db)).rows.length;
-  const tables = (await sql<{ name: string }>`select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db)).rows;
+  const tables = (
+    await sql<{
+      name: string;
+    }>`select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(
+      db,
+    )
+  ).rows;
   await sql`pragma foreign_keys = off`.execute(db);
   try {
     for (const { name } of tables) {
@@ -54,7 +73,10 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     // Only keys this upgrade broke fail it: a database with dangling keys from before (taplined
     // check reports them) still upgrades.
     const broken = (await sql<{ table: string }>`select * from pragma_foreign_key_check`.execute(db)).rows;
-    if (broken.length > brokenBefore) throw new Error(`compacting ids broke ${broken.length - brokenBefore} foreign keys (tables ${[...new Set(broken.map((b) => b.table))].join(', ')})`);
+    if (broken.length > brokenBefore)
+      throw new Error(
+        `compacting ids broke ${broken.length - brokenBefore} foreign keys (tables ${[...new Set(broken.map((b) => b.table))].join(', ')})`,
+      );
     for (const [name, { columns, unique }] of Object.entries(TRAFFIC_INDEXES)) {
       const index = db.schema.createIndex(name).ifNotExists().on('http_traffic').columns(columns);
       await (unique ? index.unique() : index).execute();
@@ -71,11 +93,17 @@ async function compactTable(db: AnyDB, table: string, columns: readonly string[]
   for (;;) {
     const last = await db.transaction().execute(async (trx) => {
       // `as k`: SQLite names a rowid that is an alias (`id integer primary key`) after its column.
-      const { rows } = await sql<{ k: number }>`select rowid as k from ${sql.table(table)} where rowid > ${after} and (${pending}) order by rowid limit ${BATCH}`.execute(trx);
+      const { rows } = await sql<{
+        k: number;
+      }>`select rowid as k from ${sql.table(table)} where rowid > ${after} and (${pending}) order by rowid limit ${BATCH}`.execute(
+        trx,
+      );
       const end = rows.at(-1)?.k;
       if (end === undefined) return undefined;
       // Only what is still text: rows converted before a crash are not rewritten again.
-      await sql`update ${sql.table(table)} set ${set} where rowid > ${after} and rowid <= ${end} and (${pending})`.execute(trx);
+      await sql`update ${sql.table(table)} set ${set} where rowid > ${after} and rowid <= ${end} and (${pending})`.execute(
+        trx,
+      );
       return end;
     });
     if (last === undefined) return;

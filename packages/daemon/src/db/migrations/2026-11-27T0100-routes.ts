@@ -16,9 +16,9 @@ const NEWEST_FIRST_COLUMNS = ['traffic_source_id', 'created_at', 'id', 'status',
  * entries' old `route` column stays: it is what the client sent, which rules never override.
  * The route id joins the newest-first index's columns (as status, method and level did, 2026-11-26T0200):
  * `route=` on the list and the entry counts of `GET /routes` walk that index without reading the
- * table. An index of its own cost about 60 bytes an entry on SQLite, 0.04 x the JSON posted, past
- * issue 14's 0.6 x; this way costs about 30. The backfill finds its entries by a partial index of
- * those still without a route, empty once it is done and never touched by entries stored after.
+ * table, and it costs half of an index of its own (docs/performance.md#reads-and-indexes). The
+ * backfill finds its entries by a partial index of those still without a route, empty once it is
+ * done and never touched by entries stored after.
  */
 export async function up(db: AnyDB): Promise<void> {
   await db.schema
@@ -33,7 +33,11 @@ export async function up(db: AnyDB): Promise<void> {
   await db.schema.alterTable('http_traffic').addColumn('route_id', 'text').execute();
   await db.schema.createIndex(PENDING).on('http_traffic').column('id').where(sql.ref('route_id'), 'is', null).execute();
   await db.schema.dropIndex(NEWEST_FIRST).execute();
-  await db.schema.createIndex(NEWEST_FIRST).on('http_traffic').columns([...NEWEST_FIRST_COLUMNS, 'route_id']).execute();
+  await db.schema
+    .createIndex(NEWEST_FIRST)
+    .on('http_traffic')
+    .columns([...NEWEST_FIRST_COLUMNS, 'route_id'])
+    .execute();
 }
 
 export async function down(db: AnyDB): Promise<void> {

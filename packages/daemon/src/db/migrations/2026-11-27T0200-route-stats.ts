@@ -28,7 +28,14 @@ export async function up(db: AnyDB, dialect: SqlDialect): Promise<void> {
     .addColumn('request_bytes', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('response_bytes', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('sketch', dialect.backend === 'sqlite' ? 'blob' : 'bytea')
-    .addPrimaryKeyConstraint('route_stats_pk', ['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'])
+    .addPrimaryKeyConstraint('route_stats_pk', [
+      'traffic_source_id',
+      'minute',
+      'route_id',
+      'method',
+      'domain_id',
+      'status_class',
+    ])
     .execute();
 }
 

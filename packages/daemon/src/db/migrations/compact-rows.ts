@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { encodePayload, type PayloadDictionary, trainDictionary } from '../../http-traffic/payload.js';
+import { encodePayload, type PayloadDictionary, trainDictionary } from '../payload.js';
 import type { SqlDialect } from '../dialect.js';
 
 // The row work of 2026-11-25T0100-compact-storage (SQLite), frozen with it.
@@ -27,17 +27,28 @@ const exchange = sql`select t.rowid as k, t.*, r.headers as a, r.body as b, r.qu
 /** Each source's dictionary: its newest one, or one trained now on its newest entries (committed at once). */
 export async function trainDictionaries(db: AnyDB, dialect: SqlDialect): Promise<Map<string, PayloadDictionary>> {
   const dictionaries = new Map<string, PayloadDictionary>();
-  const known = await sql<{ id: number; traffic_source_id: string; data: Uint8Array }>`select id, traffic_source_id, data from payload_dictionaries order by id`.execute(db);
+  const known = await sql<{
+    id: number;
+    traffic_source_id: string;
+    data: Uint8Array;
+  }>`select id, traffic_source_id, data from payload_dictionaries order by id`.execute(db);
   for (const d of known.rows) dictionaries.set(d.traffic_source_id, { id: d.id, data: d.data });
   const sources = await sql<{ id: string }>`select id from traffic_sources order by id`.execute(db);
   let next = Math.max(0, ...known.rows.map((d) => d.id)) + 1;
   for (const { id: sourceId } of sources.rows) {
     if (dictionaries.has(sourceId)) continue;
-    const newest = await sql<OldRow>`${exchange} where t.traffic_source_id = ${sourceId} order by t.created_at desc, t.id desc limit ${TRAINING_ENTRIES}`.execute(db);
-    const samples = newest.rows.reverse().flatMap((r) => [r.a, r.b, r.c, r.d, r.e].filter((text): text is string => text !== null));
+    const newest =
+      await sql<OldRow>`${exchange} where t.traffic_source_id = ${sourceId} order by t.created_at desc, t.id desc limit ${TRAINING_ENTRIES}`.execute(
+        db,
+      );
+    const samples = newest.rows
+      .reverse()
+      .flatMap((r) => [r.a, r.b, r.c, r.d, r.e].filter((text): text is string => text !== null));
     if (samples.length === 0) continue;
     const dictionary = { id: next++, data: trainDictionary(samples) };
-    await sql`insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (${dictionary.id}, ${sourceId}, ${dictionary.data}, ${new Date().toISOString()})`.execute(db);
+    await sql`insert into payload_dictionaries (id, traffic_source_id, data, created_at) values (${dictionary.id}, ${sourceId}, ${dictionary.data}, ${new Date().toISOString()})`.execute(
+      db,
+    );
     dialect.payloads.remember(dictionary);
     dictionaries.set(sourceId, dictionary);
   }
@@ -45,22 +56,47 @@ export async function trainDictionaries(db: AnyDB, dialect: SqlDialect): Promise
 }
 
 const COLUMNS = [
-  'id', 'traffic_source_id', 'domain_id', 'pathname_id', 'request_id', 'response_id', 'status', 'method', 'level', 'protocol',
-  'elapsed_time', 'traffic_user_id', 'created_at', 'route', 'stream_seq',
+  'id',
+  'traffic_source_id',
+  'domain_id',
+  'pathname_id',
+  'request_id',
+  'response_id',
+  'status',
+  'method',
+  'level',
+  'protocol',
+  'elapsed_time',
+  'traffic_user_id',
+  'created_at',
+  'route',
+  'stream_seq',
 ];
 
 /** Copies the entries not copied yet, oldest rowid first, compressing their exchange; resumable. */
-export async function foldRowsIntoCompactTable(db: AnyDB, dictionaries: ReadonlyMap<string, PayloadDictionary>): Promise<void> {
-  const names = sql.join(['rowid', ...COLUMNS, 'request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'].map((c) => sql.ref(c)));
+export async function foldRowsIntoCompactTable(
+  db: AnyDB,
+  dictionaries: ReadonlyMap<string, PayloadDictionary>,
+): Promise<void> {
+  const names = sql.join(
+    ['rowid', ...COLUMNS, 'request_headers', 'request_body', 'query_params', 'response_headers', 'response_body'].map(
+      (c) => sql.ref(c),
+    ),
+  );
   for (;;) {
     const done = await sql<{ k: number | null }>`select max(rowid) as k from http_traffic_compact`.execute(db);
-    const { rows } = await sql<OldRow & Record<string, unknown>>`${exchange} where t.rowid > ${done.rows[0]?.k ?? 0} order by t.rowid limit ${BATCH}`.execute(db);
+    const { rows } = await sql<
+      OldRow & Record<string, unknown>
+    >`${exchange} where t.rowid > ${done.rows[0]?.k ?? 0} order by t.rowid limit ${BATCH}`.execute(db);
     if (rows.length === 0) return;
     const values = rows.map((row) => {
-      const pack = (text: string | null) => (text === null ? null : encodePayload(text, dictionaries.get(row.traffic_source_id)));
+      const pack = (text: string | null) =>
+        text === null ? null : encodePayload(text, dictionaries.get(row.traffic_source_id));
       const payload = [pack(row.a ?? '{}'), pack(row.b), pack(row.c ?? '{}'), pack(row.d ?? '{}'), pack(row.e)];
       return sql`(${sql.join([row.k, ...COLUMNS.map((c) => row[c] ?? null), ...payload])})`;
     });
-    await db.transaction().execute((trx) => sql`insert into http_traffic_compact (${names}) values ${sql.join(values)}`.execute(trx));
+    await db
+      .transaction()
+      .execute((trx) => sql`insert into http_traffic_compact (${names}) values ${sql.join(values)}`.execute(trx));
   }
 }
