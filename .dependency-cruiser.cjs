@@ -33,7 +33,9 @@ module.exports = {
       comment:
         "The daemon's db/ opens, migrates and types the database, and encodes what it stores (payload.ts, " +
         'payload-codec.ts); it imports no capability folder, except the table.ts (or <name>-table.ts) files its DB ' +
-        'type is assembled from, and of the files beside it only the ground floor (exit-error.ts, clock.ts, config.ts).',
+        'type is assembled from, and of the files beside it only the ground floor (exit-error.ts, clock.ts, config.ts). ' +
+        "One exception: the statistics' stored sketch codec and row arithmetic (route-stats/sketch.ts, rollup.ts, leaves " +
+        'that import no other capability), with which the rollups migration folds stored minute rows (decisions §21.5).',
       from: { path: '^packages/daemon/src/db/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/',
@@ -42,6 +44,7 @@ module.exports = {
           '/table\\.ts$',
           '-table\\.ts$',
           '^packages/daemon/src/(exit-error|clock|config)\\.ts$',
+          '^packages/daemon/src/route-stats/(sketch|rollup)\\.ts$',
         ],
       },
     },

@@ -170,6 +170,42 @@ row(
   '≤ 0.6× the JSON (issue 14)',
   stored ? fig('storage', 'on disk per record / JSON posted').median <= 0.6 : undefined,
 );
+const mb = (f) => (f === undefined ? undefined : f.median / 1e6);
+// Issue 26: GET /stats for 24 hours against the same question on the raw entries; ingest with and without statistics; their size.
+for (const engine of ['', ` ${PG}`]) {
+  const stats = fig('stats', `stats 24h by route,method p99 ms${engine}`);
+  const floorName = 'the same question in SQL on the raw entries';
+  row(
+    `\`GET /stats\` 24 h by route and method, ${n(fig('stats', `entries${engine}`)?.median)} entries in 200 routes${engine ? ', PostgreSQL' : ''}, counts checked exact`,
+    `p50 ${n(fig('stats', `stats 24h by route,method p50 ms${engine}`)?.median, 1)} ms, p99 ${n(stats?.median, 1)} ms`,
+    `raw entries in SQL: ${n(fig('stats', `SQL floor from raw entries ms${engine}`)?.median)} ms`,
+    ratio(stats, floorName),
+    'p99 ≤ 50 ms (issue 26)',
+    stats ? stats.median <= 50 : undefined,
+  );
+  row(
+    `statistics on disk${engine ? ', PostgreSQL' : ''} (minute, hour and day rows)`,
+    `${n(mb(fig('stats', `statistics bytes per million entries${engine}`)), 1)} MB per million entries, ${n(fig('stats', `statistics bytes per route-minute${engine}`)?.median)} B per route-minute`,
+    `whole database: ${n(mb(fig('stats', `database bytes per million entries${engine}`)), 1)} MB per million entries`,
+    '',
+    '',
+    undefined,
+  );
+}
+for (const [what, name] of [
+  ['single composes', 'single compose records/s, statistics on'],
+  ['batches of 1,000', 'batches of 1,000 records/s, statistics on'],
+]) {
+  const on = fig('stats-ingest', name);
+  row(
+    `ingest with statistics, ${what}`,
+    `${n(on?.median)} records/s`,
+    `\`--no-stats\`: ${n(fig('stats-ingest', name.replace('statistics on', '--no-stats'))?.median)} records/s`,
+    ratio(on, '--no-stats'),
+    '≥ 0.9× (issue 26)',
+    on ? on.ratio['--no-stats'].median >= 0.9 : undefined,
+  );
+}
 const withPrune = fig('prune-under-load', 'compose p99 ms with a prune running');
 const withoutPrune = fig('prune-under-load', 'compose p99 ms without a prune');
 row(

@@ -28,6 +28,16 @@ export interface CrashReport {
   readonly changed: readonly string[];
   readonly integrity: string;
   readonly kills: number;
+  /**
+   * The route statistics (issue 26) of the last day, route by route and method by method, as
+   * `GET /stats` gives them and as the stored entries count: equal when the numbers were
+   * committed with exactly the entries they count.
+   */
+  readonly statistics: {
+    readonly fromStats: readonly string[];
+    readonly fromEntries: readonly string[];
+    readonly p99s: readonly number[];
+  };
   /** Core logs, accounted the same way by their unique titles. */
   readonly coreLogs: {
     readonly acknowledged: number;
@@ -132,6 +142,7 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
   await Promise.all(clients);
   const stored = await storedPaths(daemon.url, token, sourceId);
   const logs = await storedCoreLogs(daemon.url, token, sourceId);
+  const statistics = await statisticsOf(daemon.url, token, sourceId);
   await daemon.stop();
   const db = new Database(join(home, 'tapline.db'), { readonly: true });
   const integrity = (db.pragma('integrity_check', { simple: true }) as string) ?? '';
@@ -151,6 +162,7 @@ export async function crashRun(home: string, plan: CrashPlan): Promise<CrashRepo
     integrity,
     kills: plan.kills + 1,
     coreLogs,
+    statistics,
   };
 }
 
@@ -190,6 +202,28 @@ async function storedPaths(
 ): Promise<Array<{ id: string; pathname: string }>> {
   const entries = await listAll<{ id: string; pathname: string }>(url, token, `/http-traffic/${sourceId}`);
   return entries.map(({ id, pathname }) => ({ id, pathname }));
+}
+
+/** `route method count` per group, from the statistics and from the stored entries, and each group's p99 (every latency is 1 ms). */
+async function statisticsOf(url: string, token: string, sourceId: string): Promise<CrashReport['statistics']> {
+  const entries = await listAll<{ route: string; method: string; elapsedTime: number }>(
+    url,
+    token,
+    `/http-traffic/${sourceId}`,
+  );
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(`${e.route} ${e.method}`, (counts.get(`${e.route} ${e.method}`) ?? 0) + 1);
+  const response = await fetch(`${url}/stats/${sourceId}?since=1d&by=route,method`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const { data } = (await response.json()) as {
+    data: Array<{ route: string; method: string; count: number; p99: number }>;
+  };
+  return {
+    fromStats: data.map((g) => `${g.route} ${g.method} ${g.count}`).sort(),
+    fromEntries: [...counts].map(([key, n]) => `${key} ${n}`).sort(),
+    p99s: data.map((g) => g.p99),
+  };
 }
 
 /** Core logs as `compare` takes them: the title stands for the path. */

@@ -32,6 +32,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   },
   { name: 'traffic_counts', key: ['traffic_source_id', 'pathname_id', 'method', 'status'] },
   { name: 'route_stats', key: ['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'] },
+  {
+    name: 'route_rollups',
+    key: ['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'],
+  },
   { name: 'core_logs', key: ['id'] },
   { name: 'webhooks', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },

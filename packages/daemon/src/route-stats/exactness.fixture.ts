@@ -12,9 +12,12 @@ export interface Sent {
   readonly latency: number;
 }
 
-export const BASE = Date.parse('2026-05-05T10:00:00.000Z');
-/** Entries fall in the two hours after BASE. */
-export const MINUTES = 120;
+/**
+ * Entries fall in the three days after BASE, which is two hours before a UTC midnight: windows
+ * then take day rows, hour rows and minute rows together (docs/decisions.md §21.5).
+ */
+export const BASE = Date.parse('2026-05-03T22:00:00.000Z');
+export const MINUTES = 3 * 1440;
 
 /**
  * Latencies as services have them: skewed (log-normal), two modes far apart (a cache hit and a
@@ -43,7 +46,11 @@ export const sentEntries = fc
       route: fc.integer({ min: 0, max: routes.length - 1 }),
       n: fc.integer({ min: 1, max: 99_999 }),
       // Most in a few busy minutes, so rows are written by several transactions and merged.
-      minute: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: MINUTES - 1 })),
+      minute: fc.oneof(
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 118, max: 122 }),
+        fc.integer({ min: 0, max: MINUTES - 1 }),
+      ),
       second: fc.integer({ min: 0, max: 59 }),
       status: fc.constantFrom(200, 200, 200, 201, 304, 404, 429, 500, 503),
       latency,
@@ -58,10 +65,20 @@ export const sentEntries = fc
     })),
   );
 
-/** A window aligned to minutes inside the two hours. */
+/** A window aligned to minutes inside the three days (often to hours), and the bucket a series of it asks for. */
 export const windows = fc
-  .tuple(fc.integer({ min: 0, max: MINUTES - 1 }), fc.integer({ min: 1, max: MINUTES }))
-  .map(([from, length]) => ({ from, to: Math.min(MINUTES, from + length) }));
+  .tuple(
+    fc.oneof(
+      fc.integer({ min: 0, max: MINUTES - 1 }),
+      fc.integer({ min: 0, max: 71 }).map((h) => h * 60),
+    ),
+    fc.oneof(
+      fc.integer({ min: 1, max: MINUTES }),
+      fc.integer({ min: 1, max: 72 }).map((h) => h * 60),
+    ),
+    fc.constantFrom('5m', '1h', '6h', '1d'),
+  )
+  .map(([from, length, bucket]) => ({ from, to: Math.min(MINUTES, from + length), bucket }));
 
 export const bodyOf = (sourceId: string, s: Sent) => ({
   domainUrl: 'https://shop.example.com',
@@ -84,15 +101,17 @@ export async function expectExact(
   client: TaplineClient,
   sourceId: string,
   sent: readonly Sent[],
-  window: { from: number; to: number },
+  window: { from: number; to: number; bucket?: string },
 ): Promise<void> {
   const since = new Date(BASE + window.from * 60_000).toISOString();
   const until = new Date(BASE + window.to * 60_000).toISOString();
+  const series = window.bucket ? { series: '1' as const, bucket: window.bucket } : {};
   const answer: StatsAnswer = await client.call(contract.getStats, {
     params: { trafficSourceId: sourceId },
-    query: { since, until, by: 'route' },
+    query: { since, until, by: 'route', ...series },
   });
   const inside = sent.filter((s) => s.minute >= window.from && s.minute < window.to);
+  if (window.bucket) expectSeries(answer, inside, window.bucket);
   const templates = [...new Set(inside.map((s) => s.template))].sort();
   expect(answer.data.map((g) => g.route).sort()).toEqual(templates);
   for (const template of templates) {
@@ -119,5 +138,23 @@ export async function expectExact(
         exact * 0.01 + 0.0011,
       );
     }
+  }
+}
+
+const BUCKET_MINUTES: Record<string, number> = { '5m': 5, '1h': 60, '6h': 360, '1d': 1440 };
+
+/** Each point's count is that of the entries in its bucket (buckets aligned to the epoch, as the daemon's). */
+function expectSeries(answer: StatsAnswer, inside: readonly Sent[], bucket: string): void {
+  const width = (BUCKET_MINUTES[bucket] ?? 1) * 60_000;
+  for (const group of answer.data) {
+    const counts = new Map<string, number>();
+    for (const s of inside.filter((e) => e.template === group.route)) {
+      const start = new Date(Math.floor((BASE + s.minute * 60_000) / width) * width).toISOString();
+      counts.set(start, (counts.get(start) ?? 0) + 1);
+    }
+    const points = (group.series ?? []).filter((p) => p.count > 0);
+    expect(Object.fromEntries(points.map((p) => [p.start, p.count])), `${group.route} by ${bucket}`).toEqual(
+      Object.fromEntries(counts),
+    );
   }
 }

@@ -9,14 +9,14 @@ import {
   rawJson,
   startHarness,
 } from '@tapline/testkit/daemon';
-import { bodyOf, expectExact, sentEntries } from './exactness.fixture.js';
+import { bodyOf, expectExact, MINUTES, sentEntries } from './exactness.fixture.js';
 
 /**
  * Several daemons writing the same minutes at once (PostgreSQL only): the minute rows are read
  * and rewritten under row locks, so no daemon's additions are lost (docs/decisions.md §21.2).
  */
 describe('statistics written by two daemons on one database', () => {
-  const clock = manualClock('2026-05-05T12:00:00.000Z');
+  const clock = manualClock('2026-05-07T12:00:00.000Z');
   let fresh: FreshDatabase;
   let a: Harness;
   let b: Harness;
@@ -58,7 +58,8 @@ describe('statistics written by two daemons on one database', () => {
           );
         }
         await Promise.all(sends);
-        await expectExact(user.client, sourceId, sent, { from: 0, to: 120 });
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES });
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES, bucket: '1h' });
       }),
       { numRuns: 4 },
     );

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { minuteOf } from './rollup.js';
+import { minuteOf, startOf } from './rollup.js';
 
 /**
- * `--stats-retention` (docs/statistics.md): minute rows that began before `before` go, source by
- * source (each a range of the primary key). Entries are never looked at: the entry pruner and this
- * one are independent, so pruning traffic leaves the numbers as they were.
+ * `--stats-retention` (docs/statistics.md): minute rows that began before `before` go, and hour
+ * and day rows that ended by then, source by source (each a range of the primary key). Entries are
+ * never looked at: the entry pruner and this one are independent, so pruning traffic leaves the
+ * numbers as they were.
  */
 export async function pruneStats(db: Db, before: string): Promise<number> {
   const sources = await db.selectFrom('traffic_sources').select('id').execute();
@@ -18,6 +19,15 @@ export async function pruneStats(db: Db, before: string): Promise<number> {
       .where('minute', '<', minuteOf(before))
       .executeTakeFirst();
     removed += Number(result.numDeletedRows);
+    for (const span of [60, 1440] as const) {
+      const rolled = await db
+        .deleteFrom('route_rollups')
+        .where('traffic_source_id', '=', id)
+        .where('span', '=', span)
+        .where('start', '<', startOf(before, span))
+        .executeTakeFirst();
+      removed += Number(rolled.numDeletedRows);
+    }
   }
   return removed;
 }

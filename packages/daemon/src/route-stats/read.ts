@@ -13,7 +13,17 @@ import {
 import type { Store } from '../db/open.js';
 import { addStored, emptyTotals, type Totals } from './rollup.js';
 import { quantileOf } from './sketch.js';
-import { bucketOf, bucketText, iso, previousOf, type Window, windowOf } from './window.js';
+import {
+  bucketOf,
+  bucketText,
+  iso,
+  previousOf,
+  type Segment,
+  segmentsOf,
+  spansFor,
+  type Window,
+  windowOf,
+} from './window.js';
 
 /** A group's totals with the error classes counted beside them. */
 interface Group extends Totals {
@@ -106,30 +116,102 @@ function addRow(g: Group, dims: Dims, row: Parameters<typeof addStored>[1]): voi
   if (dims.statusClass === 5) g.status5xx += Number(row.count);
 }
 
-/** The minute rows of a window, with the names a `where` and a `by` read. */
-function rowsOf({ db }: Store, sourceId: string, window: Window, route: string | undefined) {
+/** A stored row of any span, by ids, and the start of its bucket. */
+type Row = Parameters<typeof addStored>[1] & {
+  readonly start: string;
+  readonly route_id: string;
+  readonly domain_id: string;
+  readonly method: HttpTraffic['method'];
+  readonly status_class: number;
+};
+
+const NUMBERS = [
+  'count',
+  'latency_max',
+  'latency_sum',
+  'request_bytes',
+  'response_bytes',
+  'sketch',
+  'route_id',
+  'domain_id',
+  'method',
+  'status_class',
+] as const;
+
+/** The rows of one segment: minute rows, or hour or day rows. One range of either table's primary key. */
+async function segmentRows(
+  { db }: Store,
+  sourceId: string,
+  segment: Segment,
+  routeId: string | undefined,
+): Promise<Row[]> {
+  if (segment.span === 1) {
+    let query = db
+      .selectFrom('route_stats')
+      .select([...NUMBERS, 'minute as start'])
+      .where('traffic_source_id', '=', sourceId)
+      .where('minute', '>=', iso(segment.since))
+      .where('minute', '<', iso(segment.until));
+    if (routeId !== undefined) query = query.where('route_id', '=', routeId);
+    return query.execute();
+  }
   let query = db
-    .selectFrom('route_stats as s')
-    .innerJoin('routes as r', 'r.id', 's.route_id')
-    .innerJoin('domains as d', 'd.id', 's.domain_id')
-    .select([
-      's.minute',
-      's.method',
-      's.status_class',
-      's.count',
-      's.latency_max',
-      's.latency_sum',
-      's.request_bytes',
-      's.response_bytes',
-      's.sketch',
-      'r.template',
-      'd.value as domain',
-    ])
-    .where('s.traffic_source_id', '=', sourceId)
-    .where('s.minute', '>=', iso(window.since))
-    .where('s.minute', '<', iso(window.until));
-  if (route !== undefined) query = query.where('r.template', '=', route);
+    .selectFrom('route_rollups')
+    .select([...NUMBERS, 'start'])
+    .where('traffic_source_id', '=', sourceId)
+    .where('span', '=', segment.span)
+    .where('start', '>=', iso(segment.since))
+    .where('start', '<', iso(segment.until));
+  if (routeId !== undefined) query = query.where('route_id', '=', routeId);
   return query.execute();
+}
+
+/**
+ * The rows of a window, coarsest that fit (window.ts `segmentsOf`), with the names a `where` and
+ * a `by` read. Templates and domains are looked up once per id, not joined to every row.
+ */
+async function rowsOf(
+  store: Store,
+  sourceId: string,
+  window: Window,
+  route: string | undefined,
+  bucket: number | undefined,
+): Promise<(Row & Dims)[]> {
+  let routeId: string | undefined;
+  if (route !== undefined) {
+    const found = await store.db
+      .selectFrom('routes')
+      .select('id')
+      .where('traffic_source_id', '=', sourceId)
+      .where('template', '=', route)
+      .executeTakeFirst();
+    if (!found) return [];
+    routeId = found.id;
+  }
+  let rows: Row[] = [];
+  for (const segment of segmentsOf(window, spansFor(bucket)))
+    rows = rows.concat(await segmentRows(store, sourceId, segment, routeId));
+  if (rows.length === 0) return [];
+  const routes = new Map(
+    (
+      await store.db.selectFrom('routes').select(['id', 'template']).where('traffic_source_id', '=', sourceId).execute()
+    ).map((r) => [r.id, r.template]),
+  );
+  const domains = new Map(
+    (
+      await store.db
+        .selectFrom('domains')
+        .select(['id', 'value'])
+        .where('id', 'in', [...new Set(rows.map((r) => r.domain_id))])
+        .execute()
+    ).map((d) => [d.id, d.value]),
+  );
+  return rows.map((row) => ({
+    ...row,
+    route: routes.get(row.route_id) ?? '',
+    domain: domains.get(row.domain_id) ?? '',
+    statusClass: row.status_class,
+  }));
 }
 
 interface Aggregate {
@@ -148,18 +230,17 @@ async function aggregate(
   bucket: number | undefined,
 ): Promise<Aggregate> {
   const groups: Aggregate['groups'] = new Map();
-  for (const row of await rowsOf(store, sourceId, window, query.route)) {
-    const dims: Dims = { route: row.template, method: row.method, domain: row.domain, statusClass: row.status_class };
-    if (!matches(query.where, dims)) continue;
-    const key = groupKey(by, dims);
+  for (const row of await rowsOf(store, sourceId, window, query.route, bucket)) {
+    if (!matches(query.where, row)) continue;
+    const key = groupKey(by, row);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { labels: labels(by, dims), totals: emptyGroup(), points: new Map() }));
-    addRow(group.totals, dims, row);
+    if (!group) groups.set(key, (group = { labels: labels(by, row), totals: emptyGroup(), points: new Map() }));
+    addRow(group.totals, row, row);
     if (bucket !== undefined) {
-      const start = Math.floor(Date.parse(row.minute) / bucket) * bucket;
+      const start = Math.floor(Date.parse(row.start) / bucket) * bucket;
       let point = group.points.get(start);
       if (!point) group.points.set(start, (point = emptyGroup()));
-      addRow(point, dims, row);
+      addRow(point, row, row);
     }
   }
   return { groups };
@@ -193,9 +274,13 @@ export async function readStats(
   const window = windowOf(query, now);
   const by = query.by ?? 'route,method';
   const bucket = query.series === '1' ? bucketOf(window, query.bucket) : undefined;
-  const current = await aggregate(store, sourceId, window, query, by, bucket);
+  const keptSince = retentionMs === null ? undefined : Math.floor((now - retentionMs) / 60_000) * 60_000;
+  // Only what is kept counts, whether the pruner has reached it yet or not: a day row reaching
+  // past --stats-retention is not read, its kept minutes and hours are.
+  const kept = (w: Window): Window => ({ since: Math.max(w.since, keptSince ?? w.since), until: w.until });
+  const current = await aggregate(store, sourceId, kept(window), query, by, bucket);
   const earlier = query.compare ? previousOf(window, query.compare) : undefined;
-  const before = earlier ? await aggregate(store, sourceId, earlier, query, by, undefined) : undefined;
+  const before = earlier ? await aggregate(store, sourceId, kept(earlier), query, by, undefined) : undefined;
 
   const data: StatsGroup[] = [...current.groups.values()].map(({ labels: l, totals, points }) => {
     const group: StatsGroup = { ...l, ...numbersOf(totals) };
@@ -211,7 +296,6 @@ export async function readStats(
   const meta: StatsAnswer['meta'] = { since: iso(window.since), until: iso(window.until), by };
   if (bucket !== undefined) meta.bucket = bucketText(bucket);
   if (earlier) meta.previous = { since: iso(earlier.since), until: iso(earlier.until) };
-  const keptSince = retentionMs === null ? undefined : Math.floor((now - retentionMs) / 60_000) * 60_000;
   const oldest = Math.min(window.since, earlier?.since ?? window.since);
   if (keptSince !== undefined && oldest < keptSince) {
     meta.retention = {
@@ -238,9 +322,8 @@ export async function readWindowTotal(
   now: number,
 ): Promise<StatsNumbers> {
   const total = emptyGroup();
-  for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route)) {
-    const dims: Dims = { route: row.template, method: row.method, domain: row.domain, statusClass: row.status_class };
-    if (matches(query.where, dims)) addRow(total, dims, row);
+  for (const row of await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined)) {
+    if (matches(query.where, row)) addRow(total, row, row);
   }
   return numbersOf(total);
 }

@@ -26,10 +26,19 @@ export interface Totals {
   sketch: Sketch;
 }
 
-/** One row's key and its totals. */
-export interface MinuteTotals extends Totals {
+/**
+ * How long a row's bucket is, in minutes: a minute row (`route_stats`), or an hour or a day row
+ * (`route_rollups`, docs/decisions.md §21.5). Every entry is added to one row of each.
+ */
+export const SPANS = [1, 60, 1440] as const;
+export type Span = (typeof SPANS)[number];
+
+/** One row's key (its bucket's start and span) and its totals. */
+export interface BucketTotals extends Totals {
   readonly sourceId: string;
-  readonly minute: string;
+  readonly span: Span;
+  /** The bucket's start, ISO 8601 UTC with milliseconds. */
+  readonly start: string;
   readonly routeId: string;
   readonly method: HttpMethod;
   readonly domainId: string;
@@ -39,18 +48,28 @@ export interface MinuteTotals extends Totals {
 /** The minute an ISO time falls in, in the same form (`2026-05-05T10:07:00.000Z`). */
 export const minuteOf = (iso: string): string => `${iso.slice(0, 16)}:00.000Z`;
 
+/** The start of the bucket of `span` minutes an ISO time falls in (hours and days of UTC). */
+export const startOf = (iso: string, span: Span): string =>
+  span === 1 ? minuteOf(iso) : span === 60 ? `${iso.slice(0, 13)}:00:00.000Z` : `${iso.slice(0, 10)}T00:00:00.000Z`;
+
 /** 1 for 1xx … 5 for 5xx (compose takes 100..599 only). */
 export const statusClassOf = (status: number): number => Math.min(5, Math.max(1, Math.floor(status / 100)));
 
 /** UTF-8 bytes of a body's JSON text as stored (0 without a body): what requestBytes and responseBytes add up. */
 export const bodyBytes = (json: string | null): number => (json === null ? 0 : Buffer.byteLength(json));
 
-/** What names one minute row: its key. */
-export type Keyed = Pick<MinuteTotals, 'sourceId' | 'minute' | 'routeId' | 'method' | 'domainId' | 'statusClass'>;
+/** What names one row: its key. */
+export type Keyed = Pick<
+  BucketTotals,
+  'sourceId' | 'span' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'
+>;
 
-/** The key rows are locked and written in: every writer takes them in this order (the primary key's). */
-export const keyOf = (t: Keyed): string =>
-  `${t.sourceId} ${t.minute} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
+/**
+ * The key rows are locked and written in, which every writer takes them in: spans apart (they are
+ * different tables), then the primary key's order.
+ */
+export const keyOf = (t: Omit<Keyed, 'span'> & { readonly span: number }): string =>
+  `${String(t.span).padStart(4, '0')} ${t.sourceId} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
 
 export const emptyTotals = (): Totals => ({
   count: 0,
@@ -61,27 +80,30 @@ export const emptyTotals = (): Totals => ({
   sketch: newSketch(),
 });
 
-/** The inputs summed per row key, sorted by key. */
-export function totalsOf(inputs: readonly StatInput[]): MinuteTotals[] {
-  const byKey = new Map<string, MinuteTotals>();
+/** The inputs summed per row key, of every span, sorted by key (minutes first, then hours, then days). */
+export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
+  const byKey = new Map<string, BucketTotals>();
   for (const input of inputs) {
-    const keyed: Keyed = {
-      sourceId: input.sourceId,
-      minute: minuteOf(input.createdAt),
-      routeId: input.routeId,
-      method: input.method,
-      domainId: input.domainId,
-      statusClass: statusClassOf(input.status),
-    };
-    const key = keyOf(keyed);
-    let totals = byKey.get(key);
-    if (!totals) byKey.set(key, (totals = { ...keyed, ...emptyTotals() }));
-    totals.count += 1;
-    totals.latencyMax = Math.max(totals.latencyMax, input.elapsedTime);
-    totals.latencySum += input.elapsedTime;
-    totals.requestBytes += input.requestBytes;
-    totals.responseBytes += input.responseBytes;
-    totals.sketch.accept(input.elapsedTime);
+    for (const span of SPANS) {
+      const keyed: Keyed = {
+        sourceId: input.sourceId,
+        span,
+        start: startOf(input.createdAt, span),
+        routeId: input.routeId,
+        method: input.method,
+        domainId: input.domainId,
+        statusClass: statusClassOf(input.status),
+      };
+      const key = keyOf(keyed);
+      let totals = byKey.get(key);
+      if (!totals) byKey.set(key, (totals = { ...keyed, ...emptyTotals() }));
+      totals.count += 1;
+      totals.latencyMax = Math.max(totals.latencyMax, input.elapsedTime);
+      totals.latencySum += input.elapsedTime;
+      totals.requestBytes += input.requestBytes;
+      totals.responseBytes += input.responseBytes;
+      totals.sketch.accept(input.elapsedTime);
+    }
   }
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, totals]) => totals);
 }

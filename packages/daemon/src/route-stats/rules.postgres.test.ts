@@ -9,7 +9,7 @@ import {
   rawJson,
   startHarness,
 } from '@tapline/testkit/daemon';
-import { bodyOf, expectExact, type Sent, sentEntries } from './exactness.fixture.js';
+import { bodyOf, expectExact, MINUTES, type Sent, sentEntries } from './exactness.fixture.js';
 
 /**
  * A rule added while two daemons on one PostgreSQL database ingest into the same minutes and both
@@ -17,7 +17,8 @@ import { bodyOf, expectExact, type Sent, sentEntries } from './exactness.fixture
  * filed under it at ingest, and the numbers of both routes stay exact.
  */
 describe('route rules with two daemons on one database', () => {
-  const clock = manualClock('2026-05-05T12:00:00.000Z');
+  // After the fixture's three days: ingest refuses entries more than 5 minutes ahead of it.
+  const clock = manualClock('2026-05-07T12:00:00.000Z');
   let fresh: FreshDatabase;
   let a: Harness;
   let b: Harness;
@@ -68,7 +69,13 @@ describe('route rules with two daemons on one database', () => {
         ]);
         await a.routeReassignment.runNow();
         const moved = sent.map((s) => (/^\/users\/1\d+$/.test(s.path) ? { ...s, template: '/users/1{rest}' } : s));
-        await expectExact(user.client, sourceId, moved, { from: 0, to: 120 });
+        // Two whole hours, a whole UTC day, and the three days (day, hour and minute rows together).
+        for (const window of [
+          { from: 0, to: 120 },
+          { from: 120, to: 120 + 1440 },
+          { from: 0, to: MINUTES },
+        ])
+          await expectExact(user.client, sourceId, moved, window);
       }),
       { numRuns: 4 },
     );

@@ -10,11 +10,12 @@ import {
   rawJson,
   startHarness,
 } from '@tapline/testkit/daemon';
-import { bodyOf, expectExact, type Sent, sentEntries } from './exactness.fixture.js';
+import { bodyOf, expectExact, MINUTES, type Sent, sentEntries } from './exactness.fixture.js';
 
 /** Issue 26, "Rules of the source": stored per source, applied at ingest and to entries already stored. */
 describe('route rules (issue 26)', () => {
-  const clock = manualClock('2026-05-05T12:00:00.000Z');
+  // After the fixture's three days, so every entry it makes is in the past.
+  const clock = manualClock('2026-05-07T12:00:00.000Z');
   let h: Harness;
   let client: TaplineClient;
   let token: string;
@@ -214,19 +215,27 @@ describe('route rules (issue 26)', () => {
               ? '/users/1{rest}'
               : s.template;
         const moved: Sent[] = sent.map((s) => ({ ...s, template: ruled(s) }));
-        for (const window of [
-          { from: 0, to: 120 },
+        // Minutes; two whole hours (22:00 and 23:00 of the first day); a whole UTC day; the three
+        // days, read from day, hour and minute rows together (window.ts segmentsOf).
+        const windows = [
           { from: 0, to: 3 },
           { from: 2, to: 60 },
-        ])
-          await expectExact(client, source, moved, window);
-        const rows = await h.deps.db
-          .selectFrom('route_stats as s')
-          .innerJoin('routes as r', 'r.id', 's.route_id')
-          .select('r.template')
-          .where('s.traffic_source_id', '=', source)
-          .execute();
-        expect(rows.filter((r) => r.template === '/orders/{id}/items')).toEqual([]);
+          { from: 0, to: 120 },
+          { from: 120, to: 120 + 1440 },
+          { from: 0, to: MINUTES },
+        ];
+        for (const window of windows) await expectExact(client, source, moved, window);
+        // The emptied route keeps no row of any span.
+        const left = (table: 'route_stats' | 'route_rollups') =>
+          h.deps.db
+            .selectFrom('routes as r')
+            .select('r.template')
+            .where('r.traffic_source_id', '=', source)
+            .where('r.template', '=', '/orders/{id}/items')
+            .where((eb) => eb.exists(eb.selectFrom(table).select('route_id').whereRef('route_id', '=', 'r.id')))
+            .execute();
+        expect(await left('route_stats')).toEqual([]);
+        expect(await left('route_rollups')).toEqual([]);
       }),
       { numRuns: 6 },
     );

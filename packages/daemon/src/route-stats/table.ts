@@ -39,7 +39,18 @@ export interface RouteStatsTable {
   sketch: Defaulted<Uint8Array | null>;
 }
 
+/**
+ * An hour (`span` 60) or a UTC day (`span` 1440) of the same numbers, written with the minute rows
+ * in the ingest transaction (migration 2026-11-28T0100-route-rollups, docs/decisions.md §21.5).
+ */
+export interface RouteRollupsTable extends Omit<RouteStatsTable, 'minute'> {
+  span: number;
+  /** The bucket's start, ISO 8601 UTC with milliseconds (`2026-05-05T10:00:00.000Z`). */
+  start: string;
+}
+
 export interface RouteStatsTables {
   routes: RoutesTable;
   route_stats: RouteStatsTable;
+  route_rollups: RouteRollupsTable;
 }

@@ -1,5 +1,6 @@
 import { durationMs, type StatsQuery } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
+import { SPANS, type Span } from './rollup.js';
 
 /** A half-open window of whole minutes, `[since, until)`, as epoch milliseconds. */
 export interface Window {
@@ -61,3 +62,34 @@ export function bucketText(ms: number): string {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A part of a window read from rows of one span (minutes: 1, 60, 1440). */
+export interface Segment extends Window {
+  readonly span: Span;
+}
+
+/**
+ * A window cut into the fewest rows to read (docs/decisions.md §21.5): whole UTC days from day
+ * rows, the whole hours around them from hour rows, the minutes at the edges from minute rows.
+ * `spans` are the ones allowed, coarsest first: a series takes only spans its bucket is a whole
+ * number of, so that no row straddles two points.
+ */
+export function segmentsOf(window: Window, spans: readonly Span[] = [1440, 60, 1]): Segment[] {
+  if (window.since >= window.until) return [];
+  const [span, ...finer] = spans;
+  if (span === undefined) return [];
+  if (finer.length === 0) return [{ ...window, span }];
+  const ms = span * MINUTE;
+  const from = Math.ceil(window.since / ms) * ms;
+  const to = Math.floor(window.until / ms) * ms;
+  if (from >= to) return segmentsOf(window, finer);
+  return [
+    ...segmentsOf({ since: window.since, until: from }, finer),
+    { since: from, until: to, span },
+    ...segmentsOf({ since: to, until: window.until }, finer),
+  ];
+}
+
+/** The spans a series of `bucket` milliseconds can read (always minutes). */
+export const spansFor = (bucket: number | undefined): Span[] =>
+  SPANS.filter((span) => bucket === undefined || bucket % (span * MINUTE) === 0).reverse();

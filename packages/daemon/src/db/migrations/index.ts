@@ -15,6 +15,7 @@ import * as routes from './2026-11-27T0100-routes.js';
 import * as routeStats from './2026-11-27T0200-route-stats.js';
 import * as alerts from './2026-11-27T0500-alerts.js';
 import * as routeRules from './2026-11-27T0500-route-rules.js';
+import * as routeRollups from './2026-11-28T0100-route-rollups.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -45,6 +46,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-27T0200-route-stats': routeStats,
   '2026-11-27T0500-alerts': alerts,
   '2026-11-27T0500-route-rules': routeRules,
+  '2026-11-28T0100-route-rollups': routeRollups,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */

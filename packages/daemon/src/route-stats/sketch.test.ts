@@ -1,0 +1,47 @@
+import { DDSketch } from '@datadog/sketches-js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeSketch, mergeBytes, newSketch, quantileOf } from './sketch.js';
+
+const QUANTILES = [0, 0.5, 0.9, 0.95, 0.99, 1];
+
+describe('stored sketches', () => {
+  it('merge from the compact form exactly as the library merges its own sketches', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true })), { maxLength: 60 }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (parts) => {
+          const library = newSketch();
+          const stored = newSketch();
+          for (const latencies of parts) {
+            const part = newSketch();
+            for (const latency of latencies) part.accept(latency);
+            library.merge(part);
+            mergeBytes(stored, encodeSketch(part));
+          }
+          expect(stored.count).toBe(library.count);
+          for (const q of QUANTILES) expect(quantileOf(stored, q)).toBe(quantileOf(library, q));
+        },
+      ),
+    );
+  });
+
+  it('are a few bytes a bin, not the library protobuf of every bin between the lowest and the highest', () => {
+    const sketch = newSketch();
+    for (const latency of [1, 40, 900]) sketch.accept(latency);
+    expect(encodeSketch(sketch).byteLength).toBeLessThan(16);
+    expect(sketch.toProto().byteLength).toBeGreaterThan(1000);
+  });
+
+  it('still read rows written as the library protobuf', () => {
+    const old = new DDSketch({ relativeAccuracy: 0.01 });
+    for (const latency of [3, 5, 8, 13, 21]) old.accept(latency);
+    const into = newSketch();
+    mergeBytes(into, old.toProto());
+    expect(into.count).toBe(5);
+    expect(quantileOf(into, 0.5)).toBe(old.getValueAtQuantile(0.5));
+  });
+});
