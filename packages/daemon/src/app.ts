@@ -4,6 +4,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import { createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import { alertRoutes } from './alerts/routes.js';
+import { findRule } from './alerts/repo.js';
 import { authRoutes } from './auth/routes.js';
 import { createTokenService } from './auth/tokens.js';
 import { coreLogRoutes } from './core-logs/routes.js';
@@ -17,7 +18,6 @@ import type { Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './stream/bus.js';
 import { createComposer } from './ingest/compose.js';
 import { createIngest } from './ingest/ingest.js';
-import { ingestLogRoutes } from './ingest-log/routes.js';
 import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './ingest/prepare-pool.js';
 import { httpTrafficRoutes } from './http-traffic/routes.js';
 import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
@@ -28,22 +28,20 @@ import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
 import { createHealthMetrics } from './metrics/health.js';
-import { metricsRoutes } from './metrics/routes.js';
 import { createTrafficMetrics } from './metrics/traffic.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { apiContractRoutes } from './api-contract/api-contract.routes.js';
-import { harRoutes } from './har/routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
 import type { StatInput } from './route-stats/rollup.js';
 import { addStats } from './route-stats/writer.js';
 import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
-import { routeStatsRoutes } from './route-stats/routes.js';
+import { statisticsRoutes } from './route-stats/routes.js';
 import { createReassignment, type Reassignment } from './route-stats/reassign.js';
-import { routeRuleRoutes } from './route-stats/rules.routes.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
+import { findWebhook } from './webhooks/repo.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import type { WebUi } from './web-ui/assets.js';
 import { webUiRoutes } from './web-ui/routes.js';
@@ -104,6 +102,7 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
+  const findSource = createSourceFinder(options.db);
   const deps: Deps = {
     shutdown: shutdown.signal,
     inflight: createInflight(),
@@ -122,7 +121,12 @@ export function createApp(options: AppOptions): App {
       waitMs: options.config.limits.largeBatchWaitMs,
       onRelease: createReclaimer().soon,
     }),
-    findSource: createSourceFinder(options.db),
+    findSource,
+    finders: {
+      source: findSource,
+      webhook: (id) => findWebhook(options.db, id),
+      alertRule: (id) => findRule(options.db, id),
+    },
     storage: storageOps(options.db, options.dialect),
     clientAddress: (req) => clientAddress(req, trust),
   };
@@ -151,15 +155,10 @@ export function createApp(options: AppOptions): App {
   metaRoutes(router, deps);
   authRoutes(router, deps);
   trafficSourceRoutes(router, deps);
-  const compose = createComposer(deps, ingest);
-  // Before httpTrafficRoutes, whose one-record route would take `export.har` as an id.
-  harRoutes(router, deps);
-  const traffic = httpTrafficRoutes(router, deps, ingest, preparer, compose);
-  const ingestRoutes = [...traffic.ingest, ingestLogRoutes(router, deps, compose)];
+  const traffic = httpTrafficRoutes(router, deps, ingest, preparer, createComposer(deps, ingest));
   otlpRoutes(router, deps, ingest);
   coreLogRoutes(router, deps);
   webhookRoutes(router, deps, webhooks);
-  routeStatsRoutes(router, deps);
   const trafficMetrics = createTrafficMetrics(deps.bus, deps.findSource);
   const health = createHealthMetrics({
     db: deps.db,
@@ -169,18 +168,17 @@ export function createApp(options: AppOptions): App {
     openStreams: traffic.openStreams,
     databaseBytes: () => deps.storage.sizeBytes(),
   });
-  metricsRoutes(router, deps, trafficMetrics, health);
   alertRoutes(router, deps, webhooks);
   const reassignment = createReassignment({ ...deps, stats: stats !== undefined });
   const routeReassignment: Reassignment =
     options.routeReassignment?.start === false ? { ...reassignment, start: () => undefined } : reassignment;
-  routeRuleRoutes(router, deps, routeReassignment);
+  statisticsRoutes(router, deps, routeReassignment, { traffic: trafficMetrics, health });
   apiContractRoutes(router, deps);
   methodNotAllowed(router, Object.values(contract));
   app.use(router);
   app.use(unknownRoute);
   app.use(errorHandler(deps));
-  const lean = createLeanDispatcher(deps, ingestRoutes);
+  const lean = createLeanDispatcher(deps, traffic.ingest);
   if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
   if (options.pruner?.start !== false) pruner.start();

@@ -41,6 +41,32 @@ import {
 export type HttpVerb = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
+ * Who may call an endpoint and what it names (docs/decisions.md §26.7). The daemon's `mount`
+ * runs these checks, after input validation and before the handler, and hands the handler what
+ * it loaded; the policy (ownership, source restriction, scope) is the daemon's auth/policy.ts.
+ * - `open`: no token (`scopes: null`).
+ * - `token`: a token whose scope the endpoint takes.
+ * - `account`: that, and a token not restricted to one source (it acts on the account).
+ * - `source`: the traffic source whose id is `key` of the path, body or query: 404 when there is
+ *   none, then 403 unless the token's user owns it, its restriction allows it and its scope fits.
+ *   `optional`: when the query leaves it out, the token's own source if it is restricted to one,
+ *   else none (the scope alone is checked).
+ * - `webhook`, `alertRule`: the webhook or alert rule whose id is `key` of the path (404), then
+ *   its traffic source as above.
+ */
+export type Access =
+  | { readonly kind: 'open' }
+  | { readonly kind: 'token' }
+  | { readonly kind: 'account' }
+  | {
+      readonly kind: 'source';
+      readonly from: 'params' | 'body' | 'query';
+      readonly key: string;
+      readonly optional?: true;
+    }
+  | { readonly kind: 'webhook' | 'alertRule'; readonly key: string };
+
+/**
  * One endpoint of the API. The daemon mounts it, the client calls it and the OpenAPI document
  * describes it, all from this one object, so no part of the interface is written twice.
  */
@@ -52,6 +78,8 @@ export interface Endpoint {
   readonly tag: string;
   /** Token scopes allowed to call it; `null` marks an open endpoint that needs no token. */
   readonly scopes: readonly Scope[] | null;
+  /** What the daemon checks, and loads, before the handler runs. */
+  readonly access: Access;
   readonly params?: z.ZodType;
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
@@ -70,7 +98,22 @@ export interface Endpoint {
   readonly media?: readonly string[];
 }
 
-const endpoint = <const E extends Endpoint>(e: E): E => e;
+/** An open endpoint (`scopes: null`) is `access: OPEN`, and only an open one. */
+type Consistent<E extends Endpoint> = E['scopes'] extends null
+  ? { readonly access: { readonly kind: 'open' } }
+  : { readonly access: Exclude<Access, { readonly kind: 'open' }> };
+
+const endpoint = <const E extends Endpoint>(e: E & Consistent<E>): E => e;
+
+const OPEN = { kind: 'open' } as const;
+const TOKEN = { kind: 'token' } as const;
+const ACCOUNT = { kind: 'account' } as const;
+/** The source of the path's `:trafficSourceId`, the access of most endpoints. */
+const SOURCE = { kind: 'source', from: 'params', key: 'trafficSourceId' } as const;
+const BODY_SOURCE = { kind: 'source', from: 'body', key: 'trafficSourceId' } as const;
+const NAMED_SOURCE = { kind: 'source', from: 'query', key: 'source', optional: true } as const;
+const WEBHOOK = { kind: 'webhook', key: 'webhookId' } as const;
+const ALERT_RULE = { kind: 'alertRule', key: 'ruleId' } as const;
 
 const ALL = ['full', 'read', 'ingest'] as const;
 const READ = ['full', 'read'] as const;
@@ -84,6 +127,7 @@ export const contract = {
     tag: 'meta',
     summary: 'Daemon health and version',
     scopes: null,
+    access: OPEN,
     status: 200,
     response: Health,
     errors: [],
@@ -94,6 +138,7 @@ export const contract = {
     tag: 'meta',
     summary: 'This OpenAPI 3.1 document',
     scopes: null,
+    access: OPEN,
     status: 200,
     response: z.record(z.string(), z.unknown()),
     errors: [],
@@ -104,6 +149,7 @@ export const contract = {
     tag: 'auth',
     summary: 'Exchange email and password for a token',
     scopes: null,
+    access: OPEN,
     body: TokenRequest,
     status: 201,
     response: TokenResponse,
@@ -115,6 +161,7 @@ export const contract = {
     tag: 'auth',
     summary: 'Revoke the token that makes this request (log out)',
     scopes: FULL,
+    access: TOKEN,
     status: 204,
     response: null,
     errors: [403],
@@ -125,6 +172,7 @@ export const contract = {
     tag: 'auth',
     summary: "Change the password of the token's own user",
     scopes: FULL,
+    access: ACCOUNT,
     body: PasswordChange,
     status: 204,
     response: null,
@@ -138,6 +186,7 @@ export const contract = {
     tag: 'auth',
     summary: "The token's user, scope and source restriction",
     scopes: ALL,
+    access: TOKEN,
     status: 200,
     response: Me,
     errors: [],
@@ -148,6 +197,7 @@ export const contract = {
     tag: 'traffic-source',
     summary: "List the user's traffic sources (4.1)",
     scopes: ALL,
+    access: TOKEN,
     query: PageQuery,
     status: 200,
     response: paginated(TrafficSource),
@@ -159,6 +209,7 @@ export const contract = {
     tag: 'traffic-source',
     summary: 'Create a traffic source',
     scopes: FULL,
+    access: ACCOUNT,
     body: CreateTrafficSource,
     status: 201,
     response: TrafficSource,
@@ -170,6 +221,7 @@ export const contract = {
     tag: 'traffic-source',
     summary: 'Rename a traffic source or change its domain',
     scopes: FULL,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: UpdateTrafficSource,
     status: 200,
@@ -182,6 +234,7 @@ export const contract = {
     tag: 'traffic-source',
     summary: 'Delete a traffic source and all of its data',
     scopes: FULL,
+    access: SOURCE,
     params: TrafficSourceParams,
     status: 204,
     response: null,
@@ -193,6 +246,7 @@ export const contract = {
     tag: 'core-log',
     summary: 'List core logs of a traffic source (4.2)',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -205,6 +259,7 @@ export const contract = {
     tag: 'core-log',
     summary: 'Write a core log',
     scopes: INGEST,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: CreateCoreLog,
     status: 201,
@@ -217,6 +272,7 @@ export const contract = {
     tag: 'webhooks',
     summary: 'List webhooks of a traffic source (4.3)',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -229,6 +285,7 @@ export const contract = {
     tag: 'webhooks',
     summary: 'Add a webhook to a traffic source',
     scopes: FULL,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: CreateWebhook,
     status: 201,
@@ -241,6 +298,7 @@ export const contract = {
     tag: 'webhooks',
     summary: 'Delete a webhook (4.4)',
     scopes: FULL,
+    access: WEBHOOK,
     params: WebhookParams,
     status: 204,
     response: null,
@@ -252,6 +310,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Compose an HTTP traffic record (4.5)',
     scopes: INGEST,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: ComposeRecord,
     status: 201,
@@ -264,6 +323,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Compose a record as the Arkyn SDK (@arkyn/server) sends it',
     scopes: INGEST,
+    access: BODY_SOURCE,
     body: IngestLog,
     status: 201,
     response: HttpTrafficRecord,
@@ -278,6 +338,7 @@ export const contract = {
     tag: 'otlp',
     summary: 'OTLP/HTTP trace export: server spans of HTTP requests become entries',
     scopes: INGEST,
+    access: TOKEN,
     body: OtlpTraceRequest,
     status: 200,
     response: OtlpTraceResponse,
@@ -294,6 +355,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'List HTTP traffic of a traffic source (4.6)',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: TrafficListQuery,
     status: 200,
@@ -306,6 +368,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Every matching entry as a HAR 1.2 document, streamed',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: TrafficExportQuery,
     status: 200,
@@ -321,6 +384,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'One whole HTTP traffic record',
     scopes: READ,
+    access: SOURCE,
     params: TrafficEntryParams,
     status: 200,
     response: HttpTrafficRecord,
@@ -332,6 +396,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Domains seen for a traffic source',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -344,6 +409,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Per-route request counts, error counts, latency percentiles and bytes over a window',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: StatsQuery,
     status: 200,
@@ -359,6 +425,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Route templates of a traffic source, with their origin and stored entries',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -371,6 +438,7 @@ export const contract = {
     tag: 'statistics',
     summary: "Prometheus metrics: per-route request counters and latency histograms, and the daemon's health",
     scopes: READ,
+    access: NAMED_SOURCE,
     query: MetricsQuery,
     status: 200,
     response: z.string(),
@@ -387,6 +455,7 @@ export const contract = {
     tag: 'alerts',
     summary: 'Alert rules of a traffic source, with their state',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -401,6 +470,7 @@ export const contract = {
     tag: 'alerts',
     summary: 'Add an alert rule on the route numbers',
     scopes: FULL,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: CreateAlertRule,
     status: 201,
@@ -416,6 +486,7 @@ export const contract = {
     tag: 'alerts',
     summary: "Transitions of a source's alert rules, newest first",
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -428,6 +499,7 @@ export const contract = {
     tag: 'alerts',
     summary: 'Delete an alert rule and its history',
     scopes: FULL,
+    access: ALERT_RULE,
     params: AlertRuleParams,
     status: 204,
     response: null,
@@ -439,6 +511,7 @@ export const contract = {
     tag: 'alerts',
     summary: "Queue a sample firing message for each of a rule's webhooks",
     scopes: FULL,
+    access: ALERT_RULE,
     params: AlertRuleParams,
     status: 200,
     response: AlertTestResult,
@@ -452,6 +525,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Route rules of a traffic source, newest first, with the entries each holds',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PageQuery,
     status: 200,
@@ -464,6 +538,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Add a route rule: paths it matches are filed under its template, stored ones too',
     scopes: FULL,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: CreateRouteRule,
     status: 201,
@@ -480,6 +555,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Remove a route rule: its entries go back to what inference (or their client) gives them',
     scopes: FULL,
+    access: SOURCE,
     params: RouteRuleParams,
     status: 204,
     response: null,
@@ -491,6 +567,7 @@ export const contract = {
     tag: 'statistics',
     summary: 'Rules worth adding: sibling constants under one parent, with their evidence',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     status: 200,
     response: RouteSuggestions,
@@ -502,6 +579,7 @@ export const contract = {
     tag: 'api-contract',
     summary: 'An OpenAPI 3.1 document inferred from the stored traffic of a source',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: ApiInferQuery,
     status: 200,
@@ -517,6 +595,7 @@ export const contract = {
     tag: 'api-contract',
     summary: 'Check stored exchanges against an OpenAPI 3.0 or 3.1 document',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: ApiCheckBody,
     status: 200,
@@ -534,6 +613,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Pathnames seen for a traffic source',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: PathnameQuery,
     status: 200,
@@ -546,6 +626,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Compose up to 1,000 HTTP traffic records in one transaction',
     scopes: INGEST,
+    access: SOURCE,
     params: TrafficSourceParams,
     body: z
       .array(ComposeRecord, { message: 'the body must be a JSON array of compose bodies' })
@@ -565,6 +646,7 @@ export const contract = {
     tag: 'webhooks',
     summary: "Attempts to deliver a webhook's messages, newest first",
     scopes: READ,
+    access: WEBHOOK,
     params: WebhookParams,
     query: PageQuery,
     status: 200,
@@ -577,6 +659,7 @@ export const contract = {
     tag: 'webhooks',
     summary: 'Send a test message to a webhook now',
     scopes: FULL,
+    access: WEBHOOK,
     params: WebhookParams,
     status: 200,
     response: WebhookTestResult,
@@ -590,6 +673,7 @@ export const contract = {
     tag: 'http-traffic',
     summary: 'Follow new HTTP traffic as Server-Sent Events',
     scopes: READ,
+    access: SOURCE,
     params: TrafficSourceParams,
     query: TrafficStreamQuery,
     status: 200,
@@ -605,6 +689,11 @@ export const contract = {
 
 export type Contract = typeof contract;
 export type EndpointName = keyof Contract;
+export type Tag = Contract[EndpointName]['tag'];
+/** The endpoints of one tag: what one table of the daemon's routes serves. */
+export type TaggedEndpoints<T extends Tag> = {
+  readonly [N in EndpointName as Contract[N]['tag'] extends T ? N : never]: Contract[N];
+};
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type In<S> = S extends z.ZodType ? z.input<S> : undefined;

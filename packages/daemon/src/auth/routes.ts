@@ -2,8 +2,9 @@ import { contract } from '@tapline/shared';
 import type { Request, Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Deps } from '../deps.js';
-import { forbidden, HttpError } from '../http/errors.js';
-import { bearerToken, mount, requireScope } from '../http/mount.js';
+import { HttpError } from '../http/errors.js';
+import { bearerToken } from '../http/mount.js';
+import { mountTable } from '../http/table.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { revokeToken } from './tokens.js';
 import { findUserByEmail, setPasswordHash } from './users.js';
@@ -49,51 +50,50 @@ export function authRoutes(router: Router, deps: Deps): void {
     }),
   );
 
-  mount(router, deps, contract.createToken, async ({ body }) => {
-    const user = await findUserByEmail(deps.db, body.email);
-    // Same answer, and the same time spent, for an unknown email and a wrong password.
-    const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-    if (!user || !ok)
-      throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, {
-        reason: 'bad_credentials',
-        tokenId: null,
-      });
-    const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
-    const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
-    return { token: issued.token, expiresAt: issued.expiresAt };
-  });
+  mountTable(router, deps, 'auth', {
+    createToken: async ({ body }) => {
+      const user = await findUserByEmail(deps.db, body.email);
+      // Same answer, and the same time spent, for an unknown email and a wrong password.
+      const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+      if (!user || !ok)
+        throw new HttpError(401, 'login_failed', 'Invalid email or password', undefined, {
+          reason: 'bad_credentials',
+          tokenId: null,
+        });
+      const expiresAt = new Date(deps.clock.now().getTime() + LOGIN_TOKEN_LIFETIME_MS);
+      const issued = await deps.tokens.issue({ userId: user.id, scope: 'full', expiresAt });
+      return { token: issued.token, expiresAt: issued.expiresAt };
+    },
 
-  // Logging out: the caller's own token only, so no token id travels and none can be guessed.
-  mount(router, deps, contract.revokeOwnToken, async (_input, ctx) => {
-    requireScope(ctx);
-    await revokeToken(deps.db, deps.clock, ctx.principal.tokenId);
-    return undefined;
-  });
+    // Logging out: the caller's own token only, so no token id travels and none can be guessed.
+    revokeOwnToken: async (_input, { principal }) => {
+      await revokeToken(deps.db, deps.clock, principal.tokenId);
+      return undefined;
+    },
 
-  // The caller's own password only (docs/decisions.md §3.8): a token reaches no other account.
-  mount(router, deps, contract.changePassword, async ({ body }, ctx) => {
-    requireScope(ctx);
-    const { user, tokenId, sourceId } = ctx.principal;
-    if (sourceId !== null) throw forbidden('source_denied', tokenId);
-    const row = await deps.db
-      .selectFrom('users')
-      .select('password_hash')
-      .where('id', '=', user.id)
-      .executeTakeFirstOrThrow();
-    // A stolen token alone must not take the account over: once there is a password, it is asked for.
-    if (row.password_hash !== null && !(await verifyPassword(body.currentPassword ?? '', row.password_hash))) {
-      throw new HttpError(403, 'wrong_password', 'currentPassword is missing or wrong', undefined, {
-        reason: 'bad_credentials',
-        tokenId,
-      });
-    }
-    await setPasswordHash(deps.db, deps.clock, user.id, await hashPassword(body.newPassword));
-    return undefined;
-  });
+    // The caller's own password only (docs/decisions.md §3.8): a token reaches no other account,
+    // and one restricted to a source not even its own (`access: account`).
+    changePassword: async ({ body }, { principal }) => {
+      const { user, tokenId } = principal;
+      const row = await deps.db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      // A stolen token alone must not take the account over: once there is a password, it is asked for.
+      if (row.password_hash !== null && !(await verifyPassword(body.currentPassword ?? '', row.password_hash))) {
+        throw new HttpError(403, 'wrong_password', 'currentPassword is missing or wrong', undefined, {
+          reason: 'bad_credentials',
+          tokenId,
+        });
+      }
+      await setPasswordHash(deps.db, deps.clock, user.id, await hashPassword(body.newPassword));
+      return undefined;
+    },
 
-  mount(router, deps, contract.me, (_input, ctx) => {
-    requireScope(ctx);
-    const { user, tokenId, scope, sourceId } = ctx.principal;
-    return Promise.resolve({ id: user.id, email: user.email, name: user.name, tokenId, scope, sourceId });
+    me: (_input, { principal }) => {
+      const { user, tokenId, scope, sourceId } = principal;
+      return Promise.resolve({ id: user.id, email: user.email, name: user.name, tokenId, scope, sourceId });
+    },
   });
 }

@@ -1,9 +1,8 @@
-import { contract } from '@tapline/shared';
-import type { Response, Router } from 'express';
+import type { Contract } from '@tapline/shared';
+import type { Response } from 'express';
 import type { Deps } from '../deps.js';
 import { drained } from '../http/drained.js';
-import { mountRaw } from '../http/mount.js';
-import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import type { RawRoute } from '../http/table.js';
 import { harEntry } from './entry.js';
 import { type HarCursor, recordsAfter } from './repo.js';
 
@@ -24,28 +23,30 @@ async function write(res: Response, text: string): Promise<boolean> {
  * from the socket), so an export of any size holds one page in memory. Mounted before the
  * one-record route, whose `:id` would take `export.har`.
  */
-export function harRoutes(router: Router, deps: Deps): void {
-  mountRaw(router, deps, contract.exportHar, async ({ params, query }, ctx, _req, res) => {
-    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    res
-      .status(200)
-      .type('application/json')
-      .set('content-disposition', `attachment; filename="${source.name.replace(/[^\w.-]+/g, '_')}.har"`);
-    const creator = { name: 'Tapline', version: deps.config.version };
-    if (!(await write(res, `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`)))
-      return;
-    let cursor: HarCursor | null = null;
-    let first = true;
-    for (;;) {
-      const records = await recordsAfter(deps, source.id, query, cursor, PAGE);
-      for (const record of records) {
-        if (!(await write(res, (first ? '\n' : ',\n') + JSON.stringify(harEntry(record))))) return;
-        first = false;
+export function harRoute(deps: Deps): RawRoute<Contract['exportHar']> {
+  return {
+    kind: 'raw',
+    handler: async ({ query }, { loaded: source }, _req, res) => {
+      res
+        .status(200)
+        .type('application/json')
+        .set('content-disposition', `attachment; filename="${source.name.replace(/[^\w.-]+/g, '_')}.har"`);
+      const creator = { name: 'Tapline', version: deps.config.version };
+      if (!(await write(res, `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`)))
+        return;
+      let cursor: HarCursor | null = null;
+      let first = true;
+      for (;;) {
+        const records = await recordsAfter(deps, source.id, query, cursor, PAGE);
+        for (const record of records) {
+          if (!(await write(res, (first ? '\n' : ',\n') + JSON.stringify(harEntry(record))))) return;
+          first = false;
+        }
+        const last = records.at(-1);
+        if (!last || records.length < PAGE) break;
+        cursor = { createdAt: last.createdAt, id: last.id };
       }
-      const last = records.at(-1);
-      if (!last || records.length < PAGE) break;
-      cursor = { createdAt: last.createdAt, id: last.id };
-    }
-    res.end('\n]}}\n');
-  });
+      res.end('\n]}}\n');
+    },
+  };
 }

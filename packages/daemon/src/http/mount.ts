@@ -1,16 +1,19 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
 import type { z } from 'zod';
+import { type AccessInput, authorize, type Loaded } from '../auth/policy.js';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { ServerDeps } from './server-deps.js';
 import { type BodyMode, declaredOver, jsonBody } from './body.js';
-import { BODY_TOO_LARGE, forbidden, HttpError, validationError } from './errors.js';
+import { BODY_TOO_LARGE, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
 import './locals.js';
 
 export interface RequestContext<E extends Endpoint = Endpoint> {
   readonly endpoint: E;
   readonly principal: E['scopes'] extends null ? null : Principal;
+  /** What the endpoint's `access` names, found and authorized before the handler (auth/policy.ts). */
+  readonly loaded: Loaded<E['access']>;
 }
 
 export type Handler<E extends Endpoint> = (input: ParsedInput<E>, ctx: RequestContext<E>) => Promise<ResponseOf<E>>;
@@ -63,13 +66,22 @@ function checks(deps: ServerDeps, endpoint: Endpoint, mode: BodyMode): RequestHa
   ];
 }
 
-// The principal is set on every endpoint with scopes (authentication runs first there), which is
-// what RequestContext's conditional type says; the compiler cannot follow it through Express.
-export const contextFor = <E extends Endpoint>(endpoint: E, principal: Principal | null) =>
+/**
+ * The endpoint's declared checks (auth/policy.ts), then its context. The principal is set on every
+ * endpoint with scopes (authentication runs first there) and `authorize` gives what `Loaded` says
+ * for the endpoint's access, which is what RequestContext's conditional types say; the compiler
+ * cannot follow either through Express and the switch over `access`.
+ */
+async function authorized<E extends Endpoint>(
+  deps: ServerDeps,
+  endpoint: E,
+  principal: Principal | null,
+  input: AccessInput,
+): Promise<RequestContext<E>> {
+  const loaded = await authorize(endpoint, principal, input, deps.finders);
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-  ({ endpoint, principal }) as RequestContext<E>;
-const contextOf = <E extends Endpoint>(endpoint: E, res: Response) =>
-  contextFor(endpoint, res.locals.principal ?? null);
+  return { endpoint, principal, loaded } as RequestContext<E>;
+}
 
 const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const;
 
@@ -120,22 +132,24 @@ function registerJson(router: Router, deps: ServerDeps, route: MountedRoute): Mo
 
 /**
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
- * the body itself (415/413/malformed), input validation; the handler then answers 404 before 403.
+ * the body itself (415/413/malformed), input validation (the schemas, then `validate`: rules they
+ * cannot express), then the endpoint's access (404 before 403), and only then the handler.
  */
 export function mount<E extends Endpoint>(
   router: Router,
   deps: ServerDeps,
   endpoint: E,
   handler: Handler<E>,
+  validate?: (input: ParsedInput<E>) => void,
 ): MountedRoute {
   return registerJson(router, deps, {
     endpoint,
     mode: 'parse',
-    work: async (req, principal) =>
-      handler(
-        parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body),
-        contextFor(endpoint, principal),
-      ),
+    work: async (req, principal) => {
+      const input = parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body);
+      validate?.(input);
+      return handler(input, await authorized(deps, endpoint, principal, input));
+    },
   });
 }
 
@@ -177,7 +191,8 @@ export function mountPrepared<E extends Endpoint, B>(
     work: async (req, principal) => {
       const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
       const { params } = parseInput({ ...endpoint, body: undefined }, req, undefined);
-      return handler({ params, body: content() }, contextFor(endpoint, principal));
+      const body = content();
+      return handler({ params, body }, await authorized(deps, endpoint, principal, { params, query: undefined, body }));
     },
   });
 }
@@ -193,14 +208,16 @@ export function mountRaw<E extends Endpoint>(
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
   register(router, deps, endpoint, 'none', async (req, res) => {
-    await handler(parseInput(endpoint, req, undefined), contextOf(endpoint, res), req, res);
+    const input = parseInput(endpoint, req, undefined);
+    await handler(input, await authorized(deps, endpoint, res.locals.principal ?? null, input), req, res);
   });
 }
 
 /**
  * `mount` for a body that is not JSON (OTLP's protobuf): authentication, then the body as bytes,
  * decompressed (gzip, deflate, br), up to the endpoint's limit (413); `types` accepts or refuses
- * the Content-Type (415 with `typeMessage`). The handler writes `res` itself; errors go to `next`.
+ * the Content-Type (415 with `typeMessage`); then the endpoint's access. The handler decodes the
+ * body and writes `res` itself; errors go to `next`.
  */
 export function mountBytes<E extends Endpoint>(
   router: Router,
@@ -216,11 +233,12 @@ export function mountBytes<E extends Endpoint>(
       return next(new HttpError(415, 'unsupported_media_type', types.message));
     next(declaredOver(req.headers, limit) ? BODY_TOO_LARGE : undefined);
   };
-  const tracked: RequestHandler = (req, res) =>
-    recordWork(
-      res,
-      handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), contextOf(endpoint, res), req, res),
-    );
+  const work = async (req: Request, res: Response) => {
+    const input = { params: req.params, query: undefined, body: undefined };
+    const ctx = await authorized(deps, endpoint, res.locals.principal ?? null, input);
+    await handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), ctx, req, res);
+  };
+  const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
   router[VERB[endpoint.method]](
     endpoint.path,
     ...(endpoint.scopes ? [authenticate(deps.tokens)] : []),
@@ -228,20 +246,4 @@ export function mountBytes<E extends Endpoint>(
     reader,
     tracked,
   );
-}
-
-/** The token's scope must allow this endpoint; checked where ownership is (after 404). */
-export function requireScope(ctx: RequestContext): void {
-  const { principal, endpoint } = ctx;
-  if (!principal || !endpoint.scopes?.includes(principal.scope))
-    throw forbidden('scope_denied', principal?.tokenId ?? null);
-}
-
-/** Ownership, source restriction and scope, in one place for every endpoint that names a source. */
-export function authorizeSource(ctx: RequestContext, source: { readonly id: string; readonly userId: string }): void {
-  const { principal } = ctx;
-  if (!principal || source.userId !== principal.user.id) throw forbidden('not_owner', principal?.tokenId ?? null);
-  if (principal.sourceId !== null && principal.sourceId !== source.id)
-    throw forbidden('source_denied', principal.tokenId);
-  requireScope(ctx);
 }

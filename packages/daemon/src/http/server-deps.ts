@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { Finders } from '../auth/policy.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { DaemonConfig } from '../config.js';
 import type { OutageLog } from '../db/unavailable.js';
@@ -16,6 +17,8 @@ export interface ServerDeps {
   /** Where a database that cannot serve is reported, by requests and background tasks alike. */
   readonly outages: OutageLog;
   readonly tokens: TokenService;
+  /** What an endpoint's `access` names, by id (auth/policy.ts): mount loads it before the handler. */
+  readonly finders: Finders;
   /** Aborted when the daemon stops: long-lived work (streams, workers) ends on it. */
   readonly shutdown: AbortSignal;
   /** Request handlers still running; the daemon waits for them before closing the database. */

@@ -1,8 +1,6 @@
-import { contract } from '@tapline/shared';
-import type { Router } from 'express';
-import type { Deps } from '../deps.js';
+import type { Contract } from '@tapline/shared';
 import type { Composer } from '../ingest/compose.js';
-import { type MountedRoute, mount } from '../http/mount.js';
+import type { JsonRoute } from '../http/table.js';
 
 /**
  * `POST /ingest-log` (extension, docs/arkyn.md): where `@arkyn/server` reports, unchanged. Its
@@ -16,11 +14,15 @@ import { type MountedRoute, mount } from '../http/mount.js';
  */
 const isTemplate = (pathname: string) => /(?:^|\/)(?::[A-Za-z_]|<[A-Za-z_]|\{[A-Za-z_])/.test(pathname);
 
-export function ingestLogRoutes(router: Router, deps: Deps, compose: Composer): MountedRoute {
-  return mount(router, deps, contract.ingestLog, ({ body }, ctx) =>
-    compose(
-      ctx,
-      body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body,
-    ),
-  );
+export function ingestLogRoute(compose: Composer): JsonRoute<Contract['ingestLog']> {
+  return {
+    kind: 'json',
+    validate: ({ body }) => compose.check(body),
+    // `access`: the body's trafficSourceId, loaded and authorized.
+    handler: ({ body }, { loaded: source }) =>
+      compose.store(
+        source,
+        body.route === undefined && isTemplate(body.pathnameUrl) ? { ...body, route: body.pathnameUrl } : body,
+      ),
+  };
 }

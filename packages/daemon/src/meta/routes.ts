@@ -1,7 +1,7 @@
 import { contract } from '@tapline/shared';
 import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
-import { mount, mountRaw } from '../http/mount.js';
+import { mountTable } from '../http/table.js';
 import { openApiDocument } from './openapi.js';
 import { storageHealth } from '../retention/status.js';
 
@@ -16,18 +16,24 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  mount(router, deps, contract.health, async () => ({
-    status: 'ok' as const,
-    version: deps.config.version,
-    database: deps.dialect.backend,
-    storage: await storageHealth(deps),
-  }));
   let document: ReturnType<typeof openApiDocument> | undefined;
-  mountRaw(router, deps, contract.openapi, (_input, _ctx, req, res) => {
-    document ??= openApiDocument(deps.config.version);
-    res
-      .status(contract.openapi.status)
-      .json({ ...document, servers: [{ url: serverOf(req), description: 'the daemon that served this document' }] });
-    return Promise.resolve();
+  mountTable(router, deps, 'meta', {
+    health: async () => ({
+      status: 'ok' as const,
+      version: deps.config.version,
+      database: deps.dialect.backend,
+      storage: await storageHealth(deps),
+    }),
+    openapi: {
+      kind: 'raw',
+      handler: (_input, _ctx, req, res) => {
+        document ??= openApiDocument(deps.config.version);
+        res.status(contract.openapi.status).json({
+          ...document,
+          servers: [{ url: serverOf(req), description: 'the daemon that served this document' }],
+        });
+        return Promise.resolve();
+      },
+    },
   });
 }

@@ -1,9 +1,7 @@
-import { contract, PROMETHEUS_TEXT } from '@tapline/shared';
+import { type Contract, PROMETHEUS_TEXT } from '@tapline/shared';
 import { Registry } from 'prom-client';
-import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { mountRaw, requireScope } from '../http/mount.js';
-import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import type { RawRoute } from '../http/table.js';
 import type { HealthMetrics } from './health.js';
 import type { TrafficMetrics } from './traffic.js';
 
@@ -18,19 +16,22 @@ async function sourceIdsOf(deps: Deps, userId: string): Promise<Set<string>> {
  * the daemon's health, written by prom-client. A token restricted to a source, or `?source=`,
  * gets that source's series; `?source=` checks it as every source route does (404, then 403).
  */
-export function metricsRoutes(router: Router, deps: Deps, traffic: TrafficMetrics, health: HealthMetrics): void {
-  mountRaw(router, deps, contract.getMetrics, async ({ query }, ctx, _req, res) => {
-    const { principal } = ctx;
-    const named = query.source ?? principal.sourceId ?? undefined;
-    let series: Registry;
-    if (named !== undefined) series = traffic.forSource((await loadAuthorizedSource(deps, ctx, named)).id);
-    else {
-      requireScope(ctx);
-      series = traffic.forUser(principal.user.id, await sourceIdsOf(deps, principal.user.id));
-    }
-    // The first entries of a new source wait for its owner's look-up: counted before answering.
-    await traffic.settled();
-    const text = await Registry.merge([health.registry, series]).metrics();
-    res.status(200).type(PROMETHEUS_TEXT).send(text);
-  });
+export function metricsRoute(
+  deps: Deps,
+  traffic: TrafficMetrics,
+  health: HealthMetrics,
+): RawRoute<Contract['getMetrics']> {
+  return {
+    kind: 'raw',
+    // `loaded` is the named source (`access`: the query's, else the token's restriction), or null.
+    handler: async (_input, { principal, loaded: source }, _req, res) => {
+      const series = source
+        ? traffic.forSource(source.id)
+        : traffic.forUser(principal.user.id, await sourceIdsOf(deps, principal.user.id));
+      // The first entries of a new source wait for its owner's look-up: counted before answering.
+      await traffic.settled();
+      const text = await Registry.merge([health.registry, series]).metrics();
+      res.status(200).type(PROMETHEUS_TEXT).send(text);
+    },
+  };
 }

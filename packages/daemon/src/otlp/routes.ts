@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import type { Ingest } from '../ingest/ingest.js';
 import { createRedactor } from '../ingest/redact.js';
 import { failureAnswer, type FailureLogs, HttpError, RetryLater } from '../http/errors.js';
-import { mountBytes, requireScope } from '../http/mount.js';
+import { mountTable } from '../http/table.js';
 import { decodeRequest, encodeResponse, encodeStatus, encodingOf, type OtlpEncoding } from './codec.js';
 import { groupBySource } from './sources.js';
 import { storeGroup } from './store.js';
@@ -38,22 +38,28 @@ export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
     accepts: (type: string) => encodingOf(type) !== null,
     message: 'Content-Type must be application/x-protobuf or application/json',
   };
-  mountBytes(router, deps, contract.otlpTraces, types, async (body, ctx, req, res) => {
-    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
-    requireScope(ctx);
-    const decoded = decodeRequest(body, encoding);
-    if ('error' in decoded) throw new HttpError(400, 'bad_request', decoded.error);
-    const translation = translate(decoded);
-    const { groups, rejected } = await groupBySource(deps, ctx, req.get('x-tapline-source'), translation);
-    let count = translation.rejected.count + rejected.count;
-    const reasons = [...translation.rejected.reasons, ...rejected.reasons];
-    for (const group of groups) {
-      const stored = await storeGroup(deps, ingest, redactor, group);
-      count += stored.rejected.count;
-      reasons.push(...stored.rejected.reasons);
-    }
-    const partial = count > 0 ? { rejectedSpans: count, errorMessage: reasons.slice(0, 3).join('; ') } : null;
-    res.status(200).type(CONTENT_TYPE[encoding]).send(encodeResponse(encoding, partial));
+  // `access: token`: the scope is checked before the handler; each source the export names, here.
+  mountTable(router, deps, 'otlp', {
+    otlpTraces: {
+      kind: 'bytes',
+      types,
+      handler: async (body, ctx, req, res) => {
+        const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+        const decoded = decodeRequest(body, encoding);
+        if ('error' in decoded) throw new HttpError(400, 'bad_request', decoded.error);
+        const translation = translate(decoded);
+        const { groups, rejected } = await groupBySource(deps, ctx, req.get('x-tapline-source'), translation);
+        let count = translation.rejected.count + rejected.count;
+        const reasons = [...translation.rejected.reasons, ...rejected.reasons];
+        for (const group of groups) {
+          const stored = await storeGroup(deps, ingest, redactor, group);
+          count += stored.rejected.count;
+          reasons.push(...stored.rejected.reasons);
+        }
+        const partial = count > 0 ? { rejectedSpans: count, errorMessage: reasons.slice(0, 3).join('; ') } : null;
+        res.status(200).type(CONTENT_TYPE[encoding]).send(encodeResponse(encoding, partial));
+      },
+    },
   });
   router.use(contract.otlpTraces.path, otlpErrors(deps));
 }

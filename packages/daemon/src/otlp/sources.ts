@@ -1,7 +1,8 @@
 import type { TrafficSource } from '@tapline/shared';
 import type { Deps } from '../deps.js';
 import { HttpError, notFound } from '../http/errors.js';
-import { authorizeSource, type RequestContext } from '../http/mount.js';
+import { authorizeSource } from '../auth/policy.js';
+import type { RequestContext } from '../http/mount.js';
 import { findTrafficSourceByName } from '../traffic-sources/repo.js';
 import type { SourceGroup } from './store.js';
 import type { Translation } from './translate.js';
@@ -14,13 +15,15 @@ async function named(deps: Deps, ctx: RequestContext, userId: string, name: stri
     ? await deps.findSource(name.toLowerCase())
     : await findTrafficSourceByName(deps.db, userId, name);
   if (!source) throw notFound('source_not_found');
-  authorizeSource(ctx, source);
+  authorizeSource(ctx.principal, ctx.endpoint, source);
   return source;
 }
 
 /**
  * Which source each span's record goes to (docs/opentelemetry.md): the `x-tapline-source`
- * header (name or id) for the whole export; else the token's source restriction; else the
+ * header (name or id) or each span's resource, which the contract's `access` cannot name, so each
+ * source found is checked here by the same policy (auth/policy.ts). The order: the
+ * header for the whole export; else the token's source restriction; else the
  * source named as each resource's `service.name`. Records of a service name no source has are
  * rejected (partial success); an export none of whose names resolves is a 404 that says so.
  */
@@ -51,7 +54,7 @@ export async function groupBySource(
     let found = byName.get(serviceName);
     if (!found) {
       const source = serviceName ? await findTrafficSourceByName(deps.db, principal.user.id, serviceName) : undefined;
-      if (source) authorizeSource(ctx, source);
+      if (source) authorizeSource(ctx.principal, ctx.endpoint, source);
       byName.set(serviceName, (found = { source, group: { records: [], unlinked: [] } }));
     }
     return found.group;

@@ -1,13 +1,12 @@
 import { drained } from '../http/drained.js';
-import { contract, type TrafficStreamQuery } from '@tapline/shared';
-import type { Request, Response, Router } from 'express';
+import type { Contract, TrafficStreamQuery } from '@tapline/shared';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Limits } from '../config.js';
 import type { Deps } from '../deps.js';
 import { HttpError, invalidField } from '../http/errors.js';
 import { createReclaimer, type Reclaimer } from '../http/reclaim.js';
-import { mountRaw } from '../http/mount.js';
-import { loadAuthorizedSource } from '../traffic-sources/load.js';
+import type { RawRoute } from '../http/table.js';
 import { createStreamHub } from './stream-hub.js';
 import { DEFAULT_STREAM_OPTIONS, type StreamOptions, StreamSession, type StreamSink } from './stream-session.js';
 
@@ -93,7 +92,10 @@ function streamAdmission(limits: Limits): (tokenId: string) => (() => void) | st
  * answered as Server-Sent Events (stream-session.ts). Every open stream ends when the daemon
  * stops, so SIGTERM is not held up by clients that never hang up.
  */
-export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOptions): { readonly open: () => number } {
+export function streamTrafficRoute(
+  deps: Deps,
+  given?: StreamOptions,
+): { readonly route: RawRoute<Contract['streamTraffic']>; readonly open: () => number } {
   const options = given ?? { ...DEFAULT_STREAM_OPTIONS, maxBytes: deps.config.limits.streamBuffer };
   const hub = createStreamHub(deps);
   const sessions = new Set<StreamSession>();
@@ -102,8 +104,8 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
   const reclaim = createReclaimer(1_000);
   deps.shutdown.addEventListener('abort', () => sessions.forEach((s) => s.close()), { once: true });
 
-  mountRaw(router, deps, contract.streamTraffic, async ({ params, query }, ctx, req, res) => {
-    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
+  const handler: RawRoute<Contract['streamTraffic']>['handler'] = async ({ query }, ctx, req, res) => {
+    const source = ctx.loaded;
     const after = cursorOf(req, query);
     const { after: _after, ...filters } = query;
     if (deps.shutdown.aborted) throw new HttpError(503, 'stopping', 'The daemon is stopping');
@@ -137,6 +139,6 @@ export function streamTrafficRoute(router: Router, deps: Deps, given?: StreamOpt
     } finally {
       sessions.delete(session);
     }
-  });
-  return { open: () => sessions.size };
+  };
+  return { route: { kind: 'raw', handler }, open: () => sessions.size };
 }

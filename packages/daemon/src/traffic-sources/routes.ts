@@ -1,9 +1,7 @@
-import { contract } from '@tapline/shared';
 import type { Router } from 'express';
 import type { Deps } from '../deps.js';
-import { forbidden, HttpError } from '../http/errors.js';
-import { mount, requireScope } from '../http/mount.js';
-import { loadAuthorizedSource } from './load.js';
+import { HttpError } from '../http/errors.js';
+import { mountTable } from '../http/table.js';
 import {
   createTrafficSource,
   deleteTrafficSource,
@@ -18,34 +16,30 @@ const nameTaken = (name: string) =>
 export function trafficSourceRoutes(router: Router, deps: Deps): void {
   const { db, clock } = deps;
 
-  mount(router, deps, contract.listTrafficSources, async ({ query }, ctx) => {
-    requireScope(ctx);
-    return listTrafficSources(db, ctx.principal.user.id, ctx.principal.sourceId, query);
-  });
+  mountTable(router, deps, 'traffic-source', {
+    listTrafficSources: async ({ query }, { principal }) =>
+      listTrafficSources(db, principal.user.id, principal.sourceId, query),
 
-  mount(router, deps, contract.createTrafficSource, async ({ body }, ctx) => {
-    requireScope(ctx);
-    // A token restricted to one source may not make others.
-    if (ctx.principal.sourceId !== null) throw forbidden('source_denied', ctx.principal.tokenId);
-    if (await findTrafficSourceByName(db, ctx.principal.user.id, body.name)) throw nameTaken(body.name);
-    return createTrafficSource(db, clock, ctx.principal.user.id, body);
-  });
+    // `access: account`: a token restricted to one source may not make others.
+    createTrafficSource: async ({ body }, { principal }) => {
+      if (await findTrafficSourceByName(db, principal.user.id, body.name)) throw nameTaken(body.name);
+      return createTrafficSource(db, clock, principal.user.id, body);
+    },
 
-  mount(router, deps, contract.updateTrafficSource, async ({ params, body }, ctx) => {
-    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    if (
-      body.name !== undefined &&
-      body.name !== source.name &&
-      (await findTrafficSourceByName(db, source.userId, body.name))
-    ) {
-      throw nameTaken(body.name);
-    }
-    return updateTrafficSource(db, clock, source.id, body);
-  });
+    updateTrafficSource: async ({ body }, { loaded: source }) => {
+      if (
+        body.name !== undefined &&
+        body.name !== source.name &&
+        (await findTrafficSourceByName(db, source.userId, body.name))
+      ) {
+        throw nameTaken(body.name);
+      }
+      return updateTrafficSource(db, clock, source.id, body);
+    },
 
-  mount(router, deps, contract.deleteTrafficSource, async ({ params }, ctx) => {
-    const source = await loadAuthorizedSource(deps, ctx, params.trafficSourceId);
-    await deleteTrafficSource(db, source.id);
-    return undefined;
+    deleteTrafficSource: async (_input, { loaded: source }) => {
+      await deleteTrafficSource(db, source.id);
+      return undefined;
+    },
   });
 }
