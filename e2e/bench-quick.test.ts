@@ -87,6 +87,7 @@ describe('pnpm bench --quick', () => {
       'better-sqlite3 insert',
       'parse + redact + insert',
       'repository SQL in better-sqlite3',
+      'static page of the same size',
     ]) {
       expect(floors).toContain(floor);
     }
