@@ -104,10 +104,10 @@ async function openReplay(): Promise<void> {
   errors = watchErrors(page);
   await page.goto(`${daemon.url}/?view=record&source=${sourceId}&entry=${entryId}#token=${encodeURIComponent(token)}`);
   await page.getByRole('button', { name: 'Replay…' }).click();
-  await page.getByRole('region', { name: 'Replay' }).waitFor();
+  await page.getByRole('region', { name: 'Replay', exact: true }).waitFor();
 }
 
-const panel = () => page.getByRole('region', { name: 'Replay' });
+const panel = () => page.getByRole('region', { name: 'Replay', exact: true });
 
 /** The value box of the header row holding `value`. */
 async function headerValue(value: string) {

@@ -13,6 +13,7 @@ import {
   cliCommand,
   DraftError,
   draftOf,
+  refusedByBrowser,
   type ReplayDraft,
   replayedRecord,
   requestOf,
@@ -59,7 +60,9 @@ export function ReplayPanel({ record, sourceId, pageOrigin, send = sendFromBrows
   useEffect(() => () => void (live.current = false), []);
 
   const edit = (change: Partial<ReplayDraft>) => setDraft({ ...draft, ...change });
-  const recordedPlaces = describePlaces(redactedPlaces(record.request));
+  // A refused header is never sent anyway: only what the user can fill in is named.
+  const places = redactedPlaces(record.request);
+  const recordedPlaces = describePlaces({ ...places, headers: places.headers.filter((h) => !refusedByBrowser(h)) });
   const placeholder = placeholderOf(record.request.body);
   const unsent = unsentHeaders(draft);
 
