@@ -239,4 +239,16 @@ process.stdout.write(
 process.stdout.write(
   '| what | Tapline | floor or peer, same run | ratio (median of per-round ratios) | target | |\n|---|---|---|---|---|---|\n',
 );
+// Issue 29: the web UI's first view, signed in, to the traffic list's first row painted, in Chromium.
+const firstCold = fig('web-first-view', 'first row visible, cold cache ms');
+const firstWarm = fig('web-first-view', 'first row visible, warm cache ms');
+row(
+  `web UI: navigation to the first traffic row painted, signed in, ${n(fig('web-first-view', 'entries stored')?.median)} entries (cold cache; warm)`,
+  `${n(firstCold?.median)} ms; ${n(firstWarm?.median)} ms`,
+  `the same bytes and headers as a static page: ${n(fig('web-first-view', 'floor: static page of the same size, cold cache ms')?.median)} ms; ${n(fig('web-first-view', 'floor: static page of the same size, warm cache ms')?.median)} ms`,
+  `${ratio(firstCold, 'static page of the same size')} cold, ${ratio(firstWarm, 'static page of the same size')} warm`,
+  '≤ 1 s on loopback (issue 29)',
+  firstCold && firstWarm ? firstCold.median <= 1000 && firstWarm.median <= 1000 : undefined,
+);
+
 process.stdout.write(`${rows.join('\n')}\n`);

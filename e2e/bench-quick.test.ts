@@ -89,6 +89,7 @@ describe('pnpm bench --quick', () => {
       'repository SQL in better-sqlite3',
       'the same question in SQL on the raw entries',
       '--no-stats',
+      'static page of the same size',
     ]) {
       expect(floors).toContain(floor);
     }

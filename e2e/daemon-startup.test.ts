@@ -144,6 +144,8 @@ describe('taplined start-up and shutdown', () => {
     [['--max-body', '1'], '--max-body takes a size of at least 1kb'],
     [['--log-level', 'loud'], 'loud'],
     [['frobnicate'], 'too many arguments'],
+    [['--ui-replay-origin', "http://dev:3000; script-src 'unsafe-inline'"], '--ui-replay-origin takes origins such as'],
+    [['--ui-replay-origin', 'http://localhost:3000,http://[::1]:3000'], '(got "http://[::1]:3000")'],
   ])('exits 2 with a message for bad usage: %j', async (args, message) => {
     const result = await run([...args, '--home', home()]);
     expect(result.exitCode).toBe(2);

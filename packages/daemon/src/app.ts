@@ -150,6 +150,7 @@ export function createApp(options: AppOptions): App {
   if (options.webUi)
     webUiRoutes(app, options.webUi, {
       hosts: [...(options.listenHost ? [options.listenHost] : []), ...options.config.ui.hosts],
+      replayOrigins: options.config.ui.replayOrigins,
     });
   const router = express.Router({ strict: false });
   metaRoutes(router, deps);

@@ -23,7 +23,7 @@ export interface DaemonConfig {
   readonly stats: StatsConfig;
   /** `--alert-interval` (docs/alerts.md). */
   readonly alerts: { readonly intervalMs: number };
-  /** `--no-ui`, `--ui-host`: the web UI at `/` (docs/web.md). */
+  /** `--no-ui`, `--ui-host`, `--ui-replay-origin`: the web UI at `/` (docs/web.md). */
   readonly ui: UiConfig;
 }
 
@@ -31,6 +31,8 @@ export interface UiConfig {
   readonly enabled: boolean;
   /** Host names the page answers to besides IP literals and localhost (DNS rebinding, web-ui/host.ts). */
   readonly hosts: readonly string[];
+  /** Origins besides loopback the page's replay may send to (its CSP's `connect-src`, web-ui/routes.ts). */
+  readonly replayOrigins: readonly string[];
 }
 
 export const DEFAULT_ALERT_INTERVAL_MS = 30_000;
@@ -69,7 +71,7 @@ export const defaultConfig = (version: string): DaemonConfig => ({
   trustProxy: false,
   stats: DEFAULT_STATS,
   alerts: { intervalMs: DEFAULT_ALERT_INTERVAL_MS },
-  ui: { enabled: true, hosts: [] },
+  ui: { enabled: true, hosts: [], replayOrigins: [] },
 });
 
 /** How long a client may take, in milliseconds (`--headers-timeout` and friends in commands/serve.ts). */

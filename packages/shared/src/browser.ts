@@ -21,3 +21,7 @@ export * from './filter/index.js';
 export * from './stream/index.js';
 export * from './json.js';
 export * from './diff/index.js';
+export * from './capture/placeholder.js';
+export * from './redact/keys.js';
+export * from './redact/places.js';
+export * from './record-rules.js';

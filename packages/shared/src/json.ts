@@ -11,6 +11,16 @@ export function parseJson(text: string): JsonValue {
   return JSON.parse(text) as JsonValue;
 }
 
+/** An answer's body as a replay shows it: parsed when it is JSON, else the text; null when empty. */
+export function jsonOrText(text: string): JsonValue {
+  if (!text) return null;
+  try {
+    return parseJson(text);
+  } catch {
+    return text;
+  }
+}
+
 /** An object whose members can be read by name (arrays included, as `typeof` says). */
 export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null;

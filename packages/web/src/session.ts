@@ -45,8 +45,7 @@ export function takeTokenFromFragment(): string | undefined {
 }
 
 /** Checks a token with `GET /auth/me`; the error says, in words, why the user must sign in again. */
-export async function openSession(token: string): Promise<Session> {
-  const client = clientFor(token);
+export async function openSession(token: string, client = clientFor(token)): Promise<Session> {
   const me = await client.call(contract.me);
   return { token, me, client };
 }

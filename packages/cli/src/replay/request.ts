@@ -1,6 +1,12 @@
-import { isSkippedHeader, placeholderOf, recordUrl, type HttpTrafficRecord } from '@tapline/shared';
+import {
+  isSkippedHeader,
+  placeholderOf,
+  recordUrl,
+  redactedPlaces,
+  valuesOf,
+  type HttpTrafficRecord,
+} from '@tapline/shared';
 import { usage } from '../exit-codes.js';
-import { redactedPlaces, valuesOf } from './redacted.js';
 
 /** What the user changes of the recorded request. */
 export interface ReplayChanges {

@@ -1,4 +1,4 @@
-import { type JsonValue, parseJson } from '@tapline/shared';
+import { type JsonValue, jsonOrText } from '@tapline/shared';
 import { CliError, errorCode, EXIT } from '../exit-codes.js';
 import type { ReplayRequest } from './request.js';
 
@@ -64,14 +64,5 @@ export async function sendReplay(
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers['set-cookie'] = cookies;
-  return { status: response.status, statusText: response.statusText, headers, body: parseBody(text), elapsedTime };
-}
-
-function parseBody(text: string): JsonValue {
-  if (!text) return null;
-  try {
-    return parseJson(text);
-  } catch {
-    return text;
-  }
+  return { status: response.status, statusText: response.statusText, headers, body: jsonOrText(text), elapsedTime };
 }

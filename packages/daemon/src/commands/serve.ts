@@ -18,6 +18,7 @@ import { parseRetention } from '../retention/parse-flags.js';
 import { DEFAULT_STATS_RETENTION } from '../route-stats/options.js';
 import { parseStats } from '../route-stats/parse-flags.js';
 import { serve } from '../serve.js';
+import { parseReplayOrigins } from '../web-ui/replay-origins.js';
 import { type DatabaseFlags, locations } from './database.js';
 
 interface GlobalOptions extends ServerFlags, DatabaseFlags {
@@ -37,6 +38,7 @@ interface GlobalOptions extends ServerFlags, DatabaseFlags {
   alertInterval: string;
   ui: boolean;
   uiHost?: string;
+  uiReplayOrigin: string[];
 }
 
 const env = process.env;
@@ -62,6 +64,7 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
         .split(',')
         .map((h) => h.trim())
         .filter(Boolean),
+      replayOrigins: parseReplayOrigins(opts.uiReplayOrigin),
     },
   };
   let stopSignal: Promise<string> | undefined;
@@ -186,6 +189,12 @@ export function registerServe(cmd: Command): void {
     .option(
       '--ui-host <names>',
       'host names the web UI answers to besides IP addresses, localhost and --host, comma-separated (DNS rebinding)',
+    )
+    .option(
+      '--ui-replay-origin <origins>',
+      "origins besides localhost and 127.0.0.1 the web UI's replay may send to, such as http://dev.internal:3000; comma-separated, repeatable",
+      (value: string, previous: string[]) => [...previous, value],
+      [],
     )
     .addOption(
       new Option('--log-level <level>', 'log level')

@@ -83,18 +83,6 @@ const charsetOf = (contentType: string | undefined) =>
 export const describeBinary = (contentType: string | undefined, bytes: number, note = '') =>
   `[binary body: ${mimeOf(contentType) || 'unknown type'}, ${bytes} bytes${note}]`;
 
-/** The two markers above, as they end a stored body. */
-const PLACEHOLDER =
-  /(?:^\[binary body: [^\]\n]*, \d+ bytes[^\]\n]*\]|…\[truncated by Tapline: [^\]\n]* bytes shown\])$/;
-
-/**
- * The marker when a stored body is not what was sent (binary, or text cut at the limit), which a
- * replay must not send as if it were; null for a body stored whole.
- */
-export function placeholderOf(body: JsonValue | undefined): string | null {
-  return typeof body === 'string' ? (PLACEHOLDER.exec(body)?.[0] ?? null) : null;
-}
-
 /**
  * What a traffic record holds for a body: JSON parsed, form fields as an object (so that the
  * daemon's key redaction reaches `password=`), text as a string of at most `maxBytes` then a

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { captureBody, placeholderOf } from './body.js';
+import { captureBody } from './body.js';
+import { placeholderOf } from './placeholder.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 

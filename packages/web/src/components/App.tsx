@@ -1,5 +1,14 @@
 import { useEffect, useState } from 'react';
-import { keepToken, openSession, type Session, signInReason, storedToken, takeTokenFromFragment } from '../session.js';
+import { askFirstPageEarly } from '../first-page.js';
+import {
+  clientFor,
+  keepToken,
+  openSession,
+  type Session,
+  signInReason,
+  storedToken,
+  takeTokenFromFragment,
+} from '../session.js';
 import { Shell } from './Shell.js';
 import { SignIn } from './SignIn.js';
 
@@ -18,7 +27,9 @@ export function App() {
       setPhase({ kind: 'signed-out' });
       return;
     }
-    openSession(token).then(
+    const client = clientFor(token);
+    askFirstPageEarly(client);
+    openSession(token, client).then(
       (session) => {
         keepToken(token);
         setPhase({ kind: 'signed-in', session });

@@ -12,6 +12,7 @@ import { useEffect, useState } from 'react';
 import { DiffTable } from './DiffTable.js';
 import { LinkedLogs } from './LinkedLogs.js';
 import { Message } from './Message.js';
+import { ReplayPanel } from './ReplayPanel.js';
 
 /** The entry marked to diff against, kept for the tab (as the token is): `{source} {id}`. */
 const MARK_KEY = 'tapline.marked';
@@ -41,6 +42,7 @@ export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onErr
   const [copied, setCopied] = useState<string | undefined>();
   const [marked, setMarked] = useState(() => markedId(sourceId));
   const [against, setAgainst] = useState<HttpTrafficRecord | undefined>();
+  const [replaying, setReplaying] = useState(false);
 
   useEffect(() => {
     client.call(contract.getTraffic, { params: { trafficSourceId: sourceId, id: entryId } }).then(
@@ -128,9 +130,13 @@ export function RecordView({ client, sourceId, entryId, onBack, onOpenLog, onErr
             Diff with marked
           </button>
         )}
+        <button type="button" aria-expanded={replaying} onClick={() => setReplaying(!replaying)}>
+          Replay…
+        </button>
         {copied && <span role="status">{copied}</span>}
       </div>
       {against && <DiffTable a={against} b={record} />}
+      {replaying && <ReplayPanel record={record} sourceId={sourceId} pageOrigin={window.location.origin} />}
       <pre className="raw curl" aria-label="curl command">
         {curl}
       </pre>

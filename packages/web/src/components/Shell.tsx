@@ -139,7 +139,8 @@ export function Shell({ session, onSignedOut }: ShellProps) {
       {adding && <AddSource client={session.client} onAdded={onSourceAdded} onCancel={() => setAdding(false)} />}
       {source && <AlertsBanner key={source} client={session.client} sourceId={source} onError={onError} />}
       <main>
-        {sources === undefined ? (
+        {/* A source in the address needs no list to open its view: the list only fills the picker. */}
+        {sources === undefined && !state.source ? (
           <p role="status">Loading sources…</p>
         ) : !source ? (
           <p>

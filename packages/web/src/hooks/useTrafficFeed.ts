@@ -1,11 +1,6 @@
-import {
-  contract,
-  followTraffic,
-  type FollowStatus,
-  type HttpTraffic,
-  type TaplineClient,
-} from '@tapline/shared/browser';
+import { followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient } from '@tapline/shared/browser';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { firstPage } from '../first-page.js';
 
 /** What the list holds at most: the oldest fall off the end, as in the terminal UI's table. */
 export const MAX_ROWS = 200_000;
@@ -64,10 +59,7 @@ export function useTrafficFeed(
     };
     const start = async () => {
       if (loaded.current === undefined) {
-        const page = await client.call(contract.listTraffic, {
-          params: { trafficSourceId: sourceId },
-          query: { q: q || undefined, limit: 1000 },
-        });
+        const page = await firstPage(client, sourceId, q);
         loaded.current = page.data.map((entry) => entry.id);
         cursor.current = page.data[0]?.id;
         setRows(page.data);

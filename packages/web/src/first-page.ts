@@ -1,0 +1,37 @@
+import { contract, type ResponseOf, type TaplineClient } from '@tapline/shared/browser';
+import { parseUrlState } from './url-state.js';
+
+type FirstPage = ResponseOf<typeof contract.listTraffic>;
+
+/** The first page of traffic asked for while the token is checked, by client, then source and filter. */
+const early = new WeakMap<TaplineClient, Map<string, Promise<FirstPage>>>();
+const keyOf = (sourceId: string, q: string) => `${sourceId}\n${q}`;
+
+/** The one request for a source's first page, as the traffic list makes it. */
+export const listFirstPage = (client: TaplineClient, sourceId: string, q: string) =>
+  client.call(contract.listTraffic, {
+    params: { trafficSourceId: sourceId },
+    query: { q: q || undefined, limit: 1000 },
+  });
+
+/**
+ * When the address opens the traffic of a named source, asks for its first page at once, beside
+ * `GET /auth/me` rather than after it: one round trip fewer before the first row (docs/decisions.md
+ * §24.10). A refused token fails both; the page's answer to that is the sign-in check's.
+ */
+export function askFirstPageEarly(client: TaplineClient): void {
+  const state = parseUrlState(window.location.search);
+  if (state.view !== 'traffic' || !state.source) return;
+  const page = listFirstPage(client, state.source, state.q);
+  page.catch(() => undefined); // read (or dropped) by the list; never an unhandled rejection
+  early.set(client, new Map([[keyOf(state.source, state.q), page]]));
+}
+
+/** The page asked for early for this client, source and filter, once; else a fresh request. */
+export function firstPage(client: TaplineClient, sourceId: string, q: string): Promise<FirstPage> {
+  const pages = early.get(client);
+  const key = keyOf(sourceId, q);
+  const page = pages?.get(key);
+  pages?.delete(key);
+  return page ?? listFirstPage(client, sourceId, q);
+}
