@@ -123,7 +123,7 @@ export default async function run({ root, log, quick, tmp }) {
   // playwright-core is the browser tests' dependency (e2e/package.json).
   const { chromium } = createRequire(join(root, 'e2e', 'package.json'))('playwright-core');
   const entries = quick ? 200 : 5_000;
-  const rounds = quick ? 2 : 9;
+  const rounds = quick ? 1 : 9;
   const home = tmp();
   const daemon = await startDaemon(root, home.path, KEEP_EVERYTHING);
   let server;
