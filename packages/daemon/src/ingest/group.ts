@@ -29,7 +29,10 @@ export const MAX_GROUP_RECORDS = 5_000;
 export const MAX_CONFLICT_RETRIES = 3;
 
 /** How many of the waiting requests the next group takes: the first, then more while under MAX_GROUP_RECORDS. */
-export function groupLength(waiting: readonly Pick<Waiting, 'records'>[], max = MAX_GROUP_RECORDS): number {
+export function groupLength(
+  waiting: readonly { readonly records: readonly unknown[] }[],
+  max = MAX_GROUP_RECORDS,
+): number {
   let records = 0;
   let taken = 0;
   while (taken < waiting.length && (taken === 0 || records < max)) records += waiting[taken++]?.records.length ?? 0;
