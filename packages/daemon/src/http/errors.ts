@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
@@ -100,6 +100,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 export const MALFORMED_JSON = 'Malformed JSON in request body';
 export const BODY_TOO_LARGE = new HttpError(413, 'body_too_large', 'Request body too large');
+export const REQUEST_ABORTED = new HttpError(400, 'bad_request', 'Request aborted');
 
 /** body-parser's errors carry a `type`; map the ones a client can cause to our answers. */
 const BODY_ERRORS: Record<string, HttpError> = {
@@ -107,7 +108,7 @@ const BODY_ERRORS: Record<string, HttpError> = {
   'entity.parse.failed': new HttpError(400, 'malformed_json', MALFORMED_JSON),
   'encoding.unsupported': new HttpError(415, 'unsupported_media_type', 'Unsupported content encoding'),
   'charset.unsupported': new HttpError(415, 'unsupported_media_type', 'Unsupported charset; send UTF-8 JSON'),
-  'request.aborted': new HttpError(400, 'bad_request', 'Request aborted'),
+  'request.aborted': REQUEST_ABORTED,
   'request.size.invalid': new HttpError(400, 'bad_request', 'Request size did not match content length'),
 };
 
@@ -186,15 +187,30 @@ export function failureAnswer(
   return known ?? INTERNAL;
 }
 
+const JSON_CONTENT = 'application/json; charset=utf-8';
+
+/** As Express's `res.status().json()`: one string written with its headers, the same headers. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  extra: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { ...extra, 'Content-Type': JSON_CONTENT, 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/**
+ * The one writer of an error answer, on node:http (Express's error handler and the lean path):
+ * a connection whose answer had begun is cut, a body nobody read lingers (linger.ts).
+ */
+export function writeFailure(req: IncomingMessage, res: ServerResponse, answer: HttpError): void {
+  if (res.headersSent) return void res.destroy();
+  answerBeforeBody(req, res);
+  sendJson(res, answer.status, answer.body, answer instanceof RetryLater ? answer.headers : {});
+}
+
 export function errorHandler(logs: FailureLogs): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const answer = failureAnswer(error, req, logs);
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    answerBeforeBody(req, res);
-    if (answer instanceof RetryLater) res.set(answer.headers);
-    res.status(answer.status).json(answer.body);
-  };
+  return (error: unknown, req, res, _next) => writeFailure(req, res, failureAnswer(error, req, logs));
 }

@@ -1,4 +1,5 @@
 import './locals.js';
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from './errors.js';
 
@@ -61,8 +62,16 @@ export function trackRequests(inflight: Inflight, stopping: AbortSignal): Reques
       res.set('connection', 'close');
       return next(new HttpError(503, 'stopping', 'The daemon is stopping'));
     }
-    const over = new Promise<void>((resolve) => res.once('close', resolve));
-    void inflight.track(over.then(() => res.locals.work));
+    trackAnswer(inflight, res, () => res.locals.work);
     next();
   };
+}
+
+/**
+ * Counts a request from its arrival until its answer is over and `work()` (its handler's promise,
+ * if it started) has settled; Express's requests (trackRequests) and the lean path's alike.
+ */
+export function trackAnswer(inflight: Inflight, res: ServerResponse, work: () => unknown): void {
+  const over = new Promise<void>((resolve) => res.once('close', resolve));
+  void inflight.track(over.then(work));
 }

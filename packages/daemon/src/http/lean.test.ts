@@ -160,6 +160,10 @@ describe('the lean ingest path', () => {
     const cases: Record<string, Sent> = {
       'malformed JSON': { path: single(), body: '{"domainUrl":' },
       'bytes that are not UTF-8': { path: single(), body: Buffer.from([0x7b, 0xff, 0x7d]) },
+      // body-parser takes a body that is empty once its byte-order mark is dropped as `{}`.
+      'a byte-order mark and nothing else': { path: single(), body: '\uFEFF' },
+      'two byte-order marks': { path: single(), body: `\uFEFF\uFEFF${compose()}` },
+      'a batch of a byte-order mark and nothing else': { path: batch, body: '\uFEFF' },
       'nesting past the limit': { path: single(), body: `${'['.repeat(300)}${']'.repeat(300)}` },
       'a missing field': { path: single(), body: JSON.stringify({ ...composeBody(s.source.id), status: undefined }) },
       'a bad method and status': { path: single(), body: compose({ method: 'FETCH', status: 99 }) },

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { type AccessInput, authorize, type Loaded } from '../auth/policy.js';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { ServerDeps } from './server-deps.js';
-import { type BodyMode, declaredOver, jsonBody } from './body.js';
+import { type BodyMode, createBodyReader, declaredOver } from './read-body.js';
 import { BODY_TOO_LARGE, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
 import './locals.js';
@@ -56,6 +56,19 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(result.error, where);
   return result.data;
+}
+
+/**
+ * Express's side of the one body reader (read-body.ts): the body goes on `req.body`, a refusal to
+ * `next`. A request without a body is fine here; the endpoint's schema decides if it needed one.
+ */
+function jsonBody(limit: number, mode: BodyMode, deps: Pick<ServerDeps, 'largeBodies' | 'config'>): RequestHandler {
+  const reader = createBodyReader(limit, mode, deps);
+  return (req, res, next) =>
+    reader.read(req, res).then((body) => {
+      req.body = body;
+      next();
+    }, next);
 }
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */

@@ -2,19 +2,16 @@ import type { TrafficSource } from '@tapline/shared';
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { isoNow, newId } from '../clock.js';
-import { isConflict } from '../db/conflict.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Deps } from '../deps.js';
 import type { IngestHook, StoredEntry } from '../stream/bus.js';
 import type { Sequenced } from '../stream/stream-repo.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from '../http-traffic/names.js';
-import { createTrafficWriter } from '../http-traffic/repo.js';
-import { createRouteResolver } from '../route-stats/resolve.js';
+import { createTrafficWriter, type TrafficWriter } from '../http-traffic/repo.js';
+import { createRouteResolver, type RouteResolver } from '../route-stats/resolve.js';
 import { rulesOf } from '../route-stats/rules-repo.js';
 import type { StatInput } from '../route-stats/rollup.js';
-import { rowsOf } from './rows.js';
-import type { NewTrafficRow } from '../http-traffic/table.js';
+import { groupLength, groupRows, recoveryOf, type Waiting } from './group.js';
 
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */
@@ -30,20 +27,6 @@ export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus
   readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<void>) | undefined;
 }
 
-/** Records of one request (a single compose or a batch), stored all or none. */
-interface Waiting {
-  readonly source: TrafficSource;
-  readonly records: readonly PreparedRecord[];
-  resolve(entries: StoredEntry[]): void;
-  reject(error: unknown): void;
-}
-
-/** A group stops taking requests at this many records (a few batches of 1,000); the rest go next. */
-const MAX_GROUP_RECORDS = 5_000;
-
-/** Deadlocks in a row before a group's requests are failed one by one. */
-const MAX_CONFLICT_RETRIES = 3;
-
 /** Bounds the id cache; a busy source has a few hundred paths. */
 const MAX_CACHED_IDS = 20_000;
 
@@ -57,64 +40,20 @@ const MAX_CACHED_IDS = 20_000;
  * their stream numbers.
  */
 export function createIngest(deps: IngestDeps): Ingest {
-  const writer = createTrafficWriter(deps.dialect.payloads);
-  const cache: IdCache = { domains: new Map(), pathnames: new Map() };
-  const routes = createRouteResolver();
+  const parts: GroupParts = {
+    deps,
+    writer: createTrafficWriter(deps.dialect.payloads),
+    cache: { domains: new Map(), pathnames: new Map() },
+    routes: createRouteResolver(),
+  };
+  const { cache } = parts;
   let waiting: Waiting[] = [];
   let inFlight = false;
-
-  /** One transaction for the whole group; returns each item's entries in input order. */
-  async function storeGroup(group: readonly Waiting[]): Promise<{ results: StoredEntry[][]; committed: Sequenced[] }> {
-    const receivedAt = isoNow(deps.clock);
-    const learned: IdCache = { domains: new Map(), pathnames: new Map() };
-    const results: StoredEntry[][] = [];
-    const all: StoredEntry[] = [];
-    const traffic: NewTrafficRow[] = [];
-    const statInputs: StatInput[] = [];
-    let firstSeq = 0;
-
-    await deps.db.transaction().execute(async (trx) => {
-      const known = await resolveNames(trx, group, receivedAt, { cache, learned });
-      const rules = await rulesOf(trx, deps, [...new Set(group.map((g) => g.source.id))], true);
-      const routeOf = await routes.resolve(trx, group, receivedAt, rules);
-      for (const { source, records } of group) {
-        const stored: StoredEntry[] = [];
-        for (const record of records) {
-          const domainId = known.domain(source.id, record.domain);
-          const route = routeOf(source.id, record);
-          const { row, entry, stat } = rowsOf(
-            source.id,
-            record,
-            { domainId, pathnameId: known.pathname(domainId, record.pathname), route },
-            receivedAt,
-            newId(),
-            deps.stats !== undefined,
-          );
-          traffic.push(row);
-          if (stat) statInputs.push(stat);
-          stored.push(entry);
-          all.push(entry);
-        }
-        results.push(stored);
-      }
-      await writer.insertExchanges(trx, traffic);
-      // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of §16.6.
-      if (deps.stats) await deps.stats(trx, statInputs);
-      for (const hook of deps.hooks) await hook(trx, all);
-      // Last: numbering the entries locks the stream counter until the commit (§9.7).
-      firstSeq = await writer.insertTraffic(trx, traffic);
-    });
-
-    for (const [key, id] of learned.domains) cache.domains.set(key, id);
-    for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-    routes.committed();
-    return { results, committed: all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
-  }
 
   function forgetIds(): void {
     cache.domains.clear();
     cache.pathnames.clear();
-    routes.forget();
+    parts.routes.forget();
   }
 
   async function run(group: Waiting[], conflicts = 0): Promise<void> {
@@ -122,22 +61,14 @@ export function createIngest(deps: IngestDeps): Ingest {
     const cached = cache.domains.size + cache.pathnames.size > 0;
     let stored: { results: StoredEntry[][]; committed: Sequenced[] };
     try {
-      stored = await storeGroup(group);
+      stored = await storeGroup(parts, group);
     } catch (error) {
-      // The transaction lost a race and was rolled back whole (db/conflict.ts: a PostgreSQL
-      // deadlock's victim, SQLite busy beside `taplined prune`): nothing of it was written, and
-      // the same group succeeds once the other transaction is through. The count of such
-      // retries follows the group into every later attempt, so a busy database fails it soon.
-      if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return run(group, conflicts + 1);
-      // The database cannot serve (a restart, a full disk): no request of the group is to blame,
-      // and one by one each would fail the same way, one timeout after another. Each gets the
-      // 503 now; the queue goes on with what arrived meanwhile, and stores it once it is back.
-      if (isDatabaseUnavailable(error)) return group.forEach((item) => item.reject(error));
-      // A cached id may name a row deleted since (with its source by another daemon, or as unused
-      // by a prune): forget them all, and try once more before blaming any one request.
+      const recovery = recoveryOf(error, conflicts, cached, group.length);
+      if (recovery === 'retry') return run(group, conflicts + 1);
+      if (recovery === 'refuse-all') return group.forEach((item) => item.reject(error));
       forgetIds();
-      if (cached) return run(group, conflicts);
-      if (group.length === 1) return group[0]?.reject(error);
+      if (recovery === 'afresh') return run(group, conflicts);
+      if (recovery === 'refuse') return group[0]?.reject(error);
       for (const item of group) await run([item], conflicts);
       return;
     }
@@ -154,10 +85,7 @@ export function createIngest(deps: IngestDeps): Ingest {
    */
   function flush(): void {
     if (inFlight || waiting.length === 0) return;
-    let records = 0;
-    let taken = 0;
-    while (taken < waiting.length && (taken === 0 || records < MAX_GROUP_RECORDS))
-      records += waiting[taken++]?.records.length ?? 0;
+    const taken = groupLength(waiting);
     const group = waiting.slice(0, taken);
     waiting = waiting.slice(taken);
     inFlight = true;
@@ -178,4 +106,38 @@ export function createIngest(deps: IngestDeps): Ingest {
       return waiting.reduce((n, item) => n + item.records.length, 0);
     },
   };
+}
+
+/** What storing a group uses: the ingest's dependencies and what it keeps between groups. */
+interface GroupParts {
+  readonly deps: IngestDeps;
+  readonly writer: TrafficWriter;
+  /** Ids of names known to be stored; merged from each group's only once it committed. */
+  readonly cache: IdCache;
+  readonly routes: RouteResolver;
+}
+
+/** One transaction for the whole group; returns each item's entries in input order. */
+async function storeGroup(
+  { deps, writer, cache, routes }: GroupParts,
+  group: readonly Waiting[],
+): Promise<{ results: StoredEntry[][]; committed: Sequenced[] }> {
+  const receivedAt = isoNow(deps.clock);
+  const learned: IdCache = { domains: new Map(), pathnames: new Map() };
+  const { rows, firstSeq } = await deps.db.transaction().execute(async (trx) => {
+    const known = await resolveNames(trx, group, receivedAt, { cache, learned });
+    const rules = await rulesOf(trx, deps, [...new Set(group.map((g) => g.source.id))], true);
+    const routeOf = await routes.resolve(trx, group, receivedAt, rules);
+    const rows = groupRows(group, known, routeOf, receivedAt, { next: newId, stats: deps.stats !== undefined });
+    await writer.insertExchanges(trx, rows.traffic);
+    // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of §16.6.
+    if (deps.stats) await deps.stats(trx, rows.stats);
+    for (const hook of deps.hooks) await hook(trx, rows.all);
+    // Last: numbering the entries locks the stream counter until the commit (§9.7).
+    return { rows, firstSeq: await writer.insertTraffic(trx, rows.traffic) };
+  });
+  for (const [key, id] of learned.domains) cache.domains.set(key, id);
+  for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
+  routes.committed();
+  return { results: rows.results, committed: rows.all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
 }

@@ -8,8 +8,8 @@ import {
   levelOf,
   parseComposeBatchFast,
 } from '@tapline/shared';
-import { HttpError, type Issue, MALFORMED_JSON, validationError } from '../http/errors.js';
-import { deeperThan, MAX_JSON_DEPTH, TOO_DEEP } from '../http/json-depth.js';
+import { HttpError, type Issue, validationError } from '../http/errors.js';
+import { parseJson } from '../http/json-body.js';
 import type { Redactor } from './redact.js';
 import type { Exchange } from '../http-traffic/repo.js';
 
@@ -118,6 +118,8 @@ export type BatchResult =
       readonly fault?: string;
     };
 
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /**
  * Everything a batch needs before storage, in the order a single compose checks it: malformed
  * JSON, nesting depth, the schema (issues named by index), each item's trafficSourceId against
@@ -127,13 +129,12 @@ export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
   let value: unknown = {};
   if (task.body !== null) {
     try {
-      // TextDecoder drops a byte-order mark, as the JSON body reader of every other endpoint does.
-      value = JSON.parse(new TextDecoder('utf-8').decode(task.body));
-    } catch {
-      return { ok: false, stage: 'body', error: new HttpError(400, 'malformed_json', MALFORMED_JSON).body };
+      // The byte-order mark is parseJson's to drop, as for every other body (the reader checked UTF-8).
+      value = parseJson(UTF8.decode(task.body));
+    } catch (error) {
+      if (error instanceof HttpError) return { ok: false, stage: 'body', error: error.body };
+      throw error;
     }
-    if (deeperThan(value, MAX_JSON_DEPTH))
-      return { ok: false, stage: 'body', error: new HttpError(400, 'body_too_deep', TOO_DEEP).body };
   }
   // The schema decides (and words the errors) whenever the quick check does not pass the body.
   let items = parseComposeBatchFast(value);

@@ -1,13 +1,9 @@
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { Db } from '../db/open.js';
 import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import type { TrafficBus } from '../stream/bus.js';
-import type { RetentionPolicy } from './options.js';
 import { inTheDaemon } from './pace.js';
+import { sizeCheckDelay } from './plan.js';
 import { addRemoved, noneRemoved, type Removed } from './prune.js';
-import type { StorageOps } from './storage.js';
-import { pruneBefore, pruneToSize } from './sweep.js';
+import { isOverBudget, pruneRound, type RoundDeps, type RoundState } from './round.js';
 
 export interface Pruner {
   /** Runs at once, then every `everyMs`, and whenever ingest takes the database past its budget. */
@@ -17,27 +13,21 @@ export interface Pruner {
   stop(): Promise<void>;
 }
 
-export interface PrunerDeps {
-  readonly db: Db;
-  readonly clock: Clock;
-  readonly logger: Logger;
+export interface PrunerDeps extends RoundDeps {
   readonly outages: OutageLog;
   readonly bus: TrafficBus;
-  readonly ops: StorageOps;
-  readonly policy: RetentionPolicy;
 }
 
-/** A budget prune brings the database down to this share of the budget, so it runs now and then, not after every commit. */
-export const BUDGET_TARGET = 0.9;
-/** Budget passes in one round at most; each removes what the excess was, of what is left. */
-const MAX_BUDGET_PASSES = 8;
-/** After a commit, the size is looked at no more often than this. */
-const SIZE_CHECK_MS = 1_000;
-
+/**
+ * The rounds' schedule: one at start, one every `everyMs`, one after a commit that took the
+ * database over its budget; a round asked for while one runs follows it. What a round removes is
+ * round.ts's, what it decides plan.ts's (docs/decisions.md §26.9).
+ */
 export function createPruner(deps: PrunerDeps): Pruner {
-  const { policy, ops, logger } = deps;
+  const { policy } = deps;
   const stopping = new AbortController();
-  const pause = inTheDaemon(ops);
+  const run = { signal: stopping.signal, pause: inTheDaemon(deps.ops) };
+  const state: RoundState = { sizeAfterPrune: undefined, commits: 0 };
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let running: Promise<Removed> | undefined;
@@ -45,56 +35,6 @@ export function createPruner(deps: PrunerDeps): Pruner {
   let sizeCheckDue = false;
   let lastSizeCheck = 0;
   let trailing: NodeJS.Timeout | undefined;
-  /**
-   * The size a budget prune left. Where the files do not shrink (PostgreSQL), the database stays
-   * over the budget after a prune; pruning again is due only once it has grown past this. The
-   * same where pruning could not bring the file down (SQLite: a log another process's reader
-   * keeps from being emptied, or names and dictionaries over the budget by themselves): pruning
-   * more would only empty the database.
-   */
-  let sizeAfterPrune: number | undefined;
-  /** Commits heard since start (with a budget): ingest during a pass hides what the pass freed. */
-  let commits = 0;
-
-  async function overBudget(): Promise<boolean> {
-    if (policy.maxBytes === null) return false;
-    const size = await ops.sizeBytes();
-    return size > policy.maxBytes && (sizeAfterPrune === undefined || size > sizeAfterPrune);
-  }
-
-  async function round(): Promise<Removed> {
-    const removed = noneRemoved();
-    const started = Date.now();
-    if (policy.maxAgeMs !== null) {
-      const before = new Date(deps.clock.now().getTime() - policy.maxAgeMs).toISOString();
-      addRemoved(removed, await pruneBefore(deps.db, before, { signal: stopping.signal, pause }));
-    }
-    if (removed.entries > 0) await ops.reclaim(pause, stopping.signal);
-    if (policy.maxBytes !== null && (await overBudget())) {
-      // A pass removes the share of the entries that the excess is; what does not shrink with them
-      // (schema, names, dictionaries, the log) can leave the file over budget, and the next pass
-      // takes that, for as long as the file still shrinks (PostgreSQL's does not: one pass there).
-      // Ingest during a pass can make the file grow although the pass freed room: then the file
-      // says nothing, and the next pass looks again (the round ended over budget before, and
-      // stayed so once ingest stopped).
-      for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
-        const before = await ops.sizeBytes();
-        const commitsBefore = commits;
-        const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, {
-          signal: stopping.signal,
-          pause,
-        });
-        addRemoved(removed, pruned);
-        await ops.reclaim(pause, stopping.signal);
-        sizeAfterPrune = await ops.sizeBytes();
-        const mayShrinkMore = ops.shrinks && (sizeAfterPrune < before || commits !== commitsBefore);
-        if (pruned.entries === 0 || sizeAfterPrune <= policy.maxBytes || !mayShrinkMore) break;
-      }
-    }
-    if (removed.entries > 0)
-      logger.info({ ...removed, ms: Date.now() - started, bytes: await ops.sizeBytes() }, 'pruned old traffic');
-    return removed;
-  }
 
   function runNow(): Promise<Removed> {
     if (running) {
@@ -106,8 +46,8 @@ export function createPruner(deps: PrunerDeps): Pruner {
       let more = true;
       while (more && !stopping.signal.aborted) {
         again = sizeCheckDue = false;
-        addRemoved(total, await round());
-        more = again || (sizeCheckDue && (await overBudget()));
+        addRemoved(total, await pruneRound(deps, state, run));
+        more = again || (sizeCheckDue && (await isOverBudget(deps, state)));
       }
       return total;
     })().finally(() => (running = undefined));
@@ -120,27 +60,28 @@ export function createPruner(deps: PrunerDeps): Pruner {
     runNow().catch((error: unknown) => logTaskFailure(deps, error, 'pruning'));
   };
 
+  const checkSize = () => {
+    trailing = undefined;
+    // A round that is running looks at the size again before it ends.
+    if (running) return void (sizeCheckDue = true);
+    lastSizeCheck = Date.now();
+    isOverBudget(deps, state).then(
+      (over) => over && background(),
+      (error: unknown) => logTaskFailure(deps, error, 'reading the database size'),
+    );
+  };
+
   return {
     start() {
       background();
       timer = setInterval(background, policy.everyMs);
       timer.unref();
       if (policy.maxBytes === null) return;
-      const checkSize = () => {
-        trailing = undefined;
-        // A round that is running looks at the size again before it ends.
-        if (running) return void (sizeCheckDue = true);
-        lastSizeCheck = Date.now();
-        overBudget().then(
-          (over) => over && background(),
-          (error: unknown) => logTaskFailure(deps, error, 'reading the database size'),
-        );
-      };
       // At most one look per SIZE_CHECK_MS, and one after the last commit of a burst.
       unsubscribe = deps.bus.subscribe(() => {
-        commits++;
+        state.commits++;
         if (trailing || stopping.signal.aborted) return;
-        trailing = setTimeout(checkSize, Math.max(0, lastSizeCheck + SIZE_CHECK_MS - Date.now()));
+        trailing = setTimeout(checkSize, sizeCheckDelay(lastSizeCheck, Date.now()));
         trailing.unref();
       });
     },

@@ -207,3 +207,15 @@ export const targetOf = (w: WebhookRow): Target => ({
   level: w.level,
   trafficSourceId: w.traffic_source_id,
 });
+
+/** The headers of one attempt of a delivery, its signature among them for a signed `http` webhook. */
+export function deliveryHeaders(row: DeliveryRow, webhook: WebhookRow, body: string, version: string) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': `Tapline/${version} (+webhooks)`,
+    'x-tapline-delivery': row.id,
+    'x-tapline-attempt': String(row.attempts + 1),
+  };
+  if (webhook.type === 'http' && webhook.secret) headers['x-tapline-signature'] = signature(webhook.secret, body);
+  return headers;
+}

@@ -76,3 +76,9 @@ export function judge(result: SendResult, attempt: number, now: Date, random: ()
   const asked = retryAfterMs(result.headers, result.body, now);
   return { outcome: 'retrying', statusCode: status, error, delayMs: asked ?? backoffMs(attempt, random) };
 }
+
+/** A test message is sent once: what would be retried has failed. */
+export const lastAttempt = (verdict: Verdict): Verdict =>
+  verdict.outcome === 'retrying'
+    ? { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error }
+    : verdict;

@@ -10,10 +10,12 @@ import type { ClusterSignals } from '../db/signals.js';
 import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/unavailable.js';
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
-import { messageOf, renderBody, signature, targetOf } from './format.js';
+import { deliveryHeaders, messageOf, renderBody, targetOf } from './format.js';
 import { enqueueNotifications } from './outbox.js';
-import { judge } from './retry.js';
+import { judge, lastAttempt } from './retry.js';
+import { nextPassInMs, retryPassInMs } from './schedule.js';
 import { send } from './send.js';
+import { createSends } from './sends.js';
 
 export interface WebhookWorker {
   /** Writes outbox rows inside the ingest transaction (pass it to createApp's `ingestHooks`). */
@@ -49,22 +51,12 @@ export interface WorkerOptions {
 }
 
 const BATCH = 100;
-/** Even with nothing due, look again this often: another daemon on the same database may queue. */
-const MAX_SLEEP_MS = 60_000;
-/**
- * After a pass that claimed nothing although something was due (each such webhook has a message in
- * flight, here or on another daemon), look again after this long rather than at once.
- */
-const BUSY_RETRY_MS = 1_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
-/** After a failed pass (the database down), look again after 1 s, then 2, 4… up to 30 s, until one succeeds. */
-const FAILED_PASS_RETRY_MS = 1_000;
-const MAX_FAILED_PASS_RETRY_MS = 30_000;
 
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
-  const { db, clock, logger, config } = options;
+  const { db, clock, logger } = options;
   const random = options.random ?? Math.random;
-  const inflight = new Map<string, Set<AbortController>>();
+  const sends = createSends();
   let queued = false;
   let stopped = true;
   let running: Promise<void> | null = null;
@@ -75,78 +67,14 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   let claimedLast = 0;
   let failedPasses = 0;
 
-  function track(webhookId: string): AbortController {
-    const controller = new AbortController();
-    const set = inflight.get(webhookId) ?? new Set();
-    set.add(controller);
-    inflight.set(webhookId, set);
-    return controller;
-  }
-  function untrack(webhookId: string, controller: AbortController) {
-    const set = inflight.get(webhookId);
-    set?.delete(controller);
-    if (set?.size === 0) inflight.delete(webhookId);
-  }
-
-  function cancel(webhookId: string): void {
-    for (const controller of inflight.get(webhookId) ?? []) controller.abort();
-  }
-
-  /** One attempt of a claimed delivery. */
-  async function attempt(row: DeliveryRow, signal: AbortSignal, final: boolean): Promise<WebhookAttempt | null> {
-    const webhook = await findWebhook(db, row.webhook_id);
-    if (!webhook || signal.aborted) return null;
-    const body = renderBody(targetOf(webhook), messageOf(row));
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': `Tapline/${config.version} (+webhooks)`,
-      'x-tapline-delivery': row.id,
-      'x-tapline-attempt': String(row.attempts + 1),
-    };
-    if (webhook.type === 'http' && webhook.secret) headers['x-tapline-signature'] = signature(webhook.secret, body);
-    const startedAt = clock.now();
-    const started = performance.now();
-    const result = await send({
-      url: webhook.value,
-      body,
-      headers,
-      allowPrivate: config.allowPrivateWebhooks,
-      signal,
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    });
-    if (signal.aborted) return null;
-    let verdict = judge(result, row.attempts + 1, clock.now(), random);
-    if (final && verdict.outcome === 'retrying')
-      verdict = { outcome: 'failed', statusCode: verdict.statusCode, error: verdict.error };
-    const recorded = await recordAttempt(db, row, verdict, {
-      startedAt,
-      durationMs: performance.now() - started,
-      now: clock.now(),
-    });
-    if (recorded?.outcome === 'failed')
-      logger.warn(
-        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error },
-        'webhook delivery failed for good',
-      );
-    else if (recorded?.outcome === 'retrying')
-      logger.debug(
-        { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt },
-        'webhook delivery will be retried',
-      );
-    return recorded;
-  }
-
   async function deliver(row: DeliveryRow): Promise<void> {
-    const controller = track(row.webhook_id);
     try {
-      await attempt(row, controller.signal, false);
+      await sends.run(row.webhook_id, (signal) => attempt(options, random, row, signal, false));
     } catch (error) {
       // The message stays claimed: its lease ends, and a later pass (here or on another daemon) sends it.
       if (isDatabaseUnavailable(error)) options.outages.report(error, 'webhook delivery');
       else
         logger.error({ err: error, deliveryId: row.id }, 'webhook delivery crashed; it is retried when its lease ends');
-    } finally {
-      untrack(row.webhook_id, controller);
     }
   }
 
@@ -179,9 +107,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function schedule(): Promise<void> {
     const at = await nextDueAt(db);
     if (stopped) return;
-    const wait =
-      at === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(at) - clock.now().getTime()));
-    wakeIn(wait === 0 && claimedLast === 0 ? BUSY_RETRY_MS : wait);
+    wakeIn(nextPassInMs(at, clock.now().getTime(), claimedLast));
   }
 
   function wake(): void {
@@ -204,7 +130,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         // may never come: what is due now would stay unsent after the database came back.
         logTaskFailure(options, error, 'webhook delivery');
         failedPasses++;
-        if (!stopped) wakeIn(Math.min(MAX_FAILED_PASS_RETRY_MS, FAILED_PASS_RETRY_MS * 2 ** (failedPasses - 1)));
+        if (!stopped) wakeIn(retryPassInMs(failedPasses));
       }
     })().finally(() => {
       running = null;
@@ -231,7 +157,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         options.signals.listen('outbox', wake),
         // '' after the listening connection came back: which webhooks went meanwhile is unknown,
         // but their rows are gone, so `attempt` and `recordAttempt` find nothing to send or record.
-        options.signals.listen('webhook_deleted', cancel),
+        options.signals.listen('webhook_deleted', sends.cancel),
       ];
       unsubscribe = () => stops.forEach((stop) => stop());
       wake();
@@ -244,7 +170,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       await running;
     },
     runDue,
-    cancel,
+    cancel: sends.cancel,
     nudge() {
       options.signals.notify('outbox');
       wake();
@@ -252,12 +178,51 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     async sendTest(webhookId) {
       const now = clock.now();
       const row = await createTestDelivery(db, webhookId, now, now.toISOString());
-      const controller = track(webhookId);
-      try {
-        return await attempt(row, controller.signal, true);
-      } finally {
-        untrack(webhookId, controller);
-      }
+      return sends.run(webhookId, (signal) => attempt(options, random, row, signal, true));
     },
   };
+}
+
+/** One attempt of a claimed delivery (`final`: a test message, never retried); null when the webhook is gone. */
+async function attempt(
+  options: WorkerOptions,
+  random: () => number,
+  row: DeliveryRow,
+  signal: AbortSignal,
+  final: boolean,
+): Promise<WebhookAttempt | null> {
+  const { db, clock, logger, config } = options;
+  const webhook = await findWebhook(db, row.webhook_id);
+  if (!webhook || signal.aborted) return null;
+  const body = renderBody(targetOf(webhook), messageOf(row));
+  const headers = deliveryHeaders(row, webhook, body, config.version);
+  const startedAt = clock.now();
+  const started = performance.now();
+  const result = await send({
+    url: webhook.value,
+    body,
+    headers,
+    allowPrivate: config.allowPrivateWebhooks,
+    signal,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  if (signal.aborted) return null;
+  const judged = judge(result, row.attempts + 1, clock.now(), random);
+  const verdict = final ? lastAttempt(judged) : judged;
+  const recorded = await recordAttempt(db, row, verdict, {
+    startedAt,
+    durationMs: performance.now() - started,
+    now: clock.now(),
+  });
+  if (recorded?.outcome === 'failed')
+    logger.warn(
+      { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error },
+      'webhook delivery failed for good',
+    );
+  else if (recorded?.outcome === 'retrying')
+    logger.debug(
+      { webhookId: row.webhook_id, deliveryId: row.id, error: recorded.error, next: recorded.nextAttemptAt },
+      'webhook delivery will be retried',
+    );
+  return recorded;
 }

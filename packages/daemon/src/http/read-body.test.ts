@@ -1,0 +1,85 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../config.js';
+import { INTERNAL, knownError, sendJson, writeFailure } from './errors.js';
+import { createGate } from './gate.js';
+import { type BodyMode, createBodyReader } from './read-body.js';
+
+const deps = {
+  config: defaultConfig('0.0.0-test'),
+  largeBodies: createGate({ concurrency: 1, maxWaiting: 1, waitMs: 1000 }),
+};
+
+/** A server that answers what the reader made of the body: the value (a buffer as its text) or the error. */
+function serve(mode: BodyMode): Server {
+  const reader = createBodyReader(1024, mode, deps);
+  return createServer((req, res) => {
+    reader.read(req, res).then(
+      (body) => sendJson(res, 200, { body: Buffer.isBuffer(body) ? `raw:${body.toString('utf8')}` : body }),
+      (error: unknown) => writeFailure(req, res, knownError(error) ?? INTERNAL),
+    );
+  });
+}
+
+/** Sends `body` with its length (the plain reader) or chunked (body-parser reads it). */
+function send(server: Server, body: Buffer, chunked: boolean): Promise<{ status: number; text: string }> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        port,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the body reader', () => {
+  const servers: Partial<Record<BodyMode, Server>> = {};
+  beforeAll(async () => {
+    for (const mode of ['parse', 'raw'] as const) {
+      const server = serve(mode);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers[mode] = server;
+    }
+  });
+  afterAll(async () => {
+    for (const server of Object.values(servers)) await new Promise((resolve) => server.close(resolve));
+  });
+
+  const bodies: Record<string, Buffer> = {
+    'an object': Buffer.from('{"a":[1,2]}'),
+    'a byte-order mark and nothing else': Buffer.from('\uFEFF'),
+    'a byte-order mark before JSON': Buffer.from('\uFEFF{"a":1}'),
+    'two byte-order marks': Buffer.from('\uFEFF\uFEFF{"a":1}'),
+    'white space only': Buffer.from('  '),
+    'malformed JSON': Buffer.from('{"a":'),
+    'bytes that are not UTF-8': Buffer.from([0x7b, 0xff, 0x7d]),
+    'nesting past the limit': Buffer.from(`${'['.repeat(300)}${']'.repeat(300)}`),
+    'nesting at the limit': Buffer.from(`${'['.repeat(256)}${']'.repeat(256)}`),
+    'a scalar': Buffer.from('"text"'),
+  };
+
+  it('reads a body of declared length itself exactly as body-parser reads the same body sent chunked', async () => {
+    for (const mode of ['parse', 'raw'] as const) {
+      const server = servers[mode];
+      if (!server) throw new Error(`no ${mode} server`);
+      for (const [name, body] of Object.entries(bodies)) {
+        const [plain, chunked] = [await send(server, body, false), await send(server, body, true)];
+        expect(plain, `${mode}: ${name}`).toEqual(chunked);
+      }
+    }
+  });
+});
