@@ -65,11 +65,13 @@ export type Keyed = Pick<
 >;
 
 /**
- * The key rows are locked and written in, which every writer takes them in: spans apart (they are
- * different tables), then the primary key's order.
+ * The key rows are locked and written in, which every writer takes them in: both tables' primary
+ * key order (minute rows have span 1; hour and day rows share a table whose key is source, span,
+ * start, …). Writers take the minute table before the other (writer.ts `LEVELS`); within one, a
+ * chunk's keys and its `order by` agree, so no two writers lock the same rows in opposite orders.
  */
 export const keyOf = (t: Omit<Keyed, 'span'> & { readonly span: number }): string =>
-  `${String(t.span).padStart(4, '0')} ${t.sourceId} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
+  `${t.sourceId} ${String(t.span).padStart(4, '0')} ${t.start} ${t.routeId} ${t.method} ${t.domainId} ${t.statusClass}`;
 
 export const emptyTotals = (): Totals => ({
   count: 0,
@@ -80,7 +82,7 @@ export const emptyTotals = (): Totals => ({
   sketch: newSketch(),
 });
 
-/** The inputs summed per row key, of every span, sorted by key (minutes first, then hours, then days). */
+/** The inputs summed per row key, of every span, sorted by key (`keyOf`). */
 export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
   const byKey = new Map<string, BucketTotals>();
   for (const input of inputs) {

@@ -254,11 +254,22 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
   const totals = totalsOf(inputs);
   for (const { level, holds } of LEVELS) {
     for (const part of chunks(totals.filter(holds))) {
-      if (dialect.concurrentWriters) await level.insertEmpty(trx, part);
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
-      for (const row of await level.locked(trx, dialect, part)) {
-        const target = byKey.get(keyOf(row));
-        if (target) addStored(target, row);
+      let missing: readonly BucketTotals[] = part;
+      // PostgreSQL: a row whose lock was waited for can be gone when the lock comes (a rule's move
+      // deletes a row it empties, move-stats.ts); `for update` then skips it, and writing these
+      // numbers alone over the row another waiting writer makes would lose that writer's. Such
+      // rows are made and locked again. SQLite has one writer: what is missing is new.
+      for (let round = 0; missing.length > 0 && round < 3; round++) {
+        if (dialect.concurrentWriters) await level.insertEmpty(trx, missing);
+        const found = new Set<string>();
+        for (const row of await level.locked(trx, dialect, missing)) {
+          const key = keyOf(row);
+          found.add(key);
+          const target = byKey.get(key);
+          if (target) addStored(target, row);
+        }
+        missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
       }
       await level.write(trx, part);
     }

@@ -18,7 +18,7 @@ export function parseReplayOrigins(values: readonly string[]): string[] {
     const port = ORIGIN.exec(origin)?.[2];
     if (!ORIGIN.test(origin) || (port !== undefined && port !== '*' && Number(port) > 65535))
       throw new UsageError(
-        `--ui-replay-origin takes origins such as http://dev.internal:3000 or https://*.staging.example (got "${origin}")`,
+        `--ui-replay-origin takes origins such as http://dev.internal:3000 or https://*.staging.example (got ${JSON.stringify(origin)})`,
       );
   }
   return [...new Set(origins.filter(Boolean).map((o) => o.toLowerCase()))];
