@@ -85,15 +85,18 @@ export async function moveStats(
   if (removed.length === 0 && added.length === 0) return;
   const minus = totalsOf(removed);
   const plus = totalsOf(added);
-  const stored = new Map<string, StoredRow>();
-  for (const { level, holds } of LEVELS) {
-    if (dialect.concurrentWriters)
-      for (const part of chunks(keysOf(plus.filter(holds)))) await level.insertEmpty(trx, part);
-    for (const part of chunks(keysOf([...minus, ...plus].filter(holds))))
-      for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
-  }
   // What arrives in each row: the bucket's stored entries count those already.
   const arriving = new Map(plus.map((p) => [keyOf(p), p.count]));
+  const stored = new Map<string, StoredRow>();
+  for (const { level, holds } of LEVELS) {
+    // Chunk by chunk in key order, each chunk's missing rows made just before it is locked, as
+    // addStats does: making all of them first would hold rows of later chunks out of order.
+    for (const part of chunks(keysOf([...minus, ...plus].filter(holds)))) {
+      const made = part.filter((k) => arriving.has(keyOf(k)));
+      if (dialect.concurrentWriters && made.length > 0) await level.insertEmpty(trx, made);
+      for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
+    }
+  }
   for (const { level, holds } of LEVELS) {
     const left: BucketTotals[] = [];
     for (const out of minus.filter(holds)) {
