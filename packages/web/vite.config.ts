@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
@@ -22,13 +24,42 @@ function refuseInline(html: string): void {
   if (inline) throw new Error(`index.html holds inline code the page's CSP refuses: ${inline[0]}`);
 }
 
+/**
+ * main.tsx loads the page's code (render.tsx: React, the contract) by a dynamic import, after it has
+ * sent the first requests; a modulepreload link has the browser fetch and compile that chunk while
+ * the first one runs rather than after (docs/decisions.md §24.10).
+ */
+function preloadPage(): Plugin {
+  return {
+    name: 'tapline-preload-page',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, context) {
+        const page = Object.values(context.bundle ?? {}).find(
+          (item) =>
+            item.type === 'chunk' && item.isDynamicEntry && item.moduleIds.some((id) => id.endsWith('/src/render.tsx')),
+        );
+        if (!page) throw new Error('the web UI build has no chunk for src/render.tsx');
+        return [
+          {
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `/${page.fileName}` },
+            injectTo: 'head',
+          },
+        ];
+      },
+    },
+  };
+}
+
 function webUiPack(): Plugin {
   return {
     name: 'tapline-web-ui-pack',
     apply: 'build',
-    // After Vite's own plugins, which emit index.html in this hook.
-    enforce: 'post',
-    generateBundle(_options, bundle) {
+    // Once every file is final: Vite's plugins still rewrite chunks (the preload list of each dynamic
+    // import) in generateBundle.
+    writeBundle(options, bundle) {
       const files = Object.values(bundle)
         .filter((item) => !item.fileName.endsWith('.map'))
         .map((item) => {
@@ -45,7 +76,7 @@ function webUiPack(): Plugin {
         .update(files.map((f) => f.text).join('\0'))
         .digest('hex')
         .slice(0, 16);
-      this.emitFile({ type: 'asset', fileName: 'web-ui.json', source: JSON.stringify({ version, files }) });
+      writeFileSync(join(options.dir ?? 'dist', 'web-ui.json'), JSON.stringify({ version, files }));
       for (const file of files)
         this.info(
           `${file.path}  ${(Buffer.byteLength(file.text) / 1024).toFixed(1)} KiB, ${(Buffer.from(file.gzip, 'base64').length / 1024).toFixed(1)} KiB gzipped`,
@@ -57,7 +88,7 @@ function webUiPack(): Plugin {
 export default defineConfig({
   // The daemon serves the page at / and its files under /assets/ (packages/daemon/src/web-ui/routes.ts).
   base: '/',
-  plugins: [react(), webUiPack()],
+  plugins: [react(), preloadPage(), webUiPack()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
