@@ -4,9 +4,10 @@
 // entries. Cold: a fresh browser context (empty cache, no session); warm: the same context loading
 // the page again (hashed assets cached immutable, token in sessionStorage). The floor, in the same
 // rounds: the same browser loading from node:http a static page of the same bytes (the served
-// HTML with its first row in the markup, the served stylesheet, and the served script wrapped in a
-// function never called, so parsed but not run; gzipped alike): what transfer, parse and first
-// paint cost before any of the page's own work. The page's headers are the served ones too.
+// HTML with its first row in the markup, the served stylesheet, and the scripts index.html names or
+// preloads (the first module and the page's chunk; the views' chunks are not part of the first view)
+// each wrapped in a function never called, so parsed but not run; gzipped alike): what transfer,
+// parse and first paint cost before any of the page's own work. The page's headers are the served ones too.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';

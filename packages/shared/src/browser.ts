@@ -15,6 +15,7 @@ export * from './schemas/alert.js';
 export * from './alerts/condition.js';
 export * from './contract.js';
 export * from './client.js';
+export { PAGE_START_PATHS } from './paths.js';
 export * from './format.js';
 export * from './curl.js';
 export * from './filter/index.js';

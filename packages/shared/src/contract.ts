@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPTURE_PATHS } from './paths.js';
+import { CAPTURE_PATHS, PAGE_START_PATHS } from './paths.js';
 import { CreateCoreLog, CoreLog } from './schemas/core-log.js';
 import { Health, Me, PasswordChange, TokenRequest, TokenResponse } from './schemas/auth.js';
 import { PageQuery, paginated, type Scope } from './schemas/common.js';
@@ -182,7 +182,7 @@ export const contract = {
   }),
   me: endpoint({
     method: 'GET',
-    path: '/auth/me',
+    path: PAGE_START_PATHS.me,
     tag: 'auth',
     summary: "The token's user, scope and source restriction",
     scopes: ALL,
@@ -351,7 +351,7 @@ export const contract = {
   }),
   listTraffic: endpoint({
     method: 'GET',
-    path: '/http-traffic/:trafficSourceId',
+    path: PAGE_START_PATHS.listTraffic,
     tag: 'http-traffic',
     summary: 'List HTTP traffic of a traffic source (4.6)',
     scopes: READ,

@@ -11,6 +11,15 @@ export const CAPTURE_PATHS = {
   composeBatch: '/http-traffic-record/:trafficSourceId/batch',
 } as const;
 
+/**
+ * What the web page asks for before its script has built the contract's schemas (the token
+ * check and the first page of traffic, docs/decisions.md §24.10); contract.ts takes them from here.
+ */
+export const PAGE_START_PATHS = {
+  me: '/auth/me',
+  listTraffic: '/http-traffic/:trafficSourceId',
+} as const;
+
 /** The text of a path or query value: the contract only puts strings, numbers and booleans there. */
 export function scalarText(value: unknown): string {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')

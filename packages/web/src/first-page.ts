@@ -1,4 +1,5 @@
 import { contract, type ResponseOf, type TaplineClient } from '@tapline/shared/browser';
+import { firstPageQuery } from './early.js';
 import { parseUrlState } from './url-state.js';
 
 type FirstPage = ResponseOf<typeof contract.listTraffic>;
@@ -11,7 +12,7 @@ const keyOf = (sourceId: string, q: string) => `${sourceId}\n${q}`;
 export const listFirstPage = (client: TaplineClient, sourceId: string, q: string) =>
   client.call(contract.listTraffic, {
     params: { trafficSourceId: sourceId },
-    query: { q: q || undefined, limit: 1000 },
+    query: firstPageQuery(q),
   });
 
 /**

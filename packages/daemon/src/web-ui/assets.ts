@@ -19,8 +19,8 @@ export interface WebUi {
 const isText = (value: unknown): value is string => typeof value === 'string';
 
 /**
- * Reads web-ui.json, the pack packages/web/build.mjs writes and the daemon's build copies beside
- * its bundle (the single executable carries it the same way). Every file comes in it as text and
+ * Reads web-ui.json, the pack packages/web's Vite build writes (its vite.config.ts) and the
+ * daemon's build copies beside its bundle (the single executable carries it the same way). Every file comes in it as text and
  * gzipped, so the daemon compresses nothing at run time.
  */
 export function readWebUi(file: URL | string): WebUi {

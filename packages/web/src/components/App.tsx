@@ -1,14 +1,7 @@
 import { useEffect, useState } from 'react';
+import { startToken } from '../early.js';
 import { askFirstPageEarly } from '../first-page.js';
-import {
-  clientFor,
-  keepToken,
-  openSession,
-  type Session,
-  signInReason,
-  storedToken,
-  takeTokenFromFragment,
-} from '../session.js';
+import { clientFor, keepToken, openSession, type Session, signInReason } from '../session.js';
 import { Shell } from './Shell.js';
 import { SignIn } from './SignIn.js';
 
@@ -22,7 +15,8 @@ export function App() {
   const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
 
   useEffect(() => {
-    const token = takeTokenFromFragment() ?? storedToken();
+    // Taken from the fragment (or the tab) by the page's first module, early.ts.
+    const token = startToken();
     if (!token) {
       setPhase({ kind: 'signed-out' });
       return;

@@ -1,17 +1,22 @@
 import { contract, type TrafficSource } from '@tapline/shared/browser';
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { authFailure, describeError } from '../errors.js';
 import { useUrlState } from '../hooks/useUrlState.js';
 import { type Session, signOut } from '../session.js';
 import type { View } from '../url-state.js';
-import { AddSource } from './AddSource.js';
 import { AlertsBanner } from './AlertsBanner.js';
-import { AlertsView } from './AlertsView.js';
-import { LogsView } from './LogsView.js';
-import { RecordView } from './RecordView.js';
-import { RoutesView } from './RoutesView.js';
 import { TrafficView } from './TrafficView.js';
-import { WebhooksView } from './WebhooksView.js';
+
+// Every view but the traffic list, the first one, is a chunk of its own, loaded when first shown:
+// the first view runs none of their code (uPlot is the routes view's), docs/decisions.md §24.10.
+const AddSource = lazy(() => import('./AddSource.js').then((m) => ({ default: m.AddSource })));
+const AlertsView = lazy(() => import('./AlertsView.js').then((m) => ({ default: m.AlertsView })));
+const LogsView = lazy(() => import('./LogsView.js').then((m) => ({ default: m.LogsView })));
+const RecordView = lazy(() => import('./RecordView.js').then((m) => ({ default: m.RecordView })));
+const RoutesView = lazy(() => import('./RoutesView.js').then((m) => ({ default: m.RoutesView })));
+const WebhooksView = lazy(() => import('./WebhooksView.js').then((m) => ({ default: m.WebhooksView })));
+
+const loading = <p role="status">Loading…</p>;
 
 export interface ShellProps {
   readonly session: Session;
@@ -136,67 +141,74 @@ export function Shell({ session, onSignedOut }: ShellProps) {
           </button>
         </p>
       )}
-      {adding && <AddSource client={session.client} onAdded={onSourceAdded} onCancel={() => setAdding(false)} />}
+      {adding && (
+        <Suspense fallback={loading}>
+          <AddSource client={session.client} onAdded={onSourceAdded} onCancel={() => setAdding(false)} />
+        </Suspense>
+      )}
       {source && <AlertsBanner key={source} client={session.client} sourceId={source} onError={onError} />}
       <main>
-        {/* A source in the address needs no list to open its view: the list only fills the picker. */}
-        {sources === undefined && !state.source ? (
-          <p role="status">Loading sources…</p>
-        ) : !source ? (
-          <p>
-            No traffic source yet. Add one with <strong>Add source</strong> above, or <code>tapline sources add</code>.
-          </p>
-        ) : state.view === 'record' && state.entry ? (
-          <RecordView
-            key={state.entry}
-            client={session.client}
-            sourceId={source}
-            entryId={state.entry}
-            onError={onError}
-            onBack={() => update({ view: 'traffic', entry: undefined })}
-            onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })}
-          />
-        ) : state.view === 'logs' ? (
-          <LogsView
-            key={source}
-            client={session.client}
-            sourceId={source}
-            logId={state.log}
-            onOpenLog={(log) => update({ log }, true)}
-            onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })}
-            onError={onError}
-          />
-        ) : state.view === 'webhooks' ? (
-          <WebhooksView
-            key={source}
-            client={session.client}
-            sourceId={source}
-            webhookId={state.webhook}
-            onShowDeliveries={(webhook) => update({ webhook }, true)}
-            onError={onError}
-          />
-        ) : state.view === 'alerts' ? (
-          <AlertsView key={source} client={session.client} sourceId={source} onError={onError} />
-        ) : state.view === 'routes' ? (
-          <RoutesView
-            client={session.client}
-            sourceId={source}
-            since={state.since}
-            onSince={(since) => update({ since })}
-            onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })}
-            onError={onError}
-          />
-        ) : (
-          <TrafficView
-            key={`${source} ${state.q}`}
-            client={session.client}
-            sourceId={source}
-            q={state.q}
-            onQuery={(q) => update({ q }, true)}
-            onOpen={(entry) => update({ view: 'record', entry })}
-            onError={onError}
-          />
-        )}
+        <Suspense fallback={loading}>
+          {/* A source in the address needs no list to open its view: the list only fills the picker. */}
+          {sources === undefined && !state.source ? (
+            <p role="status">Loading sources…</p>
+          ) : !source ? (
+            <p>
+              No traffic source yet. Add one with <strong>Add source</strong> above, or <code>tapline sources add</code>
+              .
+            </p>
+          ) : state.view === 'record' && state.entry ? (
+            <RecordView
+              key={state.entry}
+              client={session.client}
+              sourceId={source}
+              entryId={state.entry}
+              onError={onError}
+              onBack={() => update({ view: 'traffic', entry: undefined })}
+              onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })}
+            />
+          ) : state.view === 'logs' ? (
+            <LogsView
+              key={source}
+              client={session.client}
+              sourceId={source}
+              logId={state.log}
+              onOpenLog={(log) => update({ log }, true)}
+              onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })}
+              onError={onError}
+            />
+          ) : state.view === 'webhooks' ? (
+            <WebhooksView
+              key={source}
+              client={session.client}
+              sourceId={source}
+              webhookId={state.webhook}
+              onShowDeliveries={(webhook) => update({ webhook }, true)}
+              onError={onError}
+            />
+          ) : state.view === 'alerts' ? (
+            <AlertsView key={source} client={session.client} sourceId={source} onError={onError} />
+          ) : state.view === 'routes' ? (
+            <RoutesView
+              client={session.client}
+              sourceId={source}
+              since={state.since}
+              onSince={(since) => update({ since })}
+              onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })}
+              onError={onError}
+            />
+          ) : (
+            <TrafficView
+              key={`${source} ${state.q}`}
+              client={session.client}
+              sourceId={source}
+              q={state.q}
+              onQuery={(q) => update({ q }, true)}
+              onOpen={(entry) => update({ view: 'record', entry })}
+              onError={onError}
+            />
+          )}
+        </Suspense>
       </main>
     </div>
   );
