@@ -123,7 +123,12 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
       return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
   });
-  const dialect = sqliteDialect(payloads);
+  const dialect = sqliteDialect(payloads, {
+    prepare: (sqlText) => database.prepare(sqlText),
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
+  });
 
   const db = new Kysely<DB>({
     dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction),
