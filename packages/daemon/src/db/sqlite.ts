@@ -13,6 +13,7 @@ import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
+import { startFromSchema } from './migrations/new-home.js';
 import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
 import type { OpenedDatabase } from './types.js';
@@ -71,9 +72,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 /**
  * The embedded engine: one connection, WAL, and the pragmas and statement cache that make it fast.
- * `:memory:` gives a private in-memory database.
+ * `:memory:` gives a private in-memory database. A new database starts from the migrations'
+ * schema (migrations/new-home.ts) unless `fromSchema` is false (what makes and checks that schema).
  */
-export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
+export function openSqlite(
+  file: string,
+  { fromSchema = true }: { readonly fromSchema?: boolean } = {},
+): Omit<OpenedDatabase, 'description'> {
   if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file, { nativeBinding: nativeBinding() });
   sqlite.pragma('journal_mode = WAL');
@@ -138,6 +143,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     db,
     dialect,
     migrate: async () => {
+      if (fromSchema) startFromSchema(sqlite, new Date().toISOString());
       await migrateToLatest(db, dialect);
       await payloads.load(db);
     },
