@@ -16,9 +16,10 @@ export const figures = [
   'bare node:http start to first 200 ms',
 ];
 
-const BARE = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')";
+export const BARE =
+  "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')";
 
-const answers200 = (port) =>
+export const answers200 = (port) =>
   new Promise((resolve) => {
     get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
       res.resume();
@@ -27,7 +28,7 @@ const answers200 = (port) =>
   });
 
 /** Spawns `args` with `port` appended, returns ms to the first 200, and stops it. */
-async function timeToFirst200(args, port) {
+export async function timeToFirst200(args, port) {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, args, { stdio: 'ignore' });
   try {

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { type PayloadCodec, plainPayloads } from './payload-codec.js';
 import { compactValues, plainValues, type StoredValues } from './stored-values.js';
@@ -66,15 +67,30 @@ export interface SqlDialect {
    * SQLite's unary `+` keeps any type; PostgreSQL's text gets `|| ''`.
    */
   unindexed(column: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;
+  /**
+   * SQLite: statements of its one connection, for ingest's hottest writes, which bind values to
+   * SQL prepared once instead of going through Kysely (http-traffic/sqlite-writer.ts). PostgreSQL:
+   * none, every write goes through Kysely.
+   */
+  readonly statements?: DirectStatements;
+}
+
+/** The one connection of an SQLite database, below Kysely: used only inside a Kysely transaction. */
+export interface DirectStatements {
+  /** The statement of this SQL text, prepared once per connection. */
+  prepare(sqlText: string): Statement;
+  /** Whether a transaction is open: a direct write outside one would commit on its own. */
+  readonly inTransaction: boolean;
 }
 
 /** The SQL function sqlite.ts registers on each connection: its codec's decoder. */
 export const PAYLOAD_TEXT_FUNCTION = 'tapline_text';
 
 /** SQLite's dialect with the codec of one connection (which registers PAYLOAD_TEXT_FUNCTION). */
-export const sqliteDialect = (payloads: PayloadCodec): SqlDialect => ({
+export const sqliteDialect = (payloads: PayloadCodec, statements?: DirectStatements): SqlDialect => ({
   backend: 'sqlite',
   payloads,
+  ...(statements && { statements }),
   payloadText: (stored) => sql<string>`${sql.raw(PAYLOAD_TEXT_FUNCTION)}(${stored})`,
   concurrentWriters: false,
   lockRows: (query) => query,

@@ -13,6 +13,7 @@ import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
+import { startFromSchema } from './migrations/new-home.js';
 import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
 import type { OpenedDatabase } from './types.js';
@@ -71,9 +72,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 /**
  * The embedded engine: one connection, WAL, and the pragmas and statement cache that make it fast.
- * `:memory:` gives a private in-memory database.
+ * `:memory:` gives a private in-memory database. A new database starts from the migrations'
+ * schema (migrations/new-home.ts) unless `fromSchema` is false (what makes and checks that schema).
  */
-export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
+export function openSqlite(
+  file: string,
+  { fromSchema = true }: { readonly fromSchema?: boolean } = {},
+): Omit<OpenedDatabase, 'description'> {
   if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file, { nativeBinding: nativeBinding() });
   sqlite.pragma('journal_mode = WAL');
@@ -123,7 +128,12 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
       return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
   });
-  const dialect = sqliteDialect(payloads);
+  const dialect = sqliteDialect(payloads, {
+    prepare: (sqlText) => database.prepare(sqlText),
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
+  });
 
   const db = new Kysely<DB>({
     dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction),
@@ -133,6 +143,7 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     db,
     dialect,
     migrate: async () => {
+      if (fromSchema) startFromSchema(sqlite, new Date().toISOString());
       await migrateToLatest(db, dialect);
       await payloads.load(db);
     },

@@ -7,7 +7,8 @@ import type { IngestHook, StoredEntry } from '../stream/bus.js';
 import type { Sequenced } from '../stream/stream-repo.js';
 import type { PreparedRecord } from './prepare.js';
 import { type IdCache, resolveNames } from '../http-traffic/names.js';
-import { createTrafficWriter, type TrafficWriter } from '../http-traffic/repo.js';
+import { createTrafficWriter, type TrafficWriter } from '../http-traffic/writer.js';
+import { createSqliteTrafficWriter } from '../http-traffic/sqlite-writer.js';
 import { createRouteResolver, type RouteResolver } from '../route-stats/resolve.js';
 import { rulesOf } from '../route-stats/rules-repo.js';
 import type { StatInput } from '../route-stats/rollup.js';
@@ -42,7 +43,9 @@ const MAX_CACHED_IDS = 20_000;
 export function createIngest(deps: IngestDeps): Ingest {
   const parts: GroupParts = {
     deps,
-    writer: createTrafficWriter(deps.dialect.payloads),
+    writer: deps.dialect.statements
+      ? createSqliteTrafficWriter(deps.dialect, deps.dialect.statements)
+      : createTrafficWriter(deps.dialect.payloads),
     cache: { domains: new Map(), pathnames: new Map() },
     routes: createRouteResolver(),
   };

@@ -1,0 +1,126 @@
+// `node bench/ab-batch.mjs BEFORE_TAPLINED_JS [rounds] [seconds]`: batches of 1,000 (4 connections)
+// and single composes (50 connections) to two daemons, another build's (`before`, a copy of a built
+// packages/daemon/dist, e.g. packages/daemon/dist-before/taplined.js) and this checkout's
+// (`after`), interleaved round by round (each side first in every other round) with the parse + redact + insert floor
+// (bench/floors/sqlite-batch.mjs), as the batch scenario measures them. For a change to the
+// ingest path on a shared machine, where only figures taken side by side mean anything.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { autocannon, composeRecord, cpuMs, createSource, spawnNode, tempHome, throughput } from './lib.mjs';
+import { median } from './figures.mjs';
+import { loadRealisticRecord } from './ts.mjs';
+
+const here = join(import.meta.dirname, '..');
+const [before, rounds = '5', seconds = '5'] = process.argv.slice(2);
+if (!before) throw new Error('usage: node bench/ab-batch.mjs BEFORE_TAPLINED_JS [rounds] [seconds]');
+const home = tempHome();
+const realistic = await loadRealisticRecord(here);
+const batchOf = (n, sourceId) => JSON.stringify(Array.from({ length: n }, (_, seed) => realistic(seed, sourceId)));
+const file = (name, text) => (writeFileSync(join(home.path, name), text), join(home.path, name));
+
+async function start(entry, name) {
+  const dir = join(home.path, name);
+  const daemon = spawnNode([entry, '--port', '0', '--home', dir, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+  const url = await daemon.ready;
+  const token = readFileSync(join(dir, 'token'), 'utf8').trim();
+  const source = await createSource(url, token, 'ab');
+  const args = ['-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${token}`];
+  const thousand = file(`${name}-thousand.json`, batchOf(1000, source.id));
+  const single = JSON.stringify(composeRecord(realistic, source.id));
+  const path = `${url}/http-traffic-record/${source.id}`;
+  const post = async (body, connections, target, perRequest) => {
+    const cpu0 = cpuMs(daemon.child.pid);
+    const r = throughput(
+      await autocannon(here, [...args, '-c', String(connections), '-d', seconds, ...body, target]),
+      name,
+      perRequest,
+    );
+    return {
+      perSecond: r.perSecond,
+      p99: r.p99,
+      cpuUs: ((cpuMs(daemon.child.pid) - cpu0) * 1000) / (r.count * perRequest),
+    };
+  };
+  return {
+    name,
+    daemon,
+    dir,
+    source,
+    batch: () => post(['-i', thousand], 4, `${path}/batch`, 1000),
+    single: () => post(['-b', single], 50, path, 1),
+  };
+}
+
+// The floor's database: one of the daemon's schema with a source, made by this checkout, then closed.
+const floorSide = await start(join(here, 'packages/daemon/dist/taplined.js'), 'floor');
+const floorBody = file('floor.json', batchOf(1000, floorSide.source.id));
+await floorSide.daemon.stop();
+const floor = () =>
+  new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [
+        join(here, 'bench/floors/sqlite-batch.mjs'),
+        'parse',
+        join(floorSide.dir, 'tapline.db'),
+        floorSide.source.id,
+        floorBody,
+        seconds,
+      ],
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout).perSecond),
+    ),
+  );
+
+const sides = [await start(before, 'before'), await start(join(here, 'packages/daemon/dist/taplined.js'), 'after')];
+for (const side of sides) await side.batch(); // warm-up: the source's dictionary, the JIT
+// Each round runs the floor, then both sides, which go first in turn: the side that runs right
+// after the floor (or the other side's load) meets a different machine.
+const values = {
+  floor: [],
+  ...Object.fromEntries(
+    sides.flatMap((s) => [
+      [`${s.name} batch`, []],
+      [`${s.name} single`, []],
+    ]),
+  ),
+};
+for (let round = 1; round <= Number(rounds); round++) {
+  values.floor.push(await floor());
+  for (const side of round % 2 ? sides : [...sides].reverse()) {
+    values[`${side.name} batch`].push(await side.batch());
+    values[`${side.name} single`].push(await side.single());
+  }
+  process.stderr.write(
+    `round ${round}: floor ${values.floor.at(-1).toFixed(0)}, ${sides
+      .map(
+        (s) =>
+          `${s.name} ${values[`${s.name} batch`].at(-1).perSecond.toFixed(0)}/s ${values[`${s.name} batch`].at(-1).cpuUs.toFixed(0)} µs, single ${values[`${s.name} single`].at(-1).perSecond.toFixed(0)}/s`,
+      )
+      .join(', ')}\n`,
+  );
+}
+const fixed = (n, d = 2) => n.toFixed(d);
+const ratios = (name) => values[`${name} batch`].map((r, i) => r.perSecond / values.floor[i]);
+for (const side of sides) {
+  const batch = values[`${side.name} batch`];
+  const single = values[`${side.name} single`];
+  process.stdout.write(
+    `${side.name}: batches of 1,000 ${fixed(median(batch.map((r) => r.perSecond)), 0)}/s, ` +
+      `× floor ${ratios(side.name)
+        .map((r) => fixed(r))
+        .join(' ')} (median ${fixed(median(ratios(side.name)))}), ` +
+      `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record; ` +
+      `single composes ${fixed(median(single.map((r) => r.perSecond)), 0)}/s, p99 ${fixed(median(single.map((r) => r.p99)), 0)} ms, ` +
+      `CPU ${fixed(median(single.map((r) => r.cpuUs)), 0)} µs/record\n`,
+  );
+}
+const afterOverBefore = values['after batch'].map((r, i) => r.perSecond / values['before batch'][i].perSecond);
+const singleRatio = values['after single'].map((r, i) => r.perSecond / values['before single'][i].perSecond);
+process.stdout.write(
+  `after/before, same round: batches ${afterOverBefore.map((r) => fixed(r)).join(' ')} (median ${fixed(median(afterOverBefore))}); ` +
+    `single ${singleRatio.map((r) => fixed(r)).join(' ')} (median ${fixed(median(singleRatio))}); floor ${values.floor.map((f) => fixed(f, 0)).join(' ')}\n`,
+);
+for (const side of sides) await side.daemon.stop();
+home.remove();

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Migrator } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nativeBinding } from '../native-addon.js';
+import { openSqlite } from '../sqlite.js';
+import { migrationProvider, migrations } from './index.js';
+import { startFromSchema } from './new-home.js';
+
+/** Everything a database is made of, read back: its objects in order, its pragmas, every row. */
+function contentsOf(file: string) {
+  const db = new Database(file, { readonly: true, nativeBinding: nativeBinding() });
+  try {
+    const objects = db
+      .prepare<[], { type: string; name: string; tbl_name: string; sql: string | null }>(
+        'select type, name, tbl_name, sql from sqlite_master order by rowid',
+      )
+      .all();
+    const rows = Object.fromEntries(
+      objects
+        .filter((o) => o.type === 'table' && !o.name.startsWith('sqlite_stat'))
+        .map((o) => [o.name, db.prepare(`select * from "${o.name}" order by 1`).all()]),
+    );
+    const pragmas = ['auto_vacuum', 'user_version', 'page_size', 'journal_mode', 'encoding'].map((p) =>
+      db.pragma(p, { simple: true }),
+    );
+    return { objects, rows, pragmas };
+  } finally {
+    db.close();
+  }
+}
+
+describe('a new SQLite home', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tapline-new-home-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function made(name: string, fromSchema: boolean): Promise<string> {
+    const file = join(dir, name);
+    const opened = openSqlite(file, { fromSchema });
+    await opened.migrate();
+    await opened.close();
+    return file;
+  }
+
+  it('starts from the schema and is the very database the migrations make, bookkeeping included', async () => {
+    const byMigrations = contentsOf(await made('migrations.db', false));
+    const bySchema = contentsOf(await made('schema.db', true));
+    // Every migration is recorded as done, in order; only the times they ran differ.
+    const done = (rows: unknown) =>
+      (rows as { name: string; timestamp: string }[]).map(({ name, timestamp }) => ({ name, ran: typeof timestamp }));
+    expect(done(bySchema.rows['kysely_migration'])).toEqual(done(byMigrations.rows['kysely_migration']));
+    expect(done(bySchema.rows['kysely_migration']).map((m) => m.name)).toEqual(Object.keys(migrations));
+    // Made in one transaction: one time for all (the migrations ran one after another).
+    expect(new Set((bySchema.rows['kysely_migration'] as { timestamp: string }[]).map((m) => m.timestamp)).size).toBe(
+      1,
+    );
+    const withoutTimes = (c: ReturnType<typeof contentsOf>) => ({ ...c, rows: { ...c.rows, kysely_migration: [] } });
+    expect(withoutTimes(bySchema)).toEqual(withoutTimes(byMigrations));
+    expect(byMigrations.pragmas[0]).toBe(2); // incremental auto-vacuum, which the pruner gives pages back with
+  });
+
+  it('leaves a database that has anything in it to the migrations', () => {
+    const file = join(dir, 'existing.db');
+    const db = new Database(file, { nativeBinding: nativeBinding() });
+    try {
+      db.exec('create table mine (x text)');
+      expect(startFromSchema(db, new Date().toISOString())).toBe(false);
+      expect(db.prepare('select count(*) from sqlite_master').pluck().get()).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("runs a later version's new migrations on a home made from the schema", async () => {
+    const file = await made('schema.db', true);
+    const opened = openSqlite(file);
+    try {
+      const provider = migrationProvider(opened.dialect);
+      const { error, results } = await new Migrator({
+        db: opened.db.withoutPlugins(),
+        provider: {
+          getMigrations: async () => ({
+            ...(await provider.getMigrations()),
+            '2099-01-01T0000-later': { up: (db) => db.schema.createTable('later').addColumn('x', 'text').execute() },
+          }),
+        },
+      }).migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results?.map((r) => [r.migrationName, r.status])).toEqual([['2099-01-01T0000-later', 'Success']]);
+    } finally {
+      await opened.close();
+    }
+  });
+});

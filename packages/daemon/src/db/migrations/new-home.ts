@@ -1,0 +1,39 @@
+import type { Database } from 'better-sqlite3';
+import { migrations } from './index.js';
+import { SCHEMA_MIGRATIONS, SCHEMA_STATEMENTS } from './sqlite-schema.js';
+
+/** The two tables of Kysely's Migrator (its defaults), which a home made from the schema fills as it would. */
+const MIGRATION_TABLE = 'kysely_migration';
+
+const isEmpty = (sqlite: Database): boolean => sqlite.prepare('select count(*) from sqlite_master').pluck().get() === 0;
+
+/**
+ * A new SQLite database starts from the schema the migrations make (sqlite-schema.ts, generated
+ * from them), in one transaction, rather than from running each migration in turn: that took most
+ * of a first start's database time, with a commit per statement and a VACUUM to turn on
+ * incremental auto-vacuum (docs/performance.md, "A new home from its schema"). The migrations the
+ * schema stands for are recorded as done, with the time, as Kysely's Migrator records them, so
+ * later migrations run on it as on any home. Returns whether it made the database.
+ *
+ * Nothing happens when the database has anything in it, or when the schema's migrations are not
+ * the first of this build's (a build whose schema was not regenerated after a migration was
+ * inserted before others): the migrations then run as always.
+ */
+export function startFromSchema(sqlite: Database, now: string): boolean {
+  const names = Object.keys(migrations);
+  if (SCHEMA_MIGRATIONS.some((name, i) => names[i] !== name) || !isEmpty(sqlite)) return false;
+  // Incremental auto-vacuum (the pruner gives pages back with it), as the retention migration
+  // sets it: only a VACUUM changes the mode of a file whose first page is written (setting WAL
+  // wrote it), and on an empty one that costs next to nothing. It cannot run in a transaction.
+  sqlite.pragma('auto_vacuum = incremental');
+  sqlite.exec('vacuum');
+  const make = sqlite.transaction(() => {
+    // Another process may have made it while this one waited for the write lock.
+    if (!isEmpty(sqlite)) return false;
+    for (const statement of SCHEMA_STATEMENTS) sqlite.exec(statement);
+    const record = sqlite.prepare(`insert into "${MIGRATION_TABLE}" ("name", "timestamp") values (?, ?)`);
+    for (const name of SCHEMA_MIGRATIONS) record.run(name, now);
+    return true;
+  });
+  return make.immediate();
+}

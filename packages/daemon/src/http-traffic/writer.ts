@@ -1,0 +1,156 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/open.js';
+import type { PayloadCodec } from '../db/payload-codec.js';
+import type { StoredPayload } from '../db/payload.js';
+import { preparedInsert } from '../db/prepared.js';
+import { PAYLOAD_COLUMNS } from './repo.js';
+import type { CountRow, NewTrafficRow } from './table.js';
+
+/**
+ * The writes of an ingest transaction: the entries, their exchanges in stored form, the count
+ * rollup and the stream numbers. On SQLite, ingest binds them to statements prepared once on its
+ * connection (sqlite-writer.ts); on PostgreSQL they go through Kysely, below.
+ */
+
+/** The columns of an entry, in the order both writers bind them. */
+export const TRAFFIC_COLUMNS = [
+  'id',
+  'traffic_source_id',
+  'domain_id',
+  'pathname_id',
+  'request_id',
+  'response_id',
+  'status',
+  'method',
+  'level',
+  'protocol',
+  'elapsed_time',
+  'traffic_user_id',
+  'created_at',
+  'route',
+  'route_id',
+  'stream_seq',
+  ...PAYLOAD_COLUMNS,
+] as const;
+
+/** Rows per multi-row INSERT: 20 columns each stays far below SQLite's bound-variable limit. */
+const ROWS_PER_INSERT = 500;
+
+function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
+}
+
+export interface TrafficWriter {
+  /**
+   * Readies the rows of one group commit, in `trx`: their exchange (JSON text as ingest gives it)
+   * in its stored form (the codec may write a source's new dictionary), and the count rollup.
+   */
+  insertExchanges(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void>;
+  /**
+   * The entries themselves, numbered for the stream: this must be the transaction's last write,
+   * so that the counter's row lock, held until commit, orders commits as it orders numbers
+   * (docs/decisions.md §9.7). Returns the first number; entries get consecutive ones in order.
+   */
+  insertTraffic(trx: Executor, traffic: NewTrafficRow[]): Promise<number>;
+}
+
+/**
+ * One writer per database, through Kysely: its multi-row INSERTs are compiled once per row count
+ * for that database's dialect (see db/prepared.ts), and the cache lives and dies with the writer.
+ */
+export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
+  const insertTraffic = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
+  return {
+    async insertExchanges(trx, traffic) {
+      await encodeExchanges(trx, payloads, traffic);
+      await addCounts(trx, traffic);
+    },
+    async insertTraffic(trx, traffic) {
+      const first = (await takeStreamNumbers(trx, traffic.length)) - traffic.length + 1;
+      traffic.forEach((row, i) => (row.stream_seq = first + i));
+      for (const part of chunks(traffic)) await insertTraffic(trx, part);
+      return first;
+    },
+  };
+}
+
+/** Each row's exchange in its stored form, in place, with one encoder per source (see db/payload-codec.ts). */
+export async function encodeExchanges(
+  trx: Executor,
+  payloads: PayloadCodec,
+  traffic: readonly NewTrafficRow[],
+): Promise<void> {
+  if (!payloads.compresses) return;
+  const bySource = new Map<string, NewTrafficRow[]>();
+  for (const row of traffic) {
+    const rows = bySource.get(row.traffic_source_id);
+    if (rows) rows.push(row);
+    else bySource.set(row.traffic_source_id, [row]);
+  }
+  for (const [sourceId, rows] of bySource) {
+    const texts = rows.flatMap((row) =>
+      PAYLOAD_COLUMNS.map((c) => row[c]).filter((v): v is string => typeof v === 'string'),
+    );
+    const encode = await payloads.encoder(trx, sourceId, texts);
+    const pack = (value: StoredPayload) => (typeof value === 'string' ? encode(value) : value);
+    const packNullable = (value: StoredPayload | null | undefined) =>
+      value === null || value === undefined ? null : pack(value);
+    for (const row of rows) {
+      row.request_headers = pack(row.request_headers);
+      row.request_body = packNullable(row.request_body);
+      row.query_params = pack(row.query_params);
+      row.response_headers = pack(row.response_headers);
+      row.response_body = packNullable(row.response_body);
+    }
+  }
+}
+
+/**
+ * Hands out `count` stream numbers; returns the last. Row-locks the counter until commit. An upsert,
+ * so a counter row that is gone (tables emptied by hand) starts again rather than failing ingest.
+ */
+async function takeStreamNumbers(trx: Executor, count: number): Promise<number> {
+  const row = await trx
+    .insertInto('stream_sequence')
+    .values({ name: 'traffic', value: count })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: sql<number>`stream_sequence.value + ${count}` }))
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
+}
+
+/**
+ * Keeps `traffic_counts` in step with `http_traffic` inside the same transaction, so the two
+ * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
+ * increment (never read-modify-write), so concurrent writers keep it exact. Keys go in sorted
+ * order: on PostgreSQL two transactions that lock the same count rows then lock them in the same
+ * order, and so wait for each other instead of deadlocking.
+ */
+async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
+  for (const part of chunks(countRowsOf(traffic))) {
+    await trx
+      .insertInto('traffic_counts')
+      .values(part)
+      .onConflict((oc) =>
+        oc
+          .columns(['traffic_source_id', 'pathname_id', 'method', 'status'])
+          .doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
+      )
+      .execute();
+  }
+}
+
+/** A group's count rows: one per distinct key, in the keys' sorted order. */
+export function countRowsOf(traffic: readonly NewTrafficRow[]): CountRow[] {
+  const keyed = new Map<string, CountRow>();
+  for (const t of traffic) {
+    const key = `${t.traffic_source_id} ${t.pathname_id} ${t.method} ${t.status}`;
+    const found = keyed.get(key);
+    if (found) found.count += 1;
+    else {
+      const { traffic_source_id, pathname_id, domain_id, method, status, level } = t;
+      keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
+    }
+  }
+  return [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
