@@ -9,6 +9,7 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+import { mergeStored, SKETCH_MERGE_FUNCTION } from '../route-stats/sketch.js';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
@@ -122,6 +123,10 @@ export function openSqlite(file: string): Omit<OpenedDatabase, 'description'> {
     if (value === null || typeof value === 'string' || value instanceof Uint8Array)
       return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
+  });
+  sqlite.function(SKETCH_MERGE_FUNCTION, { deterministic: true }, (a: unknown, b: unknown) => {
+    if ((a === null || a instanceof Uint8Array) && (b === null || b instanceof Uint8Array)) return mergeStored(a, b);
+    throw new TypeError(`${SKETCH_MERGE_FUNCTION} takes two stored sketches`);
   });
   const dialect = sqliteDialect(payloads);
 
