@@ -106,6 +106,12 @@ export function mergeBytes(into: Sketch, bytes: Uint8Array | null): void {
  */
 export const SKETCH_MERGE_FUNCTION = 'tapline_sketch_merge';
 
+/**
+ * SQLite's aggregate of stored sketches (registered by db/sqlite.ts): what a read of a window's
+ * totals merges its rows with there, in the statement (read.ts), one stored sketch per group.
+ */
+export const SKETCH_UNION_AGGREGATE = 'tapline_sketch_union';
+
 /** Two stored sketches merged, in the stored form: what a row holds after both were added to it. */
 export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
   const sketch = newSketch();
