@@ -2,16 +2,9 @@ import { contract, createClient } from '@tapline/shared';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import {
-  createSource,
-  type FreshDatabase,
-  freshDatabase,
-  manualClock,
-  rawJson,
-  startHarness,
-} from '@tapline/testkit/daemon';
+import { createSource, type FreshDatabase, freshDatabase, manualClock, startHarness } from '@tapline/testkit/daemon';
 import { openDatabase } from '../db/open.js';
-import { bodyOf, sentEntries } from './exactness.fixture.js';
+import { recordSent, sentEntries } from './exactness.fixture.js';
 
 const MIGRATION = '2026-11-28T0200-stats-without-rowid';
 const TABLES = ['route_stats', 'route_rollups'];
@@ -34,14 +27,7 @@ it('rebuilds the statistics tables without rowid, keeping every row', async () =
   });
   const user = await h.user();
   const sourceId = (await createSource(user.client)).id;
-  const answer = await rawJson(
-    h,
-    'POST',
-    `/http-traffic-record/${sourceId}/batch`,
-    user.token,
-    sent.map((s) => bodyOf(sourceId, s)),
-  );
-  expect(answer.status, answer.text).toBe(201);
+  await recordSent(h, user.token, sourceId, sent, sent.length);
   const ask = (client: ReturnType<typeof createClient>) =>
     Promise.all(
       [
