@@ -35,7 +35,8 @@ module.exports = {
         'payload-codec.ts); it imports no capability folder, except the table.ts (or <name>-table.ts) files its DB ' +
         'type is assembled from, and of the files beside it only the ground floor (exit-error.ts, clock.ts, config.ts). ' +
         "One exception: the statistics' stored sketch codec and row arithmetic (route-stats/sketch.ts, rollup.ts, leaves " +
-        'that import no other capability), with which the rollups migration folds stored minute rows (decisions §21.5).',
+        'that import no other capability), with which the rollups migration folds stored minute rows and SQLite merges a ' +
+        "row's sketch in its upsert (decisions §21.5, §21.6).",
       from: { path: '^packages/daemon/src/db/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/',

@@ -9,6 +9,15 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+import {
+  encodeSketch,
+  mergeBytes,
+  mergeStored,
+  newSketch,
+  type Sketch,
+  SKETCH_MERGE_FUNCTION,
+  SKETCH_UNION_AGGREGATE,
+} from '../route-stats/sketch.js';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
@@ -127,6 +136,20 @@ export function openSqlite(
     if (value === null || typeof value === 'string' || value instanceof Uint8Array)
       return value === null ? null : payloads.decode(value);
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
+  });
+  sqlite.function(SKETCH_MERGE_FUNCTION, { deterministic: true }, (a: unknown, b: unknown) => {
+    if ((a === null || a instanceof Uint8Array) && (b === null || b instanceof Uint8Array)) return mergeStored(a, b);
+    throw new TypeError(`${SKETCH_MERGE_FUNCTION} takes two stored sketches`);
+  });
+  sqlite.aggregate(SKETCH_UNION_AGGREGATE, {
+    start: () => newSketch(),
+    step: (into: Sketch, value: unknown) => {
+      if (value !== null && !(value instanceof Uint8Array))
+        throw new TypeError(`${SKETCH_UNION_AGGREGATE} takes stored sketches`);
+      mergeBytes(into, value);
+      return into;
+    },
+    result: (sketch: Sketch) => encodeSketch(sketch),
   });
   const dialect = sqliteDialect(payloads, {
     prepare: (sqlText) => database.prepare(sqlText),

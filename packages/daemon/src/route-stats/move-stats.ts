@@ -110,7 +110,7 @@ export async function moveStats(
       else if (arrivals > 0) left.push({ ...out, ...emptyTotals() });
       else await level.remove(trx, out);
     }
-    for (const part of chunks(left)) await level.write(trx, part);
+    for (const part of chunks(left)) await level.write(trx, part, 'replace');
   }
   // The rows are held now; addStats locks them again, which waits for nobody, and reads them as left above.
   await addStats(trx, dialect, added);

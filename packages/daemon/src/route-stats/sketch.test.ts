@@ -1,7 +1,7 @@
 import { DDSketch } from '@datadog/sketches-js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeSketch, mergeBytes, newSketch, quantileOf } from './sketch.js';
+import { encodeSketch, mergeBytes, mergeStored, newSketch, quantileOf } from './sketch.js';
 
 const QUANTILES = [0, 0.5, 0.9, 0.95, 0.99, 1];
 
@@ -24,6 +24,22 @@ describe('stored sketches', () => {
           }
           expect(stored.count).toBe(library.count);
           for (const q of QUANTILES) expect(quantileOf(stored, q)).toBe(quantileOf(library, q));
+        },
+      ),
+    );
+  });
+
+  it("merged as stored (SQLite's upsert) hold what both held, in the form one sketch of both is stored in", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0.001, max: 600_000, noNaN: true }), { maxLength: 40 }),
+        fc.array(fc.double({ min: 0.001, max: 600_000, noNaN: true }), { maxLength: 40 }),
+        (a, b) => {
+          const [left, right, both] = [newSketch(), newSketch(), newSketch()];
+          for (const latency of a) [left, both].forEach((s) => s.accept(latency));
+          for (const latency of b) [right, both].forEach((s) => s.accept(latency));
+          expect(mergeStored(encodeSketch(left), encodeSketch(right))).toEqual(encodeSketch(both));
+          expect(mergeStored(null, encodeSketch(right))).toEqual(encodeSketch(right));
         },
       ),
     );

@@ -100,6 +100,26 @@ export function mergeBytes(into: Sketch, bytes: Uint8Array | null): void {
   else into.merge(DDSketch.fromProto(bytes));
 }
 
+/**
+ * SQLite's name for `mergeStored` (registered by db/sqlite.ts): ingest adds its numbers to a row
+ * in the upsert itself there (writer.ts), instead of reading the row first.
+ */
+export const SKETCH_MERGE_FUNCTION = 'tapline_sketch_merge';
+
+/**
+ * SQLite's aggregate of stored sketches (registered by db/sqlite.ts): what a read of a window's
+ * totals merges its rows with there, in the statement (read.ts), one stored sketch per group.
+ */
+export const SKETCH_UNION_AGGREGATE = 'tapline_sketch_union';
+
+/** Two stored sketches merged, in the stored form: what a row holds after both were added to it. */
+export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
+  const sketch = newSketch();
+  mergeBytes(sketch, a);
+  mergeBytes(sketch, b);
+  return encodeSketch(sketch);
+}
+
 /** The percentile `q` (0..1) of what the sketch holds, in milliseconds; null when it holds nothing. */
 export function quantileOf(sketch: Sketch, q: number): number | null {
   return sketch.count === 0 ? null : sketch.getValueAtQuantile(q);

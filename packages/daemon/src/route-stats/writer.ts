@@ -10,7 +10,7 @@ import {
   type StoredMinute,
   totalsOf,
 } from './rollup.js';
-import { encodeSketch } from './sketch.js';
+import { encodeSketch, SKETCH_MERGE_FUNCTION } from './sketch.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
 const KEYS_PER_STATEMENT = 200;
@@ -28,6 +28,7 @@ const numbersOf = (t: BucketTotals) => ({
   sketch: encodeSketch(t.sketch),
 });
 
+/** A row's numbers replaced by the ones given (read, merged and written back: PostgreSQL, a rule's move). */
 const replaced = {
   count: sql.ref<number>('excluded.count'),
   latency_max: sql.ref<number>('excluded.latency_max'),
@@ -36,6 +37,25 @@ const replaced = {
   response_bytes: sql.ref<number>('excluded.response_bytes'),
   sketch: sql.ref<Uint8Array>('excluded.sketch'),
 };
+
+/**
+ * A row's numbers added to in the upsert itself, the sketches merged by SQLite's
+ * `SKETCH_MERGE_FUNCTION` (db/sqlite.ts): SQLite only.
+ */
+const addedTo = (table: 'route_stats' | 'route_rollups') => {
+  const column = (name: string) => sql.ref(`${table}.${name}`);
+  return {
+    count: sql<number>`${column('count')} + excluded.count`,
+    latency_max: sql<number>`max(${column('latency_max')}, excluded.latency_max)`,
+    latency_sum: sql<number>`${column('latency_sum')} + excluded.latency_sum`,
+    request_bytes: sql<number>`${column('request_bytes')} + excluded.request_bytes`,
+    response_bytes: sql<number>`${column('response_bytes')} + excluded.response_bytes`,
+    sketch: sql<Uint8Array>`${sql.raw(SKETCH_MERGE_FUNCTION)}(${column('sketch')}, excluded.sketch)`,
+  };
+};
+
+/** How a write meets a stored row: its numbers replace the row's, or are added to them. */
+type WriteMode = 'replace' | 'add';
 
 export type StoredRow = StoredMinute &
   Pick<BucketTotals, 'sourceId' | 'start' | 'routeId' | 'method' | 'domainId' | 'statusClass'> & {
@@ -49,7 +69,7 @@ export type StoredRow = StoredMinute &
 export interface Level {
   insertEmpty(trx: Executor, part: readonly Keyed[]): Promise<unknown>;
   locked(trx: Executor, dialect: SqlDialect, part: readonly Keyed[]): Promise<StoredRow[]>;
-  write(trx: Executor, part: readonly BucketTotals[]): Promise<unknown>;
+  write(trx: Executor, part: readonly BucketTotals[], mode: WriteMode): Promise<unknown>;
   remove(trx: Executor, key: Keyed): Promise<unknown>;
 }
 
@@ -104,7 +124,7 @@ const minutes: Level = {
       statusClass: r.status_class,
     }));
   },
-  write: (trx, part) =>
+  write: (trx, part, mode) =>
     trx
       .insertInto('route_stats')
       .values(
@@ -121,7 +141,7 @@ const minutes: Level = {
       .onConflict((oc) =>
         oc
           .columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'])
-          .doUpdateSet(replaced),
+          .doUpdateSet(mode === 'replace' ? replaced : addedTo('route_stats')),
       )
       .execute(),
   remove: (trx, t) =>
@@ -193,7 +213,7 @@ const rollups: Level = {
       statusClass: r.status_class,
     }));
   },
-  write: (trx, part) =>
+  write: (trx, part, mode) =>
     trx
       .insertInto('route_rollups')
       .values(
@@ -211,7 +231,7 @@ const rollups: Level = {
       .onConflict((oc) =>
         oc
           .columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'])
-          .doUpdateSet(replaced),
+          .doUpdateSet(mode === 'replace' ? replaced : addedTo('route_rollups')),
       )
       .execute(),
   remove: (trx, t) =>
@@ -247,11 +267,18 @@ export const LEVELS = [
  *   update` in key order, so a second writer waits for the first's commit and reads its result.
  *   Minute rows are always locked before hour and day rows, each in key order, after the count
  *   rollup, so writers never deadlock.
- * - SQLite: one writer at a time (transactions begin IMMEDIATE), so the read is the latest.
+ * - SQLite: one writer at a time (transactions begin IMMEDIATE), and the upsert adds to a stored
+ *   row itself (`addedTo`), so no row is read: a read of each row was most of ingest's cost of the
+ *   statistics (decisions §21.6).
  */
 export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
   if (inputs.length === 0) return;
   const totals = totalsOf(inputs);
+  if (dialect.backend === 'sqlite') {
+    for (const { level, holds } of LEVELS)
+      for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add');
+    return;
+  }
   for (const { level, holds } of LEVELS) {
     for (const part of chunks(totals.filter(holds))) {
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
@@ -271,7 +298,7 @@ export async function addStats(trx: Executor, dialect: SqlDialect, inputs: reado
         }
         missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
       }
-      await level.write(trx, part);
+      await level.write(trx, part, 'replace');
     }
   }
 }

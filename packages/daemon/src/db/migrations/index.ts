@@ -16,6 +16,7 @@ import * as routeStats from './2026-11-27T0200-route-stats.js';
 import * as alerts from './2026-11-27T0500-alerts.js';
 import * as routeRules from './2026-11-27T0500-route-rules.js';
 import * as routeRollups from './2026-11-28T0100-route-rollups.js';
+import * as statsWithoutRowid from './2026-11-28T0200-stats-without-rowid.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -47,6 +48,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-27T0500-alerts': alerts,
   '2026-11-27T0500-route-rules': routeRules,
   '2026-11-28T0100-route-rollups': routeRollups,
+  '2026-11-28T0200-stats-without-rowid': statsWithoutRowid,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */
