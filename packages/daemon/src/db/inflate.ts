@@ -30,6 +30,13 @@ const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2
 
 class InvalidDeflate extends Error {}
 
+/** FAST_BITS-bit values with their bits in reverse order: a code is written most significant bit first. */
+const REVERSED = new Uint16Array(1 << FAST_BITS).map((_, v) => {
+  let r = 0;
+  for (let b = 0; b < FAST_BITS; b++) r |= ((v >> b) & 1) << (FAST_BITS - 1 - b);
+  return r;
+});
+
 const EMPTY = new Uint8Array(0);
 
 /** A canonical Huffman code: `fast[reversed low bits]` is `symbol << 4 | length`, 0 for a longer code. */
@@ -70,8 +77,7 @@ class Huffman {
     let index = 0;
     for (let len = 1; len <= FAST_BITS; len++) {
       for (let i = 0; i < count[len]!; i++, code++, index++) {
-        let reversed = 0;
-        for (let b = 0; b < len; b++) reversed |= ((code >> b) & 1) << (len - 1 - b);
+        const reversed = REVERSED[code << (FAST_BITS - len)]!;
         const entry = (symbol[index]! << 4) | len;
         for (let fill = reversed; fill < 1 << FAST_BITS; fill += 1 << len) fast[fill] = entry;
       }
