@@ -15,6 +15,7 @@ import { type SchemaFailure, SpecValidators } from './validators.js';
 const DEFAULT_EXAMPLES = 5;
 
 type Found = Omit<ApiViolation, 'count' | 'examples'>;
+type DocumentedResponse = { status: string | undefined; response: ReturnType<typeof follow> };
 type Headers = HttpTrafficRecord['request']['headers'];
 
 /** The documented response of a status: its own, its class (`4XX`), or `default`. */
@@ -37,7 +38,8 @@ const isJsonMedia = (media: string) =>
 
 function headerValue(headers: Headers, name: string): string | string[] | undefined {
   const lower = name.toLowerCase();
-  return Object.entries(headers).find(([k]) => k.toLowerCase() === lower)?.[1];
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) return headers[key];
+  return undefined;
 }
 
 /** Everything one spec needs while the exchanges stream past: operations by path and method, validators compiled. */
@@ -61,7 +63,35 @@ class Checker {
     return [...this.#ops.values()];
   }
 
+  /** Body schemas by content object and media type: found once, not for every exchange. */
+  readonly #bodySchemas = new WeakMap<Record<string, unknown>, Map<string, string | undefined>>();
+  /** The documented response of each operation and status, resolved once. */
+  readonly #responses = new Map<SpecOperation, Map<number, DocumentedResponse>>();
+
   #bodySchema(content: Record<string, unknown>, pointer: string, media: string): string | undefined {
+    let byMedia = this.#bodySchemas.get(content);
+    if (!byMedia) this.#bodySchemas.set(content, (byMedia = new Map<string, string | undefined>()));
+    if (byMedia.has(media)) return byMedia.get(media);
+    const schema = this.#findBodySchema(content, pointer, media);
+    byMedia.set(media, schema);
+    return schema;
+  }
+
+  #response(op: SpecOperation, code: number): DocumentedResponse {
+    let byCode = this.#responses.get(op);
+    if (!byCode) this.#responses.set(op, (byCode = new Map<number, DocumentedResponse>()));
+    let documented = byCode.get(code);
+    if (!documented) {
+      const status = responseOf(op, code);
+      const response =
+        status === undefined ? undefined : follow(this.spec, op.responses[status], `${op.pointer}/responses/${status}`);
+      documented = { status, response };
+      byCode.set(code, documented);
+    }
+    return documented;
+  }
+
+  #findBodySchema(content: Record<string, unknown>, pointer: string, media: string): string | undefined {
     const key = mediaKey(content, media);
     if (key === undefined) return undefined;
     const entry = content[key];
@@ -151,7 +181,7 @@ class Checker {
         if (schema) add('request-body', this.#validators.validate(schema, 'body', record.request.body));
       }
     }
-    const status = responseOf(op, record.status);
+    const { status, response } = this.#response(op, record.status);
     if (status === undefined) {
       found.push({
         ...at,
@@ -163,7 +193,6 @@ class Checker {
       });
       return { op, found };
     }
-    const response = follow(this.spec, op.responses[status], `${op.pointer}/responses/${status}`);
     if (response && isRecord(response.value.content) && record.response.body !== null) {
       const media = mediaOf(record.response.headers, record.response.body);
       const schema = isJsonMedia(media)

@@ -96,8 +96,12 @@ export const newEvidence = (createdAt: string): Evidence => ({
 type Headers = HttpTrafficRecord['request']['headers'];
 
 function headerOf(headers: Headers, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers))
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
+  // Keys, not entries: read twice for every exchange, and an array of pairs per call showed in profiles.
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    const value = headers[key];
+    if (value !== undefined) return Array.isArray(value) ? value.join(', ') : value;
+  }
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { durationMs, type HttpTrafficRecord, type TrafficFilters } from '@tapline/shared';
-import { sql } from 'kysely';
 import type { Store } from '../db/open.js';
+import type { StoredPayload } from '../db/payload.js';
 import { invalidField } from '../http/errors.js';
 import { after, type HarCursor } from '../har/repo.js';
 import { parseJson, routeOf, trafficFilter } from '../http-traffic/repo.js';
@@ -47,8 +47,12 @@ export type ContractExchange = Pick<
 
 type ExchangeRow = Awaited<ReturnType<ReturnType<typeof exchangeRows>['execute']>>[number];
 
-/** Only the columns an exchange needs, each payload decoded by the database's codec and parsed once. */
-const exchangeRows = ({ db, dialect }: Store) =>
+/**
+ * Only the columns an exchange needs, the payloads as stored: they are decoded here by the
+ * database's codec, not in SQL (`payloadText`), where each text crossed into SQLite and back
+ * again as a copy (decisions §25.7).
+ */
+const exchangeRows = ({ db }: Store) =>
   db
     .selectFrom('http_traffic as t')
     .innerJoin('domains as d', 'd.id', 't.domain_id')
@@ -65,15 +69,9 @@ const exchangeRows = ({ db, dialect }: Store) =>
       'p.value as pathname',
       'r.template as route_template',
     ])
-    .select([
-      dialect.payloadText(sql.ref('t.request_headers')).as('request_headers'),
-      sql<string | null>`${dialect.payloadText(sql.ref('t.request_body'))}`.as('request_body'),
-      dialect.payloadText(sql.ref('t.query_params')).as('query_params'),
-      dialect.payloadText(sql.ref('t.response_headers')).as('response_headers'),
-      sql<string | null>`${dialect.payloadText(sql.ref('t.response_body'))}`.as('response_body'),
-    ]);
+    .select(['t.request_headers', 't.request_body', 't.query_params', 't.response_headers', 't.response_body']);
 
-const exchangeOf = (row: ExchangeRow): ContractExchange => ({
+const exchangeOf = (row: ExchangeRow, decode: (value: StoredPayload) => string): ContractExchange => ({
   id: row.id,
   createdAt: row.created_at,
   method: row.method,
@@ -83,13 +81,13 @@ const exchangeOf = (row: ExchangeRow): ContractExchange => ({
   pathname: row.pathname,
   route: routeOf(row),
   request: {
-    headers: parseJson(row.request_headers),
-    body: row.request_body === null ? null : parseJson(row.request_body),
-    queryParams: parseJson(row.query_params),
+    headers: parseJson(decode(row.request_headers)),
+    body: row.request_body === null ? null : parseJson(decode(row.request_body)),
+    queryParams: parseJson(decode(row.query_params)),
   },
   response: {
-    headers: parseJson(row.response_headers),
-    body: row.response_body === null ? null : parseJson(row.response_body),
+    headers: parseJson(decode(row.response_headers)),
+    body: row.response_body === null ? null : parseJson(decode(row.response_body)),
   },
 });
 
@@ -105,6 +103,7 @@ export async function* eachExchange(
   now: number,
 ): AsyncGenerator<ContractExchange> {
   const base = filtersOf(window, now);
+  const decode = (value: StoredPayload) => store.dialect.payloads.decode(value);
   const routes = window.route ? [...new Set(window.route)].sort() : [undefined];
   for (const route of routes) {
     const filters: TrafficFilters = route === undefined ? base : { ...base, route };
@@ -120,7 +119,7 @@ export async function* eachExchange(
         .orderBy('t.id', 'asc')
         .limit(PAGE)
         .execute();
-      for (const row of rows) yield exchangeOf(row);
+      for (const row of rows) yield exchangeOf(row, decode);
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) break;
       cursor = { createdAt: last.created_at, id: last.id };

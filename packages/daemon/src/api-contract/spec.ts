@@ -123,6 +123,9 @@ export interface PathMatch {
   readonly values: ReadonlyMap<string, string>;
 }
 
+/** Recorded paths whose match is kept (a check reads pages of 1,000 exchanges). */
+const FOUND_LIMIT = 10_000;
+
 /** Which spec path a recorded path is: the most literal template that matches (`/pets/mine` before `/pets/{id}`). */
 export class PathIndex {
   readonly #templates: { path: string; pattern: RegExp; literal: number; names: string[] }[];
@@ -140,7 +143,18 @@ export class PathIndex {
     this.#bases = bases;
   }
 
+  /** Matches by recorded path: an app's paths recur, and each new one is tried against every template. */
+  readonly #found = new Map<string, PathMatch | undefined>();
+
   find(pathname: string): PathMatch | undefined {
+    if (this.#found.has(pathname)) return this.#found.get(pathname);
+    if (this.#found.size >= FOUND_LIMIT) this.#found.clear();
+    const match = this.#match(pathname);
+    this.#found.set(pathname, match);
+    return match;
+  }
+
+  #match(pathname: string): PathMatch | undefined {
     const path = pathname.split('?')[0] ?? '';
     for (const base of this.#bases) {
       if (base && !(path === base || path.startsWith(`${base}/`))) continue;

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { RawInflater } from './inflate.js';
 import type { DB } from './schema.js';
 import {
   decodePayload,
@@ -70,6 +71,7 @@ interface SourceState {
 export function compressingPayloads(load: (id: number) => Uint8Array | undefined): PayloadCodec {
   const dictionaries = new Map<number, Uint8Array>();
   const sources = new Map<string, SourceState>();
+  const inflater = new RawInflater();
 
   function dictionary(id: number): Uint8Array {
     let data = dictionaries.get(id);
@@ -152,7 +154,7 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
       const current = state.current;
       return (text) => encodePayload(text, current);
     },
-    decode: (value) => decodePayload(value, dictionary),
+    decode: (value) => decodePayload(value, dictionary, inflater),
     remember(d) {
       dictionaries.set(d.id, d.data);
     },

@@ -1,4 +1,5 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
+import type { RawInflater } from './inflate.js';
 
 /**
  * The stored form of a payload value (a header set, a body, the query, as JSON text) on SQLite
@@ -58,15 +59,15 @@ export function encodePayload(text: string, dictionary: PayloadDictionary | unde
 /** The dictionary id a stored blob names (0: deflated without one). */
 export const dictionaryIdOf = (value: Uint8Array): number => readLeb128(value).id;
 
-/** `dictionary` is asked only for a blob that names one. */
-export function decodePayload(value: StoredPayload, dictionary: (id: number) => Uint8Array): string {
+/** `dictionary` is asked only for a blob that names one; `inflater` is kept from value to value. */
+export function decodePayload(
+  value: StoredPayload,
+  dictionary: (id: number) => Uint8Array,
+  inflater: RawInflater,
+): string {
   if (typeof value === 'string') return value;
   const { id, offset } = readLeb128(value);
-  const body = value.subarray(offset);
-  return inflateRawSync(
-    body,
-    id === 0 ? { windowBits: WINDOW_BITS } : { windowBits: WINDOW_BITS, dictionary: dictionary(id) },
-  ).toString('utf8');
+  return inflater.text(value, offset, id === 0 ? undefined : dictionary(id));
 }
 
 /**

@@ -1,0 +1,136 @@
+import { constants, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
+import { describe, expect, it, vi } from 'vitest';
+import { RawInflater } from './inflate.js';
+import { trainDictionary } from './payload.js';
+
+// Counted, so a test can tell the inflater's own decoding from its fall-back to node:zlib.
+vi.mock('node:zlib', async (actual) => {
+  const zlib = await actual<typeof import('node:zlib')>();
+  return { ...zlib, inflateRawSync: vi.fn(zlib.inflateRawSync) };
+});
+
+/** A small seeded generator: the same cases at every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const WORDS = ['id', 'status', 'createdAt', 'items', 'price', 'name', 'email', 'content-type', 'application/json'];
+
+/** JSON text of a payload-like value: repeated keys, numbers, unicode, and now and then a long run. */
+function sampleText(next: () => number, size: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  while (length < size) {
+    const r = next();
+    const part =
+      r < 0.5
+        ? `"${WORDS[Math.floor(next() * WORDS.length)] ?? ''}":${Math.floor(next() * 1e6)},`
+        : r < 0.7
+          ? `"${String.fromCodePoint(...Array.from({ length: 1 + Math.floor(next() * 12) }, () => 32 + Math.floor(next() * 0x2fff)))}",`
+          : r < 0.8
+            ? 'x'.repeat(Math.floor(next() * 600))
+            : Array.from({ length: Math.floor(next() * 40) }, () => String.fromCharCode(33 + Math.floor(next() * 90))).join('');
+    parts.push(part);
+    length += part.length;
+  }
+  return `{${parts.join('')}}`;
+}
+
+const STORED: ZlibOptions = { level: 6, windowBits: 13, memLevel: 5 };
+const VARIANTS: ZlibOptions[] = [
+  STORED,
+  { level: 0, windowBits: 13 },
+  { level: 1, windowBits: 13 },
+  { level: 9, windowBits: 13, memLevel: 9 },
+  { level: 6, windowBits: 13, strategy: constants.Z_FIXED },
+  { level: 6, windowBits: 13, strategy: constants.Z_HUFFMAN_ONLY },
+  { level: 6, windowBits: 13, strategy: constants.Z_RLE },
+  { level: 6, windowBits: 9, strategy: constants.Z_FILTERED },
+];
+
+const zlibText = (stream: Uint8Array, dictionary: Uint8Array | undefined) =>
+  inflateRawSync(stream, dictionary ? { windowBits: 13, dictionary } : { windowBits: 13 }).toString('utf8');
+
+/** What node:zlib makes of a stream: its text, or its error's message. */
+function outcome(decode: () => string): { text: string } | { error: string } {
+  try {
+    return { text: decode() };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+describe('the payload inflater', () => {
+  const next = random(28);
+  const dictionaries = [
+    undefined,
+    trainDictionary(Array.from({ length: 40 }, () => sampleText(next, 400))),
+    Buffer.from(sampleText(next, 300)),
+  ];
+
+  it('reads what node:zlib reads, for every block type, size, strategy and dictionary, with one inflater throughout', () => {
+    const inflater = new RawInflater();
+    vi.mocked(inflateRawSync).mockClear();
+    let cases = 0;
+    for (const size of [0, 1, 30, 63, 200, 1500, 9000, 70_000]) {
+      for (const options of VARIANTS) {
+        for (const dictionary of dictionaries) {
+          const text = size === 0 ? '' : sampleText(next, size);
+          const stream = deflateRawSync(text, dictionary ? { ...options, dictionary } : options);
+          const prefixed = Buffer.concat([Buffer.from([7, 9]), stream]);
+          expect(inflater.text(prefixed, 2, dictionary)).toBe(text);
+          cases += 1;
+        }
+      }
+    }
+    expect(cases).toBe(8 * VARIANTS.length * dictionaries.length);
+    // Every one decoded by the inflater itself, none handed to node:zlib.
+    expect(inflateRawSync).not.toHaveBeenCalled();
+  });
+
+  it('reads a stored block that follows compressed ones (the bit buffer given back to the byte boundary)', () => {
+    const inflater = new RawInflater();
+    vi.mocked(inflateRawSync).mockClear();
+    for (const options of VARIANTS) {
+      // Compressible, then noise that deflate stores as it is, then compressible again: block types change mid-stream.
+      const noise = Array.from({ length: 40_000 }, () => String.fromCharCode(0x800 + Math.floor(next() * 0xc000))).join('');
+      const text = `${sampleText(next, 20_000)}${noise}${'y'.repeat(30_000)}${noise.slice(0, 5000)}`;
+      expect(inflater.text(deflateRawSync(text, options), 0, undefined)).toBe(text);
+    }
+    expect(inflateRawSync).not.toHaveBeenCalled();
+  });
+
+  it('answers a damaged or cut stream as node:zlib does: the same text or the same error', () => {
+    const inflater = new RawInflater();
+    const kinds = { text: 0, error: 0 };
+    for (let i = 0; i < 600; i++) {
+      const dictionary = dictionaries[i % dictionaries.length];
+      const options = VARIANTS[i % VARIANTS.length] ?? STORED;
+      const stream = Buffer.from(
+        deflateRawSync(sampleText(next, 20 + Math.floor(next() * 3000)), dictionary ? { ...options, dictionary } : options),
+      );
+      const damaged =
+        i % 3 === 0
+          ? stream.subarray(0, Math.floor(next() * stream.length))
+          : (() => {
+              const copy = Buffer.from(stream);
+              const at = Math.floor(next() * copy.length);
+              copy[at] = (copy[at] ?? 0) ^ (1 << Math.floor(next() * 8));
+              return copy;
+            })();
+      const expected = outcome(() => zlibText(damaged, dictionary));
+      expect(outcome(() => inflater.text(damaged, 0, dictionary))).toEqual(expected);
+      kinds['text' in expected ? 'text' : 'error'] += 1;
+    }
+    // Both kinds were met, so the comparison said something about each.
+    expect(kinds.text).toBeGreaterThan(20);
+    expect(kinds.error).toBeGreaterThan(200);
+  });
+});
