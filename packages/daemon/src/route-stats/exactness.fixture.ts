@@ -1,7 +1,6 @@
 import { contract, type StatsAnswer, type TaplineClient } from '@tapline/shared';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { type Harness, rawJson } from '@tapline/testkit/daemon';
 
 /** One generated entry: where it goes, when it happened, how it answered. */
 export interface Sent {
@@ -98,23 +97,22 @@ export const bodyOf = (sourceId: string, s: Sent) => ({
 });
 
 /** The window's numbers from the stats endpoint against the same numbers computed from what was sent. */
-/** Records `sent` through the batch endpoint, `chunk` entries a batch, each batch answered 201. */
+/** Records `sent` through the batch endpoint of the daemon at `url`, `chunk` entries a batch, each answered 201. */
 export async function recordSent(
-  h: Harness,
+  url: string,
   token: string,
   sourceId: string,
   sent: readonly Sent[],
   chunk = 50,
 ): Promise<void> {
   for (let i = 0; i < sent.length; i += chunk) {
-    const answer = await rawJson(
-      h,
-      'POST',
-      `/http-traffic-record/${sourceId}/batch`,
-      token,
-      sent.slice(i, i + chunk).map((s) => bodyOf(sourceId, s)),
-    );
-    expect(answer.status, answer.text).toBe(201);
+    const response = await fetch(`${url}/http-traffic-record/${sourceId}/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(sent.slice(i, i + chunk).map((s) => bodyOf(sourceId, s))),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(201);
   }
 }
 

@@ -41,7 +41,7 @@ it('folds the minute rows of an existing database into hour and day rows, again 
   });
   const user = await h.user();
   const sourceId = (await createSource(user.client)).id;
-  await recordSent(h, user.token, sourceId, sent);
+  await recordSent(h.url, user.token, sourceId, sent);
   const ask = (client: TaplineClient) =>
     Promise.all(ASKED.map((query) => client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query })));
   const before = await ask(user.client);

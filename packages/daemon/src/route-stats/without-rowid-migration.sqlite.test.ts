@@ -27,7 +27,7 @@ it('rebuilds the statistics tables without rowid, keeping every row', async () =
   });
   const user = await h.user();
   const sourceId = (await createSource(user.client)).id;
-  await recordSent(h, user.token, sourceId, sent, sent.length);
+  await recordSent(h.url, user.token, sourceId, sent, sent.length);
   const ask = (client: ReturnType<typeof createClient>) =>
     Promise.all(
       [
