@@ -36,7 +36,9 @@ function sampleText(next: () => number, size: number): string {
           ? `"${String.fromCodePoint(...Array.from({ length: 1 + Math.floor(next() * 12) }, () => 32 + Math.floor(next() * 0x2fff)))}",`
           : r < 0.8
             ? 'x'.repeat(Math.floor(next() * 600))
-            : Array.from({ length: Math.floor(next() * 40) }, () => String.fromCharCode(33 + Math.floor(next() * 90))).join('');
+            : Array.from({ length: Math.floor(next() * 40) }, () =>
+                String.fromCharCode(33 + Math.floor(next() * 90)),
+              ).join('');
     parts.push(part);
     length += part.length;
   }
@@ -100,7 +102,9 @@ describe('the payload inflater', () => {
     vi.mocked(inflateRawSync).mockClear();
     for (const options of VARIANTS) {
       // Compressible, then noise that deflate stores as it is, then compressible again: block types change mid-stream.
-      const noise = Array.from({ length: 40_000 }, () => String.fromCharCode(0x800 + Math.floor(next() * 0xc000))).join('');
+      const noise = Array.from({ length: 40_000 }, () => String.fromCharCode(0x800 + Math.floor(next() * 0xc000))).join(
+        '',
+      );
       const text = `${sampleText(next, 20_000)}${noise}${'y'.repeat(30_000)}${noise.slice(0, 5000)}`;
       expect(inflater.text(deflateRawSync(text, options), 0, undefined)).toBe(text);
     }
@@ -114,7 +118,10 @@ describe('the payload inflater', () => {
       const dictionary = dictionaries[i % dictionaries.length];
       const options = VARIANTS[i % VARIANTS.length] ?? STORED;
       const stream = Buffer.from(
-        deflateRawSync(sampleText(next, 20 + Math.floor(next() * 3000)), dictionary ? { ...options, dictionary } : options),
+        deflateRawSync(
+          sampleText(next, 20 + Math.floor(next() * 3000)),
+          dictionary ? { ...options, dictionary } : options,
+        ),
       );
       const damaged =
         i % 3 === 0

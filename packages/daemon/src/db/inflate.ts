@@ -25,7 +25,9 @@ const DISTANCE_BASE = [
   1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
   8193, 12289, 16385, 24577,
 ];
-const DISTANCE_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+const DISTANCE_EXTRA = [
+  0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+];
 const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
 class InvalidDeflate extends Error {}
@@ -133,7 +135,7 @@ export class RawInflater {
     this.#bits = 0;
     this.#bitCount = 0;
     let pos = this.#start;
-    for (let last = 0; last === 0; ) {
+    for (let last = 0; last === 0;) {
       last = this.#take(1);
       const type = this.#take(2);
       if (type === 0) pos = this.#stored(pos);
@@ -225,7 +227,7 @@ export class RawInflater {
     for (let i = 0; i < codeLengthCount; i++) lengths[CODE_LENGTH_ORDER[i]!] = this.#take(3);
     this.#codeLengths.build(lengths, 19, true);
     const total = literals + distances;
-    for (let i = 0; i < total; ) {
+    for (let i = 0; i < total;) {
       const symbol = this.#decode(this.#codeLengths);
       if (symbol < 16) {
         lengths[i++] = symbol;
@@ -267,7 +269,7 @@ export class RawInflater {
       this.#room(pos, length);
       const out = this.#out;
       // Byte by byte: a copy may overlap what it writes (a distance shorter than the length repeats).
-      for (let from = pos - distance, end = pos + length; pos < end; ) out[pos++] = out[from++]!;
+      for (let from = pos - distance, end = pos + length; pos < end;) out[pos++] = out[from++]!;
     }
   }
 }
