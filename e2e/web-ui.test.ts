@@ -250,6 +250,22 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await noSeriousViolations();
   });
 
+  it("keeps the page when a view's code cannot be loaded (the daemon upgraded under an open tab), and says so", async () => {
+    await newPage();
+    // The routes view's chunk answers 404, as an older page's chunk does after an upgrade.
+    await page.route(/\/RoutesView-[^/]+\.js$/, (route) => route.fulfill({ status: 404, body: '' }));
+    await page.goto(signedInUrl());
+    await page.getByRole('listbox', { name: /Traffic, \d+ entries/ }).waitFor();
+    await page.getByRole('button', { name: 'Routes', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This view could not be loaded');
+    await page.getByRole('button', { name: 'Reload the page' }).waitFor();
+    await page.getByRole('button', { name: 'Traffic', exact: true }).click();
+    await page.getByRole('listbox', { name: /Traffic, \d+ entries/ }).waitFor();
+    // What the browser and React log of the failed chunk, and nothing else.
+    expect(errors.every((e) => /RoutesView|dynamically imported module/.test(e))).toBe(true);
+    errors.length = 0;
+  });
+
   it('draws the routes dashboard: the table, sortable, and a chart that has pixels on it', async () => {
     await newPage();
     await page.goto(signedInUrl(`?view=routes&source=${sourceId}`));

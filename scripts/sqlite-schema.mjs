@@ -3,7 +3,7 @@
 // (docs/decisions.md §20.10): the migrations are run on an empty database, and what they made
 // (sqlite_master in order, and the rows they wrote) is written out as one SQL script. Run it after
 // adding a migration so that new homes skip that one too; until then they run it after the
-// schema, as an older home does (db/migrations/sqlite-schema.test.ts checks both give one database).
+// schema, as an older home does (db/migrations/new-home.sqlite.test.ts checks both give one database).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -9,6 +9,9 @@ const Z_OK = 0;
 const Z_STREAM_END = 1;
 const Z_BUF_ERROR = -5;
 const Z_FINISH = 4;
+/** The output buffer, kept from value to value up to KEPT_BUFFER bytes. */
+const BUFFER = 16 * 1024;
+const KEPT_BUFFER = 1024 * 1024;
 
 /**
  * Raw DEFLATE (RFC 1951) decoding of one stored payload after a preset dictionary, with one
@@ -22,7 +25,7 @@ const Z_FINISH = 4;
  */
 export class RawInflater {
   readonly #stream = new ZStream();
-  #out = Buffer.allocUnsafe(16384);
+  #out = Buffer.allocUnsafe(BUFFER);
 
   constructor() {
     if (inflateInit2(this.#stream, -WINDOW_BITS) !== Z_OK) throw new Error('pako could not set an inflate stream up');
@@ -62,6 +65,8 @@ export class RawInflater {
     } finally {
       stream.input = null;
       stream.output = null;
+      // A large body's buffer is not kept for the daemon's lifetime: the values are mostly small.
+      if (this.#out.length > KEPT_BUFFER) this.#out = Buffer.allocUnsafe(BUFFER);
     }
   }
 }

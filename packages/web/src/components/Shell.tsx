@@ -6,6 +6,7 @@ import { type Session, signOut } from '../session.js';
 import type { View } from '../url-state.js';
 import { AlertsBanner } from './AlertsBanner.js';
 import { TrafficView } from './TrafficView.js';
+import { ViewBoundary } from './ViewBoundary.js';
 
 // Every view but the traffic list, the first one, is a chunk of its own, loaded when first shown:
 // the first view runs none of their code (uPlot is the routes view's), docs/decisions.md §24.10.
@@ -142,73 +143,77 @@ export function Shell({ session, onSignedOut }: ShellProps) {
         </p>
       )}
       {adding && (
-        <Suspense fallback={loading}>
-          <AddSource client={session.client} onAdded={onSourceAdded} onCancel={() => setAdding(false)} />
-        </Suspense>
+        <ViewBoundary resetKey="add-source">
+          <Suspense fallback={loading}>
+            <AddSource client={session.client} onAdded={onSourceAdded} onCancel={() => setAdding(false)} />
+          </Suspense>
+        </ViewBoundary>
       )}
       {source && <AlertsBanner key={source} client={session.client} sourceId={source} onError={onError} />}
       <main>
-        <Suspense fallback={loading}>
-          {/* A source in the address needs no list to open its view: the list only fills the picker. */}
-          {sources === undefined && !state.source ? (
-            <p role="status">Loading sources…</p>
-          ) : !source ? (
-            <p>
-              No traffic source yet. Add one with <strong>Add source</strong> above, or <code>tapline sources add</code>
-              .
-            </p>
-          ) : state.view === 'record' && state.entry ? (
-            <RecordView
-              key={state.entry}
-              client={session.client}
-              sourceId={source}
-              entryId={state.entry}
-              onError={onError}
-              onBack={() => update({ view: 'traffic', entry: undefined })}
-              onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })}
-            />
-          ) : state.view === 'logs' ? (
-            <LogsView
-              key={source}
-              client={session.client}
-              sourceId={source}
-              logId={state.log}
-              onOpenLog={(log) => update({ log }, true)}
-              onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })}
-              onError={onError}
-            />
-          ) : state.view === 'webhooks' ? (
-            <WebhooksView
-              key={source}
-              client={session.client}
-              sourceId={source}
-              webhookId={state.webhook}
-              onShowDeliveries={(webhook) => update({ webhook }, true)}
-              onError={onError}
-            />
-          ) : state.view === 'alerts' ? (
-            <AlertsView key={source} client={session.client} sourceId={source} onError={onError} />
-          ) : state.view === 'routes' ? (
-            <RoutesView
-              client={session.client}
-              sourceId={source}
-              since={state.since}
-              onSince={(since) => update({ since })}
-              onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })}
-              onError={onError}
-            />
-          ) : (
-            <TrafficView
-              key={`${source} ${state.q}`}
-              client={session.client}
-              sourceId={source}
-              q={state.q}
-              onQuery={(q) => update({ q }, true)}
-              onOpen={(entry) => update({ view: 'record', entry })}
-              onError={onError}
-            />
-          )}
-        </Suspense>
+        <ViewBoundary resetKey={`${source ?? ''} ${state.view} ${state.entry ?? ''}`}>
+          <Suspense fallback={loading}>
+            {/* A source in the address needs no list to open its view: the list only fills the picker. */}
+            {sources === undefined && !state.source ? (
+              <p role="status">Loading sources…</p>
+            ) : !source ? (
+              <p>
+                No traffic source yet. Add one with <strong>Add source</strong> above, or{' '}
+                <code>tapline sources add</code>.
+              </p>
+            ) : state.view === 'record' && state.entry ? (
+              <RecordView
+                key={state.entry}
+                client={session.client}
+                sourceId={source}
+                entryId={state.entry}
+                onError={onError}
+                onBack={() => update({ view: 'traffic', entry: undefined })}
+                onOpenLog={(log) => update({ view: 'logs', entry: undefined, log })}
+              />
+            ) : state.view === 'logs' ? (
+              <LogsView
+                key={source}
+                client={session.client}
+                sourceId={source}
+                logId={state.log}
+                onOpenLog={(log) => update({ log }, true)}
+                onOpenEntry={(entry) => update({ view: 'record', entry, log: undefined })}
+                onError={onError}
+              />
+            ) : state.view === 'webhooks' ? (
+              <WebhooksView
+                key={source}
+                client={session.client}
+                sourceId={source}
+                webhookId={state.webhook}
+                onShowDeliveries={(webhook) => update({ webhook }, true)}
+                onError={onError}
+              />
+            ) : state.view === 'alerts' ? (
+              <AlertsView key={source} client={session.client} sourceId={source} onError={onError} />
+            ) : state.view === 'routes' ? (
+              <RoutesView
+                client={session.client}
+                sourceId={source}
+                since={state.since}
+                onSince={(since) => update({ since })}
+                onOpenRoute={(route) => update({ view: 'traffic', q: `route=${JSON.stringify(route)}` })}
+                onError={onError}
+              />
+            ) : (
+              <TrafficView
+                key={`${source} ${state.q}`}
+                client={session.client}
+                sourceId={source}
+                q={state.q}
+                onQuery={(q) => update({ q }, true)}
+                onOpen={(entry) => update({ view: 'record', entry })}
+                onError={onError}
+              />
+            )}
+          </Suspense>
+        </ViewBoundary>
       </main>
     </div>
   );
