@@ -169,47 +169,32 @@ async function segmentRows(
 ): Promise<Row[]> {
   const summing = totalsOnly && dialect.backend === 'sqlite';
   if (segment.span === 1) {
-    if (summing) {
-      let query = db
-        .selectFrom('route_stats')
-        .select([...DIMS, ...summed('minute')])
-        .where('traffic_source_id', '=', sourceId)
-        .where('minute', '>=', iso(segment.since))
-        .where('minute', '<', iso(segment.until))
-        .groupBy([...DIMS]);
-      if (routeId !== undefined) query = query.where('route_id', '=', routeId);
-      return query.execute();
-    }
     let query = db
       .selectFrom('route_stats')
-      .select([...NUMBERS, 'minute as start'])
       .where('traffic_source_id', '=', sourceId)
       .where('minute', '>=', iso(segment.since))
       .where('minute', '<', iso(segment.until));
     if (routeId !== undefined) query = query.where('route_id', '=', routeId);
-    return query.execute();
-  }
-  if (summing) {
-    let query = db
-      .selectFrom('route_rollups')
-      .select([...DIMS, ...summed('start')])
-      .where('traffic_source_id', '=', sourceId)
-      .where('span', '=', segment.span)
-      .where('start', '>=', iso(segment.since))
-      .where('start', '<', iso(segment.until))
-      .groupBy([...DIMS]);
-    if (routeId !== undefined) query = query.where('route_id', '=', routeId);
-    return query.execute();
+    return summing
+      ? query
+          .select([...DIMS, ...summed('minute')])
+          .groupBy([...DIMS])
+          .execute()
+      : query.select([...NUMBERS, 'minute as start']).execute();
   }
   let query = db
     .selectFrom('route_rollups')
-    .select([...NUMBERS, 'start'])
     .where('traffic_source_id', '=', sourceId)
     .where('span', '=', segment.span)
     .where('start', '>=', iso(segment.since))
     .where('start', '<', iso(segment.until));
   if (routeId !== undefined) query = query.where('route_id', '=', routeId);
-  return query.execute();
+  return summing
+    ? query
+        .select([...DIMS, ...summed('start')])
+        .groupBy([...DIMS])
+        .execute()
+    : query.select([...NUMBERS, 'start']).execute();
 }
 
 /** A window's rows, and the names their ids stand for. */

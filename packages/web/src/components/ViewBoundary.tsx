@@ -1,4 +1,4 @@
-import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { Component, type ReactNode } from 'react';
 
 export interface ViewBoundaryProps {
   /** What the boundary shows; a new key (another view, another entry) tries again. */
@@ -27,10 +27,6 @@ export class ViewBoundary extends Component<ViewBoundaryProps, State> {
     // The key the failure happened under is learned on the render after it; a later key clears it.
     if (state.failed.key === '') return { failed: { ...state.failed, key: props.resetKey } };
     return state.failed.key === props.resetKey ? null : { failed: undefined };
-  }
-
-  override componentDidCatch(_error: unknown, _info: ErrorInfo): void {
-    // Shown in the page (render below); nothing else to report, and nothing to log on a server.
   }
 
   override render(): ReactNode {
