@@ -35,7 +35,7 @@ describe("the page's first requests, sent before React and the contract are load
     expect(startToken()).toBe('tpl_secret');
     const early = [
       'GET /auth/me Bearer tpl_secret',
-      `GET /http-traffic/${SOURCE}?q=status%3E%3D500&limit=1000 Bearer tpl_secret`,
+      `GET /http-traffic/${SOURCE}?q=status%3E%3D500&limit=100 Bearer tpl_secret`,
     ];
     expect(net.sent).toEqual(early);
 
@@ -70,7 +70,7 @@ describe("the page's first requests, sent before React and the contract are load
     await clientFor('tpl_other').call(contract.me);
     expect(net.sent).toEqual([
       'GET /auth/me Bearer tpl_first',
-      `GET /http-traffic/${SOURCE}?limit=1000 Bearer tpl_first`,
+      `GET /http-traffic/${SOURCE}?limit=100 Bearer tpl_first`,
       'GET /auth/me Bearer tpl_other',
     ]);
   });

@@ -10,8 +10,16 @@ import { parseUrlState } from './url-state.js';
  * as any other (docs/decisions.md §24.10). Nothing but fetch, the address and the token is used here.
  */
 
+/**
+ * The traffic list's first page: a few screens, so that little is checked and drawn before the
+ * first row; the list then fills in behind it to the newest `LIST_LIMIT` (useTrafficFeed.ts).
+ */
+export const FIRST_PAGE_LIMIT = 100;
+/** How many stored entries the list shows when it opens (the most one page may hold). */
+export const LIST_LIMIT = 1000;
+
 /** The query of the traffic list's first page (first-page.ts), and of the one asked for at start. */
-export const firstPageQuery = (q: string) => ({ q: q || undefined, limit: 1000 });
+export const firstPageQuery = (q: string) => ({ q: q || undefined, limit: FIRST_PAGE_LIMIT });
 
 interface Start {
   readonly token: string | undefined;
