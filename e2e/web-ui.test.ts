@@ -159,7 +159,9 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
 
   it('shows the newest entries first and fills the list to the newest 1,000 behind them, each once, in order', async () => {
     // 1,050 entries a second apart, /fill/0 the oldest; the list holds the 1,000 newest (/fill/50 to /fill/1049).
-    const fillSource = await createSource(daemon.url, token, 'fill');
+    // Another user's source, so that the other tests' user still has one source only.
+    const fillToken = await userToken(home.path, daemon.url, 'fill@example.com', PASSWORD);
+    const fillSource = await createSource(daemon.url, fillToken, 'fill');
     const start = Date.parse('2026-11-27T08:00:00.000Z');
     for (let from = 0; from < 1050; from += 350) {
       const body = Array.from({ length: 350 }, (_, i) =>
@@ -170,7 +172,7 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
       );
       const answer = await fetch(`${daemon.url}/http-traffic-record/${fillSource}/batch`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${fillToken}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       expect(answer.status).toBe(201);
@@ -181,7 +183,7 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
       const url = new URL(request.url());
       if (url.pathname === `/http-traffic/${fillSource}`) asked.push(url.searchParams.get('limit') ?? '');
     });
-    await page.goto(signedInUrl(`?source=${fillSource}`));
+    await page.goto(`${daemon.url}/?source=${fillSource}#token=${encodeURIComponent(fillToken)}`);
     await page.getByRole('listbox', { name: 'Traffic, 1000 entries' }).waitFor();
     // A screenful or so first (less to check and draw before the first row), then the rest.
     expect(asked).toEqual(['100', '1000']);

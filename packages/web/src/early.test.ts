@@ -33,6 +33,8 @@ describe("the page's first requests, sent before React and the contract are load
     // The fragment's token is taken out of the address at once.
     expect(window.location.hash).toBe('');
     expect(startToken()).toBe('tpl_secret');
+    // Kept in the tab at once (a reload finds it); the token check removes a refused one (App.tsx).
+    expect(window.sessionStorage.getItem('tapline.token')).toBe('tpl_secret');
     const early = [
       'GET /auth/me Bearer tpl_secret',
       `GET /http-traffic/${SOURCE}?q=status%3E%3D500&limit=100 Bearer tpl_secret`,
@@ -56,6 +58,7 @@ describe("the page's first requests, sent before React and the contract are load
     startEarly(net.send);
     expect(net.sent).toEqual(['GET /auth/me Bearer tpl_secret']);
 
+    window.sessionStorage.clear();
     window.history.replaceState(null, '', `/?source=${SOURCE}`);
     const none = network();
     startEarly(none.send);

@@ -1,5 +1,5 @@
 import { buildPath, PAGE_START_PATHS, queryString } from '@tapline/shared/browser';
-import { storedToken, takeTokenFromFragment } from './token.js';
+import { keepToken, storedToken, takeTokenFromFragment } from './token.js';
 import { parseUrlState } from './url-state.js';
 
 /**
@@ -33,9 +33,13 @@ let start: Start = { token: undefined, asked: new Map(), send: networkFetch };
 
 /** Takes the token (the fragment's, else the tab's) and sends the first requests with it. */
 export function startEarly(send: typeof fetch = networkFetch): void {
-  const token = takeTokenFromFragment() ?? storedToken();
+  const fromFragment = takeTokenFromFragment();
+  const token = fromFragment ?? storedToken();
   start = { token, asked: new Map(), send };
   if (!token) return;
+  // Kept now, while the page's chunk is still being fetched and compiled: a tab's first use of
+  // its storage is slow (tens of ms). The token check that follows removes a refused one.
+  if (fromFragment) keepToken(fromFragment);
   const ask = (path: string) => {
     const url = `${window.location.origin}${path}`;
     const answer = send(url, { method: 'GET', headers: { authorization: `Bearer ${token}` } });
