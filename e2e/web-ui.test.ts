@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { composeBody } from '@tapline/testkit';
 import { cli, type SpawnedDaemon, startDaemon, tempHome } from './support/binaries.js';
 import { launchChromium, seriousViolations, watchErrors } from './support/browser.js';
 import { compose, createSource } from './support/compose.js';
@@ -154,6 +155,45 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await compose(daemon.url, token, sourceId, { pathnameUrl: '/live/arrival' });
     await page.locator('[role="option"]', { hasText: '/live/arrival' }).waitFor({ timeout: 5_000 });
     expect(Date.now() - composed).toBeLessThan(1_000);
+  });
+
+  it('shows the newest entries first and fills the list to the newest 1,000 behind them, each once, in order', async () => {
+    // 1,050 entries a second apart, /fill/0 the oldest; the list holds the 1,000 newest (/fill/50 to /fill/1049).
+    // Another user's source, so that the other tests' user still has one source only.
+    const fillToken = await userToken(home.path, daemon.url, 'fill@example.com', PASSWORD);
+    const fillSource = await createSource(daemon.url, fillToken, 'fill');
+    const start = Date.parse('2026-11-27T08:00:00.000Z');
+    for (let from = 0; from < 1050; from += 350) {
+      const body = Array.from({ length: 350 }, (_, i) =>
+        composeBody(fillSource, {
+          pathnameUrl: `/fill/${from + i}`,
+          startedAt: new Date(start + (from + i) * 1000).toISOString(),
+        }),
+      );
+      const answer = await fetch(`${daemon.url}/http-traffic-record/${fillSource}/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fillToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status).toBe(201);
+    }
+    await newPage();
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === `/http-traffic/${fillSource}`) asked.push(url.searchParams.get('limit') ?? '');
+    });
+    await page.goto(`${daemon.url}/?source=${fillSource}#token=${encodeURIComponent(fillToken)}`);
+    await page.getByRole('listbox', { name: 'Traffic, 1000 entries' }).waitFor();
+    // A screenful or so first (less to check and draw before the first row), then the rest.
+    expect(asked).toEqual(['100', '1000']);
+    expect((await shownTargets(page))[0]).toContain('/fill/1049');
+    await page.getByRole('listbox').focus();
+    await page.keyboard.press('End');
+    await expect.poll(async () => (await shownTargets(page)).at(-1)).toContain('/fill/50');
+    const bottom = await shownTargets(page);
+    const numbers = bottom.map((target) => Number(/\/fill\/(\d+)$/.exec(target)?.[1]));
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] ?? 0) - i));
   });
 
   it('filters with the language, and shows the error and its column of a bad expression, the list unchanged', async () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rollup } from 'vite';
 
 /**
  * `vite build` writes dist/: index.html, the script chunks and the stylesheet under hashed names in
@@ -36,18 +36,20 @@ function preloadPage(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, context) {
-        const page = Object.values(context.bundle ?? {}).find(
-          (item) =>
-            item.type === 'chunk' && item.isDynamicEntry && item.moduleIds.some((id) => id.endsWith('/src/render.tsx')),
+        const chunks = Object.values(context.bundle ?? {}).filter(
+          (item): item is Rollup.OutputChunk => item.type === 'chunk',
+        );
+        const page = chunks.find(
+          (chunk) => chunk.isDynamicEntry && chunk.moduleIds.some((id) => id.endsWith('/src/render.tsx')),
         );
         if (!page) throw new Error('the web UI build has no chunk for src/render.tsx');
-        return [
-          {
-            tag: 'link',
-            attrs: { rel: 'modulepreload', crossorigin: true, href: `/${page.fileName}` },
-            injectTo: 'head',
-          },
-        ];
+        // The first module is loaded by its own <script>; react-dom and zod (manualChunks below) are not.
+        const entry = chunks.find((chunk) => chunk.isEntry);
+        return [page.fileName, ...page.imports.filter((file) => file !== entry?.fileName)].map((file) => ({
+          tag: 'link',
+          attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` },
+          injectTo: 'head' as const,
+        }));
       },
     },
   };
@@ -107,6 +109,15 @@ export default defineConfig({
         // warning per comment: nothing in the output changes, so they are not shown.
         if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/')) return;
         warn(warning);
+      },
+      output: {
+        // Compiled beside the page's chunk rather than inside it, and kept under the same names
+        // (and in the browser's cache) across changes to Tapline's own code: decisions §24.12.
+        manualChunks(id) {
+          if (/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?(react-dom|scheduler)\//.test(id)) return 'react-dom';
+          if (/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?zod\//.test(id)) return 'zod';
+          return undefined;
+        },
       },
     },
   },

@@ -1,5 +1,5 @@
 import { buildPath, PAGE_START_PATHS, queryString } from '@tapline/shared/browser';
-import { storedToken, takeTokenFromFragment } from './token.js';
+import { keepToken, storedToken, takeTokenFromFragment } from './token.js';
 import { parseUrlState } from './url-state.js';
 
 /**
@@ -10,8 +10,16 @@ import { parseUrlState } from './url-state.js';
  * as any other (docs/decisions.md §24.10). Nothing but fetch, the address and the token is used here.
  */
 
+/**
+ * The traffic list's first page: a few screens, so that little is checked and drawn before the
+ * first row; the list then fills in behind it to the newest `LIST_LIMIT` (useTrafficFeed.ts).
+ */
+export const FIRST_PAGE_LIMIT = 100;
+/** How many stored entries the list shows when it opens (the most one page may hold). */
+export const LIST_LIMIT = 1000;
+
 /** The query of the traffic list's first page (first-page.ts), and of the one asked for at start. */
-export const firstPageQuery = (q: string) => ({ q: q || undefined, limit: 1000 });
+export const firstPageQuery = (q: string) => ({ q: q || undefined, limit: FIRST_PAGE_LIMIT });
 
 interface Start {
   readonly token: string | undefined;
@@ -25,9 +33,13 @@ let start: Start = { token: undefined, asked: new Map(), send: networkFetch };
 
 /** Takes the token (the fragment's, else the tab's) and sends the first requests with it. */
 export function startEarly(send: typeof fetch = networkFetch): void {
-  const token = takeTokenFromFragment() ?? storedToken();
+  const fromFragment = takeTokenFromFragment();
+  const token = fromFragment ?? storedToken();
   start = { token, asked: new Map(), send };
   if (!token) return;
+  // Kept now, while the page's chunk is still being fetched and compiled: a tab's first use of
+  // its storage is slow (tens of ms). The token check that follows removes a refused one.
+  if (fromFragment) keepToken(fromFragment);
   const ask = (path: string) => {
     const url = `${window.location.origin}${path}`;
     const answer = send(url, { method: 'GET', headers: { authorization: `Bearer ${token}` } });

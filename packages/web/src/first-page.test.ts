@@ -2,7 +2,7 @@
 import { contract, type Endpoint } from '@tapline/shared/browser';
 import { describe, expect, it } from 'vitest';
 import { fakeClient, type Handler, page, uuid } from './components/fake-client.js';
-import { askFirstPageEarly, firstPage } from './first-page.js';
+import { askFirstPageEarly, firstPage, withOlder } from './first-page.js';
 
 const SOURCE = uuid(1);
 const client = () =>
@@ -14,7 +14,7 @@ describe('the first page asked for early', () => {
     const c = client();
     askFirstPageEarly(c);
     expect(c.calls.map((call) => call.input)).toEqual([
-      { params: { trafficSourceId: SOURCE }, query: { q: 'status>=500', limit: 1000 }, body: undefined },
+      { params: { trafficSourceId: SOURCE }, query: { q: 'status>=500', limit: 100 }, body: undefined },
     ]);
     await firstPage(c, SOURCE, 'status>=500');
     expect(c.calls).toHaveLength(1);
@@ -29,5 +29,29 @@ describe('the first page asked for early', () => {
     const c = client();
     askFirstPageEarly(c);
     expect(c.calls).toEqual([]);
+  });
+});
+
+describe('filling the list in behind its first page', () => {
+  const entry = (i: number) => ({ id: uuid(i) });
+  const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
+  // Newest first: 9 is the newest entry, 0 the oldest.
+  const shown = [9, 8, 7].map(entry);
+
+  it('adds what follows the oldest row shown, once and in order', () => {
+    expect(ids(withOlder(shown, [9, 8, 7, 6, 5].map(entry)))).toEqual(ids([9, 8, 7, 6, 5].map(entry)));
+  });
+
+  it('leaves entries stored since the first page to the stream, which adds them at the top', () => {
+    const streamed = [entry(11), entry(10), ...shown];
+    expect(ids(withOlder(streamed, [11, 10, 9, 8, 7, 6].map(entry)))).toEqual(ids([11, 10, 9, 8, 7, 6].map(entry)));
+    // The stream has not brought 12 yet: it is not added at the bottom, out of order.
+    expect(ids(withOlder(streamed, [12, 11, 10, 9, 8, 7, 6].map(entry)))).toEqual(ids([11, 10, 9, 8, 7, 6].map(entry)));
+  });
+
+  it('adds nothing when the answer no longer reaches the rows shown, or has nothing older', () => {
+    expect(withOlder(shown, [15, 14, 13, 12].map(entry))).toBe(shown);
+    expect(withOlder(shown, [9, 8, 7].map(entry))).toBe(shown);
+    expect(withOlder([], [1, 0].map(entry))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { contract, type ResponseOf, type TaplineClient } from '@tapline/shared/browser';
-import { firstPageQuery } from './early.js';
+import { firstPageQuery, LIST_LIMIT } from './early.js';
 import { parseUrlState } from './url-state.js';
 
 type FirstPage = ResponseOf<typeof contract.listTraffic>;
@@ -14,6 +14,26 @@ export const listFirstPage = (client: TaplineClient, sourceId: string, q: string
     params: { trafficSourceId: sourceId },
     query: firstPageQuery(q),
   });
+
+/** The newest `LIST_LIMIT` entries matching `q`: what the list fills in behind its first page. */
+export const listNewest = (client: TaplineClient, sourceId: string, q: string) =>
+  client.call(contract.listTraffic, {
+    params: { trafficSourceId: sourceId },
+    query: { q: q || undefined, limit: LIST_LIMIT },
+  });
+
+/**
+ * The rows shown (newest first) with the entries of `newest` older than the last of them added
+ * at the end. `newest` was asked for after those rows: entries stored since are the stream's to
+ * add at the top, so only what follows the oldest shown row in `newest` is added, each entry once
+ * and in the daemon's order. When `newest` no longer reaches that row (more than a page stored in
+ * between), nothing is added rather than a gap.
+ */
+export function withOlder<T extends { readonly id: string }>(rows: readonly T[], newest: readonly T[]): readonly T[] {
+  const oldest = rows.at(-1);
+  const at = oldest ? newest.findIndex((entry) => entry.id === oldest.id) : -1;
+  return at < 0 || at === newest.length - 1 ? rows : [...rows, ...newest.slice(at + 1)];
+}
 
 /**
  * When the address opens the traffic of a named source, asks for its first page at once, beside

@@ -1,6 +1,7 @@
 import { followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient } from '@tapline/shared/browser';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { firstPage } from '../first-page.js';
+import { FIRST_PAGE_LIMIT } from '../early.js';
+import { firstPage, listNewest, withOlder } from '../first-page.js';
 
 /** What the list holds at most: the oldest fall off the end, as in the terminal UI's table. */
 export const MAX_ROWS = 200_000;
@@ -19,8 +20,8 @@ export interface TrafficFeed {
 }
 
 /**
- * The first page of the source's traffic matching `q`, then the stream from the newest entry of
- * that page on (`followTraffic` reconnects with its cursor, docs/decisions.md §9.6). Pausing stops
+ * The first page of the source's traffic matching `q` (filled in to the newest LIST_LIMIT behind
+ * it once shown), then the stream from the newest entry of that page on (`followTraffic` reconnects with its cursor, docs/decisions.md §9.6). Pausing stops
  * following; resuming starts again from the cursor, so nothing stored meanwhile is missed.
  */
 export function useTrafficFeed(
@@ -63,6 +64,15 @@ export function useTrafficFeed(
         loaded.current = page.data.map((entry) => entry.id);
         cursor.current = page.data[0]?.id;
         setRows(page.data);
+        // A full first page may have older entries behind it: the list fills in to the newest
+        // LIST_LIMIT once its first rows are shown, while the stream follows.
+        if (page.data.length === FIRST_PAGE_LIMIT)
+          listNewest(client, sourceId, q).then(
+            (newest) => setRows((current) => withOlder(current, newest.data).slice(0, MAX_ROWS)),
+            (error: unknown) => {
+              if (!controller.signal.aborted) onError(error);
+            },
+          );
       }
       const result = await followTraffic(client, sourceId, {
         q: q || undefined,
