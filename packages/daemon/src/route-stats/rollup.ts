@@ -83,25 +83,11 @@ export const emptyTotals = (): Totals => ({
 });
 
 /**
- * A row's key with empty totals, written out property by property: built as `{ ...keyed,
- * ...emptyTotals() }`, the object was five times slower to add to (its properties added one by one
- * at run time), which made summing a batch of 1,000 entries take 40 ms instead of 8.
+ * A row's key with empty totals. Not `{ ...keyed, ...emptyTotals() }`: an object built by two
+ * spreads was five times slower to add to, which made summing a batch of 1,000 entries take 40 ms
+ * instead of 8 (`Object.assign` onto a literal is as fast as the literal written out).
  */
-const bucketTotals = (keyed: Keyed): BucketTotals => ({
-  sourceId: keyed.sourceId,
-  span: keyed.span,
-  start: keyed.start,
-  routeId: keyed.routeId,
-  method: keyed.method,
-  domainId: keyed.domainId,
-  statusClass: keyed.statusClass,
-  count: 0,
-  latencyMax: 0,
-  latencySum: 0,
-  requestBytes: 0,
-  responseBytes: 0,
-  sketch: newSketch(),
-});
+const bucketTotals = (keyed: Keyed): BucketTotals => Object.assign(emptyTotals(), keyed);
 
 /** The inputs summed per row key, of every span, sorted by key (`keyOf`). */
 export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
