@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type ApiCheckAnswer,
   type ApiCheckBody,
@@ -152,7 +153,7 @@ class Checker {
         ],
       };
     const found: Found[] = [];
-    const add = (kind: ViolationKind, failures: SchemaFailure[], prefix = '') => {
+    const add = (kind: ViolationKind, failures: readonly SchemaFailure[], prefix = '') => {
       for (const f of failures)
         found.push({ ...at, kind, path, pointer: prefix + f.pointer, rule: f.rule, message: f.message });
     };
@@ -216,6 +217,36 @@ function headerOrQuery(
 const groupKey = (f: Found) =>
   [f.kind, f.method, f.path, f.status ?? '', f.pointer.replace(/\/\d+(?=\/|$)/g, '/-'), f.rule].join('\u0000');
 
+/** Specs whose compiled checker is kept: CI checks one document, a team a few. */
+const KEPT_SPECS = 4;
+
+/**
+ * The checkers of the specs checked last, by the SHA-256 of their JSON text: compiling a spec's
+ * schemas took about a second of a check of 100,000 entries (decisions §25.9). A checker holds
+ * only what the spec says, so one serves any number of checks, at once or in turn.
+ */
+export class CheckerCache {
+  readonly #kept = new Map<string, Checker>();
+
+  constructor(readonly size = KEPT_SPECS) {}
+
+  /** The spec's checker, compiled now (a 400 naming `spec` when it does not compile) or kept from before. */
+  of(spec: ApiCheckBody['spec']): Checker {
+    const key = createHash('sha256').update(JSON.stringify(spec)).digest('base64');
+    const kept = this.#kept.get(key);
+    if (kept) {
+      // Most recently used last: the first in the map is the one to forget.
+      this.#kept.delete(key);
+      this.#kept.set(key, kept);
+      return kept;
+    }
+    const checker = new Checker(spec);
+    if (this.#kept.size >= this.size) this.#kept.delete(this.#kept.keys().next().value ?? '');
+    this.#kept.set(key, checker);
+    return checker;
+  }
+}
+
 /**
  * `POST /api-contract/:id/check`: every stored exchange of the window against the spec, one page
  * at a time; violations are counted by kind, operation, status, place and rule, each with the
@@ -226,8 +257,9 @@ export async function checkContract(
   sourceId: string,
   body: ApiCheckBody,
   now: number,
+  checkers: CheckerCache,
 ): Promise<ApiCheckAnswer> {
-  const checker = new Checker(body.spec);
+  const checker = checkers.of(body.spec);
   const maxExamples = body.maxExamples ?? DEFAULT_EXAMPLES;
   const perOperation = new Map(checker.operations.map((op) => [op, { exchanges: 0, conforming: 0 }]));
   const violations = new Map<string, ApiViolation>();
@@ -242,11 +274,12 @@ export async function checkContract(
       conforming += 1;
       if (counts) counts.conforming += 1;
     }
-    const seen = new Set<string>();
+    // A set of this exchange's places only when it broke more than one rule (most break none).
+    const seen = found.length > 1 ? new Set<string>() : undefined;
     for (const f of found) {
       const key = groupKey(f);
-      if (seen.has(key)) continue;
-      seen.add(key);
+      if (seen?.has(key)) continue;
+      seen?.add(key);
       const v = violations.get(key);
       if (!v) violations.set(key, { ...f, count: 1, examples: [record.id] });
       else {

@@ -20,9 +20,13 @@ export class ContractEvidence {
   #firstSeen: string | undefined;
   #lastSeen: string | undefined;
 
+  /** Each template's path key, made once: the same few templates come back with every exchange. */
+  readonly #keys = new Map<string, string>();
+
   add(record: ContractExchange): void {
     const template = record.route ?? record.pathname.split('?')[0] ?? '/';
-    const key = pathKeyOf(template);
+    let key = this.#keys.get(template);
+    if (key === undefined) this.#keys.set(template, (key = pathKeyOf(template)));
     let path = this.#paths.get(key);
     if (!path) this.#paths.set(key, (path = { templates: new Set(), operations: new Map() }));
     path.templates.add(template);

@@ -142,19 +142,25 @@ export function addExchange(
   evidence.count += 1;
   if (record.createdAt < evidence.firstSeen) evidence.firstSeen = record.createdAt;
   if (record.createdAt > evidence.lastSeen) evidence.lastSeen = record.createdAt;
-  pathValues?.forEach((value, i) => {
-    const shape = (evidence.pathParams[i] ??= emptyShape());
-    observe(shape, scalarOf(value));
-  });
-  for (const [name, value] of Object.entries(record.request.queryParams)) {
-    observeIn(evidence.query, name, Array.isArray(value) ? value.map(scalarOf) : scalarOf(value));
+  // Loops over keys rather than Object.entries, and the set of names only once one is kept: this
+  // runs for every exchange, and each array or set made here was garbage a moment later.
+  if (pathValues)
+    for (let i = 0; i < pathValues.length; i++)
+      observe((evidence.pathParams[i] ??= emptyShape()), scalarOf(pathValues[i] ?? ''));
+  const { queryParams, headers } = record.request;
+  for (const name in queryParams) {
+    const value = queryParams[name];
+    if (value !== undefined)
+      observeIn(evidence.query, name, Array.isArray(value) ? value.map(scalarOf) : scalarOf(value));
   }
-  const seen = new Set<string>();
-  for (const [name, value] of Object.entries(record.request.headers)) {
+  let seen: Set<string> | undefined;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
     const key = name.toLowerCase();
     if (key === 'authorization') evidence.authorized += 1;
-    if (STANDARD_HEADERS.has(key) || key.startsWith('sec-') || seen.has(key)) continue;
-    seen.add(key);
+    if (STANDARD_HEADERS.has(key) || key.startsWith('sec-') || seen?.has(key)) continue;
+    (seen ??= new Set()).add(key);
     observeIn(evidence.headers, key, Array.isArray(value) ? value.join(', ') : value);
   }
   if (record.request.body !== null) {

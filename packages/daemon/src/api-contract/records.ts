@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { durationMs, type HttpTrafficRecord, type TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import type { StoredPayload } from '../db/payload.js';
@@ -95,6 +96,9 @@ const exchangeOf = (row: ExchangeRow, decode: (value: StoredPayload) => string):
  * Every exchange of a source in a window, oldest first (by time, then id: the order, and so the
  * inferred document, is the same at every read), one page at a time: memory holds one page
  * whatever the number of entries. With routes, each route's entries in turn, sorted by template.
+ * The event loop gets a turn before each further page (decisions §25.10): SQLite's reads are
+ * synchronous, and without it a pass of 100,000 entries held every other request, ingest
+ * included, for its whole 5 to 10 s.
  */
 export async function* eachExchange(
   store: Store,
@@ -105,10 +109,12 @@ export async function* eachExchange(
   const base = filtersOf(window, now);
   const decode = (value: StoredPayload) => store.dialect.payloads.decode(value);
   const routes = window.route ? [...new Set(window.route)].sort() : [undefined];
+  let pages = 0;
   for (const route of routes) {
     const filters: TrafficFilters = route === undefined ? base : { ...base, route };
     let cursor: HarCursor | null = null;
     for (;;) {
+      if (pages++ > 0) await nextTurn();
       const rows = await exchangeRows(store)
         .where((eb) =>
           cursor

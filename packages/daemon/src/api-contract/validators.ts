@@ -53,7 +53,11 @@ export class SpecValidators {
   readonly #spec: OpenApiDocument;
   readonly #bodies: Ajv;
   readonly #parameters: Ajv;
-  readonly #compiled = new Map<string, ValidateFunction>();
+  /**
+   * By kind, then by pointer: the pointers are the spec operations' own strings, whose hash V8
+   * keeps, where a key spelled `${kind} ${pointer}` was a new string to hash on every validation.
+   */
+  readonly #compiled = { body: new Map<string, ValidateFunction>(), parameter: new Map<string, ValidateFunction>() };
   /** Validators by schema text: false when a `$id` or an anchor may make two equal texts mean different things. */
   readonly #byText: Map<string, ValidateFunction> | false;
 
@@ -67,8 +71,8 @@ export class SpecValidators {
   }
 
   prepare(pointer: string, kind: 'body' | 'parameter'): void {
-    const key = `${kind} ${pointer}`;
-    if (this.#compiled.has(key)) return;
+    const compiled = this.#compiled[kind];
+    if (compiled.has(pointer)) return;
     // An inferred document repeats its schemas (every operation's error body): 173 body schemas of
     // one had 21 texts, and compiling took 1.7 s of a check. Equal texts compile once: every
     // `$ref` in them resolves against the one base, the spec's, so they validate alike.
@@ -76,13 +80,13 @@ export class SpecValidators {
     const text = schema !== undefined && `${kind} ${JSON.stringify(schema)}`;
     const same = text ? this.#byText && this.#byText.get(text) : undefined;
     if (same) {
-      this.#compiled.set(key, same);
+      compiled.set(pointer, same);
       return;
     }
     const ajv = kind === 'body' ? this.#bodies : this.#parameters;
     try {
       const validate = ajv.compile({ $ref: `${SPEC_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
-      this.#compiled.set(key, validate);
+      compiled.set(pointer, validate);
       if (text && this.#byText) this.#byText.set(text, validate);
     } catch (error) {
       throw invalidField(
@@ -93,12 +97,15 @@ export class SpecValidators {
   }
 
   /** The failures of `value` against the schema at `pointer` (prepared before); empty when it conforms. */
-  validate(pointer: string, kind: 'body' | 'parameter', value: unknown): SchemaFailure[] {
-    const validate = this.#compiled.get(`${kind} ${pointer}`);
-    if (!validate || validate(value)) return [];
+  validate(pointer: string, kind: 'body' | 'parameter', value: unknown): readonly SchemaFailure[] {
+    const validate = this.#compiled[kind].get(pointer);
+    if (!validate || validate(value)) return CONFORMS;
     return (validate.errors ?? []).filter((e) => !COMBINATOR_NOISE.has(e.keyword)).map(failureOf);
   }
 }
+
+/** The answer for a value that conforms, shared: most values do, and the caller only reads it. */
+const CONFORMS: readonly SchemaFailure[] = Object.freeze([]);
 
 /** The value at a JSON pointer of the spec (read as spec.ts's `follow` reads one), or undefined. */
 function valueAt(spec: OpenApiDocument, pointer: string): unknown {
