@@ -4,24 +4,46 @@
 // (`after`), interleaved round by round (each side first in every other round) with the parse + redact + insert floor
 // (bench/floors/sqlite-batch.mjs), as the batch scenario measures them. For a change to the
 // ingest path on a shared machine, where only figures taken side by side mean anything.
+// With `--postgres` (anywhere among the arguments): both daemons on one throwaway durable
+// PostgreSQL cluster (bench/postgres.mjs), each in a database of its own, beside the batch
+// scenario's PostgreSQL floor (`pg` alone with COPY, bench/floors/postgres-copy.mjs).
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeRecord, cpuMs, createSource, spawnNode, tempHome, throughput } from './lib.mjs';
 import { median } from './figures.mjs';
-import { loadRealisticRecord } from './ts.mjs';
+import { importTs, loadRealisticRecord } from './ts.mjs';
 
 const here = join(import.meta.dirname, '..');
-const [before, rounds = '5', seconds = '5'] = process.argv.slice(2);
+const onPostgres = process.argv.includes('--postgres');
+const [before, rounds = '5', seconds = '5'] = process.argv.slice(2).filter((a) => a !== '--postgres');
 if (!before) throw new Error('usage: node bench/ab-batch.mjs BEFORE_TAPLINED_JS [rounds] [seconds]');
 const home = tempHome();
 const realistic = await loadRealisticRecord(here);
 const batchOf = (n, sourceId) => JSON.stringify(Array.from({ length: n }, (_, seed) => realistic(seed, sourceId)));
 const file = (name, text) => (writeFileSync(join(home.path, name), text), join(home.path, name));
 
+const cluster = onPostgres
+  ? await (await importTs(here, 'packages/testkit/src/postgres/cluster.ts')).startCluster({ durable: true })
+  : undefined;
+/** A database of its own for each side on the cluster: its URL. */
+async function databaseOf(name) {
+  const pg = createRequire(join(here, 'packages/daemon/package.json'))('pg');
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  await client.query(`create database ab_${name}`);
+  await client.end();
+  return cluster.url.replace(/\/postgres$/, `/ab_${name}`);
+}
+
 async function start(entry, name) {
   const dir = join(home.path, name);
-  const daemon = spawnNode([entry, '--port', '0', '--home', dir, '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+  const db = cluster ? ['--db', await databaseOf(name)] : [];
+  const daemon = spawnNode(
+    [entry, '--port', '0', '--home', dir, '--log-level', 'warn', ...db],
+    /listening on (http:\/\/\S+)/,
+  );
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
   const source = await createSource(url, token, 'ab');
@@ -47,6 +69,9 @@ async function start(entry, name) {
     daemon,
     dir,
     source,
+    url,
+    token,
+    db: db[1],
     batch: () => post(['-i', thousand], 4, `${path}/batch`, 1000),
     single: () => post(['-b', single], 50, path, 1),
   };
@@ -56,20 +81,20 @@ async function start(entry, name) {
 const floorSide = await start(join(here, 'packages/daemon/dist/taplined.js'), 'floor');
 const floorBody = file('floor.json', batchOf(1000, floorSide.source.id));
 await floorSide.daemon.stop();
+const floorArgs = cluster
+  ? ['bench/floors/postgres-copy.mjs', floorSide.db, floorSide.source.id, floorBody, seconds]
+  : [
+      'bench/floors/sqlite-batch.mjs',
+      'parse',
+      join(floorSide.dir, 'tapline.db'),
+      floorSide.source.id,
+      floorBody,
+      seconds,
+    ];
 const floor = () =>
   new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [
-        join(here, 'bench/floors/sqlite-batch.mjs'),
-        'parse',
-        join(floorSide.dir, 'tapline.db'),
-        floorSide.source.id,
-        floorBody,
-        seconds,
-      ],
-      (error, stdout, stderr) =>
-        error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout).perSecond),
+    execFile(process.execPath, [join(here, floorArgs[0]), ...floorArgs.slice(1)], (error, stdout, stderr) =>
+      error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout).perSecond),
     ),
   );
 
@@ -123,4 +148,5 @@ process.stdout.write(
     `single ${singleRatio.map((r) => fixed(r)).join(' ')} (median ${fixed(median(singleRatio))}); floor ${values.floor.map((f) => fixed(f, 0)).join(' ')}\n`,
 );
 for (const side of sides) await side.daemon.stop();
+await cluster?.stop();
 home.remove();

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
 import { listenToEveryClient } from './pg-clients.js';
+import { copyingPool } from './pg-copy.js';
 import { postgresSignals } from './pg-signals.js';
 import type { DatabaseLocator } from './locator.js';
 import { withoutSecret } from './locator.js';
@@ -39,7 +40,7 @@ export function openPostgres(
   // A connection the server closed (a restart, a failover) is dropped from the pool, which opens
   // a new one on the next query; the queries it fails are answered 503 (db/unavailable.ts).
   listenToEveryClient(pool);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: copyingPool(pool) }) });
   const where = locator.description.location;
   const explain = (error: unknown) => `PostgreSQL at ${where}: ${withoutSecret(reasonOf(error), locator.password)}`;
   return {

@@ -34,44 +34,59 @@ export function preparedLookup<R>(
   };
 }
 
-type InsertExecutor = Pick<Db, 'executeQuery' | 'insertInto'>;
+export type InsertExecutor = Pick<Db, 'executeQuery' | 'insertInto'>;
+export type Columns<T extends keyof DB> = ReadonlyArray<keyof Insertable<DB[T]> & string>;
+export interface Template {
+  readonly sql: string;
+  /** One per parameter, in the order rows fill them (row-major): how its column stores a value. */
+  readonly encoders: ReadonlyArray<(value: unknown) => unknown>;
+}
+
+/**
+ * Kysely's multi-row INSERT of `count` rows, compiled from sentinel rows: its SQL, and each
+ * parameter's encoder. Kysely turns every value of every row into query nodes before compiling;
+ * for batches of hundreds of rows that cost more than the database storing them. The template's
+ * SQL and the order of its parameters are Kysely's own (dialect-neutral); rows only fill them.
+ */
+export function insertTemplate<T extends keyof DB>(
+  db: InsertExecutor,
+  table: T,
+  columns: Columns<T>,
+  count: number,
+): Template {
+  const sentinel = (row: number, column: number) => `${SENTINEL_PREFIX}:${row}:${column}`;
+  const sample = Array.from({ length: count }, (_, row) =>
+    Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])),
+  );
+  // Sentinel strings stand in for every column's value; only the template's shape is used, so
+  // the compiler (which cannot resolve Insertable<DB[T]> for a generic T) is told nothing else.
+  const compiled = db
+    .insertInto(table)
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+    .values(sample as never)
+    .compile();
+  // Rows fill the parameters in row-major order; a Kysely that compiled them in any other order
+  // must fail here, not store values in the wrong columns. The database's plugin may say how a
+  // column stores values (db/stored-values.ts): each parameter keeps its encoder.
+  const encoders = compiled.parameters.map((parameter, i) => {
+    const encode = slotOf(parameter, sentinel(Math.floor(i / columns.length), i % columns.length));
+    if (!encode) throw new Error(`unexpected parameter order in the ${table} insert template`);
+    return encode;
+  });
+  if (compiled.parameters.length !== count * columns.length)
+    throw new Error(`unexpected parameter count in the ${table} insert template`);
+  return { sql: compiled.sql, encoders };
+}
 
 /**
  * A multi-row INSERT compiled once per row count, by its owner (one per database, so the SQL is
- * that database's dialect). Kysely turns every value of
- * every row into query nodes before compiling; for batches of hundreds of rows that cost more than
- * SQLite storing them. The template is compiled by Kysely from sentinel rows, so the SQL and the
- * order of its parameters are Kysely's own (dialect-neutral); rows then only fill the parameters.
+ * that database's dialect); see insertTemplate.
  */
-export function preparedInsert<T extends keyof DB>(table: T, columns: ReadonlyArray<keyof Insertable<DB[T]> & string>) {
-  const templates = new Map<number, { sql: string; encoders: Array<(value: unknown) => unknown> }>();
+export function preparedInsert<T extends keyof DB>(table: T, columns: Columns<T>) {
+  const templates = new Map<number, Template>();
   return async (db: InsertExecutor, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> => {
     let template = templates.get(rows.length);
-    if (!template) {
-      const sentinel = (row: number, column: number) => `${SENTINEL_PREFIX}:${row}:${column}`;
-      const sample = rows.map((_, row) =>
-        Object.fromEntries(columns.map((name, column) => [name, sentinel(row, column)])),
-      );
-      // Sentinel strings stand in for every column's value; only the template's shape is used, so
-      // the compiler (which cannot resolve Insertable<DB[T]> for a generic T) is told nothing else.
-      const compiled = db
-        .insertInto(table)
-        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-        .values(sample as never)
-        .compile();
-      // Rows fill the parameters in row-major order below; a Kysely that compiled them in any
-      // other order must fail here, not store values in the wrong columns.
-      // The database's plugin may say how a column stores values (db/stored-values.ts): each
-      // parameter keeps its encoder.
-      const encoders = compiled.parameters.map((parameter, i) => {
-        const encode = slotOf(parameter, sentinel(Math.floor(i / columns.length), i % columns.length));
-        if (!encode) throw new Error(`unexpected parameter order in the ${table} insert template`);
-        return encode;
-      });
-      if (compiled.parameters.length !== rows.length * columns.length)
-        throw new Error(`unexpected parameter count in the ${table} insert template`);
-      templates.set(rows.length, (template = { sql: compiled.sql, encoders }));
-    }
+    if (!template) templates.set(rows.length, (template = insertTemplate(db, table, columns, rows.length)));
     const parameters: unknown[] = new Array(rows.length * columns.length);
     let i = 0;
     for (const row of rows) for (const name of columns) parameters[i] = template.encoders[i++]?.(row[name] ?? null);

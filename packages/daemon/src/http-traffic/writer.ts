@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
+import { preparedCopy } from '../db/prepared-copy.js';
 import { preparedInsert } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
@@ -9,7 +10,8 @@ import type { CountRow, NewTrafficRow } from './table.js';
 /**
  * The writes of an ingest transaction: the entries, their exchanges in stored form, the count
  * rollup and the stream numbers. On SQLite, ingest binds them to statements prepared once on its
- * connection (sqlite-writer.ts); on PostgreSQL they go through Kysely, below.
+ * connection (sqlite-writer.ts); on PostgreSQL they go through Kysely, below, a large group's
+ * entries by COPY.
  */
 
 /** The columns of an entry, in the order both writers bind them. */
@@ -55,11 +57,24 @@ export interface TrafficWriter {
 }
 
 /**
+ * From this many entries a group's are stored by COPY on PostgreSQL (db/pg-copy.ts). Below it, a
+ * multi-row INSERT: a COPY waits for the server's go-ahead before it sends its rows, a round trip
+ * more, which a few rows' parameters do not cost.
+ */
+export const COPY_FROM_ROWS = 100;
+
+/**
  * One writer per database, through Kysely: its multi-row INSERTs are compiled once per row count
  * for that database's dialect (see db/prepared.ts), and the cache lives and dies with the writer.
+ * With `copy` (PostgreSQL), large groups' entries go by COPY instead, in the same transaction.
  */
-export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
-  const insertTraffic = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
+export function createTrafficWriter(payloads: PayloadCodec, options: { copy?: boolean } = {}): TrafficWriter {
+  const insert = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
+  const copy = options.copy ? preparedCopy('http_traffic', TRAFFIC_COLUMNS) : undefined;
+  const insertTraffic = async (trx: Executor, traffic: NewTrafficRow[]) => {
+    if (copy && traffic.length >= COPY_FROM_ROWS) await copy(trx, traffic);
+    else for (const part of chunks(traffic)) await insert(trx, part);
+  };
   return {
     async insertExchanges(trx, traffic) {
       await encodeExchanges(trx, payloads, traffic);
@@ -68,7 +83,7 @@ export function createTrafficWriter(payloads: PayloadCodec): TrafficWriter {
     async insertTraffic(trx, traffic) {
       const first = (await takeStreamNumbers(trx, traffic.length)) - traffic.length + 1;
       traffic.forEach((row, i) => (row.stream_seq = first + i));
-      for (const part of chunks(traffic)) await insertTraffic(trx, part);
+      await insertTraffic(trx, traffic);
       return first;
     },
   };
