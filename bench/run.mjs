@@ -26,14 +26,32 @@ import { describeMachine } from './machine.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
+const USAGE = `usage: pnpm bench [--quick] [--out file] [name...]
+  runs every scenario in bench/scenarios (or those whose file name contains a name), then writes
+  bench/results.json (bench/results-quick.json with --quick); the full run takes about 35 minutes`;
+if (argv.includes('--help') || argv.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+// An unknown flag is a typo, never a reason to start a 35-minute run.
+const unknown = argv.find((arg) => arg.startsWith('-') && arg !== '--quick' && arg !== '--out');
+if (unknown || (argv.includes('--out') && argv.indexOf('--out') === argv.length - 1)) {
+  process.stderr.write(`pnpm bench: ${unknown ? `unknown option ${unknown}` : '--out needs a file'}\n${USAGE}\n`);
+  process.exit(2);
+}
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const outAt = argv.indexOf('--out');
 const out = outAt >= 0 ? argv[outAt + 1] : join(root, 'bench', quick ? 'results-quick.json' : 'results.json');
-const only = argv.filter((arg, i) => !arg.startsWith('--') && i !== outAt + 1);
+const only = argv.filter((arg, i) => !arg.startsWith('--') && (outAt < 0 || i !== outAt + 1));
 const files = readdirSync(join(root, 'bench', 'scenarios'))
   .filter((f) => f.endsWith('.mjs'))
   .filter((f) => only.length === 0 || only.some((name) => f.includes(name)))
   .sort();
+const unmatched = only.filter((name) => !files.some((f) => f.includes(name)));
+if (unmatched.length > 0) {
+  process.stderr.write(`pnpm bench: no scenario in bench/scenarios is named like ${unmatched.join(', ')}\n`);
+  process.exit(2);
+}
 
 const finite = (f) =>
   Number.isFinite(f?.median) &&
