@@ -271,12 +271,7 @@ export const LEVELS = [
  *   row itself (`addedTo`), so no row is read: a read of each row was most of ingest's cost of the
  *   statistics (decisions §21.6).
  */
-export async function addStats(
-  trx: Executor,
-  dialect: SqlDialect,
-  inputs: readonly StatInput[],
-  seen?: SeenRows,
-): Promise<void> {
+export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
   if (inputs.length === 0) return;
   const totals = totalsOf(inputs);
   if (dialect.backend === 'sqlite') {
@@ -288,19 +283,12 @@ export async function addStats(
     for (const part of chunks(totals.filter(holds))) {
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
       let missing: readonly BucketTotals[] = part;
-      // Rows this daemon has written before are locked at once, without being made first: most of
-      // a group's rows (its minute's, hour's and day's) already exist, and a statement fewer is a
-      // round trip fewer for every group. One that is gone is missed by the lock, and made and
-      // locked in the next round, as below, so such a first round adds a round to the bound.
-      const make = seen ? part.filter((t) => !seen.has(keyOf(t))) : part;
-      const rounds = make.length < part.length ? 4 : 3;
       // PostgreSQL: a row whose lock was waited for can be gone when the lock comes (a rule's move
       // deletes a row it empties, move-stats.ts); `for update` then skips it, and writing these
       // numbers alone over the row another waiting writer makes would lose that writer's. Such
       // rows are made and locked again. SQLite has one writer: what is missing is new.
-      for (let round = 0; missing.length > 0 && round < rounds; round++) {
-        const made = round === 0 ? make : missing;
-        if (dialect.concurrentWriters && made.length > 0) await level.insertEmpty(trx, made);
+      for (let round = 0; missing.length > 0 && round < 3; round++) {
+        if (dialect.concurrentWriters) await level.insertEmpty(trx, missing);
         const found = new Set<string>();
         for (const row of await level.locked(trx, dialect, missing)) {
           const key = keyOf(row);
@@ -311,29 +299,6 @@ export async function addStats(
         missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
       }
       await level.write(trx, part, 'replace');
-      seen?.add(part);
     }
-  }
-}
-
-/** Bounds SeenRows; a busy daemon writes a few hundred rows a minute. */
-const MAX_SEEN_ROWS = 20_000;
-
-/**
- * Keys of statistics rows one daemon's ingest has written (PostgreSQL), so that its next groups
- * lock them without making them first (addStats). Only a hint: a row it names may have been
- * deleted since (a rule's move, the prune, a transaction that rolled back), which costs that
- * group one statement more, never a wrong number.
- */
-export class SeenRows {
-  readonly #keys = new Set<string>();
-
-  has(key: string): boolean {
-    return this.#keys.has(key);
-  }
-
-  add(rows: readonly BucketTotals[]): void {
-    if (this.#keys.size + rows.length > MAX_SEEN_ROWS) this.#keys.clear();
-    for (const row of rows) this.#keys.add(keyOf(row));
   }
 }
