@@ -12,12 +12,36 @@ import { from as copyFrom } from 'pg-copy-streams';
  * client, so it belongs to the transaction it is executed in, and fails as any query does.
  */
 export class CopyData {
-  constructor(readonly csv: string) {}
+  /** One CSV line a row, without its line break. */
+  constructor(readonly lines: readonly string[]) {}
+}
+
+/** About how many characters of CSV go to the socket at once. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * The lines in pieces of about CHUNK_CHARS, each line ended: never the whole group as one string,
+ * which for a group of large bodies passes V8's longest string (about 512 MiB) and would twice
+ * hold the group's text; the pipeline waits for the socket between pieces.
+ */
+export function* csvChunks(lines: readonly string[]): Generator<string> {
+  let piece: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    piece.push(line);
+    size += line.length + 1;
+    if (size >= CHUNK_CHARS) {
+      yield `${piece.join('\n')}\n`;
+      piece = [];
+      size = 0;
+    }
+  }
+  if (piece.length > 0) yield `${piece.join('\n')}\n`;
 }
 
 async function copyIn(client: pg.PoolClient, sql: string, data: CopyData): Promise<PostgresQueryResult<never>> {
   const stream = client.query(copyFrom(sql));
-  await pipeline(Readable.from([data.csv]), stream);
+  await pipeline(Readable.from(csvChunks(data.lines)), stream);
   // Kysely reads `command` only to count affected rows, as it does for an INSERT's.
   return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
 }

@@ -18,8 +18,6 @@ export function preparedCopy<T extends keyof DB>(table: T, columns: Columns<T>) 
     const lines = rows.map((row) =>
       columns.map((name, i) => csvField(encode[i]?.(row[name] ?? null) ?? null)).join(','),
     );
-    lines.push('');
-    const csv = lines.join('\n');
-    await db.executeQuery(CompiledQuery.raw(sql, [new CopyData(csv)]));
+    await db.executeQuery(CompiledQuery.raw(sql, [new CopyData(lines)]));
   };
 }
