@@ -49,6 +49,12 @@ describe('filling the list in behind its first page', () => {
     expect(ids(withOlder(streamed, [12, 11, 10, 9, 8, 7, 6].map(entry)))).toEqual(ids([11, 10, 9, 8, 7, 6].map(entry)));
   });
 
+  it('adds no entry the rows already hold: a slow request stored after the first page, older than its last row', () => {
+    // 20 started before 7 but was stored after the first page: the stream brought it to the top.
+    const streamed = [entry(20), ...shown];
+    expect(ids(withOlder(streamed, [9, 8, 7, 20, 6].map(entry)))).toEqual(ids([20, 9, 8, 7, 6].map(entry)));
+  });
+
   it('adds nothing when the answer no longer reaches the rows shown, or has nothing older', () => {
     expect(withOlder(shown, [15, 14, 13, 12].map(entry))).toBe(shown);
     expect(withOlder(shown, [9, 8, 7].map(entry))).toBe(shown);

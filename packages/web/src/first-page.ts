@@ -25,14 +25,19 @@ export const listNewest = (client: TaplineClient, sourceId: string, q: string) =
 /**
  * The rows shown (newest first) with the entries of `newest` older than the last of them added
  * at the end. `newest` was asked for after those rows: entries stored since are the stream's to
- * add at the top, so only what follows the oldest shown row in `newest` is added, each entry once
- * and in the daemon's order. When `newest` no longer reaches that row (more than a page stored in
- * between), nothing is added rather than a gap.
+ * add at the top, so only what follows the oldest shown row in `newest` is added, in the daemon's
+ * order, and none already shown: the list is in `startedAt` order and the stream in the order of
+ * storing, so a slow request stored after the first page can start before its last row, and the
+ * stream may have brought it already. When `newest` no longer reaches that row (more than a page
+ * stored in between), nothing is added rather than a gap.
  */
 export function withOlder<T extends { readonly id: string }>(rows: readonly T[], newest: readonly T[]): readonly T[] {
   const oldest = rows.at(-1);
   const at = oldest ? newest.findIndex((entry) => entry.id === oldest.id) : -1;
-  return at < 0 || at === newest.length - 1 ? rows : [...rows, ...newest.slice(at + 1)];
+  if (at < 0) return rows;
+  const shown = new Set(rows.map((row) => row.id));
+  const older = newest.slice(at + 1).filter((entry) => !shown.has(entry.id));
+  return older.length === 0 ? rows : [...rows, ...older];
 }
 
 /**

@@ -37,11 +37,13 @@ export function useTrafficFeed(
   const cursor = useRef<string | undefined>(undefined);
   const loaded = useRef<readonly string[] | undefined>(undefined);
   const pending = useRef<HttpTraffic[]>([]);
+  /** The ids the fill added at the end: the stream may bring one of them too (first-page.ts `withOlder`). */
+  const filled = useRef(new Set<string>());
 
   const flush = useCallback(() => {
-    const fresh = pending.current;
-    if (fresh.length === 0) return;
+    const fresh = pending.current.filter((entry) => !filled.current.has(entry.id));
     pending.current = [];
+    if (fresh.length === 0) return;
     setRows((current) => [...fresh.reverse(), ...current].slice(0, MAX_ROWS));
   }, []);
 
@@ -68,7 +70,12 @@ export function useTrafficFeed(
         // LIST_LIMIT once its first rows are shown, while the stream follows.
         if (page.data.length === FIRST_PAGE_LIMIT)
           listNewest(client, sourceId, q).then(
-            (newest) => setRows((current) => withOlder(current, newest.data).slice(0, MAX_ROWS)),
+            (newest) =>
+              setRows((current) => {
+                const next = withOlder(current, newest.data);
+                for (const entry of next.slice(current.length)) filled.current.add(entry.id);
+                return next.slice(0, MAX_ROWS);
+              }),
             (error: unknown) => {
               if (!controller.signal.aborted) onError(error);
             },
