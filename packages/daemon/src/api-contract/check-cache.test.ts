@@ -93,4 +93,10 @@ describe('the kept checkers', () => {
     expect(cache.of(specOf('integer'))).toBe(first);
     expect(cache.of(specOf('string'))).not.toBe(second);
   });
+
+  it('do not keep a spec of more than a MiB of JSON, whose compiled form would be far larger', () => {
+    const cache = new CheckerCache(2);
+    const large = { ...specOf('integer'), info: { title: 'shop', version: '1', description: 'x'.repeat(1 << 20) } };
+    expect(cache.of(large)).not.toBe(cache.of(large));
+  });
 });

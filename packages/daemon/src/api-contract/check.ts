@@ -220,6 +220,9 @@ const groupKey = (f: Found) =>
 /** Specs whose compiled checker is kept: CI checks one document, a team a few. */
 const KEPT_SPECS = 4;
 
+/** The longest spec (its JSON text, in characters) whose compiled checker is kept between checks. */
+const KEPT_SPEC_CHARS = 1024 * 1024;
+
 /**
  * The checkers of the specs checked last, by the SHA-256 of their JSON text: compiling a spec's
  * schemas took about a second of a check of 100,000 entries (decisions §25.9). A checker holds
@@ -232,7 +235,10 @@ export class CheckerCache {
 
   /** The spec's checker, compiled now (a 400 naming `spec` when it does not compile) or kept from before. */
   of(spec: ApiCheckBody['spec']): Checker {
-    const key = createHash('sha256').update(JSON.stringify(spec)).digest('base64');
+    const text = JSON.stringify(spec);
+    // A spec of several MiB compiles to far more than that: checked, not kept.
+    if (text.length > KEPT_SPEC_CHARS) return new Checker(spec);
+    const key = createHash('sha256').update(text).digest('base64');
     const kept = this.#kept.get(key);
     if (kept) {
       // Most recently used last: the first in the map is the one to forget.
