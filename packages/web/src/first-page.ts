@@ -8,19 +8,16 @@ type FirstPage = ResponseOf<typeof contract.listTraffic>;
 const early = new WeakMap<TaplineClient, Map<string, Promise<FirstPage>>>();
 const keyOf = (sourceId: string, q: string) => `${sourceId}\n${q}`;
 
+const listPage = (client: TaplineClient, sourceId: string, query: ReturnType<typeof firstPageQuery>) =>
+  client.call(contract.listTraffic, { params: { trafficSourceId: sourceId }, query });
+
 /** The one request for a source's first page, as the traffic list makes it. */
 export const listFirstPage = (client: TaplineClient, sourceId: string, q: string) =>
-  client.call(contract.listTraffic, {
-    params: { trafficSourceId: sourceId },
-    query: firstPageQuery(q),
-  });
+  listPage(client, sourceId, firstPageQuery(q));
 
 /** The newest `LIST_LIMIT` entries matching `q`: what the list fills in behind its first page. */
 export const listNewest = (client: TaplineClient, sourceId: string, q: string) =>
-  client.call(contract.listTraffic, {
-    params: { trafficSourceId: sourceId },
-    query: { q: q || undefined, limit: LIST_LIMIT },
-  });
+  listPage(client, sourceId, { ...firstPageQuery(q), limit: LIST_LIMIT });
 
 /**
  * The rows shown (newest first) with the entries of `newest` older than the last of them added

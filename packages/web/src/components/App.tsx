@@ -24,10 +24,8 @@ export function App() {
     const client = clientFor(token);
     askFirstPageEarly(client);
     openSession(token, client).then(
-      (session) => {
-        keepToken(token);
-        setPhase({ kind: 'signed-in', session });
-      },
+      // The token is in the tab's storage already: early.ts kept the fragment's, or read it there.
+      (session) => setPhase({ kind: 'signed-in', session }),
       (error: unknown) => {
         keepToken(undefined);
         setPhase({ kind: 'signed-out', reason: signInReason(error) });
