@@ -178,6 +178,13 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
       expect(answer.status).toBe(201);
     }
     await newPage();
+    // Whether the shell (its views' navigation) was first drawn with the list's rows already in it,
+    // not empty and then filled: one layout and paint before the first row, not two.
+    await page.addInitScript(`new MutationObserver((_, observer) => {
+      if (!document.querySelector('nav[aria-label="Views"]')) return;
+      window.__shellWithRows = document.querySelector('[role="option"]') !== null;
+      observer.disconnect();
+    }).observe(document, { childList: true, subtree: true })`);
     const asked: string[] = [];
     page.on('request', (request) => {
       const url = new URL(request.url());
@@ -187,6 +194,7 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('listbox', { name: 'Traffic, 1000 entries' }).waitFor();
     // A screenful or so first (less to check and draw before the first row), then the rest.
     expect(asked).toEqual(['100', '1000']);
+    expect(await page.evaluate('window.__shellWithRows')).toBe(true);
     expect((await shownTargets(page))[0]).toContain('/fill/1049');
     await page.getByRole('listbox').focus();
     await page.keyboard.press('End');

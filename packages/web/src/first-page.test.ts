@@ -2,7 +2,7 @@
 import { contract, type Endpoint } from '@tapline/shared/browser';
 import { describe, expect, it } from 'vitest';
 import { fakeClient, type Handler, page, uuid } from './components/fake-client.js';
-import { askFirstPageEarly, firstPage, withOlder } from './first-page.js';
+import { askFirstPageEarly, firstPage, settledFirstPage, withOlder } from './first-page.js';
 
 const SOURCE = uuid(1);
 const client = () =>
@@ -12,7 +12,7 @@ describe('the first page asked for early', () => {
   it('is asked for while the token is checked when the address opens a source traffic, and used once', async () => {
     window.history.replaceState(null, '', `/?source=${SOURCE}&q=status%3E%3D500`);
     const c = client();
-    askFirstPageEarly(c);
+    void askFirstPageEarly(c);
     expect(c.calls.map((call) => call.input)).toEqual([
       { params: { trafficSourceId: SOURCE }, query: { q: 'status>=500', limit: 100 }, body: undefined },
     ]);
@@ -24,10 +24,24 @@ describe('the first page asked for early', () => {
     expect(c.calls).toHaveLength(3);
   });
 
+  it("is handed to the list's first render once it has come, so that the rows are drawn with the shell", async () => {
+    window.history.replaceState(null, '', `/?source=${SOURCE}`);
+    const c = client();
+    const came = askFirstPageEarly(c);
+    expect(settledFirstPage(c, SOURCE, '')).toBeUndefined();
+    await came;
+    const settled = settledFirstPage(c, SOURCE, '');
+    expect(settled?.data).toEqual([]);
+    // The list's loading then takes the same page, without asking again.
+    expect(await firstPage(c, SOURCE, '')).toBe(settled);
+    expect(c.calls).toHaveLength(1);
+    expect(settledFirstPage(c, SOURCE, 'status>=500')).toBeUndefined();
+  });
+
   it('is not asked for by an address that opens another view', () => {
     window.history.replaceState(null, '', `/?view=routes&source=${SOURCE}`);
     const c = client();
-    askFirstPageEarly(c);
+    void askFirstPageEarly(c);
     expect(c.calls).toEqual([]);
   });
 });

@@ -4,8 +4,14 @@ import { parseUrlState } from './url-state.js';
 
 type FirstPage = ResponseOf<typeof contract.listTraffic>;
 
+interface Asked {
+  readonly page: Promise<FirstPage>;
+  /** The page once it has come: the list then starts with its rows (`settledFirstPage`). */
+  settled?: FirstPage;
+}
+
 /** The first page of traffic asked for while the token is checked, by client, then source and filter. */
-const early = new WeakMap<TaplineClient, Map<string, Promise<FirstPage>>>();
+const early = new WeakMap<TaplineClient, Map<string, Asked>>();
 const keyOf = (sourceId: string, q: string) => `${sourceId}\n${q}`;
 
 const listPage = (client: TaplineClient, sourceId: string, query: ReturnType<typeof firstPageQuery>) =>
@@ -42,19 +48,35 @@ export function withOlder<T extends { readonly id: string }>(rows: readonly T[],
  * `GET /auth/me` rather than after it: one round trip fewer before the first row (docs/decisions.md
  * §24.10). A refused token fails both; the page's answer to that is the sign-in check's.
  */
-export function askFirstPageEarly(client: TaplineClient): void {
+export function askFirstPageEarly(client: TaplineClient): Promise<unknown> | undefined {
   const state = parseUrlState(window.location.search);
-  if (state.view !== 'traffic' || !state.source) return;
-  const page = listFirstPage(client, state.source, state.q);
-  page.catch(() => undefined); // read (or dropped) by the list; never an unhandled rejection
-  early.set(client, new Map([[keyOf(state.source, state.q), page]]));
+  if (state.view !== 'traffic' || !state.source) return undefined;
+  const asked: Asked = { page: listFirstPage(client, state.source, state.q) };
+  // Read (or dropped) by the list; never an unhandled rejection.
+  const settled = asked.page.then(
+    (page) => {
+      asked.settled = page;
+    },
+    () => undefined,
+  );
+  early.set(client, new Map([[keyOf(state.source, state.q), asked]]));
+  return settled;
 }
 
 /** The page asked for early for this client, source and filter, once; else a fresh request. */
 export function firstPage(client: TaplineClient, sourceId: string, q: string): Promise<FirstPage> {
   const pages = early.get(client);
   const key = keyOf(sourceId, q);
-  const page = pages?.get(key);
+  const asked = pages?.get(key);
   pages?.delete(key);
-  return page ?? listFirstPage(client, sourceId, q);
+  return asked?.page ?? listFirstPage(client, sourceId, q);
+}
+
+/**
+ * The page asked for early, when it has already come: the list's first render draws its rows, so
+ * the shell and the rows are laid out and painted once, not the shell first (`firstPage` still
+ * hands the same page to the list's loading, which then changes nothing).
+ */
+export function settledFirstPage(client: TaplineClient, sourceId: string, q: string): FirstPage | undefined {
+  return early.get(client)?.get(keyOf(sourceId, q))?.settled;
 }

@@ -5,33 +5,47 @@ import { clientFor, keepToken, openSession, type Session, signInReason } from '.
 import { Shell } from './Shell.js';
 import { SignIn } from './SignIn.js';
 
-type Phase =
+export type Phase =
   | { readonly kind: 'checking' }
   | { readonly kind: 'signed-out'; readonly reason?: string }
   | { readonly kind: 'signed-in'; readonly session: Session };
 
+/**
+ * Checks the token the page started with (the fragment's, or the tab's: early.ts took it) and,
+ * when the address opens a source's traffic, waits for its first page as well, asked beside the
+ * check: the page is then drawn signed in with its rows at once. Never rejects: a refused token is
+ * the sign-in page, saying why.
+ */
+export async function checkStart(): Promise<Phase> {
+  const token = startToken();
+  if (!token) return { kind: 'signed-out' };
+  const client = clientFor(token);
+  const page = askFirstPageEarly(client);
+  try {
+    // The token is in the tab's storage already: early.ts kept the fragment's, or read it there.
+    const session = await openSession(token, client);
+    await page;
+    return { kind: 'signed-in', session };
+  } catch (error) {
+    keepToken(undefined);
+    return { kind: 'signed-out', reason: signInReason(error) };
+  }
+}
+
+export interface AppProps {
+  /** The start's check (`checkStart`). */
+  readonly check: Promise<Phase>;
+  /** Its outcome when it came before the first render, else `checking` until it comes. */
+  readonly initial: Phase;
+}
+
 /** Signs in from the fragment's token, the tab's stored one, or the sign-in page. */
-export function App() {
-  const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
+export function App({ check, initial }: AppProps) {
+  const [phase, setPhase] = useState<Phase>(initial);
 
   useEffect(() => {
-    // Taken from the fragment (or the tab) by the page's first module, early.ts.
-    const token = startToken();
-    if (!token) {
-      setPhase({ kind: 'signed-out' });
-      return;
-    }
-    const client = clientFor(token);
-    askFirstPageEarly(client);
-    openSession(token, client).then(
-      // The token is in the tab's storage already: early.ts kept the fragment's, or read it there.
-      (session) => setPhase({ kind: 'signed-in', session }),
-      (error: unknown) => {
-        keepToken(undefined);
-        setPhase({ kind: 'signed-out', reason: signInReason(error) });
-      },
-    );
-  }, []);
+    if (initial.kind === 'checking') void check.then(setPhase);
+  }, [check, initial]);
 
   const onSignedIn = (session: Session) => {
     keepToken(session.token);

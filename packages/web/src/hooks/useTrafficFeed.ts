@@ -1,7 +1,7 @@
 import { followTraffic, type FollowStatus, type HttpTraffic, type TaplineClient } from '@tapline/shared/browser';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { FIRST_PAGE_LIMIT } from '../early.js';
-import { firstPage, listNewest, withOlder } from '../first-page.js';
+import { firstPage, listNewest, settledFirstPage, withOlder } from '../first-page.js';
 
 /** What the list holds at most: the oldest fall off the end, as in the terminal UI's table. */
 export const MAX_ROWS = 200_000;
@@ -30,7 +30,7 @@ export function useTrafficFeed(
   q: string,
   onError: (error: unknown) => void,
 ): TrafficFeed {
-  const [rows, setRows] = useState<readonly HttpTraffic[]>([]);
+  const [rows, setRows] = useState<readonly HttpTraffic[]>(() => settledFirstPage(client, sourceId, q)?.data ?? []);
   const [state, setState] = useState<FeedState>('loading');
   const [reconnectReason, setReason] = useState<string | undefined>();
   const [following, setFollowing] = useState(true);
