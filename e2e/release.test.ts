@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, tempHome } from './support/binaries.js';
-import { sampleRecord, startListening } from './support/release.js';
+import { expectWebUi, sampleRecord, startListening } from './support/release.js';
 
 /**
  * The release as a user gets it (issue 16): `pnpm release` (reused when its inputs are unchanged,
@@ -78,6 +78,9 @@ describe('the single executables', () => {
       });
       expect(answer.status).toBe(201);
       expect(((await answer.json()) as { ids: string[] }).ids).toHaveLength(300);
+
+      // The web UI is inside the executable too, served at the daemon's own address.
+      await expectWebUi(daemon.url);
 
       const ui = await run('tapline', ['ui', '--help']);
       expect(ui.exitCode).toBe(0);
@@ -163,6 +166,7 @@ describe('the npm packages', () => {
         execa('tapline', ['--url', daemon.url, '--home', data, ...args], { ...options, stdin: 'ignore' });
       expect((await tapline(['status'])).stdout).toContain('local@localhost');
       await tapline(['sources', 'add', 'shop', 'shop.example.com']);
+      await expectWebUi(daemon.url);
 
       const token = readFileSync(join(data, 'token'), 'utf8').trim();
       // One request recorded through the middleware, loaded as an ES module and as CommonJS.

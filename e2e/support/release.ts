@@ -37,3 +37,27 @@ export const sampleRecord = (pathnameUrl: string) => ({
   responseHeaders: { 'content-type': 'application/json' },
   responseBody: { ok: true, note: 'x'.repeat(300) },
 });
+
+/**
+ * Checks that the daemon at `url` serves the web UI (issue 29: the single executable and the npm
+ * package carry it): the page with its policy, and every script and stylesheet it names, hashed
+ * and cached for good.
+ */
+export async function expectWebUi(url: string): Promise<void> {
+  const page = await fetch(`${url}/`);
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes('<title>Tapline</title>'))
+    throw new Error(`GET / answered ${page.status}: ${html.slice(0, 200)}`);
+  if (!page.headers.get('content-security-policy')?.includes("default-src 'self'"))
+    throw new Error(`GET / has no strict Content-Security-Policy: ${page.headers.get('content-security-policy')}`);
+  const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] ?? '');
+  if (assets.length < 2) throw new Error(`the page names ${assets.length} assets: ${html}`);
+  for (const asset of assets) {
+    const answer = await fetch(`${url}${asset}`);
+    const body = await answer.arrayBuffer();
+    if (answer.status !== 200 || body.byteLength === 0 || !answer.headers.get('cache-control')?.includes('immutable'))
+      throw new Error(
+        `GET ${asset} answered ${answer.status}, ${body.byteLength} bytes, ${answer.headers.get('cache-control')}`,
+      );
+  }
+}
