@@ -1,8 +1,6 @@
 import type { DirectStatements, SqlDialect } from '../db/dialect.js';
+import { quoted, slots } from '../db/sql-text.js';
 import { countRowsOf, encodeExchanges, TRAFFIC_COLUMNS, type TrafficWriter } from './writer.js';
-
-const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
-const slots = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
 const COUNT_COLUMNS = ['traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status', 'level', 'count'] as const;
 

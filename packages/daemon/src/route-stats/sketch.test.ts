@@ -32,14 +32,18 @@ describe('stored sketches', () => {
   it("merged as stored (SQLite's upsert) hold what both held, in the form one sketch of both is stored in", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.double({ min: 0.001, max: 600_000, noNaN: true }), { maxLength: 40 }),
-        fc.array(fc.double({ min: 0.001, max: 600_000, noNaN: true }), { maxLength: 40 }),
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true })), { maxLength: 40 }),
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true })), { maxLength: 40 }),
         (a, b) => {
           const [left, right, both] = [newSketch(), newSketch(), newSketch()];
           for (const latency of a) [left, both].forEach((s) => s.accept(latency));
           for (const latency of b) [right, both].forEach((s) => s.accept(latency));
           expect(mergeStored(encodeSketch(left), encodeSketch(right))).toEqual(encodeSketch(both));
           expect(mergeStored(null, encodeSketch(right))).toEqual(encodeSketch(right));
+          // Bins both hold are added (random latencies seldom share a 1 % bin).
+          const twice = newSketch();
+          for (const latency of [...a, ...a]) twice.accept(latency);
+          expect(mergeStored(encodeSketch(left), encodeSketch(left))).toEqual(encodeSketch(twice));
         },
       ),
     );
@@ -50,6 +54,14 @@ describe('stored sketches', () => {
     for (const latency of [1, 40, 900]) sketch.accept(latency);
     expect(encodeSketch(sketch).byteLength).toBeLessThan(16);
     expect(sketch.toProto().byteLength).toBeGreaterThan(1000);
+  });
+
+  it('merged as stored with a row still in the library protobuf, hold what both held', () => {
+    const [old, recent, both] = [new DDSketch({ relativeAccuracy: 0.01 }), newSketch(), newSketch()];
+    for (const latency of [0, 3, 5, 8]) [old, both].forEach((s) => s.accept(latency));
+    for (const latency of [0, 5, 13, 21]) [recent, both].forEach((s) => s.accept(latency));
+    expect(mergeStored(old.toProto(), encodeSketch(recent))).toEqual(encodeSketch(both));
+    expect(mergeStored(encodeSketch(recent), old.toProto())).toEqual(encodeSketch(both));
   });
 
   it('still read rows written as the library protobuf', () => {

@@ -61,8 +61,16 @@ export function encodeSketch(sketch: Sketch): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** Reads the compact form into `into` through the library's own stores. */
-function mergeCompact(into: Sketch, bytes: Uint8Array): void {
+/**
+ * The compact form read back: the zero count, and per store (positive, negative) its bins as
+ * `[key, count, key, count, …]`, keys rising (as `writeStore` wrote them).
+ */
+interface CompactBins {
+  readonly zeros: number;
+  readonly stores: readonly [number[], number[]];
+}
+
+function readCompact(bytes: Uint8Array): CompactBins {
   let at = 1;
   const varint = (): number => {
     let value = 0;
@@ -76,17 +84,66 @@ function mergeCompact(into: Sketch, bytes: Uint8Array): void {
     }
   };
   const zeros = varint();
-  into.zeroCount += zeros;
-  into.count += zeros;
-  for (const store of [into.store, into.negativeStore]) {
+  const store = (): number[] => {
     const bins = varint();
+    const flat = new Array<number>(bins * 2);
     let key = 0;
     for (let i = 0; i < bins; i++) {
       key += unzigzag(varint());
-      const count = varint();
-      store.add(key, count);
+      flat[2 * i] = key;
+      flat[2 * i + 1] = varint();
+    }
+    return flat;
+  };
+  return { zeros, stores: [store(), store()] };
+}
+
+/** Reads the compact form into `into` through the library's own stores. */
+function mergeCompact(into: Sketch, bytes: Uint8Array): void {
+  const { zeros, stores } = readCompact(bytes);
+  into.zeroCount += zeros;
+  into.count += zeros;
+  [into.store, into.negativeStore].forEach((store, s) => {
+    const flat = stores[s] ?? [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const count = flat[i + 1] ?? 0;
+      store.add(flat[i] ?? 0, count);
       into.count += count;
     }
+  });
+}
+
+/** Two stores' bins (`CompactBins`) added key by key, keys still rising. */
+function addBins(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const ka = i < a.length ? (a[i] ?? 0) : Infinity;
+    const kb = j < b.length ? (b[j] ?? 0) : Infinity;
+    if (ka === kb) {
+      out.push(ka, (a[i + 1] ?? 0) + (b[j + 1] ?? 0));
+      i += 2;
+      j += 2;
+    } else if (ka < kb) {
+      out.push(ka, a[i + 1] ?? 0);
+      i += 2;
+    } else {
+      out.push(kb, b[j + 1] ?? 0);
+      j += 2;
+    }
+  }
+  return out;
+}
+
+function writeBins(out: number[], flat: readonly number[]): void {
+  writeVarint(out, flat.length / 2);
+  let previous = 0;
+  for (let i = 0; i < flat.length; i += 2) {
+    const key = flat[i] ?? 0;
+    writeVarint(out, zigzag(key - previous));
+    writeVarint(out, flat[i + 1] ?? 0);
+    previous = key;
   }
 }
 
@@ -112,8 +169,30 @@ export const SKETCH_MERGE_FUNCTION = 'tapline_sketch_merge';
  */
 export const SKETCH_UNION_AGGREGATE = 'tapline_sketch_union';
 
-/** Two stored sketches merged, in the stored form: what a row holds after both were added to it. */
+const isCompact = (bytes: Uint8Array | null): boolean =>
+  bytes === null || bytes.byteLength === 0 || bytes[0] === COMPACT;
+
+const NO_BINS: CompactBins = { zeros: 0, stores: [[], []] };
+const binsOf = (bytes: Uint8Array | null): CompactBins =>
+  bytes === null || bytes.byteLength === 0 ? NO_BINS : readCompact(bytes);
+
+/**
+ * Two stored sketches merged, in the stored form: what a row holds after both were added to it.
+ * Two compact forms are added bin by bin as they are read (ingest's upsert on SQLite merges a row
+ * per route and minute, hour and day of every batch: building a DDSketch of each and writing it
+ * back was about a sixth of the statistics' cost of ingest); the bytes are those of one sketch of
+ * both, which `sketch.test.ts` checks against the library's merge. A row still in the library's
+ * protobuf goes through the library.
+ */
 export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
+  if (isCompact(a) && isCompact(b)) {
+    const [left, right] = [binsOf(a), binsOf(b)];
+    const out: number[] = [COMPACT];
+    writeVarint(out, left.zeros + right.zeros);
+    writeBins(out, addBins(left.stores[0], right.stores[0]));
+    writeBins(out, addBins(left.stores[1], right.stores[1]));
+    return Uint8Array.from(out);
+  }
   const sketch = newSketch();
   mergeBytes(sketch, a);
   mergeBytes(sketch, b);

@@ -11,6 +11,7 @@ import {
   totalsOf,
 } from './rollup.js';
 import { encodeSketch, SKETCH_MERGE_FUNCTION } from './sketch.js';
+import { addStatsDirect } from './sqlite-stats-writer.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
 const KEYS_PER_STATEMENT = 200;
@@ -274,6 +275,10 @@ export const LEVELS = [
 export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
   if (inputs.length === 0) return;
   const totals = totalsOf(inputs);
+  if (dialect.backend === 'sqlite' && dialect.statements) {
+    addStatsDirect(dialect, dialect.statements, totals);
+    return;
+  }
   if (dialect.backend === 'sqlite') {
     for (const { level, holds } of LEVELS)
       for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add');
