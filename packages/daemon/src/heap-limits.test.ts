@@ -1,0 +1,36 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { expect, it } from 'vitest';
+import { limitHeap, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
+
+// V8's flags are the process's; this file runs in a fork of its own (vitest's forks pool), and the
+// stop function puts them back all the same.
+
+const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+
+/** Garbage that mostly survives a scavenge or two, the pattern that makes V8 grow its young generation. */
+async function churn(turns: number): Promise<number> {
+  const kept: unknown[][] = [];
+  let largest = newSpace();
+  for (let t = 0; t < turns; t++) {
+    kept.push(Array.from({ length: 5_000 }, (_, i) => ({ t, i, text: `value ${t}-${i}` })));
+    if (kept.length > 16) kept.shift();
+    largest = Math.max(largest, newSpace());
+    await turn();
+  }
+  return largest;
+}
+
+it("keeps a served daemon's young generation at its cap, where V8 would double it to 32 MiB", async () => {
+  // A fresh fork starts well under the cap (8 MiB, the runner's own start having grown it once).
+  expect(newSpace()).toBeLessThan(YOUNG_GENERATION_CAP_BYTES);
+  const stop = limitHeap();
+  try {
+    const largest = await churn(600);
+    // Grown to the cap (the churn is enough to make V8 grow it), never past it.
+    expect(largest).toBe(YOUNG_GENERATION_CAP_BYTES);
+    expect(newSpace()).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
+  } finally {
+    stop();
+  }
+});

@@ -1,0 +1,48 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+/**
+ * The young generation's cap, both semi-spaces together: V8's default lets them grow to 32 MiB
+ * (16 each) under load, all of it resident, for garbage that a smaller nursery collects just as
+ * well at this daemon's rates (docs/performance.md, "Memory: where it is, and the heap's slack").
+ */
+export const YOUNG_GENERATION_CAP_BYTES = 16 * 1024 * 1024;
+/** The old generation's next limit: 10% over what a full collection left, instead of V8's 1.1x to 4x. */
+const HEAP_GROWING_PERCENT = 10;
+/** V8's own default growth factor, put back by the stop function. */
+const V8_GROWTH_FACTOR = 2;
+
+const newSpaceBytes = (): number =>
+  getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+
+/**
+ * `taplined --lean-heap`: keeps V8's heap near its live data (issue 30), from code, since the
+ * documented command line `node taplined.js` has no room for `--max-semi-space-size`, which V8
+ * reads only when it starts. V8 reads `--semi-space-growth-factor` each time the young generation
+ * grows, and `--heap-growing-percent` at each full collection. The growth factor is set after each
+ * collection: one step to the cap from where the young generation is, 1 (no growth) once it is
+ * there; if V8 shrinks it (the memory reducer, when idle), it may grow back to the cap. The factor
+ * follows a collection only once it is reported (`gc` performance entries arrive on a later turn
+ * of the event loop), so a long synchronous task (a large batch's write) can still grow the young
+ * generation to V8's own maximum, never past it. The flags are the process's (worker threads'
+ * isolates read them too). Call once, in a long-running process; returns a function that stops and
+ * puts V8's defaults back.
+ */
+export function limitHeap(): () => void {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  let factor = 0;
+  const follow = (): void => {
+    // V8 grows the young generation to this factor times its present size.
+    const wanted = Math.max(1, Math.floor(YOUNG_GENERATION_CAP_BYTES / Math.max(1, newSpaceBytes())));
+    if (wanted === factor) return;
+    factor = wanted;
+    setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
+  };
+  follow();
+  const observer = new PerformanceObserver(follow);
+  observer.observe({ entryTypes: ['gc'] });
+  return () => {
+    observer.disconnect();
+    setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0`);
+  };
+}
