@@ -1,7 +1,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { expect, it } from 'vitest';
-import { limitHeap, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
+import { growthFactor, limitHeap, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
 
 // V8's flags are the process's; this file runs in a fork of its own (vitest's forks pool), and the
 // stop function puts them back all the same.
@@ -33,4 +33,18 @@ it("keeps a served daemon's young generation at its cap, where V8 would double i
   } finally {
     stop();
   }
+});
+
+it('grows each semi-space to half the cap, whether or not V8 has released the second one', () => {
+  const MIB = 1024 * 1024;
+  const semi = (used: number, available: number) => ({
+    space_used_size: used * MIB,
+    space_available_size: available * MIB,
+  });
+  // After an idle spell V8 keeps one 1 MiB semi-space committed: grown 8 times, both make 16 MiB, not 32.
+  expect(growthFactor(semi(0.2, 0.8))).toBe(8);
+  expect(growthFactor(semi(3, 1))).toBe(2);
+  // At the cap (two semi-spaces of 8 MiB) and past it: no growth.
+  expect(growthFactor(semi(6, 2))).toBe(1);
+  expect(growthFactor(semi(15, 1))).toBe(1);
 });

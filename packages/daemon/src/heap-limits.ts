@@ -1,5 +1,5 @@
 import { PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, type HeapSpaceInfo, setFlagsFromString } from 'node:v8';
 
 /**
  * The young generation's cap, both semi-spaces together: V8's default lets them grow to 32 MiB
@@ -12,8 +12,24 @@ const HEAP_GROWING_PERCENT = 10;
 /** V8's own default growth factor, put back by the stop function. */
 const V8_GROWTH_FACTOR = 2;
 
-const newSpaceBytes = (): number =>
-  getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+const MIB = 1024 * 1024;
+
+/** What `growthFactor` reads of the young generation (`v8.getHeapSpaceStatistics()`'s `new_space`). */
+export type NewSpace = Pick<HeapSpaceInfo, 'space_used_size' | 'space_available_size'>;
+
+/**
+ * The factor by which V8 may next grow each semi-space so that both together stay within the cap.
+ * One semi-space's capacity is its used plus available bytes: `space_size` counts the second one
+ * only while it is committed, and V8 releases it after an idle spell, so `space_size` can read half
+ * of what the young generation will be again at its next scavenge (which made the factor twice too
+ * large: 32 MiB after a daemon had been idle).
+ */
+export function growthFactor(newSpace: NewSpace): number {
+  const semiSpace = Math.ceil((newSpace.space_used_size + newSpace.space_available_size) / MIB) * MIB;
+  return Math.max(1, Math.floor(YOUNG_GENERATION_CAP_BYTES / 2 / Math.max(MIB, semiSpace)));
+}
+
+const newSpace = (): NewSpace | undefined => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
 
 /**
  * `taplined --lean-heap`: keeps V8's heap near its live data (issue 30), from code, since the
@@ -32,8 +48,10 @@ export function limitHeap(): () => void {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   let factor = 0;
   const follow = (): void => {
-    // V8 grows the young generation to this factor times its present size.
-    const wanted = Math.max(1, Math.floor(YOUNG_GENERATION_CAP_BYTES / Math.max(1, newSpaceBytes())));
+    const space = newSpace();
+    if (!space) return;
+    // V8 grows each semi-space to this factor times its present capacity.
+    const wanted = growthFactor(space);
     if (wanted === factor) return;
     factor = wanted;
     setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
