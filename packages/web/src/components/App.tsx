@@ -11,20 +11,30 @@ export type Phase =
   | { readonly kind: 'signed-in'; readonly session: Session };
 
 /**
+ * How long the start waits for the token check and the first page before it draws what it has:
+ * on loopback both have come by then, and the page is drawn once, signed in with its rows, rather
+ * than three times (docs/decisions.md §24.13). A check still running then shows "Signing in…"
+ * (render.tsx); a first page still running (a costly filter in a shared link) does not hold the
+ * page: it is drawn signed in, and the list shows its rows when they come.
+ */
+export const QUIET_START_MS = 300;
+
+/**
  * Checks the token the page started with (the fragment's, or the tab's: early.ts took it) and,
- * when the address opens a source's traffic, waits for its first page as well, asked beside the
- * check: the page is then drawn signed in with its rows at once. Never rejects: a refused token is
- * the sign-in page, saying why.
+ * when the address opens a source's traffic, waits for its first page as well (asked beside the
+ * check), up to `QUIET_START_MS` from the start. Never rejects: a refused token is the sign-in
+ * page, saying why.
  */
 export async function checkStart(): Promise<Phase> {
   const token = startToken();
   if (!token) return { kind: 'signed-out' };
+  const quiet = new Promise((resolve) => setTimeout(resolve, QUIET_START_MS));
   const client = clientFor(token);
   const page = askFirstPageEarly(client);
   try {
     // The token is in the tab's storage already: early.ts kept the fragment's, or read it there.
     const session = await openSession(token, client);
-    await page;
+    await Promise.race([page, quiet]);
     return { kind: 'signed-in', session };
   } catch (error) {
     keepToken(undefined);
