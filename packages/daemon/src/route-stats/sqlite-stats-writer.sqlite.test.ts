@@ -29,12 +29,23 @@ function inputsOf(batch: number, count: number): StatInput[] {
   });
 }
 
-/** Both statistics tables, every value with its SQL type, in key order. */
+/**
+ * Both statistics tables, every value with its SQL type, in key order. The ids are also read as the
+ * hex of what is stored: Kysely's plugin turns 16-byte ids back into text on the way out, so a
+ * row whose id was bound as text would otherwise read the same.
+ */
 async function statsTables({ db }: OpenedDatabase) {
   const dump = async (table: string, order: string) => {
-    const { rows } = await sql<Record<string, unknown>>`select *, ${sql.raw(
-      'typeof(count) || typeof(latency_max) || typeof(latency_sum) || typeof(request_bytes) || typeof(response_bytes) || typeof(sketch) || typeof(route_id)',
-    )} as types from ${sql.table(table)} order by ${sql.raw(order)}`.execute(db);
+    const info = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+    const columns = info.rows.map((c) => c.name);
+    const types = columns.map((c) => `typeof("${c}")`).join(" || ',' || ");
+    const raw = columns
+      .filter((c) => c.endsWith('_id'))
+      .map((c) => `hex("${c}")`)
+      .join(" || ',' || ");
+    const { rows } = await sql<Record<string, unknown>>`select *, ${sql.raw(types)} as types, ${sql.raw(
+      raw,
+    )} as stored_ids from ${sql.table(table)} order by ${sql.raw(order)}`.execute(db);
     return rows;
   };
   return {

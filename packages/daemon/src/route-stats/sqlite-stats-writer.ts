@@ -30,7 +30,7 @@ const SQL = { minute: upsert('route_stats', MINUTE_KEY), rollup: upsert('route_r
  * Ingest's statistics on SQLite: each row's numbers added in its upsert (as writer.ts does through
  * Kysely, decisions §21.6), bound one row at a time to two statements prepared once on the
  * connection. Through Kysely, every batch built, compiled and ran through the stored-values plugin
- * multi-row upserts of a few hundred rows: about a third of the statistics' cost of ingest
+ * multi-row upserts of a few hundred rows: with SQLite's own work in them, about two thirds of the statistics' cost of ingest
  * (docs/statistics.md). Minute rows first, then hour and day rows, in key order, as every writer
  * takes them. Inside the caller's transaction only: a statement outside one would commit alone.
  */
