@@ -35,22 +35,29 @@ function writeVarint(out: number[], value: number): void {
 const zigzag = (v: number): number => (v < 0 ? -2 * v - 1 : 2 * v);
 const unzigzag = (v: number): number => (v % 2 === 1 ? -(v + 1) / 2 : v / 2);
 
+/** Bins as `[key, count, …]`, keys rising: their number, then each key's delta (zigzag) and count. */
+function writeBins(out: number[], flat: readonly number[]): void {
+  writeVarint(out, flat.length / 2);
+  let previous = 0;
+  for (let i = 0; i < flat.length; i += 2) {
+    const key = flat[i] ?? 0;
+    writeVarint(out, zigzag(key - previous));
+    writeVarint(out, flat[i + 1] ?? 0);
+    previous = key;
+  }
+}
+
 function writeStore(out: number[], store: Store): void {
-  const bins: [number, number][] = [];
+  const flat: number[] = [];
   if (store.count > 0) {
     for (let key = store.minKey; key <= store.maxKey; key++) {
       const count = store.bins[key - store.offset] ?? 0;
-      if (count > 0) bins.push([key, count]);
+      if (count === 0) continue;
+      if (!Number.isInteger(count)) throw new Error(`a sketch bin holds ${count}: only whole counts are stored`);
+      flat.push(key, count);
     }
   }
-  writeVarint(out, bins.length);
-  let previous = 0;
-  for (const [key, count] of bins) {
-    if (!Number.isInteger(count)) throw new Error(`a sketch bin holds ${count}: only whole counts are stored`);
-    writeVarint(out, zigzag(key - previous));
-    writeVarint(out, count);
-    previous = key;
-  }
+  writeBins(out, flat);
 }
 
 export function encodeSketch(sketch: Sketch): Uint8Array {
@@ -136,17 +143,6 @@ function addBins(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-function writeBins(out: number[], flat: readonly number[]): void {
-  writeVarint(out, flat.length / 2);
-  let previous = 0;
-  for (let i = 0; i < flat.length; i += 2) {
-    const key = flat[i] ?? 0;
-    writeVarint(out, zigzag(key - previous));
-    writeVarint(out, flat[i + 1] ?? 0);
-    previous = key;
-  }
-}
-
 /**
  * Into `into`, the sketch `bytes` holds (as stored); `null` (a row not yet filled) adds nothing.
  * Rows written before the compact form hold the library's protobuf (its first byte is 0x0a).
@@ -169,24 +165,23 @@ export const SKETCH_MERGE_FUNCTION = 'tapline_sketch_merge';
  */
 export const SKETCH_UNION_AGGREGATE = 'tapline_sketch_union';
 
-const isCompact = (bytes: Uint8Array | null): boolean =>
-  bytes === null || bytes.byteLength === 0 || bytes[0] === COMPACT;
-
 const NO_BINS: CompactBins = { zeros: 0, stores: [[], []] };
-const binsOf = (bytes: Uint8Array | null): CompactBins =>
-  bytes === null || bytes.byteLength === 0 ? NO_BINS : readCompact(bytes);
+
+/** A stored sketch's bins (none for a row not yet filled); undefined for the library's protobuf. */
+const compactBins = (bytes: Uint8Array | null): CompactBins | undefined =>
+  bytes === null || bytes.byteLength === 0 ? NO_BINS : bytes[0] === COMPACT ? readCompact(bytes) : undefined;
 
 /**
  * Two stored sketches merged, in the stored form: what a row holds after both were added to it.
- * Two compact forms are added bin by bin as they are read (ingest's upsert on SQLite merges a row
- * per route and minute, hour and day of every batch: building a DDSketch of each and writing it
- * back was about a sixth of the statistics' cost of ingest); the bytes are those of one sketch of
- * both, which `sketch.test.ts` checks against the library's merge. A row still in the library's
- * protobuf goes through the library.
+ * Two compact forms are read and added bin by bin (ingest's upsert on SQLite merges a row per
+ * route and minute, hour and day of every batch: building a DDSketch of each and writing it back
+ * was about a sixth of the statistics' cost of ingest); the bytes are those of one sketch of both,
+ * which `sketch.test.ts` checks against the library's merge. A row still in the library's protobuf
+ * goes through the library.
  */
 export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
-  if (isCompact(a) && isCompact(b)) {
-    const [left, right] = [binsOf(a), binsOf(b)];
+  const [left, right] = [compactBins(a), compactBins(b)];
+  if (left && right) {
     const out: number[] = [COMPACT];
     writeVarint(out, left.zeros + right.zeros);
     writeBins(out, addBins(left.stores[0], right.stores[0]));
