@@ -13,7 +13,7 @@ import { api, createSource, KEEP_EVERYTHING, percentile, startDaemon } from '../
 import { figure, interleave, median, versus } from '../figures.mjs';
 import { storedId } from '../payload-format.mjs';
 import { PG, startPostgresDaemon } from '../postgres.mjs';
-import { daemonRequire, seedStats } from '../stats-data.mjs';
+import { daemonRequire, seedStats, topUpStats } from '../stats-data.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
 
 const QUANTILES = [0.5, 0.9, 0.95, 0.99];
@@ -207,7 +207,9 @@ export default async function run({ root, log, quick, tmp }) {
   try {
     const source = await createSource(daemon.url, daemon.token, 'bench');
     log(`seeding ${count.toLocaleString('en')} records through the batch endpoint (SQLite)`);
-    await seedStats(daemon, source.id, count, realisticRecord, log);
+    const seeded = Date.now();
+    await seedStats(daemon, source.id, count, realisticRecord, log, seeded);
+    await topUpStats(daemon, source.id, count, realisticRecord, log, seeded);
     engine = engines.sqlite(join(home.path, 'tapline.db'), source.id);
     Object.assign(
       result,
@@ -224,7 +226,9 @@ export default async function run({ root, log, quick, tmp }) {
   try {
     const source = await createSource(pg.daemon.url, pg.daemon.token, 'bench');
     log(`seeding ${count.toLocaleString('en')} records through the batch endpoint${ENGINES[1]}`);
-    await seedStats(pg.daemon, source.id, count, realisticRecord, log);
+    const seeded = Date.now();
+    await seedStats(pg.daemon, source.id, count, realisticRecord, log, seeded);
+    await topUpStats(pg.daemon, source.id, count, realisticRecord, log, seeded);
     pgEngine = await engines.postgres(pg.url, source.id);
     Object.assign(
       result,

@@ -34,7 +34,7 @@ import { apiContractRoutes } from './api-contract/api-contract.routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
 import type { StatInput } from './route-stats/rollup.js';
-import { addStats } from './route-stats/writer.js';
+import { addStats, lateBeforeAt } from './route-stats/writer.js';
 import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
 import { statisticsRoutes } from './route-stats/routes.js';
 import { createReassignment, type Reassignment } from './route-stats/reassign.js';
@@ -133,7 +133,8 @@ export function createApp(options: AppOptions): App {
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
   const stats = options.config.stats.enabled
-    ? (trx: Executor, inputs: readonly StatInput[]) => addStats(trx, deps.dialect, inputs)
+    ? (trx: Executor, inputs: readonly StatInput[]) =>
+        addStats(trx, deps.dialect, inputs, lateBeforeAt(deps.clock.now().getTime()))
     : undefined;
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
   // The other daemons on the database learn of committed entries this way (their streams read them).

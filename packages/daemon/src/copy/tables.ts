@@ -36,6 +36,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: 'route_rollups',
     key: ['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'],
   },
+  { name: 'route_stats_epochs', key: ['traffic_source_id'] },
   { name: 'core_logs', key: ['id'] },
   { name: 'webhooks', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },

@@ -1,6 +1,8 @@
+import { contract } from '@tapline/shared';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  composeBody,
   createSource,
   type FreshDatabase,
   freshDatabase,
@@ -64,4 +66,26 @@ describe('statistics written by two daemons on one database', () => {
       { numRuns: 4 },
     );
   }, 180_000);
+
+  // What one daemon remembers of a closed window (closed-blocks.ts): the source's counter of late
+  // writes in the database tells it of a late entry written through the other.
+  it('answer from one daemon what the other wrote late into a window it remembered', async () => {
+    const user = await a.user();
+    const sourceId = (await createSource(user.client)).id;
+    const send = async (daemon: Harness, startedAt: string, elapsedTime: number) => {
+      const body = [composeBody(sourceId, { pathnameUrl: '/users/1', startedAt, elapsedTime })];
+      const answer = await rawJson(daemon, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, body);
+      expect(answer.status, answer.text).toBe(201);
+    };
+    const total = async () =>
+      (
+        await user.client.call(contract.getStats, { params: { trafficSourceId: sourceId }, query: { since: '3h' } })
+      ).data.map((g) => [g.count, g.max]);
+    await send(a, '2026-05-07T10:15:00.000Z', 10);
+    await send(a, '2026-05-07T11:30:00.000Z', 20);
+    expect(await total()).toEqual([[2, 20]]);
+    await send(b, '2026-05-07T10:16:00.000Z', 700);
+    await send(b, '2026-05-07T11:31:00.000Z', 5);
+    expect(await total()).toEqual([[4, 700]]);
+  }, 60_000);
 });

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { statInputsOf } from './backfill.js';
 import { moveStats } from './move-stats.js';
-import { addStats } from './writer.js';
+import { addStats, lateBeforeAt } from './writer.js';
 
 /**
  * PostgreSQL: a row that a move empties and fills again while an ingest waits on its lock. Deleted
@@ -139,7 +139,7 @@ describe('moving route numbers while an ingest waits on the same row', () => {
       await sql`select 1 from route_stats where traffic_source_id = ${sourceId} for update`.execute(trx);
       // Two writers queue on /alpha's minute row: an ingest, and another transaction adding the same kind of entry.
       late = compose('/alpha', 20);
-      direct = db.transaction().execute((other) => addStats(other, dialect, alphaInputs));
+      direct = db.transaction().execute((other) => addStats(other, dialect, alphaInputs, lateBeforeAt(Date.now())));
       await until(async () => (await waiting()) > 1, 'both writers to wait on the held rows');
       // The only /alpha entry moves to /gamma: /alpha's rows are left empty with nothing arriving, and go.
       await trx.updateTable('http_traffic').set({ route_id: gamma.route_id }).where('id', '=', alpha.id).execute();

@@ -2,6 +2,7 @@ import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import { type BucketTotals, emptyTotals, type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
 import { mergeBytes, newSketch, type Sketch } from './sketch.js';
+import { raiseEpochs } from './closed-blocks.js';
 import { addStats, chunks, LEVELS, type StoredRow } from './writer.js';
 
 /**
@@ -113,5 +114,10 @@ export async function moveStats(
     for (const part of chunks(left)) await level.write(trx, part, 'replace');
   }
   // The rows are held now; addStats locks them again, which waits for nobody, and reads them as left above.
-  await addStats(trx, dialect, added);
+  await addStats(trx, dialect, added, '');
+  // Whatever minutes they were in, the numbers moved may be remembered: every source's counter goes up.
+  await raiseEpochs(
+    trx,
+    [...removed, ...added].map((input) => input.sourceId),
+  );
 }

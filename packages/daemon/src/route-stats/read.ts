@@ -12,8 +12,9 @@ import {
 } from '@tapline/shared';
 import { sql } from 'kysely';
 import type { Store } from '../db/open.js';
-import { addStored, emptyTotals, type Totals } from './rollup.js';
-import { quantileOf, SKETCH_UNION_AGGREGATE } from './sketch.js';
+import { blocksOf, CLOSED_MS, ClosedBlocks, epochOf } from './closed-blocks.js';
+import type { StoredMinute } from './rollup.js';
+import { binsOf, type CompactBins, quantileOf, SKETCH_UNION_AGGREGATE, SketchSum } from './sketch.js';
 import {
   bucketOf,
   bucketText,
@@ -26,14 +27,29 @@ import {
   windowOf,
 } from './window.js';
 
-/** A group's totals with the error classes counted beside them. */
-interface Group extends Totals {
+/** A group's totals with the error classes counted beside them; its sketches summed at the end. */
+interface Group {
+  count: number;
+  latencyMax: number;
+  latencySum: number;
+  requestBytes: number;
+  responseBytes: number;
   status4xx: number;
   status5xx: number;
+  readonly latencies: SketchSum;
 }
 
-// Not spread from emptyTotals(): an object built by spreading is slower to add to (rollup.ts `bucketTotals`).
-const emptyGroup = (): Group => Object.assign(emptyTotals(), { status4xx: 0, status5xx: 0 });
+// Written out, not spread: an object built by spreading is slower to add to (rollup.ts `bucketTotals`).
+const emptyGroup = (): Group => ({
+  count: 0,
+  latencyMax: 0,
+  latencySum: 0,
+  requestBytes: 0,
+  responseBytes: 0,
+  status4xx: 0,
+  status5xx: 0,
+  latencies: new SketchSum(),
+});
 
 /** What a minute row is filed under: everything a `where` or a `by` can look at. */
 interface Dims {
@@ -96,7 +112,8 @@ const labels = (by: StatsGrouping, d: Dims): Pick<StatsGroup, 'route' | 'method'
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 export function numbersOf(g: Group): StatsNumbers {
-  const q = (p: number) => round(quantileOf(g.sketch, p));
+  const sketch = g.latencies.sketch();
+  const q = (p: number) => round(quantileOf(sketch, p));
   return {
     count: g.count,
     status4xx: g.status4xx,
@@ -112,20 +129,31 @@ export function numbersOf(g: Group): StatsNumbers {
   };
 }
 
-function addRow(g: Group, statusClass: number, row: Parameters<typeof addStored>[1]): void {
-  addStored(g, row);
-  if (statusClass === 4) g.status4xx += Number(row.count);
-  if (statusClass === 5) g.status5xx += Number(row.count);
-}
-
-/** A stored row of any span, by ids, and the start of its bucket. */
-type Row = Parameters<typeof addStored>[1] & {
+/** A stored row of any span, by ids, and the start of its bucket; `bins` its sketch read once (a remembered row). */
+type Row = StoredMinute & {
   readonly start: string;
   readonly route_id: string;
   readonly domain_id: string;
   readonly method: HttpTraffic['method'];
   readonly status_class: number;
+  readonly bins?: CompactBins;
+  /** Rows merged across status classes (`mergedRows`) count their 4xx and 5xx here. */
+  readonly status4xx?: number;
+  readonly status5xx?: number;
 };
+
+/** Adds a row's numbers into `g` (bigints arrive as text from PostgreSQL). */
+function addRow(g: Group, row: Row): void {
+  const count = Number(row.count);
+  g.count += count;
+  g.latencyMax = Math.max(g.latencyMax, Number(row.latency_max));
+  g.latencySum += Number(row.latency_sum);
+  g.requestBytes += Number(row.request_bytes);
+  g.responseBytes += Number(row.response_bytes);
+  g.latencies.add(row.bins ?? binsOf(row.sketch));
+  g.status4xx += row.status4xx ?? (row.status_class === 4 ? count : 0);
+  g.status5xx += row.status5xx ?? (row.status_class === 5 ? count : 0);
+}
 
 const NUMBERS = [
   'count',
@@ -198,6 +226,115 @@ async function segmentRows(
     : query.select([...NUMBERS, 'start']).execute();
 }
 
+/**
+ * Rows summed per `key`, each sketch's bins added, the 4xx and 5xx counted: a block's rows per
+ * route, method, domain and status class as SQLite's aggregate gives them (`segmentRows` summing),
+ * for PostgreSQL's rows; and per group of a `by` (`parts`). A summed row keeps its first row's ids.
+ */
+function mergedRows(rows: readonly Row[], key: (row: Row) => string): Row[] {
+  const sums = new Map<string, { first: Row; totals: Group }>();
+  for (const row of rows) {
+    const k = key(row);
+    let sum = sums.get(k);
+    if (!sum) sums.set(k, (sum = { first: row, totals: emptyGroup() }));
+    addRow(sum.totals, row);
+  }
+  return [...sums.values()].map(({ first, totals }) => ({
+    start: first.start,
+    route_id: first.route_id,
+    domain_id: first.domain_id,
+    method: first.method,
+    status_class: first.status_class,
+    count: totals.count,
+    latency_max: totals.latencyMax,
+    latency_sum: totals.latencySum,
+    request_bytes: totals.requestBytes,
+    response_bytes: totals.responseBytes,
+    sketch: null,
+    bins: totals.latencies.bins(),
+    status4xx: totals.status4xx,
+    status5xx: totals.status5xx,
+  }));
+}
+
+const dimsKey = (row: Row) => `${row.route_id} ${row.method} ${row.domain_id} ${row.status_class}`;
+
+/**
+ * A remembered block: its rows per route, method, domain and status class, each sketch read into
+ * its bins once, not at every read; and, made at the first read that asks, the same rows summed
+ * per group of a `by`, which is all a read without `where` or `route` needs of it (a third of the
+ * rows: status classes and domains are one group there).
+ */
+class Block {
+  private readonly parts = new Map<StatsGrouping, Row[]>();
+  readonly rows: readonly Row[];
+
+  constructor(stored: readonly Row[], backend: Store['dialect']['backend']) {
+    const summed = backend === 'sqlite' ? stored : mergedRows(stored, dimsKey);
+    this.rows = summed.map((row) => (row.bins ? row : { ...row, sketch: null, bins: binsOf(row.sketch) }));
+  }
+
+  partsBy(by: StatsGrouping): readonly Row[] {
+    let parts = this.parts.get(by);
+    if (!parts) this.parts.set(by, (parts = mergedRows(this.rows, (row) => idKey(by, row))));
+    return parts;
+  }
+
+  /** What its bins take (a number is 8 bytes), twice: once in the rows, about once in the parts. */
+  get bytes(): number {
+    return (
+      2 * this.rows.reduce((n, r) => n + 8 * ((r.bins?.stores[0].length ?? 0) + (r.bins?.stores[1].length ?? 0)), 0)
+    );
+  }
+}
+
+/** The blocks remembered per open database (one per daemon; tests open several). */
+const rememberedBy = new WeakMap<Store['db'], ClosedBlocks<Block>>();
+
+function rememberedOf(db: Store['db']): ClosedBlocks<Block> {
+  let blocks = rememberedBy.get(db);
+  if (!blocks) rememberedBy.set(db, (blocks = new ClosedBlocks<Block>()));
+  return blocks;
+}
+
+/**
+ * The rows of a window's totals (closed-blocks.ts, docs/decisions.md §21.9): the part that ended
+ * `CLOSED_MS` before `now` from the blocks this daemon remembers, if the source's counter of late
+ * writes is what it was when they were read (else read again, and kept if the counter did not
+ * move meanwhile); the last minutes from the database. Blocks hold every route: a `route` filters
+ * them. `by`, for a read without `where` or `route`: a block gives its rows summed per group.
+ */
+async function totalsRows(
+  store: Store,
+  sourceId: string,
+  window: Window,
+  routeId: string | undefined,
+  by: StatsGrouping | undefined,
+  now: number,
+  into: Row[],
+): Promise<void> {
+  const cut = Math.min(window.until, Math.max(window.since, Math.floor(now / 60_000) * 60_000 - CLOSED_MS));
+  const blocks = segmentsOf({ since: window.since, until: cut }).flatMap(blocksOf);
+  if (blocks.length > 0) {
+    const kept = rememberedOf(store.db);
+    const epoch = await epochOf(store.db, sourceId);
+    const read: [Segment, Block][] = [];
+    for (const segment of blocks) {
+      let block = kept.get(sourceId, epoch, segment);
+      if (!block) {
+        block = new Block(await segmentRows(store, sourceId, segment, undefined, true), store.dialect.backend);
+        read.push([segment, block]);
+      }
+      if (by !== undefined) for (const row of block.partsBy(by)) into.push(row);
+      else for (const row of block.rows) if (routeId === undefined || row.route_id === routeId) into.push(row);
+    }
+    if (read.length > 0 && (await epochOf(store.db, sourceId)) === epoch)
+      for (const [segment, block] of read) kept.set(sourceId, epoch, segment, block, block.bytes);
+  }
+  for (const segment of segmentsOf({ since: cut, until: window.until }))
+    for (const row of await segmentRows(store, sourceId, segment, routeId, true)) into.push(row);
+}
+
 /** A window's rows, and the names their ids stand for. */
 interface Rows {
   readonly rows: readonly Row[];
@@ -216,6 +353,8 @@ async function rowsOf(
   window: Window,
   route: string | undefined,
   bucket: number | undefined,
+  by: StatsGrouping | undefined,
+  now: number,
 ): Promise<Rows> {
   let routeId: string | undefined;
   if (route !== undefined) {
@@ -229,8 +368,10 @@ async function rowsOf(
     routeId = found.id;
   }
   const rows: Row[] = [];
-  for (const segment of segmentsOf(window, spansFor(bucket)))
-    for (const row of await segmentRows(store, sourceId, segment, routeId, bucket === undefined)) rows.push(row);
+  if (bucket === undefined) await totalsRows(store, sourceId, window, routeId, by, now, rows);
+  else
+    for (const segment of segmentsOf(window, spansFor(bucket)))
+      for (const row of await segmentRows(store, sourceId, segment, routeId, false)) rows.push(row);
   if (rows.length === 0) return { rows, routes: new Map(), domains: new Map() };
   const routes = new Map(
     (
@@ -284,9 +425,12 @@ async function aggregate(
   query: StatsQuery,
   by: StatsGrouping,
   bucket: number | undefined,
+  now: number,
 ): Promise<Aggregate> {
   const byIds: Aggregate['groups'] = new Map();
-  const found = await rowsOf(store, sourceId, window, query.route, bucket);
+  // A read without `where` or `route` may take remembered blocks summed per group of its `by`.
+  const whole = query.where === undefined && query.route === undefined;
+  const found = await rowsOf(store, sourceId, window, query.route, bucket, whole ? by : undefined, now);
   for (const row of found.rows) {
     const dims = query.where || !byIds.has(idKey(by, row)) ? dimsOf(found, row) : undefined;
     if (dims && !matches(query.where, dims)) continue;
@@ -294,12 +438,12 @@ async function aggregate(
     let group = byIds.get(key);
     if (!group && dims) byIds.set(key, (group = { labels: labels(by, dims), totals: emptyGroup(), points: new Map() }));
     if (!group) continue;
-    addRow(group.totals, row.status_class, row);
+    addRow(group.totals, row);
     if (bucket !== undefined) {
       const start = Math.floor(Date.parse(row.start) / bucket) * bucket;
       let point = group.points.get(start);
       if (!point) group.points.set(start, (point = emptyGroup()));
-      addRow(point, row.status_class, row);
+      addRow(point, row);
     }
   }
   // Keyed by names from here on, as `compare` finds a group of the earlier window by them. One id,
@@ -317,7 +461,7 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
       start: iso(start),
       count: point?.count ?? 0,
       status5xx: point?.status5xx ?? 0,
-      p95: point ? round(quantileOf(point.sketch, 0.95)) : null,
+      p95: point ? round(quantileOf(point.latencies.sketch(), 0.95)) : null,
     });
   }
   return series;
@@ -341,9 +485,9 @@ export async function readStats(
   // Only what is kept counts, whether the pruner has reached it yet or not: a day row reaching
   // past --stats-retention is not read, its kept minutes and hours are.
   const kept = (w: Window): Window => ({ since: Math.max(w.since, keptSince ?? w.since), until: w.until });
-  const current = await aggregate(store, sourceId, kept(window), query, by, bucket);
+  const current = await aggregate(store, sourceId, kept(window), query, by, bucket, now);
   const earlier = query.compare ? previousOf(window, query.compare) : undefined;
-  const before = earlier ? await aggregate(store, sourceId, kept(earlier), query, by, undefined) : undefined;
+  const before = earlier ? await aggregate(store, sourceId, kept(earlier), query, by, undefined, now) : undefined;
 
   const data: StatsGroup[] = [...current.groups.values()].map(({ labels: l, totals, points }) => {
     const group: StatsGroup = { ...l, ...numbersOf(totals) };
@@ -385,9 +529,9 @@ export async function readWindowTotal(
   now: number,
 ): Promise<StatsNumbers> {
   const total = emptyGroup();
-  const found = await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined);
+  const found = await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined, undefined, now);
   for (const row of found.rows) {
-    if (!query.where || matches(query.where, dimsOf(found, row))) addRow(total, row.status_class, row);
+    if (!query.where || matches(query.where, dimsOf(found, row))) addRow(total, row);
   }
   return numbersOf(total);
 }

@@ -1,7 +1,7 @@
 import { DDSketch } from '@datadog/sketches-js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeSketch, mergeBytes, mergeStored, newSketch, quantileOf } from './sketch.js';
+import { binsOf, encodeSketch, mergeBytes, mergeStored, newSketch, quantileOf, SketchSum } from './sketch.js';
 
 const QUANTILES = [0, 0.5, 0.9, 0.95, 0.99, 1];
 
@@ -46,6 +46,31 @@ describe('stored sketches', () => {
           expect(mergeStored(encodeSketch(left), encodeSketch(left))).toEqual(encodeSketch(twice));
         },
       ),
+    );
+  });
+
+  it('summed by SketchSum hold what one sketch of all of them holds, and answer its percentiles', () => {
+    const latency = fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 600_000, noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(fc.array(latency, { maxLength: 30 }), { maxLength: 8 }), (groups) => {
+        const [sum, all] = [new SketchSum(), newSketch()];
+        for (const group of groups) {
+          const one = newSketch();
+          for (const v of group) [one, all].forEach((s) => s.accept(v));
+          sum.add(binsOf(encodeSketch(one)));
+        }
+        // Shared bins are added (each group is also added twice here, once more below).
+        if (groups[0]) {
+          for (const v of groups[0]) all.accept(v);
+          const again = newSketch();
+          for (const v of groups[0]) again.accept(v);
+          sum.add(binsOf(encodeSketch(again)));
+        }
+        const merged = sum.sketch();
+        expect(encodeSketch(merged)).toEqual(encodeSketch(all));
+        expect(merged.count).toBe(all.count);
+        for (const q of [0, 0.5, 0.9, 0.95, 0.99, 1]) expect(quantileOf(merged, q)).toBe(quantileOf(all, q));
+      }),
     );
   });
 

@@ -47,16 +47,21 @@ function writeBins(out: number[], flat: readonly number[]): void {
   }
 }
 
-function writeStore(out: number[], store: Store): void {
+/** A sketch's non-empty bins, keys rising (a store of the library's). */
+function flatOf(store: Store): number[] {
   const flat: number[] = [];
-  if (store.count > 0) {
+  if (store.count > 0)
     for (let key = store.minKey; key <= store.maxKey; key++) {
       const count = store.bins[key - store.offset] ?? 0;
-      if (count === 0) continue;
-      if (!Number.isInteger(count)) throw new Error(`a sketch bin holds ${count}: only whole counts are stored`);
-      flat.push(key, count);
+      if (count !== 0) flat.push(key, count);
     }
-  }
+  return flat;
+}
+
+function writeStore(out: number[], store: Store): void {
+  const flat = flatOf(store);
+  for (let i = 1; i < flat.length; i += 2)
+    if (!Number.isInteger(flat[i])) throw new Error(`a sketch bin holds ${flat[i]}: only whole counts are stored`);
   writeBins(out, flat);
 }
 
@@ -72,7 +77,7 @@ export function encodeSketch(sketch: Sketch): Uint8Array {
  * The compact form read back: the zero count, and per store (positive, negative) its bins as
  * `[key, count, key, count, …]`, keys rising (as `writeStore` wrote them).
  */
-interface CompactBins {
+export interface CompactBins {
   readonly zeros: number;
   readonly stores: readonly [number[], number[]];
 }
@@ -192,6 +197,79 @@ export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Ar
   mergeBytes(sketch, a);
   mergeBytes(sketch, b);
   return encodeSketch(sketch);
+}
+
+/** Any stored sketch's bins: the compact form read as it is, the library's protobuf through the library. */
+export function binsOf(bytes: Uint8Array | null): CompactBins {
+  const compact = compactBins(bytes);
+  if (compact) return compact;
+  const sketch = DDSketch.fromProto(bytes ?? new Uint8Array());
+  return { zeros: sketch.zeroCount, stores: [flatOf(sketch.store), flatOf(sketch.negativeStore)] };
+}
+
+/**
+ * Sketches added up to be one, for a read that merges thousands of rows (read.ts): each row's bins
+ * are only noted as they come, and summed once at the end into one array per store, over the keys
+ * all of them span; the library's stores, given rows one at a time, moved their bins each time a
+ * row reached below the keys they held, which was a tenth of a read. `bins` is what a merge of all
+ * of them holds (`sketch.test.ts` checks it against the library's merge), `sketch` the library's
+ * DDSketch of it, which answers the percentiles.
+ */
+export class SketchSum {
+  private zeros = 0;
+  private readonly parts: [number[][], number[][]] = [[], []];
+
+  add(bins: CompactBins): void {
+    this.zeros += bins.zeros;
+    for (const s of [0, 1] as const) if (bins.stores[s].length > 0) this.parts[s].push(bins.stores[s]);
+  }
+
+  bins(): CompactBins {
+    return { zeros: this.zeros, stores: [summed(this.parts[0]), summed(this.parts[1])] };
+  }
+
+  sketch(): Sketch {
+    const { zeros, stores } = this.bins();
+    const sketch = newSketch();
+    sketch.zeroCount = zeros;
+    sketch.count = zeros;
+    [sketch.store, sketch.negativeStore].forEach((store, s) => {
+      const flat = stores[s] ?? [];
+      // The lowest and the highest key first, with nothing in them: the store takes its whole range
+      // at once, where keys given rising made it move its bins at every step past its end.
+      if (flat.length > 0) {
+        store.add(flat[0] ?? 0, 0);
+        store.add(flat[flat.length - 2] ?? 0, 0);
+      }
+      for (let i = 0; i < flat.length; i += 2) {
+        const count = flat[i + 1] ?? 0;
+        store.add(flat[i] ?? 0, count);
+        sketch.count += count;
+      }
+    });
+    return sketch;
+  }
+}
+
+/** Flat bins of several sketches added key by key into one, keys rising. */
+function summed(parts: readonly number[][]): number[] {
+  if (parts.length === 0) return [];
+  if (parts.length === 1) return parts[0] ?? [];
+  let low = Infinity;
+  let high = -Infinity;
+  for (const flat of parts) {
+    low = Math.min(low, flat[0] ?? Infinity);
+    high = Math.max(high, flat[flat.length - 2] ?? -Infinity);
+  }
+  const counts = new Float64Array(high - low + 1);
+  for (const flat of parts)
+    for (let i = 0; i < flat.length; i += 2) {
+      const at = (flat[i] ?? 0) - low;
+      counts[at] = (counts[at] ?? 0) + (flat[i + 1] ?? 0);
+    }
+  const out: number[] = [];
+  for (let k = 0; k < counts.length; k++) if ((counts[k] ?? 0) > 0) out.push(k + low, counts[k] ?? 0);
+  return out;
 }
 
 /** The percentile `q` (0..1) of what the sketch holds, in milliseconds; null when it holds nothing. */

@@ -5,7 +5,7 @@ import type { SqlDialect } from '../db/dialect.js';
 import type { OpenedDatabase } from '../db/open.js';
 import type { StatInput } from './rollup.js';
 import { addStatsDirect } from './sqlite-stats-writer.js';
-import { addStats } from './writer.js';
+import { addStats, lateBeforeAt } from './writer.js';
 import { totalsOf } from './rollup.js';
 
 const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
@@ -66,7 +66,9 @@ describe('the SQLite statistics writer (prepared statements)', () => {
     await sql`pragma foreign_keys = off`.execute(o.db);
     // Two groups: the second adds to the rows the first made.
     for (const batch of [0, 1])
-      await o.db.transaction().execute((trx) => addStats(trx, dialectOf(o), inputsOf(batch, 300)));
+      await o.db
+        .transaction()
+        .execute((trx) => addStats(trx, dialectOf(o), inputsOf(batch, 300), lateBeforeAt(Date.now())));
     return o;
   }
 

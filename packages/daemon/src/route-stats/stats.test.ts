@@ -222,4 +222,57 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
       ['/users/{id}', 'inferred', 2],
     ]);
   });
+
+  // A daemon answers the closed part of a window from blocks it read before (closed-blocks.ts,
+  // decisions §21.9): every write that changes numbers there must reach the next answer.
+  const routesOf = async (query: Record<string, string> = { since: '3h' }) =>
+    (await stats(query)).data.map((g) => [g.route, g.count, g.status5xx, g.max]);
+  const sent = (path: string, startedAt: string, elapsedTime: number, status = 200) => ({
+    pathnameUrl: path,
+    startedAt,
+    elapsedTime,
+    status,
+  });
+
+  it('counts an entry that arrives late into minutes already answered', async () => {
+    await start();
+    await batch([
+      sent('/users/1', '2026-05-05T09:30:10.000Z', 10),
+      sent('/users/2', '2026-05-05T10:40:10.000Z', 20),
+      sent('/users/3', '2026-05-05T11:45:10.000Z', 30),
+      sent('/users/4', '2026-05-05T12:00:05.000Z', 40),
+    ]);
+    const closed = { since: '2026-05-05T11:00:00Z', until: '2026-05-05T11:50:00Z' };
+    expect(await routesOf()).toEqual([['/users/{id}', 4, 0, 40]]);
+    expect(await routesOf(closed)).toEqual([['/users/{id}', 1, 0, 30]]);
+    // Into an hour row and a minute row both answered above, by entries made long after them.
+    await batch([
+      sent('/users/5', '2026-05-05T10:40:50.000Z', 900, 503),
+      sent('/users/6', '2026-05-05T11:45:20.000Z', 5, 503),
+      // Not late (under LATE_MS old): in the minutes every answer reads from the database.
+      sent('/users/8', '2026-05-05T11:59:00.000Z', 2),
+    ]);
+    expect(await routesOf()).toEqual([['/users/{id}', 7, 2, 900]]);
+    expect(await routesOf(closed)).toEqual([['/users/{id}', 2, 1, 30]]);
+    // Time passes: what was the open part is closed now, and read as it is.
+    clock.set('2026-05-05T12:30:30.000Z');
+    await batch([sent('/users/7', '2026-05-05T12:30:00.000Z', 1)]);
+    expect(await routesOf()).toEqual([['/users/{id}', 8, 2, 900]]);
+  });
+
+  it('follows a rule that moves entries of minutes already answered', async () => {
+    await start({ routeReassignment: { start: false } });
+    await batch([
+      sent('/products/blue-shirt', '2026-05-05T10:10:00.000Z', 10),
+      sent('/products/red-hat', '2026-05-05T11:20:00.000Z', 20),
+    ]);
+    expect((await routesOf()).sort()).toEqual([
+      ['/products/blue-shirt', 1, 0, 10],
+      ['/products/red-hat', 1, 0, 20],
+    ]);
+    const rule = await rawJson(h, 'POST', `/routes/${sourceId}/rules`, token, { template: '/products/{slug}' });
+    expect(rule.status, rule.text).toBe(201);
+    await h.routeReassignment.runNow();
+    expect(await routesOf()).toEqual([['/products/{slug}', 2, 0, 20]]);
+  });
 });

@@ -49,8 +49,19 @@ export interface RouteRollupsTable extends Omit<RouteStatsTable, 'minute'> {
   start: string;
 }
 
+/**
+ * A source's counter of late writes (migration 2026-11-29T0100-stats-epochs): raised by a write
+ * that changes numbers older than the last few minutes, so that no daemon answers from what it
+ * remembers of them (closed-blocks.ts). No row: 0.
+ */
+export interface RouteStatsEpochsTable {
+  traffic_source_id: string;
+  epoch: Big;
+}
+
 export interface RouteStatsTables {
   routes: RoutesTable;
   route_stats: RouteStatsTable;
   route_rollups: RouteRollupsTable;
+  route_stats_epochs: RouteStatsEpochsTable;
 }

@@ -53,7 +53,9 @@ it('rebuilds the statistics tables without rowid, keeping every row', async () =
     await sql.raw(`alter table "old" rename to "${table}"`).execute(raw);
     expect(await createOf(table)).not.toMatch(/without rowid/i);
   }
-  await sql`delete from kysely_migration where name = ${MIGRATION}`.execute(raw);
+  // It and the migrations after it, as a database from before it has none of them.
+  await sql`delete from kysely_migration where name >= ${MIGRATION}`.execute(raw);
+  await sql`drop table route_stats_epochs`.execute(raw);
   await opened.migrate();
   for (const table of TABLES) expect(await createOf(table)).toMatch(/without rowid$/i);
   await opened.close();

@@ -10,6 +10,7 @@ import {
   type StoredMinute,
   totalsOf,
 } from './rollup.js';
+import { LATE_MS, raiseEpochs } from './closed-blocks.js';
 import { encodeSketch, SKETCH_MERGE_FUNCTION } from './sketch.js';
 import { addStatsDirect } from './sqlite-stats-writer.js';
 
@@ -271,10 +272,31 @@ export const LEVELS = [
  * - SQLite: one writer at a time (transactions begin IMMEDIATE), and the upsert adds to a stored
  *   row itself (`addedTo`), so no row is read: a read of each row was most of ingest's cost of the
  *   statistics (decisions §21.6).
+ *
+ * Entries created before `lateBefore` (`lateBeforeAt`) change numbers a daemon may remember of a
+ * closed window: their sources' counters are raised last, in the same transaction (closed-blocks.ts).
  */
-export async function addStats(trx: Executor, dialect: SqlDialect, inputs: readonly StatInput[]): Promise<void> {
+export async function addStats(
+  trx: Executor,
+  dialect: SqlDialect,
+  inputs: readonly StatInput[],
+  lateBefore: string,
+): Promise<void> {
   if (inputs.length === 0) return;
-  const totals = totalsOf(inputs);
+  await writeTotals(trx, dialect, totalsOf(inputs));
+  // Numbers a daemon may remember changed: their sources' counters say so (closed-blocks.ts).
+  const late = inputs.filter((input) => input.createdAt < lateBefore);
+  if (late.length > 0)
+    await raiseEpochs(
+      trx,
+      late.map((input) => input.sourceId),
+    );
+}
+
+/** ISO time before which an entry's numbers are late at `now` (closed-blocks.ts `LATE_MS`). */
+export const lateBeforeAt = (now: number): string => new Date(now - LATE_MS).toISOString();
+
+async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly BucketTotals[]): Promise<void> {
   if (dialect.backend === 'sqlite' && dialect.statements) {
     addStatsDirect(dialect, dialect.statements, totals);
     return;

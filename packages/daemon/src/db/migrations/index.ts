@@ -17,6 +17,7 @@ import * as alerts from './2026-11-27T0500-alerts.js';
 import * as routeRules from './2026-11-27T0500-route-rules.js';
 import * as routeRollups from './2026-11-28T0100-route-rollups.js';
 import * as statsWithoutRowid from './2026-11-28T0200-stats-without-rowid.js';
+import * as statsEpochs from './2026-11-29T0100-stats-epochs.js';
 
 /**
  * Kysely's Migration, given the dialect as well: the one place a migration learns how its
@@ -49,6 +50,7 @@ export const migrations: Record<string, TaplineMigration> = {
   '2026-11-27T0500-route-rules': routeRules,
   '2026-11-28T0100-route-rollups': routeRollups,
   '2026-11-28T0200-stats-without-rowid': statsWithoutRowid,
+  '2026-11-29T0100-stats-epochs': statsEpochs,
 };
 
 /** One history for both engines: the same names, run in the same order, each told its dialect. */

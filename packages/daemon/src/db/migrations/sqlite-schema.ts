@@ -21,6 +21,7 @@ export const SCHEMA_MIGRATIONS: readonly string[] = [
   '2026-11-27T0500-route-rules',
   '2026-11-28T0100-route-rollups',
   '2026-11-28T0200-stats-without-rowid',
+  '2026-11-29T0100-stats-epochs',
 ];
 
 /** What they made, in the order they made it (sqlite_master), then the rows they wrote. */
@@ -72,5 +73,6 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   'CREATE TABLE "route_reassignments" ("traffic_source_id" text primary key references "traffic_sources" ("id") on delete cascade, "after_id" text, "generation" integer default 0 not null)',
   'CREATE TABLE "route_stats" ("traffic_source_id" text not null references "traffic_sources" ("id") on delete cascade, "minute" text not null, "route_id" text not null references "routes" ("id") on delete cascade, "method" text not null, "domain_id" text not null, "status_class" integer not null, "count" bigint default 0 not null, "latency_max" real default 0 not null, "latency_sum" real default 0 not null, "request_bytes" bigint default 0 not null, "response_bytes" bigint default 0 not null, "sketch" blob, constraint "route_stats_pk" primary key ("traffic_source_id", "minute", "route_id", "method", "domain_id", "status_class")) without rowid',
   'CREATE TABLE "route_rollups" ("traffic_source_id" text not null references "traffic_sources" ("id") on delete cascade, "span" integer not null, "start" text not null, "route_id" text not null references "routes" ("id") on delete cascade, "method" text not null, "domain_id" text not null, "status_class" integer not null, "count" bigint default 0 not null, "latency_max" real default 0 not null, "latency_sum" real default 0 not null, "request_bytes" bigint default 0 not null, "response_bytes" bigint default 0 not null, "sketch" blob, constraint "route_rollups_pk" primary key ("traffic_source_id", "span", "start", "route_id", "method", "domain_id", "status_class")) without rowid',
+  'CREATE TABLE "route_stats_epochs" ("traffic_source_id" text not null primary key references "traffic_sources" ("id") on delete cascade, "epoch" bigint default 0 not null)',
   'insert into "stream_sequence" ("name", "value") values (\'traffic\', 0)',
 ];
