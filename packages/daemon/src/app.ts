@@ -196,6 +196,7 @@ export function createApp(options: AppOptions): App {
   const alerts = createAlertEvaluator({
     ...deps,
     intervalMs: options.config.alerts.intervalMs,
+    statsRetentionMs: options.config.stats.retentionMs,
     onQueued: () => webhooks.nudge(),
     ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}),
   });

@@ -26,6 +26,8 @@ export interface EvaluatorOptions {
   readonly outages: OutageLog;
   /** `--alert-interval`. */
   readonly intervalMs: number;
+  /** `--stats-retention`: a window reaching past it counts what is kept, as `GET /stats` does. */
+  readonly statsRetentionMs: number | null;
   /** Called after a pass queued messages: the webhook worker sends them. */
   readonly onQueued: () => void;
   /** Who holds a claim; one per daemon. */

@@ -11,6 +11,9 @@ import { readWindowTotal } from '../route-stats/read.js';
 import { iso, windowOf } from '../route-stats/window.js';
 import type { AlertRuleRow } from './table.js';
 
+/** What a rule is observed in: the store, and `--stats-retention`, past which nothing counts. */
+type Observed = Store & { readonly statsRetentionMs: number | null };
+
 /** What one evaluation saw: the metric over the window and whether the condition held. */
 export interface Observation {
   readonly met: boolean;
@@ -57,7 +60,7 @@ interface Measured {
   readonly until: number;
 }
 
-async function measure(store: Store, rule: AlertRuleRow, until: number): Promise<Measured> {
+async function measure(store: Observed, rule: AlertRuleRow, until: number): Promise<Measured> {
   const query = {
     since: iso(until - rule.window_ms),
     until: iso(until),
@@ -65,7 +68,7 @@ async function measure(store: Store, rule: AlertRuleRow, until: number): Promise
     ...(rule.method ? { where: parseFilter(`method=${rule.method}`) } : {}),
   };
   const window = windowOf(query, until);
-  const numbers = await readWindowTotal(store, rule.traffic_source_id, query, until);
+  const numbers = await readWindowTotal(store, rule.traffic_source_id, query, until, store.statsRetentionMs);
   // Reported as read: from the widened start to the evaluation time, not to the end of its minute.
   return {
     value: metricOf(rule.metric, numbers, until - window.since),
@@ -83,7 +86,7 @@ const median = (values: readonly number[]): number | null => {
 };
 
 /** The same window at the same time of day on each of the previous `days` days, and their median. */
-async function baselineOf(store: Store, rule: AlertRuleRow, now: number, days: number): Promise<AlertBaseline> {
+async function baselineOf(store: Observed, rule: AlertRuleRow, now: number, days: number): Promise<AlertBaseline> {
   const figures: AlertBaseline['days'] = [];
   for (let k = 1; k <= days; k++) {
     const m = await measure(store, rule, now - k * DAY);
@@ -98,7 +101,7 @@ async function baselineOf(store: Store, rule: AlertRuleRow, now: number, days: n
 }
 
 /** Evaluates a rule's condition at `now` from the minute rows (route-stats), never from raw traffic. */
-export async function observe(store: Store, rule: AlertRuleRow, now: Date): Promise<Observation> {
+export async function observe(store: Observed, rule: AlertRuleRow, now: Date): Promise<Observation> {
   const at = now.getTime();
   const current = await measure(store, rule, at);
   const baseline = rule.baseline_days === null ? null : await baselineOf(store, rule, at, rule.baseline_days);

@@ -259,6 +259,8 @@ function mergedRows(rows: readonly Row[], key: (row: Row) => string): Row[] {
 
 const dimsKey = (row: Row) => `${row.route_id} ${row.method} ${row.domain_id} ${row.status_class}`;
 
+const ROW_BYTES = 400;
+
 /**
  * A remembered block: its rows per route, method, domain and status class, each sketch read into
  * its bins once, not at every read; and, made at the first read that asks, the same rows summed
@@ -280,11 +282,17 @@ class Block {
     return parts;
   }
 
-  /** What its bins take (a number is 8 bytes), twice: once in the rows, about once in the parts. */
+  /**
+   * What it takes, roughly: a row's object, its ids and its arrays about 400 bytes, a bin's two
+   * numbers 16; three times, for its rows and the parts of up to two groupings (fewer rows each);
+   * an empty block as much as a row, so that empty ones go too when the budget is reached.
+   */
   get bytes(): number {
-    return (
-      2 * this.rows.reduce((n, r) => n + 8 * ((r.bins?.stores[0].length ?? 0) + (r.bins?.stores[1].length ?? 0)), 0)
+    const rows = this.rows.reduce(
+      (n, r) => n + ROW_BYTES + 8 * ((r.bins?.stores[0].length ?? 0) + (r.bins?.stores[1].length ?? 0)),
+      0,
     );
+    return Math.max(ROW_BYTES, 3 * rows);
   }
 }
 
@@ -467,6 +475,19 @@ function seriesOf(window: Window, bucket: number, points: Map<number, Group>): S
   return series;
 }
 
+/** The first minute `--stats-retention` keeps at `now`; undefined when it is off. */
+const keptSinceAt = (now: number, retentionMs: number | null): number | undefined =>
+  retentionMs === null ? undefined : Math.floor((now - retentionMs) / 60_000) * 60_000;
+
+/**
+ * What of a window is kept: only that counts, whether the pruner has reached the older rows yet
+ * or not, so that no answer, remembered or not, holds numbers the pruner removes.
+ */
+const keptOf = (w: Window, keptSince: number | undefined): Window => ({
+  since: Math.max(w.since, keptSince ?? w.since),
+  until: w.until,
+});
+
 /**
  * `GET /stats/:id`: the minute rows of the window merged per group (counts and bytes added, sketches
  * merged, maxima taken), and with `compare` the same for the earlier window. Groups by count, most first.
@@ -481,10 +502,10 @@ export async function readStats(
   const window = windowOf(query, now);
   const by = query.by ?? 'route,method';
   const bucket = query.series === '1' ? bucketOf(window, query.bucket) : undefined;
-  const keptSince = retentionMs === null ? undefined : Math.floor((now - retentionMs) / 60_000) * 60_000;
+  const keptSince = keptSinceAt(now, retentionMs);
   // Only what is kept counts, whether the pruner has reached it yet or not: a day row reaching
   // past --stats-retention is not read, its kept minutes and hours are.
-  const kept = (w: Window): Window => ({ since: Math.max(w.since, keptSince ?? w.since), until: w.until });
+  const kept = (w: Window): Window => keptOf(w, keptSince);
   const current = await aggregate(store, sourceId, kept(window), query, by, bucket, now);
   const earlier = query.compare ? previousOf(window, query.compare) : undefined;
   const before = earlier ? await aggregate(store, sourceId, kept(earlier), query, by, undefined, now) : undefined;
@@ -527,9 +548,11 @@ export async function readWindowTotal(
   sourceId: string,
   query: Pick<StatsQuery, 'since' | 'until' | 'route' | 'where'>,
   now: number,
+  retentionMs: number | null,
 ): Promise<StatsNumbers> {
   const total = emptyGroup();
-  const found = await rowsOf(store, sourceId, windowOf(query, now), query.route, undefined, undefined, now);
+  const window = keptOf(windowOf(query, now), keptSinceAt(now, retentionMs));
+  const found = await rowsOf(store, sourceId, window, query.route, undefined, undefined, now);
   for (const row of found.rows) {
     if (!query.where || matches(query.where, dimsOf(found, row))) addRow(total, row);
   }

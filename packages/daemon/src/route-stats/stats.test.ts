@@ -260,6 +260,20 @@ describe('GET /stats/:trafficSourceId (issue 26)', () => {
     expect(await routesOf()).toEqual([['/users/{id}', 8, 2, 900]]);
   });
 
+  it('compares with a window a whole number of minutes back, each entry counted once', async () => {
+    await start();
+    await batch([
+      sent('/users/1', '2026-05-05T09:57:30.000Z', 10),
+      sent('/users/2', '2026-05-05T09:58:30.000Z', 20),
+      sent('/users/3', '2026-05-05T10:00:10.000Z', 30),
+      sent('/users/4', '2026-05-05T11:58:10.000Z', 40),
+    ]);
+    // 90 seconds back is 2 minutes back: [09:58, 11:58), read from minutes and an hour row.
+    const answer = await stats({ since: '2026-05-05T10:00:00Z', until: '2026-05-05T12:00:00Z', compare: '90s' });
+    expect(answer.meta.previous).toEqual({ since: '2026-05-05T09:58:00.000Z', until: '2026-05-05T11:58:00.000Z' });
+    expect(answer.data.map((g) => [g.count, g.previous?.count, g.previous?.max])).toEqual([[2, 2, 30]]);
+  });
+
   it('follows a rule that moves entries of minutes already answered', async () => {
     await start({ routeReassignment: { start: false } });
     await batch([

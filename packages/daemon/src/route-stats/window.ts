@@ -36,10 +36,15 @@ export function windowOf(query: Pick<StatsQuery, 'since' | 'until'>, now: number
   return window;
 }
 
-/** The window compared with: the one just before (`previous`) or the same shifted back by a duration. */
+/**
+ * The window compared with: the one just before (`previous`) or the same shifted back by a
+ * duration, taken in whole minutes (`90s` is 2 minutes back).
+ */
 export function previousOf(window: Window, compare: string): Window {
   const shift = compare === 'previous' ? window.until - window.since : (durationMs(compare) ?? 0);
-  return { since: window.since - shift, until: window.until - shift };
+  // Whole minutes (rounded up), so that the earlier window is aligned to the rows as this one is.
+  const minutes = Math.ceil(shift / MINUTE) * MINUTE;
+  return { since: window.since - minutes, until: window.until - minutes };
 }
 
 const BUCKETS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 3_600_000, 6 * 3_600_000, 86_400_000];
