@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blocksOf, ClosedBlocks } from './closed-blocks.js';
+import { blockKey, blocksOf, ClosedBlocks } from './closed-blocks.js';
 
 const MINUTE = 60_000;
 
@@ -30,7 +30,7 @@ describe('blocks of a window part (docs/decisions.md §21.9)', () => {
 
   it('are forgotten when the counter moved, and the least recently used go past the budget', () => {
     const kept = new ClosedBlocks<string>(1000);
-    const block = (n: number) => ({ since: n * MINUTE, until: (n + 1) * MINUTE, span: 1 as const });
+    const block = (n: number) => blockKey({ since: n * MINUTE, until: (n + 1) * MINUTE, span: 1 as const });
     kept.set('s', 1, block(0), 'a', 400);
     expect(kept.get('s', 1, block(0))).toBe('a');
     expect(kept.get('s', 2, block(0))).toBeUndefined();

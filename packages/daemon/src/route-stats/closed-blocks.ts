@@ -71,7 +71,8 @@ export function blocksOf(segment: Segment): Segment[] {
   return blocks;
 }
 
-const keyOf = (block: Segment): string => `${block.span} ${block.since} ${block.until}`;
+/** A block's name in `ClosedBlocks`. */
+export const blockKey = (block: Segment): string => `${block.span} ${block.since} ${block.until}`;
 
 interface Kept<Value> {
   readonly epoch: number;
@@ -79,16 +80,16 @@ interface Kept<Value> {
   readonly bytes: number;
 }
 
-/** Remembered blocks of one database, least recently used first. */
+/** Remembered blocks of one database, by source and name, least recently used first. */
 export class ClosedBlocks<Value> {
   private readonly kept = new Map<string, Kept<Value>>();
   private bytes = 0;
 
   constructor(private readonly budget = BUDGET_BYTES) {}
 
-  /** What was kept of `block` if it was read at `epoch`. */
-  get(sourceId: string, epoch: number, block: Segment): Value | undefined {
-    const key = `${sourceId} ${keyOf(block)}`;
+  /** What was kept under `name` if it was read at `epoch`. */
+  get(sourceId: string, epoch: number, name: string): Value | undefined {
+    const key = `${sourceId} ${name}`;
     const found = this.kept.get(key);
     if (!found) return undefined;
     this.kept.delete(key);
@@ -101,8 +102,8 @@ export class ClosedBlocks<Value> {
   }
 
   /** Keeps `value`, read at `epoch`, taking about `bytes`. */
-  set(sourceId: string, epoch: number, block: Segment, value: Value, bytes: number): void {
-    const key = `${sourceId} ${keyOf(block)}`;
+  set(sourceId: string, epoch: number, name: string, value: Value, bytes: number): void {
+    const key = `${sourceId} ${name}`;
     const old = this.kept.get(key);
     if (old) {
       this.kept.delete(key);

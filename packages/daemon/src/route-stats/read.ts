@@ -12,7 +12,7 @@ import {
 } from '@tapline/shared';
 import { sql } from 'kysely';
 import type { Store } from '../db/open.js';
-import { blocksOf, CLOSED_MS, ClosedBlocks, epochOf } from './closed-blocks.js';
+import { blockKey, blocksOf, CLOSED_MS, ClosedBlocks, epochOf } from './closed-blocks.js';
 import type { StoredMinute } from './rollup.js';
 import { binsOf, type CompactBins, quantileOf, SKETCH_UNION_AGGREGATE, SketchSum } from './sketch.js';
 import {
@@ -259,7 +259,15 @@ function mergedRows(rows: readonly Row[], key: (row: Row) => string): Row[] {
 
 const dimsKey = (row: Row) => `${row.route_id} ${row.method} ${row.domain_id} ${row.status_class}`;
 
+/** A row's object, its ids and its arrays, roughly; a bin's two numbers take 16 more. */
 const ROW_BYTES = 400;
+
+/** What rows take, roughly; no fewer than one row's, so that an empty block counts too. */
+const rowsBytes = (rows: readonly Row[]): number =>
+  Math.max(
+    ROW_BYTES,
+    rows.reduce((n, r) => n + ROW_BYTES + 8 * ((r.bins?.stores[0].length ?? 0) + (r.bins?.stores[1].length ?? 0)), 0),
+  );
 
 /**
  * A remembered block: its rows per route, method, domain and status class, each sketch read into
@@ -283,26 +291,34 @@ class Block {
   }
 
   /**
-   * What it takes, roughly: a row's object, its ids and its arrays about 400 bytes, a bin's two
-   * numbers 16; three times, for its rows and the parts of up to two groupings (fewer rows each);
-   * an empty block as much as a row, so that empty ones go too when the budget is reached.
+   * What it takes, roughly (`rowsBytes`): three times its rows, for them and the parts of up to
+   * two groupings (fewer rows each).
    */
   get bytes(): number {
-    const rows = this.rows.reduce(
-      (n, r) => n + ROW_BYTES + 8 * ((r.bins?.stores[0].length ?? 0) + (r.bins?.stores[1].length ?? 0)),
-      0,
-    );
-    return Math.max(ROW_BYTES, 3 * rows);
+    return 3 * rowsBytes(this.rows);
   }
 }
 
-/** The blocks remembered per open database (one per daemon; tests open several). */
-const rememberedBy = new WeakMap<Store['db'], ClosedBlocks<Block>>();
+/**
+ * What is remembered per open database (one per daemon; tests open several): blocks, and the
+ * closed part of a window summed per group of a `by`, which the refreshes of one window within a
+ * minute share (its closed part moves a minute at a time).
+ */
+interface Remembered {
+  readonly blocks: ClosedBlocks<Block>;
+  readonly windows: ClosedBlocks<readonly Row[]>;
+}
+const rememberedBy = new WeakMap<Store['db'], Remembered>();
+const WINDOWS_BUDGET = 8 * 1024 * 1024;
 
-function rememberedOf(db: Store['db']): ClosedBlocks<Block> {
-  let blocks = rememberedBy.get(db);
-  if (!blocks) rememberedBy.set(db, (blocks = new ClosedBlocks<Block>()));
-  return blocks;
+function rememberedOf(db: Store['db']): Remembered {
+  let remembered = rememberedBy.get(db);
+  if (!remembered)
+    rememberedBy.set(
+      db,
+      (remembered = { blocks: new ClosedBlocks<Block>(), windows: new ClosedBlocks<readonly Row[]>(WINDOWS_BUDGET) }),
+    );
+  return remembered;
 }
 
 /**
@@ -324,20 +340,30 @@ async function totalsRows(
   const cut = Math.min(window.until, Math.max(window.since, Math.floor(now / 60_000) * 60_000 - CLOSED_MS));
   const blocks = segmentsOf({ since: window.since, until: cut }).flatMap(blocksOf);
   if (blocks.length > 0) {
-    const kept = rememberedOf(store.db);
+    const { blocks: kept, windows } = rememberedOf(store.db);
     const epoch = await epochOf(store.db, sourceId);
-    const read: [Segment, Block][] = [];
-    for (const segment of blocks) {
-      let block = kept.get(sourceId, epoch, segment);
-      if (!block) {
-        block = new Block(await segmentRows(store, sourceId, segment, undefined, true), store.dialect.backend);
-        read.push([segment, block]);
+    const whole = by === undefined ? undefined : `${by} ${window.since} ${cut}`;
+    const summed = whole === undefined ? undefined : windows.get(sourceId, epoch, whole);
+    if (summed) for (const row of summed) into.push(row);
+    else {
+      const read: [Segment, Block][] = [];
+      const closed: Row[] = [];
+      for (const segment of blocks) {
+        let block = kept.get(sourceId, epoch, blockKey(segment));
+        if (!block) {
+          block = new Block(await segmentRows(store, sourceId, segment, undefined, true), store.dialect.backend);
+          read.push([segment, block]);
+        }
+        if (by !== undefined) for (const row of block.partsBy(by)) closed.push(row);
+        else for (const row of block.rows) if (routeId === undefined || row.route_id === routeId) closed.push(row);
       }
-      if (by !== undefined) for (const row of block.partsBy(by)) into.push(row);
-      else for (const row of block.rows) if (routeId === undefined || row.route_id === routeId) into.push(row);
+      const merged = by === undefined ? closed : mergedRows(closed, (row) => idKey(by, row));
+      for (const row of merged) into.push(row);
+      if ((await epochOf(store.db, sourceId)) === epoch) {
+        for (const [segment, block] of read) kept.set(sourceId, epoch, blockKey(segment), block, block.bytes);
+        if (whole !== undefined) windows.set(sourceId, epoch, whole, merged, rowsBytes(merged));
+      }
     }
-    if (read.length > 0 && (await epochOf(store.db, sourceId)) === epoch)
-      for (const [segment, block] of read) kept.set(sourceId, epoch, segment, block, block.bytes);
   }
   for (const segment of segmentsOf({ since: cut, until: window.until }))
     for (const row of await segmentRows(store, sourceId, segment, routeId, true)) into.push(row);
