@@ -10,13 +10,12 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import {
-  encodeSketch,
-  mergeBytes,
+  binsOf,
+  encodeBins,
   mergeStored,
-  newSketch,
-  type Sketch,
   SKETCH_MERGE_FUNCTION,
   SKETCH_UNION_AGGREGATE,
+  SketchSum,
 } from '../route-stats/sketch.js';
 import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
@@ -141,15 +140,18 @@ export function openSqlite(
     if ((a === null || a instanceof Uint8Array) && (b === null || b instanceof Uint8Array)) return mergeStored(a, b);
     throw new TypeError(`${SKETCH_MERGE_FUNCTION} takes two stored sketches`);
   });
+  // Each row's bins are noted and added once at the end (`SketchSum`): merged into the library's
+  // stores row by row, they moved their bins at every key past the range held, most of the time of
+  // a read of a window's last minutes.
   sqlite.aggregate(SKETCH_UNION_AGGREGATE, {
-    start: () => newSketch(),
-    step: (into: Sketch, value: unknown) => {
+    start: () => new SketchSum(),
+    step: (into: SketchSum, value: unknown) => {
       if (value !== null && !(value instanceof Uint8Array))
         throw new TypeError(`${SKETCH_UNION_AGGREGATE} takes stored sketches`);
-      mergeBytes(into, value);
+      into.add(binsOf(value));
       return into;
     },
-    result: (sketch: Sketch) => encodeSketch(sketch),
+    result: (sum: SketchSum) => encodeBins(sum.bins()),
   });
   const dialect = sqliteDialect(payloads, {
     prepare: (sqlText) => database.prepare(sqlText),

@@ -158,6 +158,15 @@ export function mergeBytes(into: Sketch, bytes: Uint8Array | null): void {
   else into.merge(DDSketch.fromProto(bytes));
 }
 
+/** Bins in the stored form: the bytes `encodeSketch` writes of a sketch that holds them. */
+export function encodeBins(bins: CompactBins): Uint8Array {
+  const out: number[] = [COMPACT];
+  writeVarint(out, bins.zeros);
+  writeBins(out, bins.stores[0]);
+  writeBins(out, bins.stores[1]);
+  return Uint8Array.from(out);
+}
+
 /**
  * SQLite's name for `mergeStored` (registered by db/sqlite.ts): ingest adds its numbers to a row
  * in the upsert itself there (writer.ts), instead of reading the row first.
@@ -186,13 +195,11 @@ const compactBins = (bytes: Uint8Array | null): CompactBins | undefined =>
  */
 export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
   const [left, right] = [compactBins(a), compactBins(b)];
-  if (left && right) {
-    const out: number[] = [COMPACT];
-    writeVarint(out, left.zeros + right.zeros);
-    writeBins(out, addBins(left.stores[0], right.stores[0]));
-    writeBins(out, addBins(left.stores[1], right.stores[1]));
-    return Uint8Array.from(out);
-  }
+  if (left && right)
+    return encodeBins({
+      zeros: left.zeros + right.zeros,
+      stores: [addBins(left.stores[0], right.stores[0]), addBins(left.stores[1], right.stores[1])],
+    });
   const sketch = newSketch();
   mergeBytes(sketch, a);
   mergeBytes(sketch, b);
@@ -207,13 +214,52 @@ export function binsOf(bytes: Uint8Array | null): CompactBins {
   return { zeros: sketch.zeroCount, stores: [flatOf(sketch.store), flatOf(sketch.negativeStore)] };
 }
 
+/** Several sketches' bins added key by key: `counts[k]` is the count of key `low + k`. */
+interface Dense {
+  readonly low: number;
+  readonly counts: number[];
+  readonly total: number;
+}
+
+/** Flat bins of several sketches added into one array over the keys all of them span. */
+function denseOf(parts: readonly number[][]): Dense | undefined {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const flat of parts) {
+    low = Math.min(low, flat[0] ?? Infinity);
+    high = Math.max(high, flat[flat.length - 2] ?? -Infinity);
+  }
+  if (high < low) return undefined;
+  const counts = new Array<number>(high - low + 1).fill(0);
+  let total = 0;
+  for (const flat of parts)
+    for (let i = 0; i < flat.length; i += 2) {
+      const count = flat[i + 1] ?? 0;
+      const at = (flat[i] ?? 0) - low;
+      counts[at] = (counts[at] ?? 0) + count;
+      total += count;
+    }
+  return { low, counts, total };
+}
+
+/** Dense counts back to flat bins, `[key, count, …]`, keys rising, empty keys left out. */
+function flatOfDense(dense: Dense | undefined): number[] {
+  const out: number[] = [];
+  if (dense)
+    for (let k = 0; k < dense.counts.length; k++)
+      if ((dense.counts[k] ?? 0) > 0) out.push(k + dense.low, dense.counts[k] ?? 0);
+  return out;
+}
+
 /**
  * Sketches added up to be one, for a read that merges thousands of rows (read.ts): each row's bins
  * are only noted as they come, and summed once at the end into one array per store, over the keys
- * all of them span; the library's stores, given rows one at a time, moved their bins each time a
- * row reached below the keys they held, which was a tenth of a read. `bins` is what a merge of all
- * of them holds (`sketch.test.ts` checks it against the library's merge), `sketch` the library's
- * DDSketch of it, which answers the percentiles.
+ * all of them span. `bins` is what a merge of all of them holds, `sketch` the library's DDSketch
+ * of it, which answers the percentiles (`sketch.test.ts` checks both against the library's merge).
+ * The sketch's stores are given that array as their bins (the stores' public fields: bins from
+ * `offset`, the lowest and highest key, the total): given bin by bin through `add`, the library's
+ * stores moved their bins each time a key reached past the range they held, and that and the
+ * calls were half of a 24-hour read's time.
  */
 export class SketchSum {
   private zeros = 0;
@@ -225,51 +271,27 @@ export class SketchSum {
   }
 
   bins(): CompactBins {
-    return { zeros: this.zeros, stores: [summed(this.parts[0]), summed(this.parts[1])] };
+    const flat = (s: 0 | 1) =>
+      this.parts[s].length === 1 ? (this.parts[s][0] ?? []) : flatOfDense(denseOf(this.parts[s]));
+    return { zeros: this.zeros, stores: [flat(0), flat(1)] };
   }
 
   sketch(): Sketch {
-    const { zeros, stores } = this.bins();
     const sketch = newSketch();
-    sketch.zeroCount = zeros;
-    sketch.count = zeros;
+    sketch.zeroCount = this.zeros;
+    sketch.count = this.zeros;
     [sketch.store, sketch.negativeStore].forEach((store, s) => {
-      const flat = stores[s] ?? [];
-      // The lowest and the highest key first, with nothing in them: the store takes its whole range
-      // at once, where keys given rising made it move its bins at every step past its end.
-      if (flat.length > 0) {
-        store.add(flat[0] ?? 0, 0);
-        store.add(flat[flat.length - 2] ?? 0, 0);
-      }
-      for (let i = 0; i < flat.length; i += 2) {
-        const count = flat[i + 1] ?? 0;
-        store.add(flat[i] ?? 0, count);
-        sketch.count += count;
-      }
+      const dense = denseOf(this.parts[s] ?? []);
+      if (!dense) return;
+      store.bins = dense.counts;
+      store.offset = dense.low;
+      store.minKey = dense.low;
+      store.maxKey = dense.low + dense.counts.length - 1;
+      store.count = dense.total;
+      sketch.count += dense.total;
     });
     return sketch;
   }
-}
-
-/** Flat bins of several sketches added key by key into one, keys rising. */
-function summed(parts: readonly number[][]): number[] {
-  if (parts.length === 0) return [];
-  if (parts.length === 1) return parts[0] ?? [];
-  let low = Infinity;
-  let high = -Infinity;
-  for (const flat of parts) {
-    low = Math.min(low, flat[0] ?? Infinity);
-    high = Math.max(high, flat[flat.length - 2] ?? -Infinity);
-  }
-  const counts = new Float64Array(high - low + 1);
-  for (const flat of parts)
-    for (let i = 0; i < flat.length; i += 2) {
-      const at = (flat[i] ?? 0) - low;
-      counts[at] = (counts[at] ?? 0) + (flat[i + 1] ?? 0);
-    }
-  const out: number[] = [];
-  for (let k = 0; k < counts.length; k++) if ((counts[k] ?? 0) > 0) out.push(k + low, counts[k] ?? 0);
-  return out;
 }
 
 /** The percentile `q` (0..1) of what the sketch holds, in milliseconds; null when it holds nothing. */
