@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { hasFormat, type StringFormat, stringFormat } from './formats.js';
 
@@ -14,6 +16,12 @@ const SAMPLES = [
   '2026-11-26T24:00:00Z',
   '2026-11-26',
   '2026-13-26',
+  '2026-02-30',
+  '2026-04-31T08:00:00Z',
+  '2024-02-29',
+  '2023-02-29T00:00:00+01:00',
+  '1900-02-29',
+  '2000-02-29T12:00:00Z',
   '20261126',
   'bob@example.com',
   'bob@example',
@@ -36,6 +44,20 @@ describe('string formats (issue 28, "Infer")', () => {
     expect(stringFormat('bob@example.com')).toBe('email');
     expect(stringFormat('https://example.com/a?b=1')).toBe('uri');
     expect(stringFormat(`https://example.com/${'a'.repeat(2100)}`)).toBe(undefined);
+  });
+
+  it('names only formats that the validator of api check accepts: no 30 February, no 31 April', () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const accepted = new Map(FORMATS.map((format) => [format, ajv.compile({ type: 'string', format })]));
+    for (const value of SAMPLES) {
+      const format = stringFormat(value);
+      if (format) expect([value, format, accepted.get(format)?.(value)]).toEqual([value, format, true]);
+    }
+    expect(['2026-02-30', '2026-04-31T08:00:00Z', '2023-02-29T00:00:00+01:00', '1900-02-29'].map(stringFormat)).toEqual(
+      [undefined, undefined, undefined, undefined],
+    );
+    expect(['2024-02-29', '2000-02-29T12:00:00Z'].map(stringFormat)).toEqual(['date', 'date-time']);
   });
 
   it('hasFormat answers what stringFormat would, for every format and sample', () => {
