@@ -121,8 +121,13 @@ function observeIn(map: Map<string, Shape>, key: string, value: JsonValue): void
   observe(shape, value);
 }
 
-/** Content-Type values whose media type is kept: an app sends a few, for every exchange. */
+/**
+ * Content-Type values whose media type is kept, for the daemon's lifetime: an app sends a few, with
+ * every exchange. At most KEPT_MEDIA of them, none longer than KEPT_MEDIA_CHARS (a header can be
+ * kilobytes long), so what is kept stays under 300 KB whatever the traffic.
+ */
 const KEPT_MEDIA = 1000;
+const KEPT_MEDIA_CHARS = 256;
 const declaredMedia = new Map<string, string | undefined>();
 
 /** The media type a Content-Type value names (lowercased, without parameters), or undefined. */
@@ -130,6 +135,7 @@ function declaredOf(contentType: string): string | undefined {
   if (declaredMedia.has(contentType)) return declaredMedia.get(contentType);
   const media = contentType.split(';')[0]?.trim().toLowerCase();
   const declared = media && /^[\w.+-]+\/[\w.+-]+$/.test(media) ? media : undefined;
+  if (contentType.length > KEPT_MEDIA_CHARS) return declared;
   if (declaredMedia.size >= KEPT_MEDIA) declaredMedia.clear();
   declaredMedia.set(contentType, declared);
   return declared;
