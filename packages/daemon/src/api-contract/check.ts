@@ -39,7 +39,7 @@ const isJsonMedia = (media: string) =>
 
 function headerValue(headers: Headers, name: string): string | string[] | undefined {
   const lower = name.toLowerCase();
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) return headers[key];
+  for (const key in headers) if (key.length === lower.length && key.toLowerCase() === lower) return headers[key];
   return undefined;
 }
 

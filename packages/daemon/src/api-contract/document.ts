@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { JsonValue } from '@tapline/shared';
-import { addExchange, type Evidence, newEvidence } from './evidence.js';
+import { addExchange, type Evidence, newEvidence, scalarOf } from './evidence.js';
 import type { ContractExchange } from './records.js';
 import { parameterNames, pathKeyOf, TemplateMatcher } from './paths.js';
 import { type JsonSchema, schemaOf, type Shape } from './shape.js';
@@ -14,26 +14,34 @@ interface PathEvidence {
 /** Gathers the evidence of a source's exchanges, one record at a time (infer.ts feeds it page by page). */
 export class ContractEvidence {
   readonly #paths = new Map<string, PathEvidence>();
-  readonly #servers = new Set<string>();
-  readonly #matcher = new TemplateMatcher();
+  /** Domains by protocol as recorded: the server URLs are written once, in `document`, not per exchange. */
+  readonly #servers = new Map<string, Set<string>>();
+  readonly #matcher = new TemplateMatcher(scalarOf);
   #entries = 0;
   #firstSeen: string | undefined;
   #lastSeen: string | undefined;
 
-  /** Each template's path key, made once: the same few templates come back with every exchange. */
-  readonly #keys = new Map<string, string>();
+  /** Each template's path, found once: the same few templates come back with every exchange. */
+  readonly #byTemplate = new Map<string, PathEvidence>();
 
-  add(record: ContractExchange): void {
-    const template = record.route ?? record.pathname.split('?')[0] ?? '/';
-    let key = this.#keys.get(template);
-    if (key === undefined) this.#keys.set(template, (key = pathKeyOf(template)));
+  #pathOf(template: string): PathEvidence {
+    const key = pathKeyOf(template);
     let path = this.#paths.get(key);
     if (!path) this.#paths.set(key, (path = { templates: new Set(), operations: new Map() }));
     path.templates.add(template);
+    this.#byTemplate.set(template, path);
+    return path;
+  }
+
+  add(record: ContractExchange): void {
+    const template = record.route ?? record.pathname.split('?')[0] ?? '/';
+    const path = this.#byTemplate.get(template) ?? this.#pathOf(template);
     let evidence = path.operations.get(record.method);
     if (!evidence) path.operations.set(record.method, (evidence = newEvidence(record.createdAt)));
     addExchange(evidence, record, this.#matcher.values(template, record.pathname));
-    this.#servers.add(`${record.protocol.toLowerCase()}://${record.domain}`);
+    let domains = this.#servers.get(record.protocol);
+    if (!domains) this.#servers.set(record.protocol, (domains = new Set()));
+    domains.add(record.domain);
     this.#entries += 1;
     if (this.#firstSeen === undefined || record.createdAt < this.#firstSeen) this.#firstSeen = record.createdAt;
     if (this.#lastSeen === undefined || record.createdAt > this.#lastSeen) this.#lastSeen = record.createdAt;
@@ -66,7 +74,10 @@ export class ContractEvidence {
       }
       paths[template] = item;
     }
-    const servers = [...this.#servers].sort().map((url): JsonSchema => ({ url }));
+    const urls = new Set<string>();
+    for (const [protocol, domains] of this.#servers)
+      for (const domain of domains) urls.add(`${protocol.toLowerCase()}://${domain}`);
+    const servers = [...urls].sort().map((url): JsonSchema => ({ url }));
     const doc: JsonSchema = {
       openapi: '3.1.0',
       info: {

@@ -1,4 +1,5 @@
 import type { HttpTrafficRecord, JsonValue } from '@tapline/shared';
+import { jsonLongerThan } from './json-length.js';
 import type { ContractExchange } from './records.js';
 import { emptyShape, observe, type Shape } from './shape.js';
 
@@ -96,9 +97,10 @@ export const newEvidence = (createdAt: string): Evidence => ({
 type Headers = HttpTrafficRecord['request']['headers'];
 
 function headerOf(headers: Headers, name: string): string | undefined {
-  // Keys, not entries: read twice for every exchange, and an array of pairs per call showed in profiles.
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() !== name) continue;
+  // `for…in`, not entries or keys: read twice for every exchange, and an array per call showed in
+  // profiles; a key of another length is not lowercased to be compared.
+  for (const key in headers) {
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
     const value = headers[key];
     if (value !== undefined) return Array.isArray(value) ? value.join(', ') : value;
   }
@@ -119,10 +121,31 @@ function observeIn(map: Map<string, Shape>, key: string, value: JsonValue): void
   observe(shape, value);
 }
 
+/**
+ * Content-Type values whose media type is kept, for the daemon's lifetime: an app sends a few, with
+ * every exchange. At most KEPT_MEDIA of them, none longer than KEPT_MEDIA_CHARS (a header can be
+ * kilobytes long), so what is kept stays under 300 KB whatever the traffic.
+ */
+const KEPT_MEDIA = 1000;
+const KEPT_MEDIA_CHARS = 256;
+const declaredMedia = new Map<string, string | undefined>();
+
+/** The media type a Content-Type value names (lowercased, without parameters), or undefined. */
+function declaredOf(contentType: string): string | undefined {
+  if (declaredMedia.has(contentType)) return declaredMedia.get(contentType);
+  const media = contentType.split(';')[0]?.trim().toLowerCase();
+  const declared = media && /^[\w.+-]+\/[\w.+-]+$/.test(media) ? media : undefined;
+  if (contentType.length > KEPT_MEDIA_CHARS) return declared;
+  if (declaredMedia.size >= KEPT_MEDIA) declaredMedia.clear();
+  declaredMedia.set(contentType, declared);
+  return declared;
+}
+
 /** The media type of a body: its Content-Type without parameters, else what the stored value is. */
 export function mediaOf(headers: Headers, body: JsonValue): string {
-  const declared = headerOf(headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
-  if (declared && /^[\w.+-]+\/[\w.+-]+$/.test(declared)) return declared;
+  const contentType = headerOf(headers, 'content-type');
+  const declared = contentType === undefined ? undefined : declaredOf(contentType);
+  if (declared) return declared;
   return typeof body === 'string' ? 'text/plain' : 'application/json';
 }
 
@@ -130,14 +153,19 @@ function observeBody(bodies: Map<string, Body>, media: string, body: JsonValue):
   let entry = bodies.get(media);
   if (!entry) bodies.set(media, (entry = { shape: emptyShape(), example: undefined }));
   observe(entry.shape, body);
-  if (entry.example === undefined && JSON.stringify(body).length <= EXAMPLE_BYTES) entry.example = body;
+  if (
+    entry.example === undefined &&
+    !jsonLongerThan(body, EXAMPLE_BYTES) &&
+    JSON.stringify(body).length <= EXAMPLE_BYTES
+  )
+    entry.example = body;
 }
 
-/** Adds one exchange; `pathValues` are the template's parameters as the path filled them. */
+/** Adds one exchange; `pathValues` are the template's parameters as the path filled them (`scalarOf` each). */
 export function addExchange(
   evidence: Evidence,
   record: ContractExchange,
-  pathValues: readonly string[] | undefined,
+  pathValues: readonly JsonValue[] | undefined,
 ): void {
   evidence.count += 1;
   if (record.createdAt < evidence.firstSeen) evidence.firstSeen = record.createdAt;
@@ -145,8 +173,7 @@ export function addExchange(
   // Loops over keys rather than Object.entries, and the set of names only once one is kept: this
   // runs for every exchange, and each array or set made here was garbage a moment later.
   if (pathValues)
-    for (let i = 0; i < pathValues.length; i++)
-      observe((evidence.pathParams[i] ??= emptyShape()), scalarOf(pathValues[i] ?? ''));
+    for (let i = 0; i < pathValues.length; i++) observe((evidence.pathParams[i] ??= emptyShape()), pathValues[i] ?? '');
   const { queryParams, headers } = record.request;
   for (const name in queryParams) {
     const value = queryParams[name];

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@tapline/shared';
-import { needsInt64, type StringFormat, stringFormat } from './formats.js';
+import { hasFormat, needsInt64, type StringFormat, stringFormat } from './formats.js';
 
 /**
  * What every sample seen at one place of a body had in common (docs/api-contract.md, "Schemas").
@@ -56,11 +56,9 @@ export const emptyShape = (): Shape => ({
 function observeString(shape: Shape, value: string): void {
   shape.strings += 1;
   // Once two samples differed the field has no format whatever comes: the regexes are not run again.
-  if (shape.format !== null) {
-    const format = stringFormat(value);
-    if (shape.format === undefined) shape.format = format ?? null;
-    else if (shape.format !== format) shape.format = null;
-  }
+  // While one is kept, only its own test runs (hasFormat).
+  if (shape.format === undefined) shape.format = stringFormat(value) ?? null;
+  else if (shape.format !== null && !hasFormat(value, shape.format)) shape.format = null;
   if (shape.values === null) return;
   if (value.length > ENUM_VALUE_LENGTH) shape.values = null;
   else {

@@ -1,6 +1,6 @@
 import { type HttpMethod, isRecord, type OpenApiDocument } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
-import { decodeSegment, parameterNames, templatePattern } from './paths.js';
+import { decodeSegment, KEPT_PATHS, parameterNames, templatePattern } from './paths.js';
 
 type Json = Record<string, unknown>;
 
@@ -123,9 +123,6 @@ export interface PathMatch {
   readonly values: ReadonlyMap<string, string>;
 }
 
-/** Recorded paths whose match is kept (a check reads pages of 1,000 exchanges). */
-const FOUND_LIMIT = 10_000;
-
 /** Which spec path a recorded path is: the most literal template that matches (`/pets/mine` before `/pets/{id}`). */
 export class PathIndex {
   readonly #templates: { path: string; pattern: RegExp; literal: number; names: string[] }[];
@@ -148,7 +145,7 @@ export class PathIndex {
 
   find(pathname: string): PathMatch | undefined {
     if (this.#found.has(pathname)) return this.#found.get(pathname);
-    if (this.#found.size >= FOUND_LIMIT) this.#found.clear();
+    if (this.#found.size >= KEPT_PATHS) this.#found.clear();
     const match = this.#match(pathname);
     this.#found.set(pathname, match);
     return match;

@@ -1,6 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
-import { inflate, inflateInit2, inflateReset, inflateSetDictionary } from 'pako/lib/zlib/inflate.js';
+import { inflate, inflateInit2, inflateSetDictionary } from 'pako/lib/zlib/inflate.js';
 import ZStream from 'pako/lib/zlib/zstream.js';
+import { StreamReset } from './inflate-reset.js';
 
 /** The window the payload codec deflates with (db/payload.ts); a dictionary fills it before a value. */
 const WINDOW_BITS = 13;
@@ -25,6 +26,8 @@ const KEPT_BUFFER = 1024 * 1024;
  */
 export class RawInflater {
   readonly #stream = new ZStream();
+  /** pako's reset without its two new tables a value (§25.11). */
+  readonly #reset = new StreamReset(this.#stream);
   #out = Buffer.allocUnsafe(BUFFER);
 
   constructor() {
@@ -42,7 +45,7 @@ export class RawInflater {
   /** The text, or undefined for a stream that is damaged or cut. */
   #inflate(input: Uint8Array, offset: number, dictionary: Uint8Array | undefined): string | undefined {
     const stream = this.#stream;
-    if (inflateReset(stream) !== Z_OK) return undefined;
+    if (!this.#reset.reset()) return undefined;
     if (dictionary && inflateSetDictionary(stream, dictionary) !== Z_OK) return undefined;
     stream.input = input;
     stream.next_in = offset;

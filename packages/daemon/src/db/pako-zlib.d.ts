@@ -9,6 +9,11 @@ declare module 'pako/lib/zlib/zstream.js' {
     next_out: number;
     avail_out: number;
     msg: string;
+    total_in: number;
+    total_out: number;
+    adler: number;
+    /** The inflate state (pako's InflateState): its fields are zlib's `inflate_state`'s. */
+    state: { [field: string]: unknown } | null;
   }
   export = ZStream;
 }
