@@ -30,10 +30,13 @@ export function versus(unit, rounds, floors) {
  * tapline... so that the machine's drift (±25% over a minute on these shared machines) hits every
  * contender of a round alike. Returns each step's values by name, one per round.
  */
-export async function interleave(count, steps, log) {
+export async function interleave(count, steps, log, { alternate = false } = {}) {
   const values = Object.fromEntries(steps.map(([name]) => [name, []]));
   for (let round = 1; round <= count; round++) {
-    for (const [name, step] of steps) values[name].push(await step(round));
+    // `alternate`: every second round runs the steps in reverse order, so that no side of a
+    // comparison always follows the same step (and whatever that step leaves the machine doing).
+    const order = alternate && round % 2 === 0 ? [...steps].reverse() : steps;
+    for (const [name, step] of order) values[name].push(await step(round));
     log(`round ${round}: ${steps.map(([name]) => `${name} ${brief(values[name].at(-1))}`).join(', ')}`);
   }
   return values;
