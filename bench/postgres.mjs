@@ -9,8 +9,11 @@ import { importTs } from './ts.mjs';
 
 export const PG = '(postgres)';
 
-/** Starts a cluster and a daemon on it (`args`: more flags): { daemon, stop() }, or { unavailable: why }. */
-export async function startPostgresDaemon(root, log, args = []) {
+/**
+ * Starts a cluster and a daemon on it (`args`: more flags): { daemon, stop() }, or { unavailable: why }.
+ * `prepare(url, home)`, if given, runs on the empty database and the daemon's home before the daemon starts.
+ */
+export async function startPostgresDaemon(root, log, args = [], prepare = undefined) {
   let cluster;
   try {
     const { clusterUnavailable, startCluster } = await importTs(root, 'packages/testkit/src/postgres/cluster.ts');
@@ -24,6 +27,7 @@ export async function startPostgresDaemon(root, log, args = []) {
   }
   const home = tempHome();
   try {
+    await prepare?.(cluster.url, home.path);
     const daemon = await startDaemon(root, home.path, ['--db', cluster.url, ...args]);
     log('Tapline on a throwaway PostgreSQL cluster on this machine');
     return { daemon, url: cluster.url, stop: async () => (await daemon.stop(), await cluster.stop(), home.remove()) };
