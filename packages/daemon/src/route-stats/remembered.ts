@@ -98,6 +98,10 @@ interface Reading {
   readonly keep: (() => void)[];
 }
 
+/** A segment's rows read from the database as a block to keep, every route's. */
+const readBlock = async (r: Reading, segment: Segment): Promise<Block> =>
+  new Block(await segmentRows(r.store, r.sourceId, segment, undefined, true), r.store.dialect.backend);
+
 /** The closed part of a window, `since` to `cut`, cut into `blocks` (closed-blocks.ts). */
 async function closedRows(r: Reading, since: number, cut: number, blocks: readonly Segment[], into: Row[]) {
   const { blocks: kept, windows } = r.remembered;
@@ -111,7 +115,7 @@ async function closedRows(r: Reading, since: number, cut: number, blocks: readon
   for (const segment of blocks) {
     let block = kept.get(r.sourceId, r.epoch, blockKey(segment));
     if (!block) {
-      const read = new Block(await segmentRows(r.store, r.sourceId, segment, undefined, true), r.store.dialect.backend);
+      const read = await readBlock(r, segment);
       r.keep.push(() => kept.set(r.sourceId, r.epoch, blockKey(segment), read, read.bytes));
       block = read;
     }
@@ -149,11 +153,7 @@ async function openRows(r: Reading, part: Segment, into: Row[]): Promise<void> {
     const name = String(minute);
     let kept = r.remembered.minutes.get(r.sourceId, r.epoch, name);
     if (kept?.count !== count) {
-      const segment: Segment = { since: minute, until: minute + MINUTE, span: 1 };
-      const block = new Block(
-        await segmentRows(r.store, r.sourceId, segment, undefined, true),
-        r.store.dialect.backend,
-      );
+      const block = await readBlock(r, { since: minute, until: minute + MINUTE, span: 1 });
       const read = { count: block.rows.reduce((n, row) => n + Number(row.count), 0), block };
       r.keep.push(() => r.remembered.minutes.set(r.sourceId, r.epoch, name, read, block.bytes));
       kept = read;

@@ -280,16 +280,17 @@ export class SketchSum {
     const sketch = newSketch();
     sketch.zeroCount = this.zeros;
     sketch.count = this.zeros;
-    [sketch.store, sketch.negativeStore].forEach((store, s) => {
-      const dense = denseOf(this.parts[s] ?? []);
-      if (!dense) return;
+    for (const s of [0, 1] as const) {
+      const dense = denseOf(this.parts[s]);
+      if (!dense) continue;
+      const store = s === 0 ? sketch.store : sketch.negativeStore;
       store.bins = dense.counts;
       store.offset = dense.low;
       store.minKey = dense.low;
       store.maxKey = dense.low + dense.counts.length - 1;
       store.count = dense.total;
       sketch.count += dense.total;
-    });
+    }
     return sketch;
   }
 }
