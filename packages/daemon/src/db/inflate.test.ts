@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { RawInflater } from './inflate.js';
@@ -139,5 +140,27 @@ describe('the payload inflater', () => {
     // Both kinds were met, so the comparison said something about each.
     expect(kinds.text).toBeGreaterThan(20);
     expect(kinds.error).toBeGreaterThan(200);
+  });
+
+  it('refuses a back-reference beyond its window where node:zlib does, however far into a large value', () => {
+    // Written with a 32 KiB window, read with the codec's 8 KiB one: each copy of an earlier run
+    // reaches further back than the reader's window. node:zlib gives itself 16 KiB of output at a
+    // time, and a reference is good while it reaches no further than the window plus what this
+    // turn wrote; the inflater must refuse the same ones, at every depth of the value.
+    const inflater = new RawInflater();
+    let refused = 0;
+    for (const at of [1_000, 17_000, 40_000, 50_000, 70_000, 120_000]) {
+      for (const distance of [9_000, 11_000, 20_000, 30_000]) {
+        const noise = Array.from({ length: at }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join('');
+        const text = noise + noise.slice(at - distance, at - distance + 300);
+        const stream = deflateRawSync(text, { level: 9, windowBits: 15 });
+        // A digest of the text, so that a difference does not print two large values.
+        const digest = (decode: () => string) => () => createHash('sha256').update(decode()).digest('hex');
+        const expected = outcome(digest(() => zlibText(stream, undefined)));
+        expect(outcome(digest(() => inflater.text(stream, 0, undefined)))).toEqual(expected);
+        if ('error' in expected) refused += 1;
+      }
+    }
+    expect(refused).toBeGreaterThan(10);
   });
 });

@@ -10,7 +10,11 @@ const Z_OK = 0;
 const Z_STREAM_END = 1;
 const Z_BUF_ERROR = -5;
 const Z_FINISH = 4;
-/** The output buffer, kept from value to value up to KEPT_BUFFER bytes. */
+/**
+ * The output buffer, kept from value to value up to KEPT_BUFFER bytes; also the room each call of
+ * inflate is given, as node:zlib gives it (its chunk): a back-reference may reach the window plus
+ * what the same call wrote, so the same room makes a damaged stream fail where node:zlib's does.
+ */
 const BUFFER = 16 * 1024;
 const KEPT_BUFFER = 1024 * 1024;
 
@@ -55,12 +59,14 @@ export class RawInflater {
       for (;;) {
         stream.output = this.#out;
         stream.next_out = written;
-        stream.avail_out = this.#out.length - written;
+        stream.avail_out = BUFFER - (written % BUFFER);
         const status = inflate(stream, Z_FINISH);
         written = stream.next_out;
         if (status === Z_STREAM_END) return this.#out.toString('utf8', 0, written);
-        // Out of room: a larger buffer, kept for the next values; anything else is a damaged or cut stream.
+        // Out of this call's room: go on, in a larger buffer when this one is full, kept for the
+        // next values; anything else is a damaged or cut stream.
         if ((status !== Z_OK && status !== Z_BUF_ERROR) || stream.avail_out !== 0) return undefined;
+        if (written < this.#out.length) continue;
         const larger = Buffer.allocUnsafe(this.#out.length * 2);
         this.#out.copy(larger, 0, 0, written);
         this.#out = larger;
