@@ -1,4 +1,4 @@
-import { constants, deflateRawSync } from 'node:zlib';
+import { RawDeflater } from './deflate.js';
 import type { RawInflater } from './inflate.js';
 
 /**
@@ -20,14 +20,8 @@ export const RAW_BELOW = 64;
 const WINDOW_BITS = 13;
 export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;
 const DEFLATE = { level: 6, windowBits: WINDOW_BITS, memLevel: 5 } as const;
-/**
- * node:zlib writes a sync call's output into chunks of `chunkSize` bytes (16 KiB unless told) and
- * returns a slice of the first: a 16 KiB buffer malloc'd per value and held until V8 collects the
- * slice, tens of MB of the main arena during a large batch, which glibc then keeps
- * (docs/performance.md, "Who churns the main arena"). A chunk the size of the text holds any
- * output worth storing, and under 4 KiB it comes from Buffer's shared pool, not from malloc.
- */
-const OUTPUT_CHUNK = 16 * 1024;
+/** Every value is deflated by one stream per dictionary, reset between values (§20.15). */
+const deflater = new RawDeflater(DEFLATE);
 
 export interface PayloadDictionary {
   readonly id: number;
@@ -59,14 +53,9 @@ function readLeb128(value: Uint8Array): { id: number; offset: number } {
 
 export function encodePayload(text: string, dictionary: PayloadDictionary | undefined): StoredPayload {
   if (text.length < RAW_BELOW) return text;
-  const bytes = Buffer.byteLength(text);
-  const head = leb128(dictionary?.id ?? 0);
-  const chunkSize = Math.max(constants.Z_MIN_CHUNK, Math.min(bytes, OUTPUT_CHUNK));
-  const body = deflateRawSync(
-    text,
-    dictionary ? { ...DEFLATE, chunkSize, dictionary: dictionary.data } : { ...DEFLATE, chunkSize },
-  );
-  return head.length + body.length < bytes ? Buffer.concat([head, body]) : text;
+  const input = Buffer.from(text);
+  const stored = deflater.deflate(input, dictionary?.data, leb128(dictionary?.id ?? 0));
+  return stored.length < input.length ? stored : text;
 }
 
 /** The dictionary id a stored blob names (0: deflated without one). */
