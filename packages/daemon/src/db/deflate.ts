@@ -50,8 +50,10 @@ function isHandle(value: unknown): value is DeflateHandle {
  * in five blocks), a copy of the 8 KiB dictionary and a 16 KiB output buffer, the last two freed
  * only when V8 collects the handle; during a large batched ingest that was tens of MB of the main
  * malloc arena at a time, scattered among longer-lived blocks, which glibc then kept
- * (docs/performance.md, "Who churns the main arena"). zlib's own reset gives the same bytes as a
- * fresh stream (checked against `deflateRawSync` in deflate.test.ts). Where the handle is not as
+ * (docs/performance.md, "Who churns the main arena"). After zlib's own reset the stream still
+ * holds the last value's window where a fresh one is zeroed, so now and then it takes another
+ * match than `deflateRawSync` would: the bytes may differ, the text they inflate to does not
+ * (deflate.test.ts checks both against node:zlib). Where the handle is not as
  * expected (another Node) or zlib reports an error, the value is deflated by `deflateRawSync`,
  * whose bytes or error are the answer. One per module: deflating is synchronous.
  */
