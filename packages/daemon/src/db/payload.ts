@@ -1,4 +1,4 @@
-import { deflateRawSync } from 'node:zlib';
+import { RawDeflater } from './deflate.js';
 import type { RawInflater } from './inflate.js';
 
 /**
@@ -20,6 +20,8 @@ export const RAW_BELOW = 64;
 const WINDOW_BITS = 13;
 export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;
 const DEFLATE = { level: 6, windowBits: WINDOW_BITS, memLevel: 5 } as const;
+/** Every value is deflated by one stream per dictionary, reset between values (§20.15). */
+const deflater = new RawDeflater(DEFLATE);
 
 export interface PayloadDictionary {
   readonly id: number;
@@ -51,9 +53,9 @@ function readLeb128(value: Uint8Array): { id: number; offset: number } {
 
 export function encodePayload(text: string, dictionary: PayloadDictionary | undefined): StoredPayload {
   if (text.length < RAW_BELOW) return text;
-  const head = leb128(dictionary?.id ?? 0);
-  const body = deflateRawSync(text, dictionary ? { ...DEFLATE, dictionary: dictionary.data } : DEFLATE);
-  return head.length + body.length < Buffer.byteLength(text) ? Buffer.concat([head, body]) : text;
+  const input = Buffer.from(text);
+  const stored = deflater.deflate(input, dictionary?.data, leb128(dictionary?.id ?? 0));
+  return stored.length < input.length ? stored : text;
 }
 
 /** The dictionary id a stored blob names (0: deflated without one). */

@@ -1,0 +1,145 @@
+import { constants, createDeflateRaw, type DeflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
+
+/** The output buffer, kept from value to value up to KEPT_BUFFER bytes (as RawInflater's). */
+const BUFFER = 16 * 1024;
+const KEPT_BUFFER = 1024 * 1024;
+
+/**
+ * The native handle under a node:zlib stream, as lib/zlib.js drives it in its synchronous calls:
+ * `writeSync` runs deflate over `input[inOff, inOff + inLen)` into `output[outOff, outOff + outLen)`
+ * and leaves the room left in both in the stream's `_writeState`; `reset` is zlib's `deflateReset`
+ * followed by the stream's preset dictionary again. Not a public API: checked before every use.
+ */
+interface DeflateHandle {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    output: Uint8Array,
+    outOff: number,
+    outLen: number,
+  ): void;
+  reset(): void;
+  onerror: (message: string, errno: number) => void;
+}
+
+interface Open {
+  readonly stream: DeflateRaw;
+  readonly handle: DeflateHandle;
+  /** [room left in the output, input left], written by `writeSync`. */
+  readonly state: Uint32Array;
+  readonly dictionary: Uint8Array | undefined;
+}
+
+function isHandle(value: unknown): value is DeflateHandle {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'writeSync' in value &&
+    typeof value.writeSync === 'function' &&
+    'reset' in value &&
+    typeof value.reset === 'function'
+  );
+}
+
+/**
+ * Raw DEFLATE (RFC 1951) of one payload value after a preset dictionary, with one node:zlib
+ * stream kept open per dictionary and reset from value to value (docs/decisions.md §20.15).
+ * `deflateRawSync` sets a native stream up for every value: a handle, zlib's state (about 60 KiB
+ * in five blocks), a copy of the 8 KiB dictionary and a 16 KiB output buffer, the last two freed
+ * only when V8 collects the handle; during a large batched ingest that was tens of MB of the main
+ * malloc arena at a time, scattered among longer-lived blocks, which glibc then kept
+ * (docs/performance.md, "Who churns the main arena"). After zlib's own reset the stream still
+ * holds the last value's window where a fresh one is zeroed, so now and then it takes another
+ * match than `deflateRawSync` would: the bytes may differ, the text they inflate to does not
+ * (deflate.test.ts checks both against node:zlib). Where the handle is not as
+ * expected (another Node) or zlib reports an error, the value is deflated by `deflateRawSync`,
+ * whose bytes or error are the answer. One per module: deflating is synchronous.
+ */
+export class RawDeflater {
+  readonly #options: ZlibOptions;
+  #open: Open | undefined;
+  /** The handle did not behave as lib/zlib.js's: `deflateRawSync` from now on. */
+  #unusable = false;
+  #failed = false;
+  #out = Buffer.allocUnsafe(BUFFER);
+
+  constructor(options: ZlibOptions) {
+    this.#options = options;
+  }
+
+  /** `head`, then the raw deflate stream of `input` after `dictionary`, in one buffer. */
+  deflate(input: Uint8Array, dictionary: Uint8Array | undefined, head: Uint8Array): Buffer {
+    const open = this.#unusable ? undefined : this.#streamFor(dictionary);
+    const written = open ? this.#run(open, input) : undefined;
+    if (written === undefined) {
+      // A chunk the size of the input: node:zlib's 16 KiB default is a malloc per value.
+      const chunkSize = Math.max(constants.Z_MIN_CHUNK, Math.min(input.length, BUFFER));
+      const options = { ...this.#options, chunkSize, ...(dictionary && { dictionary }) };
+      return Buffer.concat([head, deflateRawSync(input, options)]);
+    }
+    const stored = Buffer.allocUnsafe(head.length + written);
+    stored.set(head, 0);
+    this.#out.copy(stored, head.length, 0, written);
+    // A large body's buffer is not kept for the daemon's lifetime: the values are mostly small.
+    if (this.#out.length > KEPT_BUFFER) this.#out = Buffer.allocUnsafe(BUFFER);
+    return stored;
+  }
+
+  /** The open stream of `dictionary` (the same bytes object), replacing the one of another. */
+  #streamFor(dictionary: Uint8Array | undefined): Open | undefined {
+    if (this.#open && this.#open.dictionary === dictionary) return this.#open;
+    this.#close();
+    const stream = createDeflateRaw(dictionary ? { ...this.#options, dictionary } : this.#options);
+    const handle: unknown = Reflect.get(stream, '_handle');
+    const state: unknown = Reflect.get(stream, '_writeState');
+    if (!isHandle(handle) || !(state instanceof Uint32Array) || state.length < 2) {
+      stream.close();
+      this.#unusable = true;
+      return undefined;
+    }
+    handle.onerror = () => {
+      this.#failed = true;
+    };
+    this.#open = { stream, handle, state, dictionary };
+    return this.#open;
+  }
+
+  /** Deflates `input` into `#out`: the bytes written, or undefined when zlib failed (stream dropped). */
+  #run(open: Open, input: Uint8Array): number | undefined {
+    const { handle, state } = open;
+    let inOff = 0;
+    let written = 0;
+    try {
+      for (;;) {
+        const room = this.#out.length - written;
+        handle.writeSync(constants.Z_FINISH, input, inOff, input.length - inOff, this.#out, written, room);
+        if (this.#failed) return this.#drop();
+        const [outLeft = 0, inLeft = 0] = state;
+        written += room - outLeft;
+        inOff = input.length - inLeft;
+        // Room left means zlib finished the stream (Z_FINISH); none, that it may have more.
+        if (outLeft !== 0) break;
+        const larger = Buffer.allocUnsafe(this.#out.length * 2);
+        this.#out.copy(larger, 0, 0, written);
+        this.#out = larger;
+      }
+      handle.reset();
+      return this.#failed ? this.#drop() : written;
+    } catch {
+      return this.#drop();
+    }
+  }
+
+  #drop(): undefined {
+    this.#close();
+    this.#failed = false;
+    return undefined;
+  }
+
+  #close(): void {
+    this.#open?.stream.close();
+    this.#open = undefined;
+  }
+}
