@@ -45,7 +45,7 @@ function isHandle(value: unknown): value is DeflateHandle {
 
 /**
  * Raw DEFLATE (RFC 1951) of one payload value after a preset dictionary, with one node:zlib
- * stream kept open per dictionary and reset from value to value (docs/decisions.md §20.15).
+ * stream kept open per dictionary and reset from value to value (docs/decisions.md §20.16).
  * `deflateRawSync` sets a native stream up for every value: a handle, zlib's state (about 60 KiB
  * in five blocks), a copy of the 8 KiB dictionary and a 16 KiB output buffer, the last two freed
  * only when V8 collects the handle; during a large batched ingest that was tens of MB of the main

@@ -20,7 +20,7 @@ export const RAW_BELOW = 64;
 const WINDOW_BITS = 13;
 export const DICTIONARY_BYTES = 2 ** WINDOW_BITS;
 const DEFLATE = { level: 6, windowBits: WINDOW_BITS, memLevel: 5 } as const;
-/** Every value is deflated by one stream per dictionary, reset between values (§20.15). */
+/** Every value is deflated by one stream per dictionary, reset between values (§20.16). */
 const deflater = new RawDeflater(DEFLATE);
 
 export interface PayloadDictionary {
