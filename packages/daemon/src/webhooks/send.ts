@@ -1,8 +1,26 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type dns from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
 import { classifyAddress } from './targets.js';
+
+// node:https (which loads tls) and node:dns (which reads the resolver's configuration) are loaded
+// by the first delivery, not with the daemon: 3 to 5 ms of every start's CPU, for webhooks most
+// daemons never send (issue 30's cold start). Built-in modules, so a require finds them wherever
+// the daemon runs from.
+const requireBuiltin = createRequire(import.meta.url);
+let httpsModule: typeof https | undefined;
+let dnsModule: typeof dns | undefined;
+function httpsTransport(): typeof https {
+  httpsModule ??= requireBuiltin('node:https');
+  return httpsModule;
+}
+function dnsLookup(): typeof dns.lookup {
+  dnsModule ??= requireBuiltin('node:dns');
+  return dnsModule.lookup;
+}
 
 export const SEND_TIMEOUT_MS = 5_000;
 /** Enough of an answer to read Discord's `retry_after` or an error message; the rest is dropped. */
@@ -36,7 +54,7 @@ function refusal(address: string, allowPrivate: boolean): string | null {
 /** A `lookup` for node:http that refuses a name resolving to any address a webhook may not reach. */
 function checkedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    dnsLookup()(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const problem = addresses.map((a) => refusal(a.address, allowPrivate)).find((p) => p !== null);
       if (problem) return callback(new AddressNotAllowed(`${hostname} resolves to ${problem}`), '', 0);
@@ -68,7 +86,7 @@ export function send(request: SendRequest): Promise<SendResult> {
 
     const timeout = AbortSignal.timeout(request.timeoutMs ?? SEND_TIMEOUT_MS);
     const signal = AbortSignal.any([request.signal, timeout]);
-    const transport = url.protocol === 'https:' ? https : http;
+    const transport = url.protocol === 'https:' ? httpsTransport() : http;
     const req = transport.request(url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
