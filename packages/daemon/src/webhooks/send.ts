@@ -1,26 +1,11 @@
-import type dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
-import type https from 'node:https';
-import { createRequire } from 'node:module';
 import { isIP, type LookupFunction } from 'node:net';
 import { classifyAddress } from './targets.js';
+import type * as Transport from './transport.js';
 
-// node:https (which loads tls) and node:dns (which reads the resolver's configuration) are loaded
-// by the first delivery, not with the daemon: 3 to 5 ms of every start's CPU, for webhooks most
-// daemons never send (issue 30's cold start). Built-in modules, so a require finds them wherever
-// the daemon runs from.
-const requireBuiltin = createRequire(import.meta.url);
-let httpsModule: typeof https | undefined;
-let dnsModule: typeof dns | undefined;
-function httpsTransport(): typeof https {
-  httpsModule ??= requireBuiltin('node:https');
-  return httpsModule;
-}
-function dnsLookup(): typeof dns.lookup {
-  dnsModule ??= requireBuiltin('node:dns');
-  return dnsModule.lookup;
-}
+/** Loaded by the first delivery (transport.ts). */
+let transport: typeof Transport | undefined;
 
 export const SEND_TIMEOUT_MS = 5_000;
 /** Enough of an answer to read Discord's `retry_after` or an error message; the rest is dropped. */
@@ -52,9 +37,9 @@ function refusal(address: string, allowPrivate: boolean): string | null {
 }
 
 /** A `lookup` for node:http that refuses a name resolving to any address a webhook may not reach. */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
+function checkedLookup(allowPrivate: boolean, dnsLookup: typeof Transport.lookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup()(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const problem = addresses.map((a) => refusal(a.address, allowPrivate)).find((p) => p !== null);
       if (problem) return callback(new AddressNotAllowed(`${hostname} resolves to ${problem}`), '', 0);
@@ -71,7 +56,8 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
  * POSTs `body` once: no redirect is followed (a 3xx is returned as it is), the whole exchange
  * is bounded by a 5 s timeout, and the target's addresses are checked before connecting.
  */
-export function send(request: SendRequest): Promise<SendResult> {
+export async function send(request: SendRequest): Promise<SendResult> {
+  const { https, lookup } = (transport ??= await import('./transport.js'));
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -86,11 +72,11 @@ export function send(request: SendRequest): Promise<SendResult> {
 
     const timeout = AbortSignal.timeout(request.timeoutMs ?? SEND_TIMEOUT_MS);
     const signal = AbortSignal.any([request.signal, timeout]);
-    const transport = url.protocol === 'https:' ? httpsTransport() : http;
-    const req = transport.request(url, {
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      lookup: checkedLookup(request.allowPrivate),
+      lookup: checkedLookup(request.allowPrivate, lookup),
       signal,
       agent: false,
     });
