@@ -6,21 +6,14 @@
 // than ab-cold-start's for the same builds.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startDaemon, tempHome } from './lib.mjs';
+import { startDaemon, twoBuilds } from './lib.mjs';
 import { median } from './figures.mjs';
 import { freePort } from './peers.mjs';
 import { answers200, BARE } from './scenarios/cold-start.mjs';
 
 const here = join(import.meta.dirname, '..');
 const probe = join(import.meta.dirname, 'start-cpu-probe.cjs');
-const [before, rounds = '10'] = process.argv.slice(2);
-if (!before) throw new Error('usage: node bench/ab-start-cpu.mjs BEFORE_TAPLINED_JS [rounds]');
-const sides = [
-  { name: 'before', entry: before },
-  { name: 'after', entry: join(here, 'packages/daemon/dist/taplined.js') },
-];
-const homes = [];
-const home = () => (homes.push(tempHome()), homes.at(-1).path);
+const { rounds, sides, home, removeHomes } = twoBuilds('ab-start-cpu.mjs', process.argv.slice(2));
 const port = await freePort();
 
 /** The probe's figures for one process started with `args`, polled with /healthz until it answers. */
@@ -48,7 +41,7 @@ for (const side of sides) {
 }
 const bare = [];
 try {
-  for (let round = 1; round <= Number(rounds); round++) {
+  for (let round = 1; round <= rounds; round++) {
     bare.push(await probed(['-e', BARE, String(port)]));
     for (const side of round % 2 ? sides : [...sides].reverse()) {
       side.empty.push(await start(side.entry, home()));
@@ -71,5 +64,5 @@ try {
     `after/before, same round: empty home CPU ${within('empty', cpu)} (time ${within('empty', time)}), existing CPU ${within('existing', cpu)} (time ${within('existing', time)})\n`,
   );
 } finally {
-  for (const h of homes) h.remove();
+  removeHomes();
 }
