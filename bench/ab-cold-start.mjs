@@ -6,20 +6,13 @@
 // to the daemon's start on a shared machine, where only figures taken side by side mean anything.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { cpuMs, startDaemon, stopChild, tempHome } from './lib.mjs';
+import { cpuMs, startDaemon, stopChild, twoBuilds } from './lib.mjs';
 import { median } from './figures.mjs';
 import { freePort } from './peers.mjs';
 import { answers200, BARE } from './scenarios/cold-start.mjs';
 
 const here = join(import.meta.dirname, '..');
-const [before, rounds = '10'] = process.argv.slice(2);
-if (!before) throw new Error('usage: node bench/ab-cold-start.mjs BEFORE_TAPLINED_JS [rounds]');
-const sides = [
-  { name: 'before', entry: before },
-  { name: 'after', entry: join(here, 'packages/daemon/dist/taplined.js') },
-];
-const homes = [];
-const home = () => (homes.push(tempHome()), homes.at(-1).path);
+const { rounds, sides, home, removeHomes } = twoBuilds('ab-cold-start.mjs', process.argv.slice(2));
 const port = await freePort();
 /** ms from the spawn to the first 200, and the CPU ms the process had used then; it is stopped after. */
 async function timeToFirst200(args) {
@@ -44,7 +37,7 @@ for (const side of sides) {
 }
 const bare = [];
 try {
-  for (let round = 1; round <= Number(rounds); round++) {
+  for (let round = 1; round <= rounds; round++) {
     bare.push(await timeToFirst200(['-e', BARE, String(port)]));
     for (const side of round % 2 ? sides : [...sides].reverse()) {
       side.empty.push(await start(side.entry, home()));
@@ -66,5 +59,5 @@ try {
     `after/before, same round: empty home ${within('empty', 'ms')} (CPU ${within('empty', 'cpu')}), existing ${within('existing', 'ms')} (CPU ${within('existing', 'cpu')}); bare median ${median(bare.map((v) => v.ms)).toFixed(0)} ms, CPU ${median(bare.map((v) => v.cpu)).toFixed(0)} ms\n`,
   );
 } finally {
-  for (const h of homes) h.remove();
+  removeHomes();
 }

@@ -10,6 +10,25 @@ export function tempHome() {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/**
+ * What the A/B scripts of a start (ab-cold-start.mjs, ab-start-cpu.mjs) share: the two builds from
+ * `BEFORE_TAPLINED_JS [rounds]` (this checkout's is `after`), and temporary homes, removed together.
+ */
+export function twoBuilds(script, argv) {
+  const [before, rounds = '10'] = argv;
+  if (!before) throw new Error(`usage: node bench/${script} BEFORE_TAPLINED_JS [rounds]`);
+  const homes = [];
+  return {
+    rounds: Number(rounds),
+    sides: [
+      { name: 'before', entry: before },
+      { name: 'after', entry: join(import.meta.dirname, '..', 'packages/daemon/dist/taplined.js') },
+    ],
+    home: () => (homes.push(tempHome()), homes.at(-1).path),
+    removeHomes: () => homes.forEach((h) => h.remove()),
+  };
+}
+
 /** Flags for a daemon whose data a scenario measures: no retention and no size budget prune it meanwhile. */
 export const KEEP_EVERYTHING = ['--retention', 'off', '--max-db-size', 'off'];
 

@@ -43,7 +43,7 @@ import { createSourceFinder } from './traffic-sources/repo.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { findWebhook } from './webhooks/repo.js';
 import { webhookRoutes } from './webhooks/routes.js';
-import type { WebUi } from './web-ui/assets.js';
+import type { WebUiSource } from './web-ui/assets.js';
 import { webUiRoutes } from './web-ui/routes.js';
 import { createWebhookWorker, type WebhookWorker, type WorkerOptions } from './webhooks/worker.js';
 
@@ -74,7 +74,7 @@ export interface AppOptions {
    */
   readonly routeReassignment?: { readonly start?: boolean };
   /** The web UI's files (web-ui/assets.ts); none: `/` stays an unknown path. */
-  readonly webUi?: WebUi | null;
+  readonly webUi?: WebUiSource | null;
   /** The address the daemon listens on: the web UI answers to it by name (web-ui/host.ts). */
   readonly listenHost?: string;
 }

@@ -7,7 +7,7 @@ import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
-import { readWebUi, type WebUi } from './web-ui/assets.js';
+import { webUiOnFirstUse, type WebUiSource } from './web-ui/assets.js';
 import { systemClock } from './clock.js';
 import { type DaemonConfig, DEFAULT_TIMEOUTS, type ServerTimeouts } from './config.js';
 import type { Logger } from 'pino';
@@ -56,20 +56,20 @@ function bundledBatchWorker(): BatchWorker | null {
   return existsSync(fileURLToPath(file)) ? { file } : null;
 }
 
-/** The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source, there is none. */
-function bundledWebUi(config: DaemonConfig, logger: Logger): WebUi | null {
+/**
+ * The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source,
+ * there is none. Read by the first request for the page: one that cannot be read is logged then.
+ */
+function bundledWebUi(config: DaemonConfig, logger: Logger): WebUiSource | null {
   if (!config.ui.enabled) return null;
   const file = new URL('./web-ui.json', import.meta.url);
   if (!existsSync(fileURLToPath(file))) {
     logger.warn('the web UI is not built (no web-ui.json beside the daemon): / answers 404');
     return null;
   }
-  try {
-    return readWebUi(file);
-  } catch (error) {
-    logger.error({ err: error }, 'the web UI pack cannot be read: / answers 404');
-    return null;
-  }
+  return webUiOnFirstUse(file, (error) =>
+    logger.error({ err: error }, 'the web UI pack cannot be read: / answers 404'),
+  );
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -105,7 +105,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     await opened.close();
     throw new StartError(messageOf(error));
   }
-  const signals = opened.signals(logger);
+  const signals = await opened.signals(logger);
   const {
     handler,
     deps,

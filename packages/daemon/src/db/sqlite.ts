@@ -21,7 +21,7 @@ import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
-import { startFromSchema } from './migrations/new-home.js';
+import { allMigrated, startFromSchema } from './migrations/new-home.js';
 import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
 import type { OpenedDatabase } from './types.js';
@@ -169,10 +169,10 @@ export function openSqlite(
     dialect,
     migrate: async () => {
       if (fromSchema) startFromSchema(sqlite, new Date().toISOString());
-      await migrateToLatest(db, dialect);
+      if (!allMigrated(sqlite)) await migrateToLatest(db, dialect);
       await payloads.load(db);
     },
-    signals: () => localSignals(),
+    signals: () => Promise.resolve(localSignals()),
     close: async () => {
       if (sqlite.open) sqlite.pragma('optimize');
       await db.destroy();

@@ -23,7 +23,7 @@ export interface OpenedDatabase extends Store {
   /** Runs migrations that have not run yet; a database of an older version upgrades in place. */
   migrate(): Promise<void>;
   /** Wake-ups to and from the other daemons on this database (db/signals.ts); close them before the database. */
-  signals(logger: Logger): ClusterSignals;
+  signals(logger: Logger): Promise<ClusterSignals>;
   close(): Promise<void>;
 }
 

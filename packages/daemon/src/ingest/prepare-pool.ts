@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { type BatchResult, type BatchTask, prepareBatch } from './prepare.js';
 import type { PrepareWorkerData } from './prepare-pool-thread.js';
 import { createRedactor, type RedactOptions } from './redact.js';
@@ -42,6 +42,7 @@ const IDLE_THREAD_MS = 2_000;
 export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOptions, logger: Logger): BatchPreparer {
   const redactor = createRedactor(redact);
   let pool: Piscina<BatchTask, BatchResult> | undefined;
+  let starting: Promise<Piscina<BatchTask, BatchResult>> | undefined;
   let broken = worker === null;
   let closing = false;
   let offloaded = 0;
@@ -55,7 +56,12 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
     void pool?.destroy();
   }
 
-  function startPool(file: URL): Piscina<BatchTask, BatchResult> {
+  /**
+   * Piscina is loaded here, on the first large batch, not with the daemon: loading it was 7 to 9 ms
+   * of every start's CPU, and most daemons never get a batch that needs it (issue 30's cold start).
+   */
+  async function startPool(file: URL): Promise<Piscina<BatchTask, BatchResult>> {
+    const { Piscina } = await import('./piscina.js');
     const threads = Math.max(1, Math.min(2, availableParallelism() - 1));
     // No thread is kept idle: a thread's heap grows to what a 16 MiB batch needs and is given back
     // only when the thread ends, so an idle one held that memory for ever (issue 11).
@@ -73,6 +79,7 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
     // and an 'error' event without a listener would end the process.
     started.on('error', giveUp);
     logger.info({ threads }, 'started the batch worker thread');
+    pool = started;
     return started;
   }
 
@@ -81,14 +88,15 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
       if (broken || !worker || task.body === null || task.body.byteLength < minBytes)
         return prepareBatch(task, redactor);
       // Started on the first large batch: a daemon that never gets one never starts a thread.
-      pool ??= startPool(worker.file);
+      // Two batches that come together wait for the same start.
+      starting ??= startPool(worker.file);
       const body = task.body;
       // The body is moved to the thread, not copied: the event loop holds none of it meanwhile.
       // Only a buffer that owns its whole memory moves; a pooled slice would take others' bytes along.
       const size = body.byteLength;
       const movable = body.byteOffset === 0 && size === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
       try {
-        const result = await pool.run(task, movable ? { transferList: [body.buffer] } : {});
+        const result = await (await starting).run(task, movable ? { transferList: [body.buffer] } : {});
         offloaded += 1;
         return result;
       } catch (error) {
@@ -105,7 +113,9 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
     },
     async close() {
       closing = true;
-      await pool?.destroy();
+      // A pool still starting is waited for, then stopped; one that failed to start has nothing to stop.
+      const started = await starting?.catch(() => undefined);
+      await started?.destroy();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from './prom.js';
 import type { Db } from '../db/open.js';
 import type { TrafficBus } from '../stream/bus.js';
 

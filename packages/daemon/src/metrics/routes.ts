@@ -1,5 +1,5 @@
 import { type Contract, PROMETHEUS_TEXT } from '@tapline/shared';
-import { Registry } from 'prom-client';
+import { Registry } from './prom.js';
 import type { Deps } from '../deps.js';
 import type { RawRoute } from '../http/table.js';
 import type { HealthMetrics } from './health.js';

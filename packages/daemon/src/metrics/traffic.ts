@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from './prom.js';
 import type { TrafficBus } from '../stream/bus.js';
 import type { Sequenced } from '../stream/stream-repo.js';
 import type { SourceFinder } from '../traffic-sources/repo.js';

@@ -16,6 +16,9 @@ export interface WebUi {
   readonly files: ReadonlyMap<string, WebAsset>;
 }
 
+/** The pack when a request needs it (webUiOnFirstUse), or null when it cannot be read. */
+export type WebUiSource = () => WebUi | null;
+
 const isText = (value: unknown): value is string => typeof value === 'string';
 
 /**
@@ -39,4 +42,24 @@ export function readWebUi(file: URL | string): WebUi {
   }
   if (!files.has('/')) throw new Error('the web UI pack has no index page');
   return { version: pack.version, files };
+}
+
+/**
+ * The pack, read by the first request for a page of it rather than at start: reading and decoding
+ * its 0.7 MB was 15 to 25 ms of every start's CPU, for a page most starts never serve (issue 30's
+ * cold start). A pack that cannot be read is reported to `failed` once, and is then null for good.
+ */
+export function webUiOnFirstUse(file: URL | string, failed: (error: unknown) => void): WebUiSource {
+  let read: WebUi | null | undefined;
+  return () => {
+    if (read === undefined) {
+      try {
+        read = readWebUi(file);
+      } catch (error) {
+        read = null;
+        failed(error);
+      }
+    }
+    return read;
+  };
 }

@@ -1,6 +1,6 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { HttpError } from '../http/errors.js';
-import type { WebUi } from './assets.js';
+import type { WebUiSource } from './assets.js';
 import { hostNamesDaemon, hostName } from './host.js';
 
 /**
@@ -48,10 +48,17 @@ export interface WebUiOptions {
  * `GET /` (the page) and `GET /assets/*` (hashed, immutable). Mounted before the API's router:
  * no API path is `/` or under `/assets/`.
  */
-export function webUiRoutes(app: Express, ui: WebUi, options: WebUiOptions): void {
+export function webUiRoutes(app: Express, ui: WebUiSource, options: WebUiOptions): void {
   const headers = { ...SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(options.replayOrigins) };
   const allowed = new Set(options.hosts.map((h) => hostName(h)).filter((h): h is string => h !== undefined));
-  const serve = (req: Request, res: Response) => {
+  const serve = (req: Request, res: Response, next: NextFunction) => {
+    // Read here on the first request (synchronously: no request can find it half read). A pack
+    // that cannot be read leaves these paths to the API's router, as a daemon without one does.
+    const pack = ui();
+    if (!pack) {
+      next();
+      return;
+    }
     if (!hostNamesDaemon(req.headers.host, allowed)) {
       throw new HttpError(
         421,
@@ -59,7 +66,7 @@ export function webUiRoutes(app: Express, ui: WebUi, options: WebUiOptions): voi
         'This daemon does not answer to that host name; start it with --ui-host NAME to allow it',
       );
     }
-    const asset = ui.files.get(req.path);
+    const asset = pack.files.get(req.path);
     if (!asset) throw new HttpError(404, 'route_not_found', 'Not Found');
     res.set(headers);
     res.set('content-type', asset.type);

@@ -1,8 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { classifyAddress } from './targets.js';
+import type * as Transport from './transport.js';
+
+/** Loaded by the first delivery (transport.ts). */
+let transport: typeof Transport | undefined;
 
 export const SEND_TIMEOUT_MS = 5_000;
 /** Enough of an answer to read Discord's `retry_after` or an error message; the rest is dropped. */
@@ -34,7 +37,7 @@ function refusal(address: string, allowPrivate: boolean): string | null {
 }
 
 /** A `lookup` for node:http that refuses a name resolving to any address a webhook may not reach. */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
+function checkedLookup(allowPrivate: boolean, dnsLookup: typeof Transport.lookup): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
@@ -53,7 +56,8 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
  * POSTs `body` once: no redirect is followed (a 3xx is returned as it is), the whole exchange
  * is bounded by a 5 s timeout, and the target's addresses are checked before connecting.
  */
-export function send(request: SendRequest): Promise<SendResult> {
+export async function send(request: SendRequest): Promise<SendResult> {
+  const { https, lookup } = (transport ??= await import('./transport.js'));
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -68,11 +72,11 @@ export function send(request: SendRequest): Promise<SendResult> {
 
     const timeout = AbortSignal.timeout(request.timeoutMs ?? SEND_TIMEOUT_MS);
     const signal = AbortSignal.any([request.signal, timeout]);
-    const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(url, {
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      lookup: checkedLookup(request.allowPrivate),
+      lookup: checkedLookup(request.allowPrivate, lookup),
       signal,
       agent: false,
     });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nativeBinding } from '../native-addon.js';
 import { openSqlite } from '../sqlite.js';
 import { migrationProvider, migrations } from './index.js';
-import { startFromSchema } from './new-home.js';
+import { allMigrated, startFromSchema } from './new-home.js';
 
 /** Everything a database is made of, read back: its objects in order, its pragmas, every row. */
 function contentsOf(file: string) {
@@ -94,6 +94,25 @@ describe('a new SQLite home', () => {
       expect(results?.map((r) => [r.migrationName, r.status])).toEqual([['2099-01-01T0000-later', 'Success']]);
     } finally {
       await opened.close();
+    }
+  });
+
+  it('knows a home with every migration recorded, and leaves any other to the Migrator', async () => {
+    const file = await made('schema.db', true);
+    const db = new Database(file, { nativeBinding: nativeBinding() });
+    try {
+      expect(allMigrated(db)).toBe(true);
+      db.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('2099-01-01T0000-unknown', 'now');
+      expect(allMigrated(db)).toBe(false);
+      db.prepare('delete from kysely_migration where name in (?, ?)').run(
+        '2099-01-01T0000-unknown',
+        Object.keys(migrations).at(-1),
+      );
+      expect(allMigrated(db)).toBe(false);
+      db.exec('drop table kysely_migration');
+      expect(allMigrated(db)).toBe(false);
+    } finally {
+      db.close();
     }
   });
 });
