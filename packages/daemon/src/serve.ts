@@ -56,9 +56,13 @@ function bundledBatchWorker(): BatchWorker | null {
   return existsSync(fileURLToPath(file)) ? { file } : null;
 }
 
+/** How long after the start the daemon reads the web UI's pack, if no request has read it before. */
+const WEB_UI_READ_MS = 1_000;
+
 /**
  * The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source,
- * there is none. Read by the first request for the page: one that cannot be read is logged then.
+ * there is none. Read a moment after the start, or by a request for the page before that; one
+ * that cannot be read is logged, and read again by the next request.
  */
 function bundledWebUi(config: DaemonConfig, logger: Logger): WebUiSource | null {
   if (!config.ui.enabled) return null;
@@ -106,6 +110,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     throw new StartError(messageOf(error));
   }
   const signals = await opened.signals(logger);
+  const webUi = bundledWebUi(options.config, logger);
   const {
     handler,
     deps,
@@ -117,7 +122,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     config: options.config,
     logger,
     batchWorker: bundledBatchWorker(),
-    webUi: bundledWebUi(options.config, logger),
+    webUi,
     listenHost: options.host,
   });
 
@@ -163,6 +168,8 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
   const { backend, location } = opened.description;
   options.announce(`taplined listening on ${url} (database: ${backend} ${location})`);
   logger.info({ url, database: backend, location }, 'ready');
+  // The web UI's pack is read a moment after the start, not before it listens (web-ui/assets.ts).
+  if (webUi) setTimeout(webUi, WEB_UI_READ_MS).unref();
 
   let stopping: Promise<void> | undefined;
   return {

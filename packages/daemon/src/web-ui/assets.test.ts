@@ -27,15 +27,20 @@ describe('webUiOnFirstUse', () => {
     expect(failures).toEqual([]);
   });
 
-  it('reports a pack that cannot be read once, and is null from then on', () => {
+  it('reports a run of failed reads once, and reads the pack again at the next call', () => {
     const file = join(dir, 'web-ui.json');
     writeFileSync(file, pack([{ path: '/assets/a.js' }]));
     const failures: unknown[] = [];
     const ui = webUiOnFirstUse(file, (error) => failures.push(error));
     expect(ui()).toBeNull();
-    writeFileSync(file, pack([index]));
     expect(ui()).toBeNull();
     expect(failures).toHaveLength(1);
     expect(String(failures[0])).toContain('malformed');
+    // The install finished: the next request gets the page, and keeps it.
+    writeFileSync(file, pack([index]));
+    const read = ui();
+    expect(read?.files.get('/')?.body.toString()).toBe('<p>hi</p>');
+    rmSync(file);
+    expect(ui()).toBe(read);
   });
 });

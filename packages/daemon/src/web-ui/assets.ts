@@ -45,21 +45,26 @@ export function readWebUi(file: URL | string): WebUi {
 }
 
 /**
- * The pack, read by the first request for a page of it rather than at start: reading and decoding
- * its 0.7 MB was 15 to 25 ms of every start's CPU, for a page most starts never serve (issue 30's
- * cold start). A pack that cannot be read is reported to `failed` once, and is then null for good.
+ * The pack, read at its first use rather than before the daemon listens: reading and decoding its
+ * 0.7 MB was 15 to 25 ms of every start's CPU (issue 30's cold start). Its first use is the
+ * daemon's own read a moment after the start (serve.ts) or a request for the page before that,
+ * so the page served is the one installed with the running daemon, as when it was read at start.
+ * A read that fails is not kept: the next request tries again (a pack being replaced by an
+ * install, a passing EMFILE), and only the first failure of a run of them is reported to `failed`.
  */
 export function webUiOnFirstUse(file: URL | string, failed: (error: unknown) => void): WebUiSource {
-  let read: WebUi | null | undefined;
+  let read: WebUi | undefined;
+  let failing = false;
   return () => {
-    if (read === undefined) {
-      try {
-        read = readWebUi(file);
-      } catch (error) {
-        read = null;
-        failed(error);
-      }
+    if (read !== undefined) return read;
+    try {
+      read = readWebUi(file);
+      failing = false;
+      return read;
+    } catch (error) {
+      if (!failing) failed(error);
+      failing = true;
+      return null;
     }
-    return read;
   };
 }

@@ -44,19 +44,20 @@ export function startFromSchema(sqlite: Database, now: string): boolean {
 }
 
 /**
- * Whether the database has recorded every migration of this build and no other, so that Kysely's
- * Migrator would have nothing to do: its check introspects every table, several times, which was
+ * Whether the database has recorded every migration of this build and no other, in their order, so
+ * that Kysely's Migrator would have nothing to do: its check introspects every table, several times, which was
  * 10 to 15 ms of each start on an existing home (issue 30's cold start). Any other case (a
  * migration to run, a name this build does not know, no table yet) is left to the Migrator, which
  * runs or refuses as before.
  */
 export function allMigrated(sqlite: Database): boolean {
-  let recorded: ReadonlySet<unknown>;
+  let recorded: unknown[];
   try {
-    recorded = new Set(sqlite.prepare(`select "name" from "${MIGRATION_TABLE}"`).pluck().all());
+    // In the Migrator's own order, which it requires to be the names' order ("corrupted migrations").
+    recorded = sqlite.prepare(`select "name" from "${MIGRATION_TABLE}" order by "timestamp", "name"`).pluck().all();
   } catch {
     return false; // No migration table yet.
   }
-  const names = Object.keys(migrations);
-  return recorded.size === names.length && names.every((name) => recorded.has(name));
+  const names = Object.keys(migrations).sort();
+  return recorded.length === names.length && names.every((name, i) => recorded[i] === name);
 }
