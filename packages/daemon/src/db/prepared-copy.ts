@@ -1,10 +1,6 @@
 import { CompiledQuery, type Insertable } from 'kysely';
-import type * as PgCopy from './pg-copy.js';
 import { type Columns, type InsertExecutor, insertTemplate, type Template } from './prepared.js';
 import type { DB } from './schema.js';
-
-/** pg-copy.js holds node-postgres's encoder and pg-copy-streams: loaded by the first COPY, never on SQLite. */
-let pgCopy: typeof PgCopy | undefined;
 
 /**
  * A multi-row INSERT's rows stored by `COPY … FROM STDIN` in CSV instead (see CopyData), each value
@@ -16,7 +12,8 @@ export function preparedCopy<T extends keyof DB>(table: T, columns: Columns<T>) 
   let encoders: Template['encoders'] | undefined;
   const sql = `copy "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) from stdin with (format csv)`;
   return async (db: InsertExecutor, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> => {
-    const { CopyData, csvField } = (pgCopy ??= await import('./pg-copy.js'));
+    // pg-copy.js holds node-postgres's encoder and pg-copy-streams: loaded by the first COPY, never on SQLite.
+    const { CopyData, csvField } = await import('./pg-copy.js');
     const encode = (encoders ??= insertTemplate(db, table, columns, 1).encoders);
     // Joined, not concatenated: a string built by `+=` from thousands of pieces cost several times more.
     const lines = rows.map((row) =>

@@ -41,7 +41,6 @@ const IDLE_THREAD_MS = 2_000;
  */
 export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOptions, logger: Logger): BatchPreparer {
   const redactor = createRedactor(redact);
-  let pool: Piscina<BatchTask, BatchResult> | undefined;
   let starting: Promise<Piscina<BatchTask, BatchResult>> | undefined;
   let broken = worker === null;
   let closing = false;
@@ -53,7 +52,10 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
     if (broken) return;
     broken = true;
     logger.error({ err: error }, 'the batch worker thread failed; preparing batches on the event loop from now on');
-    void pool?.destroy();
+    void starting?.then(
+      (pool) => pool.destroy(),
+      () => undefined,
+    );
   }
 
   /**
@@ -79,7 +81,6 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
     // and an 'error' event without a listener would end the process.
     started.on('error', giveUp);
     logger.info({ threads }, 'started the batch worker thread');
-    pool = started;
     return started;
   }
 

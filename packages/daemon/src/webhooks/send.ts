@@ -4,9 +4,6 @@ import { isIP, type LookupFunction } from 'node:net';
 import { classifyAddress } from './targets.js';
 import type * as Transport from './transport.js';
 
-/** Loaded by the first delivery (transport.ts). */
-let transport: typeof Transport | undefined;
-
 export const SEND_TIMEOUT_MS = 5_000;
 /** Enough of an answer to read Discord's `retry_after` or an error message; the rest is dropped. */
 const MAX_ANSWER_BYTES = 16 * 1024;
@@ -57,7 +54,8 @@ function checkedLookup(allowPrivate: boolean, dnsLookup: typeof Transport.lookup
  * is bounded by a 5 s timeout, and the target's addresses are checked before connecting.
  */
 export async function send(request: SendRequest): Promise<SendResult> {
-  const { https, lookup } = (transport ??= await import('./transport.js'));
+  // Loaded by the first delivery (transport.ts); later ones find it in the module cache.
+  const { https, lookup } = await import('./transport.js');
   return new Promise((resolve) => {
     let url: URL;
     try {
