@@ -12,7 +12,7 @@ import {
 import {
   binsOf,
   encodeBins,
-  mergeStored,
+  mergeStoredTransient,
   SKETCH_MERGE_FUNCTION,
   SKETCH_UNION_AGGREGATE,
   SketchSum,
@@ -137,7 +137,8 @@ export function openSqlite(
     throw new TypeError(`${PAYLOAD_TEXT_FUNCTION} takes a stored payload, not ${typeof value}`);
   });
   sqlite.function(SKETCH_MERGE_FUNCTION, { deterministic: true }, (a: unknown, b: unknown) => {
-    if ((a === null || a instanceof Uint8Array) && (b === null || b instanceof Uint8Array)) return mergeStored(a, b);
+    if ((a === null || a instanceof Uint8Array) && (b === null || b instanceof Uint8Array))
+      return mergeStoredTransient(a, b);
     throw new TypeError(`${SKETCH_MERGE_FUNCTION} takes two stored sketches`);
   });
   // Each row's bins are noted and added once at the end (`SketchSum`): merged into the library's

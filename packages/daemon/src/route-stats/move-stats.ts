@@ -1,27 +1,9 @@
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import { type BucketTotals, emptyTotals, type Keyed, keyOf, type StatInput, totalsOf } from './rollup.js';
-import { mergeBytes, newSketch, type Sketch } from './sketch.js';
+import { binsOf, Tally } from './sketch.js';
 import { raiseEpochs } from './closed-blocks.js';
 import { addStats, chunks, LEVELS, type StoredRow } from './writer.js';
-
-/**
- * Takes what `removed` contributed out of a sketch: a sketch's bins are counts of values in each
- * bin, so the removed values' bins are subtracted exactly (the same relative accuracy, hence the
- * same bins). Percentiles read afterwards are those of what is left, within the same 1 %.
- */
-export function subtractSketch(from: Sketch, removed: Sketch): void {
-  for (const [into, out] of [
-    [from.store, removed.store],
-    [from.negativeStore, removed.negativeStore],
-  ] as const) {
-    out.bins.forEach((count, i) => {
-      if (count !== 0) into.add(i + out.offset, -count);
-    });
-  }
-  from.zeroCount -= removed.zeroCount;
-  from.count -= removed.count;
-}
 
 /** Each key once, in key order. */
 const keysOf = (rows: readonly Keyed[]): Keyed[] =>
@@ -50,9 +32,12 @@ async function rawBucket(trx: Executor, key: Keyed) {
 /** A stored row less what `out` contributed; the maximum as `moveStats` says (`arrivals`: entries moving into the row). */
 async function subtracted(trx: Executor, row: StoredRow, out: BucketTotals, arrivals: number): Promise<BucketTotals> {
   const count = Number(row.count) - out.count;
-  const sketch = newSketch();
-  mergeBytes(sketch, row.sketch);
-  subtractSketch(sketch, out.sketch);
+  // A sketch's bins are counts of values in each bin: the removed values' bins are taken out
+  // exactly (the same relative accuracy, hence the same bins), and percentiles read afterwards are
+  // those of what is left, within the same 1 %.
+  const sketch = new Tally();
+  sketch.add(binsOf(row.sketch));
+  sketch.add(out.sketch, -1);
   const raw = await rawBucket(trx, out);
   return {
     ...out,

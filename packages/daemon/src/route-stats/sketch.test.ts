@@ -1,7 +1,17 @@
 import { DDSketch } from '@datadog/sketches-js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binsOf, encodeSketch, mergeBytes, mergeStored, newSketch, quantileOf, SketchSum } from './sketch.js';
+import {
+  binsOf,
+  encodeSketch,
+  mergeBytes,
+  mergeStored,
+  mergeStoredTransient,
+  newSketch,
+  quantileOf,
+  SketchSum,
+  Tally,
+} from './sketch.js';
 
 const QUANTILES = [0, 0.5, 0.9, 0.95, 0.99, 1];
 
@@ -29,6 +39,34 @@ describe('stored sketches', () => {
     );
   });
 
+  it('tallied, are stored as the bytes of a sketch that accepted the same values, merged and taken out alike', () => {
+    const latency = fc.oneof(
+      fc.constant(0),
+      fc.constant(-0),
+      fc.double({ min: 0.001, max: 600_000, noNaN: true }),
+      fc.double({ min: -1000, max: 1000, noNaN: true }),
+      fc.double({ min: -1e-300, max: 1e-300, noNaN: true }),
+    );
+    fc.assert(
+      fc.property(fc.array(latency, { maxLength: 60 }), fc.array(latency, { maxLength: 60 }), (a, b) => {
+        const [library, both] = [newSketch(), newSketch()];
+        const [tally, other] = [new Tally(), new Tally()];
+        for (const value of a) [library, both].forEach((s) => s.accept(value));
+        for (const value of b) both.accept(value);
+        a.forEach((value) => tally.accept(value));
+        b.forEach((value) => other.accept(value));
+        expect(tally.encode()).toEqual(encodeSketch(library));
+        // A stored sketch's bins added, then another tally's, then taken out again.
+        const merged = new Tally();
+        merged.add(binsOf(encodeSketch(library)));
+        merged.add(other);
+        expect(merged.encode()).toEqual(encodeSketch(both));
+        merged.add(other, -1);
+        expect(merged.encode()).toEqual(encodeSketch(library));
+      }),
+    );
+  });
+
   it("merged as stored (SQLite's upsert) hold what both held, in the form one sketch of both is stored in", () => {
     fc.assert(
       fc.property(
@@ -46,6 +84,27 @@ describe('stored sketches', () => {
           expect(mergeStored(encodeSketch(left), encodeSketch(left))).toEqual(encodeSketch(twice));
         },
       ),
+    );
+  });
+
+  it('merged from their bytes, with negative, zero and far-apart values and hundreds of bins, hold what one sketch of both holds', () => {
+    const latency = fc.oneof(
+      fc.constant(0),
+      fc.double({ min: -1e9, max: 1e9, noNaN: true }),
+      fc.double({ min: 0.001, max: 600_000, noNaN: true }),
+      fc.integer({ min: 1, max: 5 }),
+    );
+    fc.assert(
+      fc.property(fc.array(latency, { maxLength: 400 }), fc.array(latency, { maxLength: 400 }), (a, b) => {
+        const [left, right, both] = [newSketch(), newSketch(), newSketch()];
+        for (const value of a) [left, both].forEach((s) => s.accept(value));
+        for (const value of b) [right, both].forEach((s) => s.accept(value));
+        const expected = encodeSketch(both);
+        expect(mergeStored(encodeSketch(left), encodeSketch(right))).toEqual(expected);
+        // The form SQLite's function returns, a view it copies: the same bytes.
+        expect(Uint8Array.from(mergeStoredTransient(encodeSketch(left), encodeSketch(right)))).toEqual(expected);
+      }),
+      { numRuns: 200 },
     );
   });
 

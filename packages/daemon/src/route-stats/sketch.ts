@@ -185,15 +185,154 @@ const NO_BINS: CompactBins = { zeros: 0, stores: [[], []] };
 const compactBins = (bytes: Uint8Array | null): CompactBins | undefined =>
   bytes === null || bytes.byteLength === 0 ? NO_BINS : bytes[0] === COMPACT ? readCompact(bytes) : undefined;
 
+/** A compact form's varints, read in order from `at`. */
+class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public at: number,
+  ) {}
+
+  next(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.bytes[this.at++];
+      if (byte === undefined) throw new Error('a stored sketch ends early');
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  }
+}
+
+/** `value` as a varint into `out` at `at`; where the next byte goes. */
+function putVarint(out: Uint8Array, at: number, value: number): number {
+  let v = value;
+  let w = at;
+  while (v >= 0x80) {
+    out[w++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[w++] = v;
+  return w;
+}
+
+/**
+ * One store's bins of two compact forms (`na` and `nb` of them, from the readers' places), added
+ * key by key. With `out`, written there from `w` as `writeBins` writes them, and the place after
+ * is returned; without, only counted: the number of keys the sum holds.
+ */
+function walkBins(
+  ra: VarintReader,
+  na: number,
+  rb: VarintReader,
+  nb: number,
+  out: Uint8Array | null,
+  w: number,
+): number {
+  // Plain variables: destructured from array literals, they made two iterators a bin (most of what
+  // a batch's statistics allocated).
+  let ia = 0;
+  let ib = 0;
+  let ka = 0;
+  let kb = 0;
+  let ca = 0;
+  let cb = 0;
+  if (na > 0) {
+    ka = unzigzag(ra.next());
+    ca = ra.next();
+  }
+  if (nb > 0) {
+    kb = unzigzag(rb.next());
+    cb = rb.next();
+  }
+  let at = w;
+  let previous = 0;
+  let keys = 0;
+  while (ia < na || ib < nb) {
+    const takeA = ia < na && (ib >= nb || ka <= kb);
+    const takeB = ib < nb && (ia >= na || kb <= ka);
+    const key = takeA ? ka : kb;
+    const count = (takeA ? ca : 0) + (takeB ? cb : 0);
+    if (out) {
+      at = putVarint(out, at, zigzag(key - previous));
+      at = putVarint(out, at, count);
+    }
+    previous = key;
+    keys++;
+    if (takeA && ++ia < na) {
+      ka += unzigzag(ra.next());
+      ca = ra.next();
+    }
+    if (takeB && ++ib < nb) {
+      kb += unzigzag(rb.next());
+      cb = rb.next();
+    }
+  }
+  return out ? at : keys;
+}
+
+/**
+ * Where SQLite's merges are written (`mergeStoredTransient`): grown as needed, never shrunk; a
+ * sketch's compact form is a few hundred bytes.
+ */
+let scratch = new Uint8Array(4096);
+
+/**
+ * Two compact forms added straight from their bytes: no array of bins is made. Each store is walked
+ * twice, to count the keys the sum holds (written first), then to write them. The result is valid
+ * until the next call.
+ */
+function mergeCompactBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  // A merged bin's key delta or count is at most a byte longer than either input's.
+  const bound = 3 * (a.byteLength + b.byteLength) + 16;
+  if (scratch.byteLength < bound) scratch = new Uint8Array(2 * bound);
+  const out = scratch;
+  const ra = new VarintReader(a, 1);
+  const rb = new VarintReader(b, 1);
+  let w = 0;
+  out[w++] = COMPACT;
+  w = putVarint(out, w, ra.next() + rb.next());
+  for (let store = 0; store < 2; store++) {
+    const na = ra.next();
+    const nb = rb.next();
+    const fromA = ra.at;
+    const fromB = rb.at;
+    w = putVarint(out, w, walkBins(ra, na, rb, nb, null, 0));
+    ra.at = fromA;
+    rb.at = fromB;
+    w = walkBins(ra, na, rb, nb, out, w);
+  }
+  if (w > out.byteLength) throw new Error('a merged sketch outgrew its bound');
+  return out.subarray(0, w);
+}
+
+const isCompact = (bytes: Uint8Array | null): bytes is Uint8Array =>
+  bytes !== null && bytes.byteLength > 0 && bytes[0] === COMPACT;
+
 /**
  * Two stored sketches merged, in the stored form: what a row holds after both were added to it.
- * Two compact forms are read and added bin by bin (ingest's upsert on SQLite merges a row per
- * route and minute, hour and day of every batch: building a DDSketch of each and writing it back
- * was about a sixth of the statistics' cost of ingest); the bytes are those of one sketch of both,
- * which `sketch.test.ts` checks against the library's merge. A row still in the library's protobuf
- * goes through the library.
+ * Two compact forms are added bin by bin, straight from their bytes (ingest's upsert on SQLite
+ * merges a row per route and minute, hour and day of every batch, and an hour's or a day's row holds
+ * a hundred bins and more: building a DDSketch of each and writing it back was about a sixth of the
+ * statistics' cost of ingest, and reading both into arrays of bins and writing the sum through
+ * another allocated some 15 KB a row, a young-generation collection a batch); the bytes are those
+ * of one sketch of both, which `sketch.test.ts` checks against the library's merge. A row still in
+ * the library's protobuf goes through the library.
  */
 export function mergeStored(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
+  return isCompact(a) && isCompact(b) ? mergeCompactBytes(a, b).slice() : mergeSlow(a, b);
+}
+
+/**
+ * `mergeStored` for SQLite's function (db/sqlite.ts), which copies what it returns: two compact
+ * forms' sum is given as a view of a buffer the next call writes over.
+ */
+export function mergeStoredTransient(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
+  return isCompact(a) && isCompact(b) ? mergeCompactBytes(a, b) : mergeSlow(a, b);
+}
+
+function mergeSlow(a: Uint8Array | null, b: Uint8Array | null): Uint8Array {
   const [left, right] = [compactBins(a), compactBins(b)];
   if (left && right)
     return encodeBins({
@@ -293,6 +432,99 @@ export class SketchSum {
     }
     return sketch;
   }
+}
+
+/** Which bin of the library's (the mapping `newSketch` makes) a value falls in: a store and a key, or zero. */
+export type BinOf = { readonly store: 0 | 1; readonly key: number } | null;
+
+const MAPPING = newSketch().mapping;
+
+/**
+ * The bin a sketch made by `newSketch` puts `value` in, as its `accept` decides: the positive store
+ * above the mapping's smallest value, the negative one below its opposite, else the zero count.
+ */
+export const binOf = (value: number): BinOf =>
+  value > MAPPING.minPossible
+    ? { store: 0, key: MAPPING.key(value) }
+    : value < -MAPPING.minPossible
+      ? { store: 1, key: MAPPING.key(-value) }
+      : null;
+
+/**
+ * Latencies counted into the library's bins, for what is summed and written rather than read:
+ * ingest's rows (rollup.ts `totalsOf`), a rule's move, the hour and day rows' migration. Each value's
+ * bin is worked out once (`binOf`) however many rows it is added to, and the tally is written in
+ * the stored form straight from its counts. A DDSketch per row and span was two fifths of the
+ * statistics' cost of a batch (a log per row, stores growing bin by bin; docs/statistics.md). The
+ * bytes are those `encodeSketch` writes of a sketch that accepted the same values, which
+ * `sketch.test.ts` checks; percentiles are still the library's (`SketchSum.sketch`).
+ */
+export class Tally {
+  private zeros = 0;
+  /** Per store, its bins as `[key, count, …]`, keys rising (as `CompactBins`); counts may pass through zero. */
+  private readonly stores: [number[], number[]] = [[], []];
+
+  accept(value: number): void {
+    this.addBin(binOf(value), 1);
+  }
+
+  /** `count` values in one bin (negative: taken out, a rule's move). */
+  addBin(bin: BinOf, count: number): void {
+    if (bin === null) this.zeros += count;
+    else addToBin(this.stores[bin.store], bin.key, count);
+  }
+
+  /** Another tally's or a stored sketch's (`binsOf`) counts added, or taken out with `sign` -1. */
+  add(other: Tally | CompactBins, sign: 1 | -1 = 1): void {
+    const bins: CompactBins = other instanceof Tally ? { zeros: other.zeros, stores: other.stores } : other;
+    this.zeros += sign * bins.zeros;
+    for (let s = 0; s < 2; s++) {
+      const from = bins.stores[s] ?? [];
+      const into = this.stores[s] ?? [];
+      for (let i = 0; i < from.length; i += 2) addToBin(into, from[i] ?? 0, sign * (from[i + 1] ?? 0));
+    }
+  }
+
+  /** The counts as stored: non-empty bins, keys rising. */
+  bins(): CompactBins {
+    return { zeros: this.zeros, stores: [storedBins(this.stores[0]), storedBins(this.stores[1])] };
+  }
+
+  /** The stored form: the bytes `encodeSketch` writes of a sketch holding the same values. */
+  encode(): Uint8Array {
+    const bins = this.bins();
+    for (const flat of bins.stores)
+      for (let i = 1; i < flat.length; i += 2)
+        if (!Number.isInteger(flat[i])) throw new Error(`a sketch bin holds ${flat[i]}: only whole counts are stored`);
+    return encodeBins(bins);
+  }
+}
+
+/** `count` added to the bin `key` of flat bins whose keys rise, the bin made in its place if new. */
+function addToBin(flat: number[], key: number, count: number): void {
+  let low = 0;
+  let high = flat.length / 2;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((flat[2 * middle] ?? 0) < key) low = middle + 1;
+    else high = middle;
+  }
+  if (flat[2 * low] === key) flat[2 * low + 1] = (flat[2 * low + 1] ?? 0) + count;
+  else flat.splice(2 * low, 0, key, count);
+}
+
+/**
+ * Flat bins as stored: those with a count above zero. A bin taken below zero (a move's numbers that
+ * the row never counted, such as entries stored under --no-stats) is left out, having no stored
+ * form. The same array when every count is above zero.
+ */
+function storedBins(flat: number[]): number[] {
+  let positive = true;
+  for (let i = 1; i < flat.length; i += 2) if ((flat[i] ?? 0) <= 0) positive = false;
+  if (positive) return flat;
+  const out: number[] = [];
+  for (let i = 0; i < flat.length; i += 2) if ((flat[i + 1] ?? 0) > 0) out.push(flat[i] ?? 0, flat[i + 1] ?? 0);
+  return out;
 }
 
 /** The percentile `q` (0..1) of what the sketch holds, in milliseconds; null when it holds nothing. */

@@ -8,10 +8,11 @@ import {
   keyOf,
   type StatInput,
   type StoredMinute,
+  numbersOf,
   totalsOf,
 } from './rollup.js';
 import { LATE_MS, raiseEpochs } from './closed-blocks.js';
-import { encodeSketch, SKETCH_MERGE_FUNCTION } from './sketch.js';
+import { SKETCH_MERGE_FUNCTION } from './sketch.js';
 import { addStatsDirect } from './sqlite-stats-writer.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
@@ -20,15 +21,6 @@ const KEYS_PER_STATEMENT = 200;
 export function* chunks<T>(rows: readonly T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += KEYS_PER_STATEMENT) yield rows.slice(i, i + KEYS_PER_STATEMENT);
 }
-
-const numbersOf = (t: BucketTotals) => ({
-  count: t.count,
-  latency_max: t.latencyMax,
-  latency_sum: t.latencySum,
-  request_bytes: t.requestBytes,
-  response_bytes: t.responseBytes,
-  sketch: encodeSketch(t.sketch),
-});
 
 /** A row's numbers replaced by the ones given (read, merged and written back: PostgreSQL, a rule's move). */
 const replaced = {

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import { addStored, emptyTotals, startOf, type StoredMinute, type Totals } from '../../route-stats/rollup.js';
-import { encodeSketch } from '../../route-stats/sketch.js';
 
 type AnyDB = Kysely<unknown>;
 
@@ -53,7 +52,7 @@ export async function foldMinutes(db: AnyDB): Promise<void> {
         const span = Number(key.split(' ')[0]);
         await sql`insert into route_rollups (traffic_source_id, span, start, route_id, method, domain_id, status_class, count, latency_max, latency_sum, request_bytes, response_bytes, sketch)
           values (${b.row.traffic_source_id}, ${span}, ${b.start}, ${b.row.route_id}, ${b.row.method}, ${b.row.domain_id}, ${b.row.status_class}, ${b.count}, ${b.latencyMax},
-            ${b.latencySum}, ${b.requestBytes}, ${b.responseBytes}, ${encodeSketch(b.sketch)})`.execute(db);
+            ${b.latencySum}, ${b.requestBytes}, ${b.responseBytes}, ${b.sketch.encode()})`.execute(db);
       }
     }
   }
