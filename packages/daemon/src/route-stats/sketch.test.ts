@@ -67,6 +67,28 @@ describe('stored sketches', () => {
     );
   });
 
+  it('taken below none (numbers a row never held), still stored as bytes that read back: those counts left out', () => {
+    const held = new Tally();
+    [3, 5, 5].forEach((v) => held.accept(v));
+    const never = new Tally();
+    [0, 0, 7, 5].forEach((v) => never.accept(v));
+    held.add(never, -1);
+    const expected = newSketch();
+    [3, 5].forEach((v) => expected.accept(v));
+    expect(held.encode()).toEqual(encodeSketch(expected));
+    expect(binsOf(held.encode())).toEqual({ zeros: 0, stores: [binsOf(encodeSketch(expected)).stores[0], []] });
+  });
+
+  it('refuse bytes no sketch was written as, and latencies with no bin, with an error and at once', () => {
+    const overlong = Uint8Array.from([1, ...Array<number>(150).fill(0xff), 1, 0, 0]);
+    const fine = encodeSketch(newSketch());
+    expect(() => mergeStoredTransient(overlong, fine)).toThrow(/longer than any it writes/);
+    expect(() => mergeStored(fine, overlong)).toThrow(/longer than any it writes/);
+    expect(() => binsOf(overlong)).toThrow(/longer than any it writes/);
+    expect(() => mergeStored(Uint8Array.from([1, 0, 2, 4]), fine)).toThrow(/ends early/);
+    for (const latency of [Infinity, -Infinity]) expect(() => new Tally().accept(latency)).toThrow(/has no bin/);
+  });
+
   it("merged as stored (SQLite's upsert) hold what both held, in the form one sketch of both is stored in", () => {
     fc.assert(
       fc.property(

@@ -23,8 +23,20 @@ const COMPACT = 0x01;
 
 type Store = Sketch['store'];
 
+/**
+ * What a varint may hold: a whole number from 0 to 2^53 - 1. Anything else (a count taken below
+ * zero, a non-finite key) would be written as bytes that no longer read back, wedging the row.
+ */
+function varintValue(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`a sketch cannot store ${value}`);
+  return value;
+}
+
+/** A varint holds at most 2^53 - 1 (`varintValue`): 8 bytes of 7 bits. */
+const MAX_VARINT_BYTES = 8;
+
 function writeVarint(out: number[], value: number): void {
-  let v = value;
+  let v = varintValue(value);
   while (v >= 0x80) {
     out.push((v % 0x80) | 0x80);
     v = Math.floor(v / 0x80);
@@ -82,28 +94,37 @@ export interface CompactBins {
   readonly stores: readonly [number[], number[]];
 }
 
-function readCompact(bytes: Uint8Array): CompactBins {
-  let at = 1;
-  const varint = (): number => {
+/** A compact form's varints, read in order from `at`. */
+class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public at: number,
+  ) {}
+
+  next(): number {
     let value = 0;
     let scale = 1;
-    for (;;) {
-      const byte = bytes[at++];
+    for (let length = 1; length <= MAX_VARINT_BYTES; length++) {
+      const byte = this.bytes[this.at++];
       if (byte === undefined) throw new Error('a stored sketch ends early');
       value += (byte & 0x7f) * scale;
       if (byte < 0x80) return value;
       scale *= 0x80;
     }
-  };
-  const zeros = varint();
+    throw new Error('a stored sketch holds a number longer than any it writes');
+  }
+}
+
+function readCompact(bytes: Uint8Array): CompactBins {
+  const reader = new VarintReader(bytes, 1);
+  const zeros = reader.next();
   const store = (): number[] => {
-    const bins = varint();
-    const flat = new Array<number>(bins * 2);
+    const bins = reader.next();
+    const flat: number[] = [];
     let key = 0;
     for (let i = 0; i < bins; i++) {
-      key += unzigzag(varint());
-      flat[2 * i] = key;
-      flat[2 * i + 1] = varint();
+      key += unzigzag(reader.next());
+      flat.push(key, reader.next());
     }
     return flat;
   };
@@ -185,29 +206,9 @@ const NO_BINS: CompactBins = { zeros: 0, stores: [[], []] };
 const compactBins = (bytes: Uint8Array | null): CompactBins | undefined =>
   bytes === null || bytes.byteLength === 0 ? NO_BINS : bytes[0] === COMPACT ? readCompact(bytes) : undefined;
 
-/** A compact form's varints, read in order from `at`. */
-class VarintReader {
-  constructor(
-    private readonly bytes: Uint8Array,
-    public at: number,
-  ) {}
-
-  next(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.bytes[this.at++];
-      if (byte === undefined) throw new Error('a stored sketch ends early');
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  }
-}
-
 /** `value` as a varint into `out` at `at`; where the next byte goes. */
 function putVarint(out: Uint8Array, at: number, value: number): number {
-  let v = value;
+  let v = varintValue(value);
   let w = at;
   while (v >= 0x80) {
     out[w++] = (v % 0x80) | 0x80;
@@ -439,16 +440,23 @@ export type BinOf = { readonly store: 0 | 1; readonly key: number } | null;
 
 const MAPPING = newSketch().mapping;
 
+/** An infinite latency has no bin (the library's `accept` fails on one too); NaN counts as zero, as there. */
+const notALatency = (value: number): never => {
+  throw new Error(`a latency of ${value} ms has no bin`);
+};
+
 /**
  * The bin a sketch made by `newSketch` puts `value` in, as its `accept` decides: the positive store
  * above the mapping's smallest value, the negative one below its opposite, else the zero count.
  */
 export const binOf = (value: number): BinOf =>
-  value > MAPPING.minPossible
-    ? { store: 0, key: MAPPING.key(value) }
-    : value < -MAPPING.minPossible
-      ? { store: 1, key: MAPPING.key(-value) }
-      : null;
+  !Number.isFinite(value) && !Number.isNaN(value)
+    ? notALatency(value)
+    : value > MAPPING.minPossible
+      ? { store: 0, key: MAPPING.key(value) }
+      : value < -MAPPING.minPossible
+        ? { store: 1, key: MAPPING.key(-value) }
+        : null;
 
 /**
  * Latencies counted into the library's bins, for what is summed and written rather than read:
@@ -487,7 +495,8 @@ export class Tally {
 
   /** The counts as stored: non-empty bins, keys rising. */
   bins(): CompactBins {
-    return { zeros: this.zeros, stores: [storedBins(this.stores[0]), storedBins(this.stores[1])] };
+    // Zeros taken below none, as bins below (`storedBins`): counts the row never held.
+    return { zeros: Math.max(0, this.zeros), stores: [storedBins(this.stores[0]), storedBins(this.stores[1])] };
   }
 
   /** The stored form: the bytes `encodeSketch` writes of a sketch holding the same values. */
