@@ -1,9 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { durationMs, HTTP_METHODS, type HttpTrafficRecord, PROTOCOLS, type TrafficFilters } from '@tapline/shared';
+import { durationMs, type HttpTrafficRecord, type TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import type { StoredPayload } from '../db/payload.js';
-import { uuidText } from '../db/stored-values.js';
-import type { Statement } from 'better-sqlite3';
 import { invalidField } from '../http/errors.js';
 import { after, type HarCursor } from '../har/repo.js';
 import { parseJson, routeOf, trafficFilter } from '../http-traffic/repo.js';
@@ -94,94 +92,6 @@ const exchangeOf = (row: ExchangeRow, decode: (value: StoredPayload) => string):
   },
 });
 
-/** The columns `exchangeRows` selects, in order: what a row read as an array holds. */
-const COLUMNS = [
-  'id',
-  'created_at',
-  'method',
-  'status',
-  'protocol',
-  'route',
-  'domain',
-  'pathname',
-  'route_template',
-  'request_headers',
-  'request_body',
-  'query_params',
-  'response_headers',
-  'response_body',
-] as const satisfies readonly (keyof ExchangeRow)[];
-
-/** `value` if it is one of `words` (the column holds nothing else). */
-function oneOf<T extends string>(words: readonly T[], value: unknown): T {
-  const word = words.find((w) => w === value);
-  if (word === undefined)
-    throw new Error(`a stored entry has ${String(value)} where one of ${words.join(', ')} belongs`);
-  return word;
-}
-
-function textOf(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`a stored entry has ${typeof value} where text belongs`);
-  return value;
-}
-
-function payloadOf(value: unknown): StoredPayload {
-  if (typeof value !== 'string' && !(value instanceof Uint8Array))
-    throw new TypeError(`a stored payload is ${typeof value}`);
-  return value;
-}
-
-/** A row read as an array (COLUMNS), as Kysely would have made it: the id as its text. */
-function rowOf(values: unknown): ExchangeRow {
-  if (!Array.isArray(values) || values.length !== COLUMNS.length) throw new TypeError('a row of another shape');
-  const row: readonly unknown[] = values;
-  const [id, createdAt, method, status, protocol, route, domain, pathname, template, requestHeaders] = row;
-  const [requestBody, queryParams, responseHeaders, responseBody] = [row[10], row[11], row[12], row[13]];
-  return {
-    id: id instanceof Uint8Array && id.byteLength === 16 ? uuidText(id) : textOf(id),
-    created_at: textOf(createdAt),
-    method: oneOf(HTTP_METHODS, method),
-    status: Number(status),
-    protocol: oneOf(PROTOCOLS, protocol),
-    route: route === null ? null : textOf(route),
-    domain: textOf(domain),
-    pathname: textOf(pathname),
-    route_template: template === null ? null : textOf(template),
-    request_headers: payloadOf(requestHeaders),
-    request_body: requestBody === null ? null : payloadOf(requestBody),
-    query_params: payloadOf(queryParams),
-    response_headers: payloadOf(responseHeaders),
-    response_body: responseBody === null ? null : payloadOf(responseBody),
-  };
-}
-
-/**
- * One page's rows. On SQLite, by its connection's statement in better-sqlite3's raw mode (an
- * array per row), while Kysely's connection is held for it (so never inside another flow's open
- * transaction): better-sqlite3 makes an object per row by setting its 14 properties one by one,
- * which took a fifth of the reading (decisions §25.13).
- */
-async function pageOf(
-  store: Store,
-  query: ReturnType<ReturnType<typeof exchangeRows>['where']>,
-): Promise<ExchangeRow[]> {
-  const statements = store.dialect.statements;
-  if (!statements) return query.execute();
-  const { sql, parameters } = query.compile();
-  // Synchronous inside: nothing else runs on the connection meanwhile.
-  return store.db.connection().execute(() => Promise.resolve(rawRows(statements.prepare(sql), parameters)));
-}
-
-/** The statement's rows as arrays; the statement is the connection's, kept by its text, so back to objects after. */
-function rawRows(statement: Statement, parameters: readonly unknown[]): ExchangeRow[] {
-  statement.raw(true);
-  try {
-    return statement.all(...parameters).map(rowOf);
-  } finally {
-    statement.raw(false);
-  }
-}
-
 /**
  * Every exchange of a source in a window, oldest first (by time, then id: the order, and so the
  * inferred document, is the same at every read), one page at a time: memory holds one page
@@ -205,18 +115,16 @@ export async function* eachExchange(
     let cursor: HarCursor | null = null;
     for (;;) {
       if (pages++ > 0) await nextTurn();
-      const rows = await pageOf(
-        store,
-        exchangeRows(store)
-          .where((eb) =>
-            cursor
-              ? eb.and([trafficFilter(eb, store.dialect, sourceId, filters), after(store.dialect, cursor)])
-              : trafficFilter(eb, store.dialect, sourceId, filters),
-          )
-          .orderBy('t.created_at', 'asc')
-          .orderBy('t.id', 'asc')
-          .limit(PAGE),
-      );
+      const rows = await exchangeRows(store)
+        .where((eb) =>
+          cursor
+            ? eb.and([trafficFilter(eb, store.dialect, sourceId, filters), after(store.dialect, cursor)])
+            : trafficFilter(eb, store.dialect, sourceId, filters),
+        )
+        .orderBy('t.created_at', 'asc')
+        .orderBy('t.id', 'asc')
+        .limit(PAGE)
+        .execute();
       for (const row of rows) yield exchangeOf(row, decode);
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) break;

@@ -69,17 +69,13 @@ export interface SqlDialect {
   unindexed(column: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string>;
   /**
    * SQLite: statements of its one connection, for ingest's hottest writes, which bind values to
-   * SQL prepared once instead of going through Kysely (http-traffic/sqlite-writer.ts), and for the
-   * pages of api infer and check, read as arrays (api-contract/records.ts). PostgreSQL: none,
-   * every write goes through Kysely.
+   * SQL prepared once instead of going through Kysely (http-traffic/sqlite-writer.ts). PostgreSQL:
+   * none, every write goes through Kysely.
    */
   readonly statements?: DirectStatements;
 }
 
-/**
- * The one connection of an SQLite database, below Kysely: used only inside a Kysely transaction,
- * or while Kysely's connection is held (`db.connection()`, the reads of api-contract/records.ts).
- */
+/** The one connection of an SQLite database, below Kysely: used only inside a Kysely transaction. */
 export interface DirectStatements {
   /** The statement of this SQL text, prepared once per connection. */
   prepare(sqlText: string): Statement;
