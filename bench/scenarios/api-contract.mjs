@@ -58,7 +58,7 @@ async function seedEntries(daemon, sourceId, count, realisticRecord, log) {
 }
 
 /** The floor: every body of the source, read and inflated (as payload.ts decodes), optionally parsed. */
-function readBodies(sqlite, sourceId, parse) {
+export function readBodies(sqlite, sourceId, parse) {
   const dictionaries = new Map(
     sqlite
       .prepare('select id, data from payload_dictionaries')

@@ -1,46 +1,16 @@
 import { constants, createDeflateRaw, type DeflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
+import { handleOf, type ZlibHandle } from './zlib-handle.js';
 
 /** The output buffer, kept from value to value up to KEPT_BUFFER bytes (as RawInflater's). */
 const BUFFER = 16 * 1024;
 const KEPT_BUFFER = 1024 * 1024;
 
-/**
- * The native handle under a node:zlib stream, as lib/zlib.js drives it in its synchronous calls:
- * `writeSync` runs deflate over `input[inOff, inOff + inLen)` into `output[outOff, outOff + outLen)`
- * and leaves the room left in both in the stream's `_writeState`; `reset` is zlib's `deflateReset`
- * followed by the stream's preset dictionary again. Not a public API: checked before every use.
- */
-interface DeflateHandle {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOff: number,
-    inLen: number,
-    output: Uint8Array,
-    outOff: number,
-    outLen: number,
-  ): void;
-  reset(): void;
-  onerror: (message: string, errno: number) => void;
-}
-
 interface Open {
   readonly stream: DeflateRaw;
-  readonly handle: DeflateHandle;
+  readonly handle: ZlibHandle;
   /** [room left in the output, input left], written by `writeSync`. */
   readonly state: Uint32Array;
   readonly dictionary: Uint8Array | undefined;
-}
-
-function isHandle(value: unknown): value is DeflateHandle {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'writeSync' in value &&
-    typeof value.writeSync === 'function' &&
-    'reset' in value &&
-    typeof value.reset === 'function'
-  );
 }
 
 /**
@@ -92,17 +62,9 @@ export class RawDeflater {
     if (this.#open && this.#open.dictionary === dictionary) return this.#open;
     this.#close();
     const stream = createDeflateRaw(dictionary ? { ...this.#options, dictionary } : this.#options);
-    const handle: unknown = Reflect.get(stream, '_handle');
-    const state: unknown = Reflect.get(stream, '_writeState');
-    if (!isHandle(handle) || !(state instanceof Uint32Array) || state.length < 2) {
-      stream.close();
-      this.#unusable = true;
-      return undefined;
-    }
-    handle.onerror = () => {
-      this.#failed = true;
-    };
-    this.#open = { stream, handle, state, dictionary };
+    const native = handleOf(stream, () => (this.#failed = true));
+    this.#unusable = !native;
+    this.#open = native && { stream, ...native, dictionary };
     return this.#open;
   }
 

@@ -112,6 +112,34 @@ describe('the payload inflater', () => {
     expect(inflateRawSync).not.toHaveBeenCalled();
   });
 
+  it('keeps a stream for each of its last dictionaries, and reads on after a damaged value', () => {
+    // More dictionaries in turn than streams are kept (three values each), a damaged value between
+    // good ones of its dictionary: every good value is still read by the inflater itself (a stream
+    // that failed is dropped, not reused).
+    const inflater = new RawInflater();
+    const many = [
+      ...dictionaries,
+      ...Array.from({ length: 4 }, () => trainDictionary(Array.from({ length: 10 }, () => sampleText(next, 300)))),
+    ];
+    vi.mocked(inflateRawSync).mockClear();
+    let damaged = 0;
+    for (let i = 0; i < 200; i++) {
+      const dictionary = many[Math.floor(i / 3) % many.length];
+      const text = sampleText(next, 50 + Math.floor(next() * 2000));
+      const stream = deflateRawSync(text, dictionary ? { ...STORED, dictionary } : STORED);
+      if (i % 10 !== 9) {
+        expect(inflater.text(stream, 0, dictionary)).toBe(text);
+        continue;
+      }
+      const cut = stream.subarray(0, stream.length >> 1);
+      expect(outcome(() => inflater.text(cut, 0, dictionary))).toEqual(outcome(() => zlibText(cut, dictionary)));
+      damaged += 1;
+    }
+    // node:zlib was asked only for the damaged values: once by the inflater, whose answer is its
+    // own, and once by the test for the expected outcome.
+    expect(inflateRawSync).toHaveBeenCalledTimes(2 * damaged);
+  });
+
   it('answers a damaged or cut stream as node:zlib does: the same text or the same error', () => {
     const inflater = new RawInflater();
     const kinds = { text: 0, error: 0 };

@@ -1,15 +1,8 @@
-import { inflateRawSync } from 'node:zlib';
-import { inflate, inflateInit2, inflateSetDictionary } from 'pako/lib/zlib/inflate.js';
-import ZStream from 'pako/lib/zlib/zstream.js';
-import { StreamReset } from './inflate-reset.js';
+import { constants, createInflateRaw, type InflateRaw, inflateRawSync } from 'node:zlib';
+import { handleOf, type ZlibHandle } from './zlib-handle.js';
 
 /** The window the payload codec deflates with (db/payload.ts); a dictionary fills it before a value. */
 const WINDOW_BITS = 13;
-// zlib's codes, as pako's port returns them.
-const Z_OK = 0;
-const Z_STREAM_END = 1;
-const Z_BUF_ERROR = -5;
-const Z_FINISH = 4;
 /**
  * The output buffer, kept from value to value up to KEPT_BUFFER bytes; also the room each call of
  * inflate is given, as node:zlib gives it (its chunk): a back-reference may reach the window plus
@@ -17,65 +10,100 @@ const Z_FINISH = 4;
  */
 const BUFFER = 16 * 1024;
 const KEPT_BUFFER = 1024 * 1024;
+/** Streams kept open, one per dictionary: a source's dictionary changes every 100,000 values. */
+const KEPT_STREAMS = 4;
+
+interface Open {
+  readonly stream: InflateRaw;
+  readonly handle: ZlibHandle;
+  /** [room left in the output, input left], written by `writeSync`. */
+  readonly state: Uint32Array;
+}
 
 /**
  * Raw DEFLATE (RFC 1951) decoding of one stored payload after a preset dictionary, with one
- * stream of pako's zlib port (`pako/lib/zlib`, zlib's own inflate in JavaScript) reset from value
- * to value (docs/decisions.md §25.7). node:zlib sets a native stream up for every value (a handle,
- * its state, its window, a 16 KiB output buffer): for values of 40 to 150 bytes that set-up was
- * most of the work, the passes of `api infer` and `api check` decode several per entry, and the
- * native memory it left held the daemon about 60 MiB higher after a pass. A stream this one does
- * not end cleanly is decoded again by node:zlib, whose text or error is the answer: a damaged row
- * reads as it did. One per codec: decoding is synchronous.
+ * node:zlib stream kept open per dictionary and reset from value to value (docs/decisions.md
+ * §25.12), driven as lib/zlib.js's `inflateRawSync` drives a new one: the same zlib, given the
+ * same room at each call. `inflateRawSync` sets a native stream up for every value (a handle, its
+ * state, its window, a 16 KiB output buffer): for values of 40 to 150 bytes that set-up was most
+ * of the work, the passes of `api infer` and `api check` decode several per entry, and the native
+ * memory it left held the daemon about 60 MiB higher after a pass. A value during which zlib
+ * reports an error (a damaged or cut stream; the stream is then dropped), or any value when the
+ * handle is not as expected (another Node), is decoded again by `inflateRawSync`, whose text or
+ * error is the answer: a damaged row reads as it did. One per codec: decoding is synchronous.
  */
 export class RawInflater {
-  readonly #stream = new ZStream();
-  /** pako's reset without its two new tables a value (§25.11). */
-  readonly #reset = new StreamReset(this.#stream);
+  /** By dictionary (the same bytes object; null for none), the oldest first. */
+  readonly #open = new Map<Uint8Array | null, Open>();
+  /** The handle did not behave as lib/zlib.js's: `inflateRawSync` from now on. */
+  #unusable = false;
+  #failed = false;
   #out = Buffer.allocUnsafe(BUFFER);
-
-  constructor() {
-    if (inflateInit2(this.#stream, -WINDOW_BITS) !== Z_OK) throw new Error('pako could not set an inflate stream up');
-  }
 
   /** The UTF-8 text `input[offset..]` inflates to after `dictionary`. */
   text(input: Uint8Array, offset: number, dictionary: Uint8Array | undefined): string {
-    const decoded = this.#inflate(input, offset, dictionary);
+    const open = this.#unusable ? undefined : this.#streamFor(dictionary ?? null);
+    const decoded = open ? this.#run(open, dictionary ?? null, input, offset) : undefined;
     if (decoded !== undefined) return decoded;
     const options = dictionary ? { windowBits: WINDOW_BITS, dictionary } : { windowBits: WINDOW_BITS };
     return inflateRawSync(input.subarray(offset), options).toString('utf8');
   }
 
-  /** The text, or undefined for a stream that is damaged or cut. */
-  #inflate(input: Uint8Array, offset: number, dictionary: Uint8Array | undefined): string | undefined {
-    const stream = this.#stream;
-    if (!this.#reset.reset()) return undefined;
-    if (dictionary && inflateSetDictionary(stream, dictionary) !== Z_OK) return undefined;
-    stream.input = input;
-    stream.next_in = offset;
-    stream.avail_in = input.length - offset;
+  #streamFor(dictionary: Uint8Array | null): Open | undefined {
+    const kept = this.#open.get(dictionary);
+    if (kept) return kept;
+    if (this.#open.size >= KEPT_STREAMS) {
+      const [oldest] = this.#open.keys();
+      this.#close(oldest ?? null);
+    }
+    const stream = createInflateRaw(dictionary ? { windowBits: WINDOW_BITS, dictionary } : { windowBits: WINDOW_BITS });
+    const native = handleOf(stream, () => (this.#failed = true));
+    this.#unusable = !native;
+    const open = native && { stream, ...native };
+    if (open) this.#open.set(dictionary, open);
+    return open;
+  }
+
+  /** The text, or undefined when zlib failed (the stream is then dropped). */
+  #run(open: Open, dictionary: Uint8Array | null, input: Uint8Array, offset: number): string | undefined {
+    const { handle, state } = open;
+    let inOff = offset;
     let written = 0;
     try {
       for (;;) {
-        stream.output = this.#out;
-        stream.next_out = written;
-        stream.avail_out = BUFFER - (written % BUFFER);
-        const status = inflate(stream, Z_FINISH);
-        written = stream.next_out;
-        if (status === Z_STREAM_END) return this.#out.toString('utf8', 0, written);
-        // Out of this call's room: go on, in a larger buffer when this one is full, kept for the
-        // next values; anything else is a damaged or cut stream.
-        if ((status !== Z_OK && status !== Z_BUF_ERROR) || stream.avail_out !== 0) return undefined;
-        if (written < this.#out.length) continue;
-        const larger = Buffer.allocUnsafe(this.#out.length * 2);
-        this.#out.copy(larger, 0, 0, written);
-        this.#out = larger;
+        // The room lib/zlib.js gives a call: what is left of its current 16 KiB chunk.
+        const room = BUFFER - (written % BUFFER);
+        if (written + room > this.#out.length) {
+          const larger = Buffer.allocUnsafe(this.#out.length * 2);
+          this.#out.copy(larger, 0, 0, written);
+          this.#out = larger;
+        }
+        handle.writeSync(constants.Z_FINISH, input, inOff, input.length - inOff, this.#out, written, room);
+        if (this.#failed) return this.#drop(dictionary);
+        const [outLeft = 0, inLeft = 0] = state;
+        written += room - outLeft;
+        inOff = input.length - inLeft;
+        // Room left means zlib ended the stream (Z_FINISH, no error); none, that it may have more.
+        if (outLeft !== 0) break;
       }
+      handle.reset();
+      return this.#failed ? this.#drop(dictionary) : this.#out.toString('utf8', 0, written);
+    } catch {
+      return this.#drop(dictionary);
     } finally {
-      stream.input = null;
-      stream.output = null;
       // A large body's buffer is not kept for the daemon's lifetime: the values are mostly small.
       if (this.#out.length > KEPT_BUFFER) this.#out = Buffer.allocUnsafe(BUFFER);
     }
+  }
+
+  #drop(dictionary: Uint8Array | null): undefined {
+    this.#close(dictionary);
+    this.#failed = false;
+    return undefined;
+  }
+
+  #close(dictionary: Uint8Array | null): void {
+    this.#open.get(dictionary)?.stream.close();
+    this.#open.delete(dictionary);
   }
 }
