@@ -87,6 +87,16 @@ describe('RawDeflater', () => {
     expect(zlib.deflateRawSync).toHaveBeenCalledTimes(40);
   });
 
+  it('falls back to deflateRawSync for good where the handle writes no state where lib/zlib.js reads it', () => {
+    opened.edit = (stream) =>
+      Object.assign((stream as unknown as { _handle: object })._handle, { writeSync: () => {} });
+    const deflater = new RawDeflater(STORED);
+    for (const input of values.slice(0, 5))
+      expect(deflater.deflate(input, first, head)).toEqual(Buffer.concat([head, sync(input, first)]));
+    // The 5 fall-backs and the 5 expected values.
+    expect(zlib.deflateRawSync).toHaveBeenCalledTimes(10);
+  });
+
   it('deflates a value again by deflateRawSync when zlib reports an error, and opens a new stream', () => {
     let broken = 0;
     opened.edit = (stream) => {

@@ -1,5 +1,5 @@
 import { constants, createDeflateRaw, type DeflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
-import { handleOf, type ZlibHandle } from './zlib-handle.js';
+import { closeStream, finishStep, handleOf, type ZlibHandle } from './zlib-handle.js';
 
 /** The output buffer, kept from value to value up to KEPT_BUFFER bytes (as RawInflater's). */
 const BUFFER = 16 * 1024;
@@ -61,7 +61,15 @@ export class RawDeflater {
   #streamFor(dictionary: Uint8Array | undefined): Open | undefined {
     if (this.#open && this.#open.dictionary === dictionary) return this.#open;
     this.#close();
-    const stream = createDeflateRaw(dictionary ? { ...this.#options, dictionary } : this.#options);
+    // The smallest chunk: writeSync writes into the deflater's own buffer, never the stream's. The
+    // options by Object.assign, not spreads followed by properties (as RawInflater's, decisions §20.15).
+    const options = Object.assign(
+      {},
+      this.#options,
+      { chunkSize: constants.Z_MIN_CHUNK },
+      dictionary && { dictionary },
+    );
+    const stream = createDeflateRaw(options);
     const native = handleOf(stream, () => (this.#failed = true));
     this.#unusable = !native;
     this.#open = native && { stream, ...native, dictionary };
@@ -76,8 +84,13 @@ export class RawDeflater {
     try {
       for (;;) {
         const room = this.#out.length - written;
-        handle.writeSync(constants.Z_FINISH, input, inOff, input.length - inOff, this.#out, written, room);
+        const stepped = finishStep(open, input, inOff, this.#out, written, room);
         if (this.#failed) return this.#drop();
+        if (!stepped) {
+          // The handle did not write its state: `deflateRawSync` from now on.
+          this.#unusable = true;
+          return this.#drop();
+        }
         const [outLeft = 0, inLeft = 0] = state;
         written += room - outLeft;
         inOff = input.length - inLeft;
@@ -101,7 +114,7 @@ export class RawDeflater {
   }
 
   #close(): void {
-    this.#open?.stream.close();
+    if (this.#open) closeStream(this.#open.stream);
     this.#open = undefined;
   }
 }

@@ -1,13 +1,28 @@
 import { createHash } from 'node:crypto';
 import { constants, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RawInflater } from './inflate.js';
 import { trainDictionary } from './payload.js';
 
-// Counted, so a test can tell the inflater's own decoding from its fall-back to node:zlib.
+// Counted, so a test can tell the inflater's own decoding from its fall-back to node:zlib; the
+// streams it opens are counted and pass through `opened`, so a test can break one.
+const opened = vi.hoisted(() => ({ count: 0, edit: undefined as ((stream: object) => void) | undefined }));
 vi.mock('node:zlib', async (actual) => {
   const zlib = await actual<typeof import('node:zlib')>();
-  return { ...zlib, inflateRawSync: vi.fn(zlib.inflateRawSync) };
+  return {
+    ...zlib,
+    inflateRawSync: vi.fn(zlib.inflateRawSync),
+    createInflateRaw: (options: ZlibOptions) => {
+      const stream = zlib.createInflateRaw(options);
+      opened.count += 1;
+      opened.edit?.(stream);
+      return stream;
+    },
+  };
+});
+
+afterEach(() => {
+  opened.edit = undefined;
 });
 
 /** A small seeded generator: the same cases at every run. */
@@ -190,5 +205,55 @@ describe('the payload inflater', () => {
       }
     }
     expect(refused).toBeGreaterThan(10);
+  });
+  it('keeps the streams of the four dictionaries used last, however many come in turn', () => {
+    // One dictionary between each of five others, twice over: it is never the least recently
+    // used, so its stream is opened once; the others' are opened and closed in turn.
+    const many = [
+      undefined,
+      ...Array.from({ length: 5 }, () => trainDictionary(Array.from({ length: 10 }, () => sampleText(next, 300)))),
+    ];
+    const inflater = new RawInflater();
+    const order = [1, 2, 3, 4, 5, 1, 2, 3, 4, 5].flatMap((other) => [0, other]);
+    const opens: number[] = [];
+    vi.mocked(inflateRawSync).mockClear();
+    for (const which of order) {
+      const dictionary = many[which];
+      const text = sampleText(next, 200);
+      const before = opened.count;
+      expect(inflater.text(deflateRawSync(text, dictionary ? { ...STORED, dictionary } : STORED), 0, dictionary)).toBe(
+        text,
+      );
+      if (opened.count > before) opens.push(which);
+      expect(inflater.openStreams).toBeLessThanOrEqual(4);
+    }
+    expect(opens.filter((which) => which === 0)).toHaveLength(1);
+    expect(opens).toHaveLength(1 + 5 + 5);
+    expect(inflateRawSync).not.toHaveBeenCalled();
+  });
+
+  it('falls back to node:zlib where the stream has no handle to drive, or its handle writes no state', () => {
+    const text = sampleText(next, 3000);
+    const stream = deflateRawSync(text, STORED);
+    for (const edit of [
+      (s: object) => Object.assign(s, { _handle: null }),
+      // A handle of another shape: it answers, but writes nothing where lib/zlib.js reads.
+      (s: object) => Object.assign((s as { _handle: { writeSync: () => void } })._handle, { writeSync: () => {} }),
+    ]) {
+      opened.edit = edit;
+      const inflater = new RawInflater();
+      vi.mocked(inflateRawSync).mockClear();
+      for (let i = 0; i < 3; i++) expect(inflater.text(stream, 0, undefined)).toBe(text);
+      // Every value by node:zlib, and no stream kept: the inflater gave up its own.
+      expect(inflateRawSync).toHaveBeenCalledTimes(3);
+      expect(inflater.openStreams).toBe(0);
+    }
+  });
+
+  it('answers an offset past the end of a value as node:zlib answers no input', () => {
+    const stream = deflateRawSync('{"a":1}', STORED);
+    expect(outcome(() => new RawInflater().text(stream, stream.length + 3, undefined))).toEqual(
+      outcome(() => zlibText(new Uint8Array(0), undefined)),
+    );
   });
 });

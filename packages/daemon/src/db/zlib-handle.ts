@@ -1,4 +1,4 @@
-import type { DeflateRaw, InflateRaw } from 'node:zlib';
+import { constants, type DeflateRaw, type InflateRaw } from 'node:zlib';
 
 /**
  * The native handle under a node:zlib stream, as lib/zlib.js drives it in its synchronous calls:
@@ -19,6 +19,7 @@ export interface ZlibHandle {
     outLen: number,
   ): void;
   reset(): void;
+  close(): void;
   onerror: (message: string, errno: number) => void;
 }
 
@@ -29,7 +30,9 @@ function isHandle(value: unknown): value is ZlibHandle {
     'writeSync' in value &&
     typeof value.writeSync === 'function' &&
     'reset' in value &&
-    typeof value.reset === 'function'
+    typeof value.reset === 'function' &&
+    'close' in value &&
+    typeof value.close === 'function'
   );
 }
 
@@ -50,4 +53,42 @@ export function handleOf(
   }
   handle.onerror = onError;
   return { handle, state };
+}
+
+/**
+ * A stream closed as lib/zlib.js's `_close` closes it: its handle at once, then forgotten. Not
+ * `stream.close()`, which is a stream's `destroy`: that keeps the stream, its 16 KiB buffer and its
+ * dictionary's copy until the next tick, and a synchronous statement that opened a stream a value
+ * (more dictionaries in turn than are kept) held hundreds of MiB so.
+ */
+export function closeStream(stream: DeflateRaw | InflateRaw): void {
+  const handle: unknown = Reflect.get(stream, '_handle');
+  if (!isHandle(handle)) return void stream.close();
+  handle.close();
+  Reflect.set(stream, '_handle', null);
+}
+
+/** What `writeSync` cannot leave in `_writeState`: a handle that left it so did not write it. */
+const UNWRITTEN = 0xffffffff;
+
+/**
+ * One `writeSync` of the rest of `input` (from `inOff`) with Z_FINISH into `output[outOff, outOff +
+ * room)`. False when the handle did not write the room left in both into its state as lib/zlib.js
+ * reads it (another Node): a loop on a state never written would grow its output for ever. The
+ * state then holds [room left in the output, input left].
+ */
+export function finishStep(
+  native: { readonly handle: ZlibHandle; readonly state: Uint32Array },
+  input: Uint8Array,
+  inOff: number,
+  output: Uint8Array,
+  outOff: number,
+  room: number,
+): boolean {
+  const { handle, state } = native;
+  const inLen = input.length - inOff;
+  state[0] = UNWRITTEN;
+  state[1] = UNWRITTEN;
+  handle.writeSync(constants.Z_FINISH, input, inOff, inLen, output, outOff, room);
+  return (state[0] ?? UNWRITTEN) <= room && (state[1] ?? UNWRITTEN) <= inLen;
 }
