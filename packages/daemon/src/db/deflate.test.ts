@@ -87,6 +87,23 @@ describe('RawDeflater', () => {
     expect(zlib.deflateRawSync).toHaveBeenCalledTimes(40);
   });
 
+  it("keeps the streams of the four dictionaries used last: several sources' values in turn", () => {
+    const others = Array.from({ length: 5 }, (_, i) => trainDictionary(values.slice(i * 10, i * 10 + 10).map(String)));
+    const opens: (Uint8Array | undefined)[] = [];
+    const deflater = new RawDeflater(STORED);
+    for (const dictionary of [0, 1, 2, 3, 4, 0, 1, 2, 3, 4].flatMap((i) => [first, others[i]])) {
+      opened.edit = () => opens.push(dictionary);
+      const input = values[opens.length % values.length] as Buffer;
+      const stored = deflater.deflate(input, dictionary, head);
+      expect(zlib.inflateRawSync(stored.subarray(head.length), { windowBits: 13, dictionary })).toEqual(input);
+      expect(deflater.openStreams).toBeLessThanOrEqual(4);
+    }
+    // The dictionary used between every other is opened once; the five others each time but
+    // while four are kept.
+    expect(opens.filter((d) => d === first)).toHaveLength(1);
+    expect(opens).toHaveLength(1 + 10);
+  });
+
   it('falls back to deflateRawSync for good where the handle writes no state where lib/zlib.js reads it', () => {
     opened.edit = (stream) =>
       Object.assign((stream as unknown as { _handle: object })._handle, { writeSync: () => {} });

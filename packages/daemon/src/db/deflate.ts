@@ -1,17 +1,12 @@
 import { constants, createDeflateRaw, type DeflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
-import { closeStream, finishStep, handleOf, type ZlibHandle } from './zlib-handle.js';
+import { finishStep, handleOf, KeptStreams, type OpenStream } from './zlib-handle.js';
 
 /** The output buffer, kept from value to value up to KEPT_BUFFER bytes (as RawInflater's). */
 const BUFFER = 16 * 1024;
 const KEPT_BUFFER = 1024 * 1024;
 
-interface Open {
-  readonly stream: DeflateRaw;
-  readonly handle: ZlibHandle;
-  /** [room left in the output, input left], written by `writeSync`. */
-  readonly state: Uint32Array;
-  readonly dictionary: Uint8Array | undefined;
-}
+/** Streams kept open, one per dictionary (`KeptStreams`): ingest from several sources takes each one's in turn. */
+const KEPT_STREAMS = 4;
 
 /**
  * Raw DEFLATE (RFC 1951) of one payload value after a preset dictionary, with one node:zlib
@@ -29,7 +24,7 @@ interface Open {
  */
 export class RawDeflater {
   readonly #options: ZlibOptions;
-  #open: Open | undefined;
+  readonly #open = new KeptStreams<DeflateRaw>(KEPT_STREAMS);
   /** The handle did not behave as lib/zlib.js's: `deflateRawSync` from now on. */
   #unusable = false;
   #failed = false;
@@ -42,7 +37,7 @@ export class RawDeflater {
   /** `head`, then the raw deflate stream of `input` after `dictionary`, in one buffer. */
   deflate(input: Uint8Array, dictionary: Uint8Array | undefined, head: Uint8Array): Buffer {
     const open = this.#unusable ? undefined : this.#streamFor(dictionary);
-    const written = open ? this.#run(open, input) : undefined;
+    const written = open ? this.#run(open, dictionary, input) : undefined;
     if (written === undefined) {
       // A chunk the size of the input: node:zlib's 16 KiB default is a malloc per value.
       const chunkSize = Math.max(constants.Z_MIN_CHUNK, Math.min(input.length, BUFFER));
@@ -57,10 +52,10 @@ export class RawDeflater {
     return stored;
   }
 
-  /** The open stream of `dictionary` (the same bytes object), replacing the one of another. */
-  #streamFor(dictionary: Uint8Array | undefined): Open | undefined {
-    if (this.#open && this.#open.dictionary === dictionary) return this.#open;
-    this.#close();
+  /** The open stream of `dictionary` (the same bytes object), opened if none is kept. */
+  #streamFor(dictionary: Uint8Array | undefined): OpenStream<DeflateRaw> | undefined {
+    const kept = this.#open.get(dictionary ?? null);
+    if (kept) return kept;
     // The smallest chunk: writeSync writes into the deflater's own buffer, never the stream's. The
     // options by Object.assign, not spreads followed by properties (as RawInflater's, decisions §20.15).
     const options = Object.assign(
@@ -72,12 +67,13 @@ export class RawDeflater {
     const stream = createDeflateRaw(options);
     const native = handleOf(stream, () => (this.#failed = true));
     this.#unusable = !native;
-    this.#open = native && { stream, ...native, dictionary };
-    return this.#open;
+    const open = native && { stream, ...native };
+    if (open) this.#open.keep(dictionary ?? null, open);
+    return open;
   }
 
   /** Deflates `input` into `#out`: the bytes written, or undefined when zlib failed (stream dropped). */
-  #run(open: Open, input: Uint8Array): number | undefined {
+  #run(open: OpenStream<DeflateRaw>, dictionary: Uint8Array | undefined, input: Uint8Array): number | undefined {
     const { handle, state } = open;
     let inOff = 0;
     let written = 0;
@@ -85,11 +81,12 @@ export class RawDeflater {
       for (;;) {
         const room = this.#out.length - written;
         const stepped = finishStep(open, input, inOff, this.#out, written, room);
-        if (this.#failed) return this.#drop();
+        if (this.#failed) return this.#drop(dictionary);
         if (!stepped) {
-          // The handle did not write its state: `deflateRawSync` from now on.
+          // The handle did not write its state: every stream closed, `deflateRawSync` from now on.
           this.#unusable = true;
-          return this.#drop();
+          this.#open.closeAll();
+          return this.#drop(dictionary);
         }
         const [outLeft = 0, inLeft = 0] = state;
         written += room - outLeft;
@@ -101,20 +98,20 @@ export class RawDeflater {
         this.#out = larger;
       }
       handle.reset();
-      return this.#failed ? this.#drop() : written;
+      return this.#failed ? this.#drop(dictionary) : written;
     } catch {
-      return this.#drop();
+      return this.#drop(dictionary);
     }
   }
 
-  #drop(): undefined {
-    this.#close();
-    this.#failed = false;
-    return undefined;
+  /** How many streams are open (for tests: never more than KEPT_STREAMS). */
+  get openStreams(): number {
+    return this.#open.size;
   }
 
-  #close(): void {
-    if (this.#open) closeStream(this.#open.stream);
-    this.#open = undefined;
+  #drop(dictionary: Uint8Array | undefined): undefined {
+    this.#open.close(dictionary ?? null);
+    this.#failed = false;
+    return undefined;
   }
 }

@@ -1,5 +1,5 @@
 import { constants, createInflateRaw, type InflateRaw, inflateRawSync } from 'node:zlib';
-import { closeStream, finishStep, handleOf, type ZlibHandle } from './zlib-handle.js';
+import { finishStep, handleOf, KeptStreams, type OpenStream } from './zlib-handle.js';
 
 /** The window the payload codec deflates with (db/payload.ts); a dictionary fills it before a value. */
 const WINDOW_BITS = 13;
@@ -10,19 +10,8 @@ const WINDOW_BITS = 13;
  */
 const BUFFER = 16 * 1024;
 const KEPT_BUFFER = 1024 * 1024;
-/**
- * Streams kept open, one per dictionary, the least recently used closed first: a source's
- * dictionary changes every 100,000 values; reads across sources (`taplined check`, `copy`) take
- * each source's in turn.
- */
+/** Streams kept open, one per dictionary (`KeptStreams`). */
 const KEPT_STREAMS = 4;
-
-interface Open {
-  readonly stream: InflateRaw;
-  readonly handle: ZlibHandle;
-  /** [room left in the output, input left], written by `writeSync`. */
-  readonly state: Uint32Array;
-}
 
 /**
  * Raw DEFLATE (RFC 1951) decoding of one stored payload after a preset dictionary, with one
@@ -37,8 +26,7 @@ interface Open {
  * error is the answer: a damaged row reads as it did. One per codec: decoding is synchronous.
  */
 export class RawInflater {
-  /** By dictionary (the same bytes object; null for none), the least recently used first. */
-  readonly #open = new Map<Uint8Array | null, Open>();
+  readonly #open = new KeptStreams<InflateRaw>(KEPT_STREAMS);
   /** The handle did not behave as lib/zlib.js's: `inflateRawSync` from now on. */
   #unusable = false;
   #failed = false;
@@ -54,18 +42,9 @@ export class RawInflater {
     return inflateRawSync(input.subarray(offset), options).toString('utf8');
   }
 
-  #streamFor(dictionary: Uint8Array | null): Open | undefined {
+  #streamFor(dictionary: Uint8Array | null): OpenStream<InflateRaw> | undefined {
     const kept = this.#open.get(dictionary);
-    if (kept) {
-      // Used last now: moved to the end of the map's order.
-      this.#open.delete(dictionary);
-      this.#open.set(dictionary, kept);
-      return kept;
-    }
-    if (this.#open.size >= KEPT_STREAMS) {
-      const [oldest] = this.#open.keys();
-      this.#close(oldest ?? null);
-    }
+    if (kept) return kept;
     // The smallest chunk: writeSync writes into the inflater's own buffer, never the stream's. The
     // options by Object.assign: built as `{ ...options, dictionary }` (decisions §20.15), a stream
     // a value over six dictionaries in turn left the process at 170 MiB resident instead of 56.
@@ -77,12 +56,17 @@ export class RawInflater {
     const native = handleOf(stream, () => (this.#failed = true));
     this.#unusable = !native;
     const open = native && { stream, ...native };
-    if (open) this.#open.set(dictionary, open);
+    if (open) this.#open.keep(dictionary, open);
     return open;
   }
 
   /** The text, or undefined when zlib failed (the stream is then dropped). */
-  #run(open: Open, dictionary: Uint8Array | null, input: Uint8Array, offset: number): string | undefined {
+  #run(
+    open: OpenStream<InflateRaw>,
+    dictionary: Uint8Array | null,
+    input: Uint8Array,
+    offset: number,
+  ): string | undefined {
     const { handle, state } = open;
     let inOff = offset;
     let written = 0;
@@ -124,14 +108,12 @@ export class RawInflater {
   #giveUp(dictionary: Uint8Array | null): undefined {
     this.#unusable = true;
     this.#drop(dictionary);
-    for (const kept of [...this.#open.keys()]) this.#close(kept);
+    this.#open.closeAll();
     return undefined;
   }
 
   #close(dictionary: Uint8Array | null): void {
-    const open = this.#open.get(dictionary);
-    if (open) closeStream(open.stream);
-    this.#open.delete(dictionary);
+    this.#open.close(dictionary);
   }
 
   /** How many streams are open (for tests: never more than KEPT_STREAMS). */

@@ -92,3 +92,56 @@ export function finishStep(
   handle.writeSync(constants.Z_FINISH, input, inOff, inLen, output, outOff, room);
   return (state[0] ?? UNWRITTEN) <= room && (state[1] ?? UNWRITTEN) <= inLen;
 }
+
+/** A stream kept open with what drives it. */
+export interface OpenStream<S extends DeflateRaw | InflateRaw> {
+  readonly stream: S;
+  readonly handle: ZlibHandle;
+  /** [room left in the output, input left], written by `writeSync`. */
+  readonly state: Uint32Array;
+}
+
+/**
+ * Streams kept open by dictionary (the same bytes object; null for none), at most `limit`, the
+ * least recently used closed first: a dictionary used between every other keeps its stream. A
+ * source's dictionary changes every 100,000 values; ingest from several sources, and reads across
+ * them (`taplined check`, `copy`), take each source's in turn.
+ */
+export class KeptStreams<S extends DeflateRaw | InflateRaw> {
+  readonly #open = new Map<Uint8Array | null, OpenStream<S>>();
+
+  constructor(private readonly limit: number) {}
+
+  /** The stream of `dictionary`, now the most recently used; undefined when none is kept. */
+  get(dictionary: Uint8Array | null): OpenStream<S> | undefined {
+    const kept = this.#open.get(dictionary);
+    if (kept) {
+      this.#open.delete(dictionary);
+      this.#open.set(dictionary, kept);
+    }
+    return kept;
+  }
+
+  /** Keeps `open` for `dictionary`, closing the least recently used stream past the limit. */
+  keep(dictionary: Uint8Array | null, open: OpenStream<S>): void {
+    if (this.#open.size >= this.limit) {
+      const [oldest] = this.#open.keys();
+      this.close(oldest ?? null);
+    }
+    this.#open.set(dictionary, open);
+  }
+
+  close(dictionary: Uint8Array | null): void {
+    const open = this.#open.get(dictionary);
+    if (open) closeStream(open.stream);
+    this.#open.delete(dictionary);
+  }
+
+  closeAll(): void {
+    for (const dictionary of [...this.#open.keys()]) this.close(dictionary);
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+}
