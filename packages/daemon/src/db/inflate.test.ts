@@ -6,7 +6,11 @@ import { trainDictionary } from './payload.js';
 
 // Counted, so a test can tell the inflater's own decoding from its fall-back to node:zlib; the
 // streams it opens are counted and pass through `opened`, so a test can break one.
-const opened = vi.hoisted(() => ({ count: 0, edit: undefined as ((stream: object) => void) | undefined }));
+const opened = vi.hoisted(() => ({
+  count: 0,
+  streams: [] as object[],
+  edit: undefined as ((stream: object) => void) | undefined,
+}));
 vi.mock('node:zlib', async (actual) => {
   const zlib = await actual<typeof import('node:zlib')>();
   return {
@@ -15,6 +19,7 @@ vi.mock('node:zlib', async (actual) => {
     createInflateRaw: (options: ZlibOptions) => {
       const stream = zlib.createInflateRaw(options);
       opened.count += 1;
+      opened.streams.push(stream);
       opened.edit?.(stream);
       return stream;
     },
@@ -23,6 +28,7 @@ vi.mock('node:zlib', async (actual) => {
 
 afterEach(() => {
   opened.edit = undefined;
+  opened.streams = [];
 });
 
 /** A small seeded generator: the same cases at every run. */
@@ -230,6 +236,12 @@ describe('the payload inflater', () => {
     expect(opens.filter((which) => which === 0)).toHaveLength(1);
     expect(opens).toHaveLength(1 + 5 + 5);
     expect(inflateRawSync).not.toHaveBeenCalled();
+    // Each stream closed as lib/zlib.js's _close does, its handle at once, not destroyed (which
+    // keeps the stream and its buffers until the next tick), and opened with the smallest chunk.
+    type Seen = { _handle: unknown; destroyed: boolean; _outBuffer: Buffer };
+    const streams = opened.streams.slice(-opens.length) as Seen[];
+    expect(streams.filter((s) => s._handle === null && !s.destroyed)).toHaveLength(opens.length - 4);
+    for (const s of streams) expect(s._outBuffer.length).toBe(constants.Z_MIN_CHUNK);
   });
 
   it('falls back to node:zlib where the stream has no handle to drive, or its handle writes no state', () => {
@@ -243,17 +255,21 @@ describe('the payload inflater', () => {
       opened.edit = edit;
       const inflater = new RawInflater();
       vi.mocked(inflateRawSync).mockClear();
+      const before = opened.count;
       for (let i = 0; i < 3; i++) expect(inflater.text(stream, 0, undefined)).toBe(text);
-      // Every value by node:zlib, and no stream kept: the inflater gave up its own.
+      // Every value by node:zlib, and no stream kept: the inflater gave up its own, for good (one
+      // stream tried, not one a value).
       expect(inflateRawSync).toHaveBeenCalledTimes(3);
       expect(inflater.openStreams).toBe(0);
+      expect(opened.count - before).toBe(1);
     }
   });
 
-  it('answers an offset past the end of a value as node:zlib answers no input', () => {
+  it('answers an offset outside the value as node:zlib answers it', () => {
     const stream = deflateRawSync('{"a":1}', STORED);
-    expect(outcome(() => new RawInflater().text(stream, stream.length + 3, undefined))).toEqual(
-      outcome(() => zlibText(new Uint8Array(0), undefined)),
-    );
+    for (const offset of [stream.length + 3, -1, 0.5])
+      expect(outcome(() => new RawInflater().text(stream, offset, undefined))).toEqual(
+        outcome(() => zlibText(stream.subarray(offset), undefined)),
+      );
   });
 });

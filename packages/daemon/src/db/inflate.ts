@@ -34,8 +34,9 @@ export class RawInflater {
 
   /** The UTF-8 text `input[offset..]` inflates to after `dictionary`. */
   text(input: Uint8Array, offset: number, dictionary: Uint8Array | undefined): string {
-    // An offset past the end is node:zlib's to answer (a native write given a negative length aborts).
-    const open = this.#unusable || offset > input.length ? undefined : this.#streamFor(dictionary ?? null);
+    // An offset outside the value is node:zlib's to answer: a native write given it aborts the process.
+    const inside = Number.isInteger(offset) && offset >= 0 && offset <= input.length;
+    const open = this.#unusable || !inside ? undefined : this.#streamFor(dictionary ?? null);
     const decoded = open ? this.#run(open, dictionary ?? null, input, offset) : undefined;
     if (decoded !== undefined) return decoded;
     const options = dictionary ? { windowBits: WINDOW_BITS, dictionary } : { windowBits: WINDOW_BITS };
