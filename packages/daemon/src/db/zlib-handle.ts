@@ -109,16 +109,19 @@ export interface OpenStream<S extends DeflateRaw | InflateRaw> {
  */
 export class KeptStreams<S extends DeflateRaw | InflateRaw> {
   readonly #open = new Map<Uint8Array | null, OpenStream<S>>();
+  /** The dictionary used last: most values follow one of the same, which then moves nothing. */
+  #last: Uint8Array | null | undefined;
 
   constructor(private readonly limit: number) {}
 
   /** The stream of `dictionary`, now the most recently used; undefined when none is kept. */
   get(dictionary: Uint8Array | null): OpenStream<S> | undefined {
     const kept = this.#open.get(dictionary);
-    if (kept) {
+    if (kept && dictionary !== this.#last) {
       this.#open.delete(dictionary);
       this.#open.set(dictionary, kept);
     }
+    if (kept) this.#last = dictionary;
     return kept;
   }
 
@@ -129,6 +132,7 @@ export class KeptStreams<S extends DeflateRaw | InflateRaw> {
       this.close(oldest ?? null);
     }
     this.#open.set(dictionary, open);
+    this.#last = dictionary;
   }
 
   close(dictionary: Uint8Array | null): void {
