@@ -86,7 +86,7 @@ export class RawDeflater {
           // The handle did not write its state: every stream closed, `deflateRawSync` from now on.
           this.#unusable = true;
           this.#open.closeAll();
-          return this.#drop(dictionary);
+          return undefined;
         }
         const [outLeft = 0, inLeft = 0] = state;
         written += room - outLeft;

@@ -82,7 +82,7 @@ export class RawInflater {
         }
         const stepped = finishStep(open, input, inOff, this.#out, written, room);
         if (this.#failed) return this.#drop(dictionary);
-        if (!stepped) return this.#giveUp(dictionary);
+        if (!stepped) return this.#giveUp();
         const [outLeft = 0, inLeft = 0] = state;
         written += room - outLeft;
         inOff = input.length - inLeft;
@@ -100,21 +100,17 @@ export class RawInflater {
   }
 
   #drop(dictionary: Uint8Array | null): undefined {
-    this.#close(dictionary);
+    this.#open.close(dictionary);
     this.#failed = false;
     return undefined;
   }
 
   /** The handle did not write its state: every stream closed, `inflateRawSync` from now on. */
-  #giveUp(dictionary: Uint8Array | null): undefined {
+  #giveUp(): undefined {
     this.#unusable = true;
-    this.#drop(dictionary);
+    this.#failed = false;
     this.#open.closeAll();
     return undefined;
-  }
-
-  #close(dictionary: Uint8Array | null): void {
-    this.#open.close(dictionary);
   }
 
   /** How many streams are open (for tests: never more than KEPT_STREAMS). */
