@@ -1,17 +1,21 @@
 import type { DirectStatements, SqlDialect } from '../db/dialect.js';
 import { quoted } from '../db/sql-text.js';
-import { type BucketTotals, numbersOf } from './rollup.js';
+import type { BucketTotals } from './rollup.js';
 import { SKETCH_MERGE_FUNCTION } from './sketch.js';
 
 const NUMBERS = ['count', 'latency_max', 'latency_sum', 'request_bytes', 'response_bytes', 'sketch'] as const;
 const MINUTE_KEY = ['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'] as const;
 const ROLLUP_KEY = ['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'] as const;
 
-/** The upsert writer.ts's `addedTo` makes through Kysely, for one row: its numbers added to a stored row's. */
+/**
+ * The upsert writer.ts's `addedTo` makes through Kysely, for one row: its numbers added to a stored
+ * row's. Bound by position, the key's columns then the numbers', in the order written here.
+ */
 function upsert(table: 'route_stats' | 'route_rollups', key: readonly string[]): string {
   const stored = (column: string) => `"${table}"."${column}"`;
+  const columns = [...key, ...NUMBERS];
   return (
-    `insert into "${table}" (${quoted([...key, ...NUMBERS])}) values (${[...key, ...NUMBERS].map((c) => `@${c}`).join(', ')}) ` +
+    `insert into "${table}" (${quoted(columns)}) values (${columns.map(() => '?').join(', ')}) ` +
     `on conflict (${quoted(key)}) do update set ` +
     [
       `"count" = ${stored('count')} + "excluded"."count"`,
@@ -50,24 +54,30 @@ export function addStatsDirect(
     if (value === undefined) encoded.set(id, (value = stored.encode(column, id)));
     return value;
   };
-  // Bound by name from one object a row, which serves either statement: an array spread from parts
-  // made iterators and arrays, a fifth of what a batch's statistics allocated. Minute rows first,
-  // then hour and day rows.
-  for (const minutes of [true, false])
-    for (const t of totals)
-      if ((t.span === 1) === minutes)
-        (minutes ? minute : rollup).run(
-          // Onto the numbers' literal, not spread with them: a spread followed by more properties
-          // makes an object V8 is slow to build and to collect (decisions §20.15).
-          Object.assign(numbersOf(t), {
-            traffic_source_id: idOf('traffic_source_id', t.sourceId),
-            minute: t.start,
-            span: t.span,
-            start: t.start,
-            route_id: idOf('route_id', t.routeId),
-            method: t.method,
-            domain_id: idOf('domain_id', t.domainId),
-            status_class: t.statusClass,
-          }),
-        );
+  // Bound by position from one array a statement, reused for every row: named parameters from an
+  // object a row cost better-sqlite3 a property lookup each, a quarter of the statements' time in
+  // an in-process comparison, and an array spread from parts made iterators and arrays.
+  const minuteValues: unknown[] = [];
+  const rollupValues: unknown[] = [];
+  const valuesOf = (t: BucketTotals): unknown[] => {
+    const values = t.span === 1 ? minuteValues : rollupValues;
+    let i = 0;
+    values[i++] = idOf('traffic_source_id', t.sourceId);
+    if (t.span !== 1) values[i++] = t.span;
+    values[i++] = t.start;
+    values[i++] = idOf('route_id', t.routeId);
+    values[i++] = t.method;
+    values[i++] = idOf('domain_id', t.domainId);
+    values[i++] = t.statusClass;
+    values[i++] = t.count;
+    values[i++] = t.latencyMax;
+    values[i++] = t.latencySum;
+    values[i++] = t.requestBytes;
+    values[i++] = t.responseBytes;
+    values[i++] = t.sketch.encode();
+    return values;
+  };
+  // Minute rows first, then hour and day rows.
+  for (const t of totals) if (t.span === 1) minute.run(valuesOf(t));
+  for (const t of totals) if (t.span !== 1) rollup.run(valuesOf(t));
 }
