@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../config.js';
+import { createGate } from './gate.js';
 import { composeBody, createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 
 /**
@@ -101,4 +102,16 @@ describe('the large-batch gate', () => {
     expect(small.status).toBe(201);
     expect((await large.finish()).status).toBe(201);
   });
+});
+
+it('tells its onRelease the bytes a holder held, once, and passes the place on', async () => {
+  const released: (number | undefined)[] = [];
+  const gate = createGate({ concurrency: 1, maxWaiting: 1, waitMs: 1_000, onRelease: (bytes) => released.push(bytes) });
+  const first = await gate.enter();
+  const second = gate.enter();
+  first?.(1_500_000);
+  first?.(1_500_000);
+  (await second)?.();
+  expect(released).toEqual([1_500_000, undefined]);
+  expect(gate.running).toBe(0);
 });

@@ -7,13 +7,16 @@ export interface GateOptions {
   readonly concurrency: number;
   readonly maxWaiting: number;
   readonly waitMs: number;
-  /** Called each time a holder leaves (the daemon reclaims a large batch's memory then). */
-  readonly onRelease?: () => void;
+  /** Called each time a holder leaves, with the bytes it held (the daemon reclaims large batches' memory). */
+  readonly onRelease?: (bytes: number | undefined) => void;
 }
 
 export interface Gate {
-  /** Resolves to a release function, or to null when the wait was too long or the queue full. */
-  enter(): Promise<(() => void) | null>;
+  /**
+   * Resolves to a release function (given the bytes the holder held, when known), or to null when
+   * the wait was too long or the queue full.
+   */
+  enter(): Promise<((bytes?: number) => void) | null>;
   readonly running: number;
   readonly waiting: number;
 }
@@ -22,8 +25,8 @@ export function createGate(options: GateOptions): Gate {
   let running = 0;
   const waiting: Array<(admitted: boolean) => void> = [];
 
-  function release(): void {
-    options.onRelease?.();
+  function release(bytes: number | undefined): void {
+    options.onRelease?.(bytes);
     const next = waiting.shift();
     if (next) next(true);
     else running--;
@@ -31,10 +34,10 @@ export function createGate(options: GateOptions): Gate {
 
   const once = () => {
     let released = false;
-    return () => {
+    return (bytes?: number) => {
       if (released) return;
       released = true;
-      release();
+      release(bytes);
     };
   };
 

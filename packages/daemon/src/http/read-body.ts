@@ -74,10 +74,13 @@ const isLarge = (headers: Headers, bytes: number) =>
 async function admitLarge(req: IncomingMessage, res: ServerResponse, gate: ServerDeps['largeBodies']): Promise<void> {
   const release = await gate.enter();
   if (!release) throw OVERLOADED;
-  res.once('close', release);
-  // Gone while it waited: its close is past, so the place is given back here.
+  // The body's declared size tells the reclaimer how much memory it left (http/reclaim.ts); a
+  // chunked one has none, and is taken for the largest.
+  const declared = Number(req.headers['content-length']);
+  res.once('close', () => release(Number.isFinite(declared) ? declared : undefined));
+  // Gone while it waited: its close is past, so the place is given back here, nothing read.
   if (req.destroyed) {
-    release();
+    release(0);
     throw REQUEST_ABORTED;
   }
 }

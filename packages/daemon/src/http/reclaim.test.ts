@@ -32,3 +32,49 @@ it('collects at once on due() when a collection is pending, before the next batc
   reclaim.due();
   expect(batch.deref()).toBeUndefined();
 });
+
+/** The next job: a WeakRef looked at keeps its target until the job ends. */
+const nextJob = () => new Promise((resolve) => setImmediate(resolve));
+
+it('waits for large bodies to add up to its budget before it collects after a delay', async () => {
+  const batch = await droppedBatch();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const reclaim = createReclaimer(20, { budgetBytes: 3_000_000, quietMs: 1_000 });
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(500);
+    reclaim.due();
+    expect(batch.deref()).toBeDefined();
+    await nextJob();
+    // The second batch reaches the budget: collected its delay later, as after one large batch.
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(19);
+    expect(batch.deref()).toBeDefined();
+    await nextJob();
+    vi.advanceTimersByTime(1);
+    expect(batch.deref()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('collects bodies under the budget once none follows for its quiet time', async () => {
+  const batch = await droppedBatch();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const reclaim = createReclaimer(20, { budgetBytes: 16_000_000, quietMs: 1_000 });
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(900);
+    // Another batch within the quiet time puts the collection off again.
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(900);
+    expect(batch.deref()).toBeDefined();
+    await nextJob();
+    vi.advanceTimersByTime(100);
+    expect(batch.deref()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
+});

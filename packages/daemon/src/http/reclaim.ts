@@ -2,37 +2,66 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
- * Gives memory back after a large batch. Storing one leaves tens of MB of dead strings in V8's
+ * Gives memory back after large batches. Storing one leaves tens of MB of dead strings in V8's
  * old space, and V8 collects them only when more is allocated: a daemon that goes quiet after a
- * burst kept its peak for good (issue 11). A full collection once the batch is done returns that
- * memory, and bounds the peak of batches that follow each other to about one batch's worth. It
- * costs tens of milliseconds, next to the second or two a 16 MiB batch takes.
+ * burst kept its peak for good (issue 11). A full collection returns that memory, and bounds the
+ * garbage of batches that follow each other to about the largest batch's worth. It costs tens of
+ * milliseconds, next to the second or two a 16 MiB batch takes.
+ *
+ * Not after every batch, though: a forced collection when the last batch is garbage and the next
+ * not yet parsed finds no live object of the shapes a batch makes, so V8 drops those shapes and
+ * throws away all the optimized code built on them, and recompiles it during the next batch. With
+ * a collection after each batch of 1,000 records, a quarter of the daemon's CPU went to
+ * recompiling (docs/performance.md, decisions §20.18). So a collection comes once the large bodies
+ * answered since the last one add up to `budgetBytes` (a 16 MiB batch: after each, as before), or
+ * once they stop coming for `quietMs`.
  *
  * `gc` exists only with `--expose-gc`, a flag a user starting `taplined` cannot be asked for; V8
  * installs it in contexts made after the flag is set, so one new context is enough to reach it.
  */
 export interface Reclaimer {
-  /** Collect shortly, once what is running now has let go of its batch. */
-  readonly soon: () => void;
+  /**
+   * A large body's work is done and its memory garbage: collect `delayMs` later once `bytes`
+   * (without a size: any amount past the budget) bring the large bodies since the last collection
+   * to the budget, else when no other follows within `quietMs`.
+   */
+  readonly soon: (bytes?: number) => void;
   /** Collect now if a collection is due: before the next batch, so two are never held at once. */
   readonly due: () => void;
 }
 
-export function createReclaimer(delayMs = 50): Reclaimer {
+/** The largest body the daemon takes (the batch endpoint's): between two collections, at most this much of large bodies. */
+export const RECLAIM_BUDGET_BYTES = 16 * 1024 * 1024;
+/** How long large bodies must stop coming before their memory is collected. */
+export const RECLAIM_QUIET_MS = 1_000;
+
+export function createReclaimer(
+  delayMs = 50,
+  { budgetBytes = RECLAIM_BUDGET_BYTES, quietMs = RECLAIM_QUIET_MS } = {},
+): Reclaimer {
   setFlagsFromString('--expose-gc');
   const gc: unknown = runInNewContext('gc');
-  let timer: NodeJS.Timeout | undefined;
+  let due: NodeJS.Timeout | undefined;
+  let quiet: NodeJS.Timeout | undefined;
+  let owed = 0;
   const collect = () => {
-    clearTimeout(timer);
-    timer = undefined;
+    clearTimeout(due);
+    clearTimeout(quiet);
+    due = quiet = undefined;
+    owed = 0;
     if (typeof gc === 'function') Reflect.apply(gc, undefined, []);
   };
   return {
-    soon() {
-      timer ??= setTimeout(collect, delayMs).unref();
+    soon(bytes = Infinity) {
+      owed += bytes;
+      if (owed >= budgetBytes) due ??= setTimeout(collect, delayMs).unref();
+      else {
+        clearTimeout(quiet);
+        quiet = setTimeout(collect, quietMs).unref();
+      }
     },
     due() {
-      if (timer) collect();
+      if (due) collect();
     },
   };
 }
