@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config.js';
 import { INTERNAL, knownError, sendJson, writeFailure } from './errors.js';
@@ -82,4 +84,50 @@ describe('the body reader', () => {
       }
     }
   });
+});
+
+it('tells the gate what a large body left: its length when sent as is, none when compressed', async () => {
+  const released: (number | undefined)[] = [];
+  const config = defaultConfig('0.0.0-test');
+  const reader = createBodyReader(16 * 1024 * 1024, 'raw', {
+    config: { ...config, limits: { ...config.limits, largeBatchBytes: 1024 } },
+    largeBodies: createGate({
+      concurrency: 1,
+      maxWaiting: 1,
+      waitMs: 1000,
+      onRelease: (bytes) => released.push(bytes),
+    }),
+  });
+  const server = createServer((req, res) => {
+    reader.read(req, res).then(
+      () => sendJson(res, 200, {}),
+      (error: unknown) => writeFailure(req, res, knownError(error) ?? INTERNAL),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const post = (body: Buffer, headers: Record<string, string>) =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(
+        {
+          port,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...headers },
+        },
+        (res) => res.resume().on('end', resolve),
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    // Large either way (over 1,024 bytes gzipped too); the gzip's length says nothing of what the reader holds.
+    const json = Buffer.from(JSON.stringify({ text: randomBytes(100_000).toString('hex') }));
+    await post(json, {});
+    await post(gzipSync(json), { 'content-encoding': 'gzip' });
+    // The gate hears of a holder when its answer's socket closes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(released).toEqual([json.length, undefined]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

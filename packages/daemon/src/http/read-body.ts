@@ -19,15 +19,23 @@ export type BodyMode = 'parse' | 'raw' | 'none';
 
 type Headers = IncomingMessage['headers'];
 
+/** Whether the body is sent as it is, not compressed: its declared length is then its size. */
+function identityEncoded(headers: Headers): boolean {
+  const encoding = headers['content-encoding'];
+  return encoding === undefined || (typeof encoding === 'string' && encoding.toLowerCase() === 'identity');
+}
+
 /**
  * A body whose declared length is over the limit (as body-parser counts it: an uncompressed body)
  * is refused before any of it is read, where body-parser read it all first; the refusal lingers
  * instead (linger.ts), within bounds.
  */
 export function declaredOver(headers: Headers, limit: number): boolean {
-  const encoding = headers['content-encoding'];
-  const plain = encoding === undefined || (typeof encoding === 'string' && encoding.toLowerCase() === 'identity');
-  return plain && headers['transfer-encoding'] === undefined && Number(headers['content-length'] ?? 0) > limit;
+  return (
+    identityEncoded(headers) &&
+    headers['transfer-encoding'] === undefined &&
+    Number(headers['content-length'] ?? 0) > limit
+  );
 }
 
 /**
@@ -74,10 +82,12 @@ const isLarge = (headers: Headers, bytes: number) =>
 async function admitLarge(req: IncomingMessage, res: ServerResponse, gate: ServerDeps['largeBodies']): Promise<void> {
   const release = await gate.enter();
   if (!release) throw OVERLOADED;
-  // The body's declared size tells the reclaimer how much memory it left (http/reclaim.ts); a
-  // chunked one has none, and is taken for the largest.
+  // The body's declared size tells the reclaimer how much memory it left (http/reclaim.ts). A
+  // chunked one has none, and a compressed one's is not what it inflates to: either is taken for
+  // the largest.
   const declared = Number(req.headers['content-length']);
-  res.once('close', () => release(Number.isFinite(declared) ? declared : undefined));
+  const plainSize = Number.isFinite(declared) && identityEncoded(req.headers);
+  res.once('close', () => release(plainSize ? declared : undefined));
   // Gone while it waited: its close is past, so the place is given back here, nothing read.
   if (req.destroyed) {
     release(0);

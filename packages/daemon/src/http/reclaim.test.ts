@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest';
-import { createReclaimer } from './reclaim.js';
+import { createReclaimer, RECLAIM_BUDGET_BYTES } from './reclaim.js';
 
 /** A dropped batch, seen through a WeakRef; a new job starts before it is looked at (WeakRefs keep their target until then). */
 async function droppedBatch(): Promise<WeakRef<object>> {
@@ -41,13 +41,15 @@ it('waits for large bodies to add up to its budget before it collects after a de
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   try {
     const reclaim = createReclaimer(20, { budgetBytes: 3_000_000, quietMs: 1_000 });
-    reclaim.soon(1_500_000);
-    vi.advanceTimersByTime(500);
-    reclaim.due();
+    for (const _ of [1, 2]) {
+      reclaim.soon(1_200_000);
+      vi.advanceTimersByTime(500);
+      reclaim.due(1_200_000);
+    }
     expect(batch.deref()).toBeDefined();
     await nextJob();
-    // The second batch reaches the budget: collected its delay later, as after one large batch.
-    reclaim.soon(1_500_000);
+    // The third batch reaches the budget: collected its delay later, as after one large batch.
+    reclaim.soon(1_200_000);
     vi.advanceTimersByTime(19);
     expect(batch.deref()).toBeDefined();
     await nextJob();
@@ -73,6 +75,36 @@ it('collects bodies under the budget once none follows for its quiet time', asyn
     await nextJob();
     vi.advanceTimersByTime(100);
     expect(batch.deref()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('collects after a batch of half the largest body or more, as after every large batch before', async () => {
+  // e2e/memory.test.ts's batches are 15,363,001 bytes: under the largest body, over half of it.
+  expect(15_363_001).toBeLessThan(RECLAIM_BUDGET_BYTES);
+  // The batch worker's reclaimer collects before the next batch.
+  const worker = createReclaimer(0);
+  const parsed = await droppedBatch();
+  worker.soon(15_363_001);
+  worker.due(1_500_000);
+  expect(parsed.deref()).toBeUndefined();
+});
+
+it("collects small batches' garbage before parsing a batch of half the largest body or more", async () => {
+  const worker = createReclaimer(0);
+  const parsed = await droppedBatch();
+  worker.soon(1_500_000);
+  worker.due(RECLAIM_BUDGET_BYTES / 2);
+  expect(parsed.deref()).toBeUndefined();
+});
+
+it('does nothing for a body that left nothing (a client gone while it waited)', () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const reclaim = createReclaimer(20);
+    reclaim.soon(0);
     expect(vi.getTimerCount()).toBe(0);
   } finally {
     vi.useRealTimers();

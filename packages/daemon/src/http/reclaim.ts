@@ -13,24 +13,32 @@ import { runInNewContext } from 'node:vm';
  * throws away all the optimized code built on them, and recompiles it during the next batch. With
  * a collection after each batch of 1,000 records, a quarter of the daemon's CPU went to
  * recompiling (docs/performance.md, decisions §20.18). So a collection comes once the large bodies
- * answered since the last one add up to `budgetBytes` (a 16 MiB batch: after each, as before), or
- * once they stop coming for `quietMs`.
+ * answered since the last one add up to `budgetBytes` (a batch of 8 MiB or more: after each, as
+ * before), or once they stop coming for `quietMs`.
  *
  * `gc` exists only with `--expose-gc`, a flag a user starting `taplined` cannot be asked for; V8
  * installs it in contexts made after the flag is set, so one new context is enough to reach it.
  */
 export interface Reclaimer {
   /**
-   * A large body's work is done and its memory garbage: collect `delayMs` later once `bytes`
-   * (without a size: any amount past the budget) bring the large bodies since the last collection
-   * to the budget, else when no other follows within `quietMs`.
+   * A large body's work is done and its memory garbage: collect `delayMs` later if it was a
+   * batch of half the budget or more (without a size: the largest), or once the large bodies since
+   * the last collection add up to the budget; else when no other follows within `quietMs`. No
+   * bytes (0): nothing to do.
    */
   readonly soon: (bytes?: number) => void;
-  /** Collect now if a collection is due: before the next batch, so two are never held at once. */
-  readonly due: () => void;
+  /**
+   * Before the next batch (of `nextBytes`): collect now if a collection is due, or if anything is
+   * owed and the next is a batch of half the budget or more, which is never parsed beside garbage.
+   */
+  readonly due: (nextBytes?: number) => void;
 }
 
-/** The largest body the daemon takes (the batch endpoint's): between two collections, at most this much of large bodies. */
+/**
+ * The largest body the daemon takes (the batch endpoint's): between two collections, at most this
+ * much of large bodies' garbage. A batch of half of it or more is collected after, and is never
+ * parsed beside another's garbage in the worker, as every large batch was before.
+ */
 export const RECLAIM_BUDGET_BYTES = 16 * 1024 * 1024;
 /** How long large bodies must stop coming before their memory is collected. */
 export const RECLAIM_QUIET_MS = 1_000;
@@ -41,6 +49,7 @@ export function createReclaimer(
 ): Reclaimer {
   setFlagsFromString('--expose-gc');
   const gc: unknown = runInNewContext('gc');
+  const big = budgetBytes / 2;
   let due: NodeJS.Timeout | undefined;
   let quiet: NodeJS.Timeout | undefined;
   let owed = 0;
@@ -53,15 +62,17 @@ export function createReclaimer(
   };
   return {
     soon(bytes = Infinity) {
+      // Nothing was read (a client gone while it waited): nothing to collect, nor to put off.
+      if (!(bytes > 0)) return;
       owed += bytes;
-      if (owed >= budgetBytes) due ??= setTimeout(collect, delayMs).unref();
+      if (bytes >= big || owed >= budgetBytes) due ??= setTimeout(collect, delayMs).unref();
       else {
         clearTimeout(quiet);
         quiet = setTimeout(collect, quietMs).unref();
       }
     },
-    due() {
-      if (due) collect();
+    due(nextBytes = 0) {
+      if (due || (owed > 0 && nextBytes >= big)) collect();
     },
   };
 }

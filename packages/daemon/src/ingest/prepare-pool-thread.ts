@@ -22,13 +22,14 @@ const RECLAIM_AFTER_BYTES = 1024 * 1024;
 export default function prepare(task: BatchTask): BatchResult {
   try {
     // The last batches are garbage by now (their results were posted): once they add up to the
-    // largest batch, collect them before parsing this one, so the thread never holds more garbage
-    // than about one batch of 16 MiB (issue 11; not after every batch, http/reclaim.ts says why).
-    reclaim.due();
+    // largest batch, or when this one is of 8 MiB or more, collect them before parsing it, so the
+    // thread never holds more than one largest batch's garbage beside a batch, and none beside a
+    // large one (issue 11; not after every batch: http/reclaim.ts says why).
+    const bytes = task.body?.byteLength ?? 0;
+    reclaim.due(bytes);
     const result = prepareBatch(task, redactor);
     // Or soon, if no batch follows: the thread's memory goes back even before the thread ends.
     // Only after large bodies: the proxy's stream of small batches should not pay for a collection each.
-    const bytes = task.body?.byteLength ?? 0;
     if (bytes >= RECLAIM_AFTER_BYTES) reclaim.soon(bytes);
     return result;
   } catch (error) {
