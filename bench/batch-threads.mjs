@@ -1,6 +1,6 @@
-// `node bench/batch-threads.mjs [TAPLINED_JS] [seconds]`: the daemon's CPU per record, thread by
-// thread, under batches of 1,000 realistic records on 4 connections (as the batch scenario sends
-// them). Linux's per-thread counters (/proc/<pid>/task/*/stat, 10 ms ticks) are read before and
+// `node bench/batch-threads.mjs [TAPLINED_JS] [seconds] [records a batch]`: the daemon's CPU per
+// record, thread by thread, under batches of 1,000 (or as many as asked) realistic records on 4
+// connections (as the batch scenario sends them). Linux's per-thread counters (/proc/<pid>/task/*/stat, 10 ms ticks) are read before and
 // after the timed load; every thread is called `node`, so they are told apart by when they
 // appeared: the main thread (the event loop), the threads there before the first batch (V8's
 // platform workers, which run its parallel and concurrent garbage collection and compilation), and
@@ -12,7 +12,7 @@ import { autocannon, createSource, spawnNode, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
-const [entry = join(root, 'packages/daemon/dist/taplined.js'), seconds = '10'] = process.argv.slice(2);
+const [entry = join(root, 'packages/daemon/dist/taplined.js'), seconds = '10', size = '1000'] = process.argv.slice(2);
 const home = tempHome();
 const daemon = spawnNode(
   [entry, '--port', '0', '--home', home.path, '--log-level', 'warn'],
@@ -24,7 +24,7 @@ const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'threads');
 const realistic = await loadRealisticRecord(root);
 const body = join(home.path, 'batch.json');
-writeFileSync(body, JSON.stringify(Array.from({ length: 1000 }, (_, seed) => realistic(seed, source.id))));
+writeFileSync(body, JSON.stringify(Array.from({ length: Number(size) }, (_, seed) => realistic(seed, source.id))));
 
 /** CPU ms of every thread of the daemon, by thread id. */
 function threads() {
@@ -46,7 +46,7 @@ const end = threads();
 await daemon.stop();
 home.remove();
 
-const records = result['2xx'] * 1000;
+const records = result['2xx'] * Number(size);
 const kindOf = (tid) => (tid === String(pid) ? 'main thread' : before.has(tid) ? 'V8/Node helpers' : 'batch worker');
 const byKind = new Map();
 for (const [tid, ms] of end) {
