@@ -11,7 +11,16 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, composeRecord, cpuMs, createSource, spawnNode, tempHome, throughput } from './lib.mjs';
+import {
+  autocannon,
+  composeRecord,
+  cpuMs,
+  createSource,
+  spawnNode,
+  tempHome,
+  threadCpuMs,
+  throughput,
+} from './lib.mjs';
 import { median } from './figures.mjs';
 import { importTs, loadRealisticRecord } from './ts.mjs';
 
@@ -37,11 +46,15 @@ async function databaseOf(name) {
   return cluster.url.replace(/\/postgres$/, `/ab_${name}`);
 }
 
+// `AB_AFTER_NODE_FLAGS='--flag …'`: the after side runs with these Node or V8 flags (two builds may
+// then be the same one, to measure a flag).
+const afterFlags = process.env.AB_AFTER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+
 async function start(entry, name) {
   const dir = join(home.path, name);
   const db = cluster ? ['--db', await databaseOf(name)] : [];
   const daemon = spawnNode(
-    [entry, '--port', '0', '--home', dir, '--log-level', 'warn', ...db],
+    [...(name === 'after' ? afterFlags : []), entry, '--port', '0', '--home', dir, '--log-level', 'warn', ...db],
     /listening on (http:\/\/\S+)/,
   );
   const url = await daemon.ready;
@@ -52,7 +65,9 @@ async function start(entry, name) {
   const single = JSON.stringify(composeRecord(realistic, source.id));
   const path = `${url}/http-traffic-record/${source.id}`;
   const post = async (body, connections, target, perRequest) => {
-    const cpu0 = cpuMs(daemon.child.pid);
+    const { pid } = daemon.child;
+    const cpu0 = cpuMs(pid);
+    const main0 = threadCpuMs(pid, pid);
     const r = throughput(
       await autocannon(here, [...args, '-c', String(connections), '-d', seconds, ...body, target]),
       name,
@@ -61,7 +76,9 @@ async function start(entry, name) {
     return {
       perSecond: r.perSecond,
       p99: r.p99,
-      cpuUs: ((cpuMs(daemon.child.pid) - cpu0) * 1000) / (r.count * perRequest),
+      cpuUs: ((cpuMs(pid) - cpu0) * 1000) / (r.count * perRequest),
+      // The event loop's share: the thread that stores, against the batch worker's and V8's helpers.
+      mainUs: ((threadCpuMs(pid, pid) - main0) * 1000) / (r.count * perRequest),
     };
   };
   return {
@@ -121,7 +138,7 @@ for (let round = 1; round <= Number(rounds); round++) {
     `round ${round}: floor ${values.floor.at(-1).toFixed(0)}, ${sides
       .map(
         (s) =>
-          `${s.name} ${values[`${s.name} batch`].at(-1).perSecond.toFixed(0)}/s ${values[`${s.name} batch`].at(-1).cpuUs.toFixed(0)} µs, single ${values[`${s.name} single`].at(-1).perSecond.toFixed(0)}/s`,
+          `${s.name} ${values[`${s.name} batch`].at(-1).perSecond.toFixed(0)}/s ${values[`${s.name} batch`].at(-1).cpuUs.toFixed(0)} µs (main ${values[`${s.name} batch`].at(-1).mainUs.toFixed(0)}), single ${values[`${s.name} single`].at(-1).perSecond.toFixed(0)}/s`,
       )
       .join(', ')}\n`,
   );
@@ -136,7 +153,8 @@ for (const side of sides) {
       `× floor ${ratios(side.name)
         .map((r) => fixed(r))
         .join(' ')} (median ${fixed(median(ratios(side.name)))}), ` +
-      `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record; ` +
+      `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record ` +
+      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}); ` +
       `single composes ${fixed(median(single.map((r) => r.perSecond)), 0)}/s, p99 ${fixed(median(single.map((r) => r.p99)), 0)} ms, ` +
       `CPU ${fixed(median(single.map((r) => r.cpuUs)), 0)} µs/record\n`,
   );

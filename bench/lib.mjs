@@ -141,6 +141,12 @@ const stat = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].s
 /** User plus system CPU a process has used, in ms (utime and stime are in USER_HZ, 100). */
 export const cpuMs = (pid) => ((Number(stat(pid)[11]) + Number(stat(pid)[12])) * 1000) / 100;
 
+/** The same for one thread of `pid` (its main thread's id is the pid). */
+export const threadCpuMs = (pid, tid) => {
+  const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
+
 /** Resident set size in MiB. */
 export function rssMiB(pid) {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')

@@ -6,6 +6,8 @@
 // `--postgres`: the daemon on a throwaway PostgreSQL cluster (bench/postgres.mjs's) instead of SQLite.
 // `--batch`: batches of 1,000 realistic records on 4 connections instead of single composes; the
 // worker thread's profile is added to the main thread's (shares are of the whole process).
+// `--main-thread`: the main thread's profile alone (Node names it CPU.<date>.<time>.<pid>.0.<n>);
+// `--worker-threads`: the others' alone.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeRecord, createSource, spawnNode, tempHome } from './lib.mjs';
@@ -55,11 +57,17 @@ const result = await autocannon(root, [...args, '-d', String(seconds), target]);
 await daemon.stop();
 await cluster?.stop();
 
+const mainOnly = argv.includes('--main-thread');
+const workersOnly = argv.includes('--worker-threads');
+const wanted = (file) => {
+  const main = file.split('.').at(-3) === '0';
+  return mainOnly ? main : workersOnly ? !main : true;
+};
 /** Every thread's profile as one: node ids are made unique per file, samples and deltas concatenated. */
 function mergedProfiles() {
   const merged = { nodes: [], samples: [], timeDeltas: [] };
   for (const [i, file] of readdirSync(profiles)
-    .filter((f) => f.endsWith('.cpuprofile'))
+    .filter((f) => f.endsWith('.cpuprofile') && wanted(f))
     .entries()) {
     const p = JSON.parse(readFileSync(join(profiles, file), 'utf8'));
     const id = (n) => i * 10_000_000 + n;
