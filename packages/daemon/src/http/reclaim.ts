@@ -12,9 +12,9 @@ import { runInNewContext } from 'node:vm';
  * not yet parsed finds no live object of the shapes a batch makes, so V8 drops those shapes and
  * throws away all the optimized code built on them, and recompiles it during the next batch. With
  * a collection after each batch of 1,000 records, a quarter of the daemon's CPU went to
- * recompiling (docs/performance.md, decisions §20.18). So a collection comes once the large bodies
- * answered since the last one add up to `budgetBytes` (a batch of 8 MiB or more: after each, as
- * before), or once they stop coming for `quietMs`.
+ * recompiling (docs/performance.md, decisions §20.18). So a collection comes after a batch of half
+ * `budgetBytes` or more, as after every large batch before; after smaller ones once they add up to
+ * `budgetBytes`; and once large bodies stop coming for `quietMs`.
  *
  * `gc` exists only with `--expose-gc`, a flag a user starting `taplined` cannot be asked for; V8
  * installs it in contexts made after the flag is set, so one new context is enough to reach it.
