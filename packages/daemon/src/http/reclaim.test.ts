@@ -1,18 +1,32 @@
 import { expect, it, vi } from 'vitest';
 import { createReclaimer, RECLAIM_BUDGET_BYTES } from './reclaim.js';
 
-/** A dropped batch, seen through a WeakRef; a new job starts before it is looked at (WeakRefs keep their target until then). */
+/** The next job: a WeakRef looked at keeps its target until the job ends. */
+const nextJob = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A dropped batch, seen through a WeakRef; a new job starts before it is looked at. */
 async function droppedBatch(): Promise<WeakRef<object>> {
   const ref = new WeakRef({ batch: 'x'.repeat(1024) });
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextJob();
   return ref;
+}
+
+/**
+ * `run` on the test's clock for timeouts, so nothing else runs (or allocates) between soon() and
+ * the collection; the real clock again after.
+ */
+async function onTestClock(run: () => unknown): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    await run();
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 it('collects garbage once its delay has passed after soon(), not before', async () => {
   const batch = await droppedBatch();
-  // The clock is the test's, so nothing else runs (or allocates) between soon() and the collection.
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  try {
+  await onTestClock(() => {
     const reclaim = createReclaimer(20);
     reclaim.soon();
     vi.advanceTimersByTime(19);
@@ -20,9 +34,7 @@ it('collects garbage once its delay has passed after soon(), not before', async 
     vi.advanceTimersByTime(1);
     expect(vi.getTimerCount()).toBe(0);
     expect(batch.deref()).toBeUndefined();
-  } finally {
-    vi.useRealTimers();
-  }
+  });
 });
 
 it('collects at once on due() when a collection is pending, before the next batch', async () => {
@@ -33,13 +45,9 @@ it('collects at once on due() when a collection is pending, before the next batc
   expect(batch.deref()).toBeUndefined();
 });
 
-/** The next job: a WeakRef looked at keeps its target until the job ends. */
-const nextJob = () => new Promise((resolve) => setImmediate(resolve));
-
 it('waits for large bodies to add up to its budget before it collects after a delay', async () => {
   const batch = await droppedBatch();
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  try {
+  await onTestClock(async () => {
     const reclaim = createReclaimer(20, { budgetBytes: 3_000_000, quietMs: 1_000 });
     for (const _ of [1, 2]) {
       reclaim.soon(1_200_000);
@@ -56,15 +64,12 @@ it('waits for large bodies to add up to its budget before it collects after a de
     vi.advanceTimersByTime(1);
     expect(batch.deref()).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
-  } finally {
-    vi.useRealTimers();
-  }
+  });
 });
 
 it('collects bodies under the budget once none follows for its quiet time', async () => {
   const batch = await droppedBatch();
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  try {
+  await onTestClock(async () => {
     const reclaim = createReclaimer(20, { budgetBytes: 16_000_000, quietMs: 1_000 });
     reclaim.soon(1_500_000);
     vi.advanceTimersByTime(900);
@@ -76,9 +81,7 @@ it('collects bodies under the budget once none follows for its quiet time', asyn
     vi.advanceTimersByTime(100);
     expect(batch.deref()).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
-  } finally {
-    vi.useRealTimers();
-  }
+  });
 });
 
 it('collects after a batch of half the largest body or more, as after every large batch before', async () => {
@@ -100,13 +103,10 @@ it("collects small batches' garbage before parsing a batch of half the largest b
   expect(parsed.deref()).toBeUndefined();
 });
 
-it('does nothing for a body that left nothing (a client gone while it waited)', () => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  try {
+it('does nothing for a body that left nothing (a client gone while it waited)', async () => {
+  await onTestClock(async () => {
     const reclaim = createReclaimer(20);
     reclaim.soon(0);
     expect(vi.getTimerCount()).toBe(0);
-  } finally {
-    vi.useRealTimers();
-  }
+  });
 });
