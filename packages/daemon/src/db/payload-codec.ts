@@ -63,6 +63,12 @@ interface SourceState {
   sampleBytes: number;
 }
 
+/** Whether `dictionary` holds each of `texts` whole, as a dictionary trained on them would. */
+function holdsEvery(dictionary: Uint8Array, texts: readonly string[]): boolean {
+  const bytes = Buffer.from(dictionary.buffer, dictionary.byteOffset, dictionary.byteLength);
+  return texts.every((text) => bytes.includes(text));
+}
+
 /**
  * The SQLite codec. `load` reads a dictionary this connection has not seen (written by another
  * process, or before this one opened); it must not use this connection, which is busy running
@@ -116,6 +122,14 @@ export function compressingPayloads(load: (id: number) => Uint8Array | undefined
   }
 
   async function train(trx: Executor, sourceId: string, state: SourceState): Promise<void> {
+    if (state.current && holdsEvery(state.current.data, state.samples)) {
+      // Nothing to follow: the traffic repeats what the dictionary in use holds (a health check, a
+      // poll). Writing the same texts again as a new dictionary put an 8 KiB row in the database
+      // and a buffer in this map every 1,000 values, for good (docs/performance.md, "Memory: a
+      // dictionary a thousand values").
+      Object.assign(state, { encoded: 0, samples: [], sampleBytes: 0 });
+      return;
+    }
     const data = trainDictionary(state.samples);
     const { rows } = await sql<{
       id: number | string;
