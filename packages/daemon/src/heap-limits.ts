@@ -32,10 +32,11 @@ export function growthFactor(newSpace: NewSpace): number {
 const newSpace = (): NewSpace | undefined => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
 
 /**
- * `taplined --lean-heap`: keeps V8's heap near its live data (issue 30), from code: the two flags
- * it takes are needed together, and `NODE_OPTIONS` refuses `--heap-growing-percent` (decisions
- * §20.13), while `--max-semi-space-size` is read only when V8 starts. V8 reads `--semi-space-growth-factor` each time the young generation
- * grows, and `--heap-growing-percent` at each full collection. The growth factor is set after each
+ * A served daemon's lean heap (unless `taplined --no-lean-heap`): keeps V8's heap near its live
+ * data (issue 30), from code: the two flags it takes are needed together, and `NODE_OPTIONS`
+ * refuses `--heap-growing-percent` (decisions §20.13), while `--max-semi-space-size` is read only
+ * when V8 starts. V8 reads `--semi-space-growth-factor` each time the young generation grows, and
+ * `--heap-growing-percent` at each full collection. The growth factor is set after each
  * collection: one step to the cap from where the young generation is, 1 (no growth) once it is
  * there; if V8 shrinks it (the memory reducer, when idle), it may grow back to the cap. The factor
  * follows a collection only once it is reported (`gc` performance entries arrive on a later turn
