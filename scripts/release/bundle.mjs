@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { commonJsShim } from './commonjs-shim.mjs';
 import { nodeOnlyPg } from './node-only-pg.mjs';
-import { asciiOnly } from './start-patches.mjs';
+import { asciiOnly, depdWithoutLines, lazyMimeMaps } from './start-patches.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
@@ -71,7 +71,7 @@ export async function bundle(root, program, outDir) {
     keepNames: true,
     legalComments: 'none',
     logLevel: 'error',
-    plugins: [nodeOnlyPg],
+    plugins: [nodeOnlyPg, depdWithoutLines, lazyMimeMaps],
   };
   await build({
     ...shared,
