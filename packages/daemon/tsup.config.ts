@@ -2,6 +2,7 @@ import { defineConfig, type Options } from 'tsup';
 // The worker is an ES module that bundles CommonJS packages: it needs require and __dirname.
 import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
+import { asciiOnly, depdWithoutLines, lazyMimeMaps } from '../../scripts/release/start-patches.mjs';
 
 const common: Options = {
   platform: 'node',
@@ -21,7 +22,7 @@ const common: Options = {
   // every closure made at run time, an eighth of a statistics read's CPU (docs/decisions.md §20.14).
   minify: true,
   keepNames: false,
-  esbuildPlugins: [nodeOnlyPg],
+  esbuildPlugins: [nodeOnlyPg, depdWithoutLines, lazyMimeMaps, asciiOnly],
 };
 
 export default defineConfig([

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { commonJsShim } from './commonjs-shim.mjs';
 import { nodeOnlyPg } from './node-only-pg.mjs';
+import { asciiOnly, depdWithoutLines, lazyMimeMaps } from './start-patches.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
@@ -70,7 +71,7 @@ export async function bundle(root, program, outDir) {
     keepNames: true,
     legalComments: 'none',
     logLevel: 'error',
-    plugins: [nodeOnlyPg],
+    plugins: [nodeOnlyPg, depdWithoutLines, lazyMimeMaps],
   };
   await build({
     ...shared,
@@ -87,6 +88,9 @@ export async function bundle(root, program, outDir) {
       outdir: outDir,
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
+      // The launcher reads this bundle at every start: pure ASCII, as the daemon's own build checks.
+      plugins: [...shared.plugins, asciiOnly],
+      metafile: true,
       // import.meta.url (the batch worker and the native addon are found beside the bundle) as a CommonJS module knows it.
       define: { 'import.meta.url': '__taplineImportMetaUrl' },
       banner: { js: "const __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

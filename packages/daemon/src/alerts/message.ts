@@ -73,7 +73,8 @@ export function alertCard(p: AlertPayload): AlertCard {
     : rich`${p.metric} is back: ${shown(p, p.value)} over ${span} (${p.requests} requests); threshold ${shown(p, p.threshold)}${baseline}. It fired for ${lasted}.`;
   return {
     level: firing ? 'FATAL' : 'INFO',
-    title: rich`${label} · ${p.rule}${where(p)}`,
+    // \u00b7 is the middle dot (\u2192 an arrow), escaped: the daemon's bundle stays ASCII (decisions §20.3).
+    title: rich`${label} \u00b7 ${p.rule}${where(p)}`,
     description,
     fields: [
       { name: 'Value', value: rich`${shown(p, p.value)}` },

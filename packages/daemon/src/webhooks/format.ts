@@ -83,7 +83,8 @@ function card(target: Target, message: Message): Card {
       const e = message.entry;
       return {
         level: e.level,
-        title: rich`${e.level} · ${e.method} ${e.pathname} → ${e.status}`,
+        // \u00b7 is the middle dot (\u2192 an arrow), escaped: the daemon's bundle stays ASCII (decisions §20.3).
+        title: rich`${e.level} \u00b7 ${e.method} ${e.pathname} \u2192 ${e.status}`,
         description: rich`${e.protocol.toLowerCase()}://${e.domain}${e.pathname} answered ${e.status}.`,
         fields: [
           { name: 'Latency', value: rich`${latency(e.elapsedTime)}` },

@@ -5,7 +5,8 @@ export function truncationMarker(shownBytes: number, totalBytes: number | undefi
     : `…[truncated by Tapline: ${shownBytes} of ${totalBytes} bytes shown]`;
 }
 
-const MARKER_AT_END = /…\[truncated by Tapline: (?:first \d+|\d+ of \d+) bytes shown\]$/;
+// `\u2026`, the marker's ellipsis, escaped: the daemon's bundle stays ASCII (docs/decisions.md §20.3).
+const MARKER_AT_END = /\u2026\[truncated by Tapline: (?:first \d+|\d+ of \d+) bytes shown\]$/;
 
 /** A text body split into what was kept of it and the truncation marker after it (empty when it was not cut). */
 export function splitTruncation(text: string): { readonly kept: string; readonly marker: string } {
