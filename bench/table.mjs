@@ -42,8 +42,8 @@ const proxyMax = fig('proxy', 'proxy max requests/s');
 row(
   'recording proxy, max throughput, 20 connections',
   `${n(proxyMax?.median)} req/s`,
-  `nginx \`proxy_pass\`: ${n(fig('proxy', 'nginx max requests/s')?.median)}; mitmproxy (reverse): ${n(fig('proxy', 'mitmproxy max requests/s')?.median)}`,
-  `${ratio(proxyMax, 'nginx')} nginx, ${ratio(proxyMax, 'mitmproxy')} mitmproxy`,
+  `nginx \`proxy_pass\`: ${n(fig('proxy', 'nginx max requests/s')?.median)}; bare node:http proxy: ${n(fig('proxy', 'node:http proxy max requests/s')?.median)}; mitmproxy (reverse): ${n(fig('proxy', 'mitmproxy max requests/s')?.median)}`,
+  `${ratio(proxyMax, 'nginx')} nginx, ${ratio(proxyMax, 'node:http proxy')} node:http, ${ratio(proxyMax, 'mitmproxy')} mitmproxy`,
   '≥ 0.3× nginx',
   proxyMax?.ratio?.nginx ? proxyMax.ratio.nginx.median >= 0.3 : undefined,
 );
@@ -54,7 +54,7 @@ const unrecorded = fig('proxy', 'requests answered but not recorded')?.median;
 row(
   'recording proxy at 200 req/s, added latency p50 / p99',
   `${added('proxy')}; ${n(unrecorded)} unrecorded`,
-  `nginx ${added('nginx')}; mitmproxy ${added('mitmproxy')}`,
+  `nginx ${added('nginx')}; node:http ${added('node:http proxy')}; mitmproxy ${added('mitmproxy')}`,
   '',
   'p99 ≤ +2 ms, nothing unrecorded',
   fig('proxy', 'proxy added p99 ms') ? fig('proxy', 'proxy added p99 ms').median <= 2 && unrecorded === 0 : undefined,

@@ -1,6 +1,7 @@
 // `tapline proxy` (recording to a real daemon) against its peers in the same run: nginx
-// `proxy_pass` (the floor) and mitmproxy in reverse mode (another recording proxy), all in front of
-// one app answering a realistic response (bench/floors/app.mjs). Max throughput: 20 connections
+// `proxy_pass` (the floor), a reverse proxy on bare node:http that records nothing (what any Node
+// proxy pays here, bench/floors/node-proxy.mjs) and mitmproxy in reverse mode (another recording
+// proxy), all in front of one app answering a realistic response (bench/floors/app.mjs). Max throughput: 20 connections
 // from autocannon, rounds of nginx, mitmproxy, Tapline. Added latency: 200 requests/s to one proxy
 // and to the app direct, open loop and alternating per tick (bench/floors/open-loop.mjs), the
 // proxies in turn within each round; a proxy's p50/p99 minus the direct p50/p99 of its phase. Targets (issue 17): >= 0.3x nginx, added
@@ -16,12 +17,15 @@ export const figures = [
   'proxy max requests/s',
   'nginx max requests/s',
   'mitmproxy max requests/s',
+  'node:http proxy max requests/s',
   'proxy added p50 ms',
   'proxy added p99 ms',
   'nginx added p50 ms',
   'nginx added p99 ms',
   'mitmproxy added p50 ms',
   'mitmproxy added p99 ms',
+  'node:http proxy added p50 ms',
+  'node:http proxy added p99 ms',
   'direct p99 ms at 200 req/s',
   'proxy + daemon CPU ms per request',
   'requests answered but not recorded',
@@ -84,7 +88,12 @@ export default async function run({ root, log, quick, tmp }) {
       /tapline proxy listening on (\S+)/,
     );
     stops.unshift(proxy.stop);
-    const targets = { tapline: await proxy.ready };
+    const nodeProxy = spawnNode(
+      [join(root, 'bench', 'floors', 'node-proxy.mjs'), appUrl],
+      /node proxy listening on (\S+)/,
+    );
+    stops.push(nodeProxy.stop);
+    const targets = { tapline: await proxy.ready, 'node:http proxy': await nodeProxy.ready };
     for (const [name, start] of [
       ['nginx', startNginx],
       ['mitmproxy', startMitmproxy],
