@@ -95,16 +95,14 @@ export function gatheredLookup<R>(
       return db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
     };
     query()
-      .then(
-        ({ rows }) => {
-          const byKey = new Map(rows.map((row) => [keyOf(row), row]));
-          for (const [key, waiters] of taken)
-            for (const w of waiters) w.resolve(byKey.get(stored.readBack(column, key)));
-        },
-        (error: unknown) => {
-          for (const waiters of taken.values()) for (const w of waiters) w.reject(error);
-        },
-      )
+      .then(({ rows }) => {
+        const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+        for (const [key, waiters] of taken) for (const w of waiters) w.resolve(byKey.get(stored.readBack(column, key)));
+      })
+      // The query's error, or one reading its rows: every caller not yet answered gets it.
+      .catch((error: unknown) => {
+        for (const waiters of taken.values()) for (const w of waiters) w.reject(error);
+      })
       .finally(send);
   }
 
