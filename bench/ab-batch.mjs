@@ -7,6 +7,7 @@
 // With `--postgres` (anywhere among the arguments): both daemons on one throwaway durable
 // PostgreSQL cluster (bench/postgres.mjs), each in a database of its own, beside the batch
 // scenario's PostgreSQL floor (`pg` alone with COPY, bench/floors/postgres-copy.mjs).
+// With `--single`: single composes only (no batches, no floor), for a change to the request path.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,8 @@ import { importTs, loadRealisticRecord } from './ts.mjs';
 
 const here = join(import.meta.dirname, '..');
 const onPostgres = process.argv.includes('--postgres');
-const [before, rounds = '5', seconds = '5'] = process.argv.slice(2).filter((a) => a !== '--postgres');
+const singleOnly = process.argv.includes('--single');
+const [before, rounds = '5', seconds = '5'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!before) throw new Error('usage: node bench/ab-batch.mjs BEFORE_TAPLINED_JS [rounds] [seconds]');
 const home = tempHome();
 const realistic = await loadRealisticRecord(here);
@@ -129,7 +131,7 @@ const floor = () =>
   );
 
 const sides = [await start(before, 'before'), await start(join(here, 'packages/daemon/dist/taplined.js'), 'after')];
-for (const side of sides) await side.batch(); // warm-up: the source's dictionary, the JIT
+for (const side of sides) await (singleOnly ? side.single() : side.batch()); // warm-up: the source's dictionary, the JIT
 // Each round runs the floor, then both sides, which go first in turn: the side that runs right
 // after the floor (or the other side's load) meets a different machine.
 const values = {
@@ -142,18 +144,22 @@ const values = {
   ),
 };
 for (let round = 1; round <= Number(rounds); round++) {
-  values.floor.push(await floor());
+  if (!singleOnly) values.floor.push(await floor());
   for (const side of round % 2 ? sides : [...sides].reverse()) {
-    values[`${side.name} batch`].push(await side.batch());
+    if (!singleOnly) values[`${side.name} batch`].push(await side.batch());
     values[`${side.name} single`].push(await side.single());
   }
   process.stderr.write(
-    `round ${round}: floor ${values.floor.at(-1).toFixed(0)}, ${sides
-      .map(
-        (s) =>
-          `${s.name} ${values[`${s.name} batch`].at(-1).perSecond.toFixed(0)}/s ${values[`${s.name} batch`].at(-1).cpuUs.toFixed(0)} µs (main ${values[`${s.name} batch`].at(-1).mainUs.toFixed(0)}), single ${values[`${s.name} single`].at(-1).perSecond.toFixed(0)}/s`,
-      )
-      .join(', ')}\n`,
+    `round ${round}: ${sides
+      .map((s) => {
+        const batch = values[`${s.name} batch`].at(-1);
+        const single = values[`${s.name} single`].at(-1);
+        const batchText = batch
+          ? `${batch.perSecond.toFixed(0)}/s ${batch.cpuUs.toFixed(0)} µs (main ${batch.mainUs.toFixed(0)}), `
+          : '';
+        return `${s.name} ${batchText}single ${single.perSecond.toFixed(0)}/s ${single.cpuUs.toFixed(0)} µs`;
+      })
+      .join(', ')}${singleOnly ? '' : `, floor ${values.floor.at(-1).toFixed(0)}`}\n`,
   );
 }
 const fixed = (n, d = 2) => n.toFixed(d);
@@ -161,13 +167,16 @@ const ratios = (name) => values[`${name} batch`].map((r, i) => r.perSecond / val
 for (const side of sides) {
   const batch = values[`${side.name} batch`];
   const single = values[`${side.name} single`];
-  process.stdout.write(
-    `${side.name}: batches of 1,000 ${fixed(median(batch.map((r) => r.perSecond)), 0)}/s, ` +
+  const batchText = singleOnly
+    ? ''
+    : `batches of 1,000 ${fixed(median(batch.map((r) => r.perSecond)), 0)}/s, ` +
       `× floor ${ratios(side.name)
         .map((r) => fixed(r))
         .join(' ')} (median ${fixed(median(ratios(side.name)))}), ` +
       `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record ` +
-      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}); ` +
+      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}); `;
+  process.stdout.write(
+    `${side.name}: ${batchText}` +
       `single composes ${fixed(median(single.map((r) => r.perSecond)), 0)}/s, p99 ${fixed(median(single.map((r) => r.p99)), 0)} ms, ` +
       `CPU ${fixed(median(single.map((r) => r.cpuUs)), 0)} µs/record\n`,
   );
@@ -175,8 +184,9 @@ for (const side of sides) {
 const afterOverBefore = values['after batch'].map((r, i) => r.perSecond / values['before batch'][i].perSecond);
 const singleRatio = values['after single'].map((r, i) => r.perSecond / values['before single'][i].perSecond);
 process.stdout.write(
-  `after/before, same round: batches ${afterOverBefore.map((r) => fixed(r)).join(' ')} (median ${fixed(median(afterOverBefore))}); ` +
-    `single ${singleRatio.map((r) => fixed(r)).join(' ')} (median ${fixed(median(singleRatio))}); floor ${values.floor.map((f) => fixed(f, 0)).join(' ')}\n`,
+  `after/before, same round: ${singleOnly ? '' : `batches ${afterOverBefore.map((r) => fixed(r)).join(' ')} (median ${fixed(median(afterOverBefore))}); `}` +
+    `single ${singleRatio.map((r) => fixed(r)).join(' ')} (median ${fixed(median(singleRatio))})` +
+    `${singleOnly ? '' : `; floor ${values.floor.map((f) => fixed(f, 0)).join(' ')}`}\n`,
 );
 for (const side of sides) await side.daemon.stop();
 await cluster?.stop();

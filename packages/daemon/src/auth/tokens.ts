@@ -3,7 +3,9 @@ import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { gatheredLookup } from '../db/gathered.js';
 import { preparedLookup } from '../db/prepared.js';
+import type { StoredValues } from '../db/stored-values.js';
 import type { User } from './users.js';
 import type { AuthAudit, AuthFailure } from './audit.js';
 
@@ -82,30 +84,41 @@ async function loadSigningKey(db: Db): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(row.value, 'base64'));
 }
 
-/** Every authenticated request runs this; it is compiled once per token service. */
-const tokenLookup = (db: Db) =>
-  preparedLookup(db, (db, id) =>
-    db
-      .selectFrom('tokens')
-      .innerJoin('users', 'users.id', 'tokens.user_id')
-      .select([
-        'tokens.id',
-        'tokens.scope',
-        'tokens.source_id',
-        'tokens.expires_at',
-        'tokens.revoked_at',
-        'users.id as user_id',
-        'users.email',
-        'users.name',
-      ])
-      .where('tokens.id', '=', id),
-  );
+const tokenRows = (db: Pick<Db, 'selectFrom'>) =>
+  db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select([
+      'tokens.id',
+      'tokens.scope',
+      'tokens.source_id',
+      'tokens.expires_at',
+      'tokens.revoked_at',
+      'users.id as user_id',
+      'users.email',
+      'users.name',
+    ]);
+
+/**
+ * Every authenticated request runs this, compiled once per token service. Given how the database
+ * stores ids (the app's), the tokens of requests that arrive together are read in one query
+ * (db/gathered.ts, §16.6); without (one-off users: admin commands), one query a lookup.
+ */
+const tokenLookup = (db: Db, stored?: StoredValues) =>
+  stored
+    ? gatheredLookup(db, stored, {
+        column: 'id',
+        build: (db, ids) => tokenRows(db).where('tokens.id', 'in', ids),
+        keyOf: (row) => row.id,
+      })
+    : preparedLookup(db, (db, id) => tokenRows(db).where('tokens.id', '=', id));
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
-export function createTokenService(db: Db, clock: Clock): TokenService {
-  const tokenById = tokenLookup(db);
+/** `stored`: the dialect's, to gather token lookups (see tokenLookup). */
+export function createTokenService(db: Db, clock: Clock, stored?: StoredValues): TokenService {
+  const tokenById = tokenLookup(db, stored);
   let key: Promise<Uint8Array> | undefined;
   // A load that failed (the database down for a moment) is not kept: the next request loads again.
   // Kept, it refused every token until a restart (issue 24).

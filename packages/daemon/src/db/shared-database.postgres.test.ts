@@ -51,6 +51,48 @@ describe('two daemons on one PostgreSQL database', () => {
     await expectError(ana.client.call(contract.me), 401, 'Invalid token');
   });
 
+  it("refuse a token revoked through one on the other's next request, while requests with it are in flight", async () => {
+    const ana = await a.user('ana@example.com');
+    const bob = await a.user('bob@example.com');
+    const source = { ana: (await createSource(ana.client)).id, bob: (await createSource(bob.client)).id };
+    const clients = {
+      ana: createClient({ baseUrl: b.url, token: ana.token }),
+      bob: createClient({ baseUrl: b.url, token: bob.token }),
+    };
+    // B's token and source lookups are gathered (db/gathered.ts): many requests share each query.
+    const answers: Array<{ who: 'ana' | 'bob'; started: number; status: number }> = [];
+    let revokedAt = Infinity;
+    let stop = false;
+    const compose = async (who: 'ana' | 'bob') => {
+      const started = performance.now();
+      const params = { trafficSourceId: source[who] };
+      const status = await clients[who].call(contract.composeRecord, { params, body: composeBody(source[who]) }).then(
+        () => 201,
+        (error: unknown) => (error as { status: number }).status,
+      );
+      answers.push({ who, started, status });
+    };
+    const loop = async (who: 'ana' | 'bob') => {
+      while (!stop) await compose(who);
+    };
+    const load = Array.from({ length: 16 }, (_, i) => loop(i % 2 === 0 ? 'ana' : 'bob'));
+    await expect.poll(() => answers.length, { timeout: 10_000 }).toBeGreaterThan(40);
+    await ana.client.call(contract.revokeOwnToken);
+    revokedAt = performance.now();
+    const after = answers.length;
+    await expect.poll(() => answers.length - after, { timeout: 10_000 }).toBeGreaterThan(80);
+    stop = true;
+    await Promise.all(load);
+
+    const anaAfter = answers.filter((x) => x.who === 'ana' && x.started > revokedAt);
+    expect(anaAfter.length).toBeGreaterThan(10);
+    expect(anaAfter.filter((x) => x.status !== 401)).toEqual([]);
+    expect(answers.filter((x) => x.who === 'ana' && x.started < revokedAt && x.status === 201).length).toBeGreaterThan(
+      0,
+    );
+    expect(answers.filter((x) => x.who === 'bob' && x.status !== 201)).toEqual([]);
+  });
+
   it('keep meta.total exact while both store into one source at once', async () => {
     const ana = await a.user('ana@example.com');
     const onB = createClient({ baseUrl: b.url, token: ana.token });

@@ -39,6 +39,8 @@ export interface StoredValues {
   encode(column: string, value: unknown): unknown;
   /** Rows read back by one query (all of one shape), ids turned into their wire form in place. */
   decodeRows(rows: UnknownRow[]): void;
+  /** The text `value`, stored in `column`, reads back as (a gathered lookup matches rows to keys by it). */
+  readBack(column: string, value: string): string;
 }
 
 /** Columns holding UUIDs (every table's). `traffic_user_id` is the app's own text and stays as it is. */
@@ -108,9 +110,15 @@ export function slotOf(parameter: unknown, sentinel: string): ((value: unknown) 
 }
 
 /** PostgreSQL: its text ids are stored as they are. */
-export const plainValues: StoredValues = { encode: (_column, value) => value, decodeRows: () => undefined };
+export const plainValues: StoredValues = {
+  encode: (_column, value) => value,
+  decodeRows: () => undefined,
+  readBack: (_column, value) => value,
+};
 
 export const compactValues: StoredValues = {
+  // Stored as its 16 bytes, a UUID reads back lower case, whatever its case was.
+  readBack: (column, value) => (ID_COLUMNS.has(column) && UUID.test(value) ? value.toLowerCase() : value),
   encode(column, value) {
     if (typeof value !== 'string') return value;
     return ID_COLUMNS.has(column) && UUID.test(value) ? uuidBytes(value) : value;

@@ -87,6 +87,29 @@ describe('a database that cannot serve (docs/decisions.md §2.7)', () => {
     expect((await many()).map((a) => a.status)).toEqual(Array(20).fill(201));
   });
 
+  it('answers 503 to every request of a burst whose token lookups fail together, never 401 or 500', async () => {
+    const d = await failingDaemon();
+    h = d.h;
+    const other = await d.h.user('other@example.com');
+    const otherSource = await createSource(other.client);
+    const burst = () =>
+      Promise.all(
+        Array.from({ length: 24 }, (_, i) => {
+          const [who, source] = i % 2 === 0 ? [d.user, d.source] : [other, otherSource];
+          return rawJson(d.h, 'POST', `/http-traffic-record/${source.id}`, who.token, composeBody(source.id));
+        }),
+      );
+    // Both tokens' signatures are checked and known: what fails below is their lookups (db/gathered.ts on PostgreSQL).
+    expect((await burst()).map((a) => a.status)).toEqual(Array(24).fill(201));
+    d.outage.fail(adminShutdown());
+    const failed = await burst();
+    expect(failed.map((a) => ({ status: a.status, body: a.json }))).toEqual(
+      Array(24).fill({ status: 503, body: UNAVAILABLE }),
+    );
+    d.outage.heal();
+    expect((await burst()).map((a) => a.status)).toEqual(Array(24).fill(201));
+  });
+
   it('logs the outage with its cause, once per cause however many requests it fails, never with a stack', async () => {
     const d = await failingDaemon();
     h = d.h;

@@ -1,0 +1,119 @@
+import { type Compilable, CompiledQuery } from 'kysely';
+import type { Db } from './open.js';
+import { SENTINEL_PREFIX, slotOf, type StoredValues } from './stored-values.js';
+
+/** Most distinct keys one query asks for; the rest wait for the next one. */
+const MOST_KEYS = 100;
+
+/** What a gathered lookup runs on: the database, or (tests) one that watches its queries. */
+export type LookupDb = Pick<Db, 'selectFrom' | 'executeQuery'>;
+
+interface Waiter<R> {
+  readonly resolve: (row: R | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A query of `count` keys, compiled once: its SQL, its parameters, and where each key goes. */
+interface Template {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  /** For each key in order: its parameter's position, and how its column stores it. */
+  readonly slots: ReadonlyArray<{ readonly position: number; readonly encode: (value: unknown) => unknown }>;
+}
+
+function compileTemplate<R>(
+  db: LookupDb,
+  build: (db: LookupDb, keys: readonly string[]) => Compilable<R>,
+  count: number,
+) {
+  const sentinels = Array.from({ length: count }, (_, i) => `${SENTINEL_PREFIX}:key:${i}`);
+  const query = build(db, sentinels).compile();
+  const slots = sentinels.map((sentinel) => {
+    const found = query.parameters.flatMap((p, position) => {
+      const encode = slotOf(p, sentinel);
+      return encode ? [{ position, encode }] : [];
+    });
+    if (found.length !== 1 || !found[0]) throw new Error('a gathered lookup binds each key exactly once');
+    return found[0];
+  });
+  return { sql: query.sql, parameters: query.parameters, slots } satisfies Template;
+}
+
+/**
+ * A lookup by key that many requests share, one query at a time (docs/decisions.md §16.6).
+ * Each call waits for the next query: the one sent when no query of this lookup is in flight, at
+ * the end of the current turn of the event loop, or else as soon as the one in flight returns.
+ * Every key waiting then goes into it (`where key in (…)`), each once, and every caller gets the
+ * row of its key, or undefined. A caller is never answered by a query that began before it
+ * called, and nothing is kept once answered: what it gathers is the calls that arrive together.
+ * A query that fails rejects every caller waiting on it with its error (a database that cannot
+ * answer is a 503 for each of them).
+ *
+ * `build` makes the query for a list of keys (Kysely's, so dialect-neutral, compiled once per
+ * number of keys), of the column `column` (an id column, say); `keyOf` reads a row's key back,
+ * matched to each caller's key as the database reads it back (`stored`: SQLite's UUIDs read
+ * back lower case, PostgreSQL's text as it is).
+ */
+export function gatheredLookup<R>(
+  db: LookupDb,
+  stored: StoredValues,
+  lookup: {
+    readonly column: string;
+    readonly build: (db: LookupDb, keys: readonly string[]) => Compilable<R>;
+    readonly keyOf: (row: R) => string;
+  },
+): (key: string) => Promise<R | undefined> {
+  const { column, build, keyOf } = lookup;
+  const templates = new Map<number, Template>();
+  let waiting = new Map<string, Array<Waiter<R>>>();
+  // A query in flight, or one due at the end of this turn: new callers only join `waiting`.
+  let busy = false;
+
+  const templateOf = (count: number) => {
+    let template = templates.get(count);
+    if (!template) templates.set(count, (template = compileTemplate(db, build, count)));
+    return template;
+  };
+
+  function send(): void {
+    if (waiting.size === 0) {
+      busy = false;
+      return;
+    }
+    let taken = waiting;
+    if (waiting.size <= MOST_KEYS) waiting = new Map();
+    else {
+      taken = new Map([...waiting].slice(0, MOST_KEYS));
+      for (const key of taken.keys()) waiting.delete(key);
+    }
+    const query = async () => {
+      const keys = [...taken.keys()];
+      const template = templateOf(keys.length);
+      const parameters = [...template.parameters];
+      template.slots.forEach(({ position, encode }, i) => (parameters[position] = encode(keys[i])));
+      // The raw query is the compiled one with its keys bound: its rows are still R.
+      return db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
+    };
+    query()
+      .then(({ rows }) => {
+        const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+        for (const [key, waiters] of taken) for (const w of waiters) w.resolve(byKey.get(stored.readBack(column, key)));
+      })
+      // The query's error, or one reading its rows: every caller not yet answered gets it.
+      .catch((error: unknown) => {
+        for (const waiters of taken.values()) for (const w of waiters) w.reject(error);
+      })
+      .finally(send);
+  }
+
+  return (key) =>
+    new Promise<R | undefined>((resolve, reject) => {
+      const waiters = waiting.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else waiting.set(key, [{ resolve, reject }]);
+      if (!busy) {
+        busy = true;
+        setImmediate(send);
+      }
+    });
+}
