@@ -49,12 +49,25 @@ async function databaseOf(name) {
 // `AB_AFTER_NODE_FLAGS='--flag …'`: the after side runs with these Node or V8 flags (two builds may
 // then be the same one, to measure a flag).
 const afterFlags = process.env.AB_AFTER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+// `AB_AFTER_ARGS='--flag …'`: the after side's daemon gets these flags of its own (e.g. a limit).
+const afterArgs = process.env.AB_AFTER_ARGS?.split(' ').filter(Boolean) ?? [];
 
 async function start(entry, name) {
   const dir = join(home.path, name);
   const db = cluster ? ['--db', await databaseOf(name)] : [];
   const daemon = spawnNode(
-    [...(name === 'after' ? afterFlags : []), entry, '--port', '0', '--home', dir, '--log-level', 'warn', ...db],
+    [
+      ...(name === 'after' ? afterFlags : []),
+      entry,
+      '--port',
+      '0',
+      '--home',
+      dir,
+      '--log-level',
+      'warn',
+      ...db,
+      ...(name === 'after' ? afterArgs : []),
+    ],
     /listening on (http:\/\/\S+)/,
   );
   const url = await daemon.ready;
