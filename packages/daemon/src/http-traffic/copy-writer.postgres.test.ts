@@ -17,6 +17,11 @@ const redactor = createRedactor({ enabled: true, extraKeys: [] });
 const AWKWARD = [
   'back\\slash \\N \\. \\x41 ends in a backslash\\',
   'tab\there, line\nbreak, carriage\rreturn, \r\n both',
+  // Each of the text format's escapes alone in a value, and a value that is only one.
+  'a lone carriage\rreturn',
+  'a lone\ttab',
+  'a lone line\nfeed',
+  '\\',
   '"quoted", with a comma, ""doubled"" and a lone "',
   '',
   '\\N',
