@@ -133,4 +133,25 @@ describe('the PostgreSQL traffic writer, by COPY', () => {
     expect(values).toContain(null);
     expect(values.some((v) => typeof v === 'string' && v.length === 2 * 1024 * 1024)).toBe(true);
   });
+
+  it('rolls back a COPY whose row fails after pieces were sent, and its connection goes on', async () => {
+    const o = await openTestDatabase({ pool: 1 });
+    opened.push(o);
+    const writer = createTrafficWriter(o.dialect.payloads, { copy: true });
+    const rows = rowsOfBatch(0, 400);
+    // A value node-postgres cannot spell (a cycle for its JSON), after the first pieces have gone.
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    Object.assign(rows[350] ?? {}, { traffic_user_id: cycle });
+    const store = (group: NewTrafficRow[]) =>
+      o.db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        return writer.insertTraffic(trx, group);
+      });
+    await expect(store(rows)).rejects.toThrow(/circular/i);
+    // The one connection of the pool is usable again, and nothing of the failed group was kept.
+    await store(rowsOfBatch(1, 150));
+    const { rows: counted } = await sql<{ n: string }>`select count(*) as n from http_traffic`.execute(o.db);
+    expect(Number(counted[0]?.n)).toBe(150);
+  });
 });
