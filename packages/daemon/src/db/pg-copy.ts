@@ -12,25 +12,30 @@ import { from as copyFrom } from 'pg-copy-streams';
  * client, so it belongs to the transaction it is executed in, and fails as any query does.
  */
 export class CopyData {
-  /** One CSV line a row, without its line break. */
-  constructor(readonly lines: readonly string[]) {}
+  /**
+   * One line of COPY's text format a row, without its line break. Read once, as the COPY sends them: lines made as
+   * they are read are made while PostgreSQL stores the ones sent before.
+   */
+  constructor(readonly lines: Iterable<string>) {}
 }
 
-/** About how many characters of CSV go to the socket at once. */
-const CHUNK_CHARS = 1 << 20;
+/** About how many characters of the rows' text go to the socket at once. */
+const CHUNK_CHARS = 1 << 16;
 
 /**
  * The lines in pieces of about CHUNK_CHARS, each line ended: never the whole group as one string,
  * which for a group of large bodies passes V8's longest string (about 512 MiB) and would twice
- * hold the group's text; the pipeline waits for the socket between pieces.
+ * hold the group's text; the pipeline waits for the socket between pieces. Each piece is made only
+ * once the one before has gone: PostgreSQL stores a piece's rows while the next is made
+ * (docs/decisions.md §20.20).
  */
-export function* csvChunks(lines: readonly string[]): Generator<string> {
+export function* copyChunks(lines: Iterable<string>, chars = CHUNK_CHARS): Generator<string> {
   let piece: string[] = [];
   let size = 0;
   for (const line of lines) {
     piece.push(line);
     size += line.length + 1;
-    if (size >= CHUNK_CHARS) {
+    if (size >= chars) {
       yield `${piece.join('\n')}\n`;
       piece = [];
       size = 0;
@@ -41,7 +46,9 @@ export function* csvChunks(lines: readonly string[]): Generator<string> {
 
 async function copyIn(client: pg.PoolClient, sql: string, data: CopyData): Promise<PostgresQueryResult<never>> {
   const stream = client.query(copyFrom(sql));
-  await pipeline(Readable.from(csvChunks(data.lines)), stream);
+  // One piece read ahead at most (an object stream reads 16 ahead by default): the pieces are made
+  // as the socket takes them, not all of them while the COPY waits for the server's go-ahead.
+  await pipeline(Readable.from(copyChunks(data.lines), { highWaterMark: 1 }), stream);
   // Kysely reads `command` only to count affected rows, as it does for an INSERT's.
   return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
 }
@@ -73,17 +80,22 @@ export function copyingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** What COPY's text format spells with a backslash, and how. */
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIALS = /[\\\t\n\r]/g;
+const ESCAPED: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 /**
- * One field of COPY's CSV format, from a value as node-postgres would send it as a parameter (its
- * own `prepareValue`, so both ways store the same text). CSV rather than COPY's text format: a
- * value is quoted whole and a quote inside is doubled, nothing else; backslashes, tabs and line
- * breaks pass as they are, where the text format must escape each. An unquoted empty field is
- * NULL; a quoted one is the empty string.
+ * One field of COPY's text format, from a value as node-postgres would send it as a parameter (its
+ * own `prepareValue`, so both ways store the same text). A backslash, a tab, a line feed and a
+ * carriage return are each written as a backslash and a letter (a backslash doubled), NULL as `\N`;
+ * everything else goes as it is, so most values (JSON text has none of the four outside an escape)
+ * are sent without a copy, where CSV quoted every value and doubled every quote (decisions §20.20).
  */
-export function csvField(value: unknown): string {
+export function copyField(value: unknown): string {
   // Most values are text already, which node-postgres would send as it is.
   const prepared = typeof value === 'string' ? value : prepareValue(value);
-  if (prepared === null) return '';
+  if (prepared === null) return '\\N';
   const text = typeof prepared === 'string' ? prepared : `\\x${prepared.toString('hex')}`;
-  return text.includes('"') ? `"${text.replaceAll('"', '""')}"` : `"${text}"`;
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPED[c] ?? c) : text;
 }

@@ -17,6 +17,11 @@ const redactor = createRedactor({ enabled: true, extraKeys: [] });
 const AWKWARD = [
   'back\\slash \\N \\. \\x41 ends in a backslash\\',
   'tab\there, line\nbreak, carriage\rreturn, \r\n both',
+  // Each of the text format's escapes alone in a value, and a value that is only one.
+  'a lone carriage\rreturn',
+  'a lone\ttab',
+  'a lone line\nfeed',
+  '\\',
   '"quoted", with a comma, ""doubled"" and a lone "',
   '',
   '\\N',
@@ -127,5 +132,26 @@ describe('the PostgreSQL traffic writer, by COPY', () => {
     expect(values).toContain('');
     expect(values).toContain(null);
     expect(values.some((v) => typeof v === 'string' && v.length === 2 * 1024 * 1024)).toBe(true);
+  });
+
+  it('rolls back a COPY whose row fails after pieces were sent, and its connection goes on', async () => {
+    const o = await openTestDatabase({ pool: 1 });
+    opened.push(o);
+    const writer = createTrafficWriter(o.dialect.payloads, { copy: true });
+    const rows = rowsOfBatch(0, 400);
+    // A value node-postgres cannot spell (a cycle for its JSON), after the first pieces have gone.
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    Object.assign(rows[350] ?? {}, { traffic_user_id: cycle });
+    const store = (group: NewTrafficRow[]) =>
+      o.db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        return writer.insertTraffic(trx, group);
+      });
+    await expect(store(rows)).rejects.toThrow(/circular/i);
+    // The one connection of the pool is usable again, and nothing of the failed group was kept.
+    await store(rowsOfBatch(1, 150));
+    const { rows: counted } = await sql<{ n: string }>`select count(*) as n from http_traffic`.execute(o.db);
+    expect(Number(counted[0]?.n)).toBe(150);
   });
 });
