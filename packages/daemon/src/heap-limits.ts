@@ -47,14 +47,15 @@ const newSpace = (): NewSpace | undefined => getHeapSpaceStatistics().find((spac
  */
 export function limitHeap(): () => void {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  let factor = 0;
+  const limits = { factor: 0 };
+  limited = limits;
   const follow = (): void => {
     const space = newSpace();
     if (!space) return;
     // V8 grows each semi-space to this factor times its present capacity.
     const wanted = growthFactor(space);
-    if (wanted === factor) return;
-    factor = wanted;
+    if (wanted === limits.factor) return;
+    limits.factor = wanted;
     setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
   };
   follow();
@@ -62,6 +63,31 @@ export function limitHeap(): () => void {
   observer.observe({ entryTypes: ['gc'] });
   return () => {
     observer.disconnect();
-    setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0`);
+    limited = undefined;
+    setFlagsFromString(V8_DEFAULTS);
   };
+}
+
+/** The two flags at V8's own values: a process that never limited its heap has these. */
+const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0`;
+
+/** The limits in force (the growth factor last set), while `limitHeap` is. */
+let limited: { factor: number } | undefined;
+
+/**
+ * Runs `make` under the flags V8 started with, and puts the limits back after. For the launcher's
+ * code cache (launch.ts): V8 stamps a cache with a hash of its flags as they are when the cache is
+ * made, and a start refuses a cache made under other flags. Made under the limits, the cache was
+ * refused by every later start, which compiled the whole bundle and wrote the cache again.
+ * `make` is synchronous: no collection is reported, so no factor is set, while it runs.
+ */
+export function underStartFlags<T>(make: () => T): T {
+  const limits = limited;
+  if (!limits) return make();
+  setFlagsFromString(V8_DEFAULTS);
+  try {
+    return make();
+  } finally {
+    setFlagsFromString(`--semi-space-growth-factor=${limits.factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  }
 }

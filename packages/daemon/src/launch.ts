@@ -55,12 +55,20 @@ function writeCache(data: Buffer): void {
 // (http/reclaim.ts), after this compile and before the cache is written: set it first, so both
 // happen under the same flags. It changes nothing else: `gc` reaches only contexts made later.
 setFlagsFromString('--expose-gc');
+/** The bundle's module; its one export makes the cache under the start's flags (main.ts). */
+const module: { exports: { underStartFlags?: <T>(make: () => T) => T } } = { exports: {} };
+// V8 stamps a cache with the flags as they are when it is made, and the daemon changes two of them
+// at run time (heap-limits.ts): made under those, a cache was refused by every later start.
+const makeCache = (script: Script): Buffer => {
+  const make = () => script.createCachedData();
+  return module.exports.underStartFlags ? module.exports.underStartFlags(make) : make();
+};
 const cachedData = readCache();
 const script = new Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 if (!cachedData || script.cachedDataRejected === true) {
   let written = false;
   const write = () => {
-    if (!written) writeCache(script.createCachedData());
+    if (!written) writeCache(makeCache(script));
     written = true;
   };
   setTimeout(write, WRITE_AFTER_MS).unref();
@@ -68,7 +76,6 @@ if (!cachedData || script.cachedDataRejected === true) {
 }
 const run: unknown = script.runInThisContext();
 if (typeof run !== 'function') throw new TypeError(`${bundle} did not compile to a CommonJS module`);
-const module = { exports: {} };
 run.call(
   module.exports,
   module.exports,

@@ -7,6 +7,9 @@ import { registerTokenCommands } from './commands/token.js';
 import { registerUserCommands } from './commands/user.js';
 import { ExitError } from './exit-error.js';
 
+// The bundle's one export, for its launcher (launch.ts): the code cache is made under it.
+export { underStartFlags } from './heap-limits.js';
+
 /** The program: one module per command in commands/; the order here is the order of `--help`. */
 function program(): Command {
   const cmd = new Command('taplined')
