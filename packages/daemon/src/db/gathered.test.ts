@@ -3,7 +3,7 @@ import type { CompiledQuery, QueryResult } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../auth/users.js';
 import { systemClock } from '../clock.js';
-import { gatheredLookup, type LookupDb } from './gathered.js';
+import { gatheredLookup, type LookupDb, STALLED_AFTER_MS } from './gathered.js';
 import { preparedLookup } from './prepared.js';
 import type { OpenedDatabase } from './open.js';
 
@@ -34,6 +34,8 @@ function watched(opened: OpenedDatabase) {
       hold = new Promise((resolve) => (release = resolve));
       return () => ((hold = undefined), release());
     },
+    /** Queries from now on answer at once; those held so far stay held. */
+    holdNoMore: () => void (hold = undefined),
     fail: (error: Error | undefined) => void (failure = error),
   };
 }
@@ -108,6 +110,25 @@ describe('a gathered lookup (docs/decisions.md §16.6)', () => {
     expect(w.sent).toHaveLength(1);
     w.fail(undefined);
     expect((await byId(ids[2]!))?.name).toBe('cy');
+  });
+
+  it('does not let a query that hangs hold up the calls after it: the next query goes after a second', async () => {
+    const w = watched(opened);
+    const byId = nameLookup(w.db, opened);
+    // The first query's answer never comes back (a connection gone half-open), until the end.
+    const release = w.holdAnswers();
+    const first = byId(ids[0]!);
+    await expect.poll(w.read).toBe(1);
+    w.holdNoMore();
+    const started = Date.now();
+    const second = byId(ids[1]!);
+    // Answered by a query of its own, sent once the first had been out for STALLED_AFTER_MS.
+    await expect.poll(w.read, { timeout: 5_000 }).toBe(2);
+    release();
+    expect((await second)?.name).toBe('bob');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(STALLED_AFTER_MS - 50);
+    expect((await first)?.name).toBe('ana');
+    expect(w.sent).toHaveLength(2);
   });
 
   it('asks for at most 100 keys a query; the rest go in the next one', async () => {

@@ -4,6 +4,12 @@ import { SENTINEL_PREFIX, slotOf, type StoredValues } from './stored-values.js';
 
 /** Most distinct keys one query asks for; the rest wait for the next one. */
 const MOST_KEYS = 100;
+/**
+ * How long a query may be out before the calls waiting behind it get a query of their own. One
+ * that never returns (a PostgreSQL connection gone half-open) would otherwise hold up every later
+ * lookup, where one query a request held up only the requests on that connection.
+ */
+export const STALLED_AFTER_MS = 1_000;
 
 /** What a gathered lookup runs on: the database, or (tests) one that watches its queries. */
 export type LookupDb = Pick<Db, 'selectFrom' | 'executeQuery'>;
@@ -47,7 +53,8 @@ function compileTemplate<R>(
  * row of its key, or undefined. A caller is never answered by a query that began before it
  * called, and nothing is kept once answered: what it gathers is the calls that arrive together.
  * A query that fails rejects every caller waiting on it with its error (a database that cannot
- * answer is a 503 for each of them).
+ * answer is a 503 for each of them). A query out for longer than STALLED_AFTER_MS no longer holds
+ * the next one back: its callers wait for it as they would have for a query of their own.
  *
  * `build` makes the query for a list of keys (Kysely's, so dialect-neutral, compiled once per
  * number of keys), of the column `column` (an id column, say); `keyOf` reads a row's key back,
@@ -94,6 +101,13 @@ export function gatheredLookup<R>(
       // The raw query is the compiled one with its keys bound: its rows are still R.
       return db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
     };
+    // The next query goes when this one returns, or once it has been out too long; not twice.
+    let next: (() => void) | undefined = () => {
+      next = undefined;
+      clearTimeout(stalled);
+      send();
+    };
+    const stalled = setTimeout(() => next?.(), STALLED_AFTER_MS).unref();
     query()
       .then(({ rows }) => {
         const byKey = new Map(rows.map((row) => [keyOf(row), row]));
@@ -103,7 +117,7 @@ export function gatheredLookup<R>(
       .catch((error: unknown) => {
         for (const waiters of taken.values()) for (const w of waiters) w.reject(error);
       })
-      .finally(send);
+      .finally(() => next?.());
   }
 
   return (key) =>
