@@ -37,7 +37,8 @@ export const depdWithoutLines = patch(
  * mime-types: its extension and type maps, built from all of mime-db's 2,500 types at load
  * (6 to 7 ms of every start), are built by the first read of either instead. A start's answers do
  * not read them: `contentType` and `charset` for a full type read mime-db itself. Once built they
- * are the same plain properties as published.
+ * are the same plain properties as published. Only the names the module defines are made lazy
+ * (mime-types 2 has no `_extensionConflicts`).
  */
 export const lazyMimeMaps = patch(
   'lazy-mime-maps',
@@ -61,7 +62,7 @@ export const lazyMimeMaps = patch(
       configurable: true
     })
   })
-})(['extensions', 'types', '_extensionConflicts'])
+})(['extensions', 'types', '_extensionConflicts'].filter(function (name) { return name in exports }))
 `,
 );
 
