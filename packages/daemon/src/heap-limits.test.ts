@@ -1,7 +1,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { expect, it } from 'vitest';
-import { growthFactor, limitHeap, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
+import { growthFactor, limitHeap, underStartFlags, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
 
 // V8's flags are the process's; this file runs in a fork of its own (vitest's forks pool), and the
 // stop function puts them back all the same.
@@ -30,6 +30,19 @@ it("keeps a served daemon's young generation at its cap, where V8 would double i
     // Grown to the cap (the churn is enough to make V8 grow it), never past it.
     expect(largest).toBe(YOUNG_GENERATION_CAP_BYTES);
     expect(newSpace()).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
+  } finally {
+    stop();
+  }
+});
+
+it("puts the limits back after making something under the start flags (the launcher's code cache)", async () => {
+  const stop = limitHeap();
+  try {
+    await churn(300);
+    expect(underStartFlags(() => 'made')).toBe('made');
+    // Under V8's own growth factor again, this churn would double the young generation past the cap.
+    const largest = await churn(600);
+    expect(largest).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
   } finally {
     stop();
   }

@@ -88,6 +88,8 @@ export function underStartFlags<T>(make: () => T): T {
   try {
     return make();
   } finally {
-    setFlagsFromString(`--semi-space-growth-factor=${limits.factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    // The factor only if one was set (`follow` found the young generation).
+    const factor = limits.factor > 0 ? `--semi-space-growth-factor=${limits.factor} ` : '';
+    setFlagsFromString(`${factor}--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   }
 }
