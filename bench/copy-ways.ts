@@ -4,46 +4,21 @@
 // it, in pieces of `chunk` characters.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ComposeRecord } from '../packages/shared/src/index.js';
-import { realisticRecord } from '../packages/testkit/src/realistic/record.js';
 import { openDatabase } from '../packages/daemon/src/db/open.js';
 import { copyChunks, copyField } from '../packages/daemon/src/db/pg-copy.js';
 import { prepareValue } from 'pg/lib/utils.js';
 import { insertTemplate } from '../packages/daemon/src/db/prepared.js';
-import { prepareRecord } from '../packages/daemon/src/ingest/prepare.js';
-import { createRedactor } from '../packages/daemon/src/ingest/redact.js';
-import { rowsOf } from '../packages/daemon/src/ingest/rows.js';
 import { TRAFFIC_COLUMNS } from '../packages/daemon/src/http-traffic/writer.js';
 import type { NewTrafficRow } from '../packages/daemon/src/http-traffic/table.js';
-
-const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
+import { realisticRows } from '../packages/daemon/src/http-traffic/realistic-rows.fixture.js';
 
 export function open(url: string) {
   return openDatabase(url, { pool: 1 });
 }
 
 export function rowsOfBatch(batch: number, count: number): NewTrafficRow[] {
-  const redactor = createRedactor({ enabled: true, extraKeys: [] });
-  return Array.from({ length: count }, (_, i) => {
-    const n = batch * count + i;
-    const { record } = prepareRecord(ComposeRecord.parse(realisticRecord(n, SOURCE)), redactor);
-    const hex = (k: number) => k.toString(16).padStart(12, '0');
-    const filed = {
-      domainId: `01a1fc8d-93a2-767e-92f3-0000${hex(n % 2).slice(4)}`,
-      pathnameId: `01a1fc8d-93a2-767e-92f3-1000${hex(n % 12).slice(4)}`,
-      route: { id: `01a1fc8d-93a2-767e-92f3-2000${hex(n % 5).slice(4)}`, template: '/t' },
-    };
-    const { row } = rowsOf(
-      SOURCE,
-      record,
-      filed,
-      '2026-11-27T08:00:00.000Z',
-      `01a1fc8d-93a2-767e-92f3-${hex(n + 1)}`,
-      false,
-    );
-    row.stream_seq = n + 1;
-    return row;
-  });
+  // Stored here without the writer, which numbers the stream itself.
+  return realisticRows(batch, count).map((row, i) => Object.assign(row, { stream_seq: batch * count + i + 1 }));
 }
 
 /** Each row's CSV line, with the daemon's encoders for `db`. */

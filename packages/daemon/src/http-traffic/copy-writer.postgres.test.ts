@@ -1,17 +1,10 @@
-import { ComposeRecord } from '@tapline/shared';
-import { realisticRecord } from '@tapline/testkit';
 import { openTestDatabase } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../db/open.js';
-import { prepareRecord } from '../ingest/prepare.js';
-import { createRedactor } from '../ingest/redact.js';
-import { rowsOf } from '../ingest/rows.js';
+import { realisticRows } from './realistic-rows.fixture.js';
 import type { NewTrafficRow } from './table.js';
 import { COPY_FROM_ROWS, createTrafficWriter, type TrafficWriter } from './writer.js';
-
-const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
-const redactor = createRedactor({ enabled: true, extraKeys: [] });
 
 /** What COPY's formats treat specially, and what is only large or unusual: each a value of its own. */
 const AWKWARD = [
@@ -37,23 +30,8 @@ const LARGE = 'x'.repeat(2 * 1024 * 1024);
  * values above in every text column that takes any text, and nulls where a column allows them.
  */
 function rowsOfBatch(batch: number, count: number): NewTrafficRow[] {
-  return Array.from({ length: count }, (_, i) => {
+  return realisticRows(batch, count).map((row, i) => {
     const n = batch * count + i;
-    const { record } = prepareRecord(ComposeRecord.parse(realisticRecord(n, SOURCE)), redactor);
-    const hex = (k: number) => k.toString(16).padStart(12, '0');
-    const filed = {
-      domainId: `01a1fc8d-93a2-767e-92f3-0000${hex(n % 2).slice(4)}`,
-      pathnameId: `01a1fc8d-93a2-767e-92f3-1000${hex(n % 12).slice(4)}`,
-      route: { id: `01a1fc8d-93a2-767e-92f3-2000${hex(n % 5).slice(4)}`, template: '/t' },
-    };
-    const row = rowsOf(
-      SOURCE,
-      record,
-      filed,
-      '2026-11-27T08:00:00.000Z',
-      `01a1fc8d-93a2-767e-92f3-${hex(n + 1)}`,
-      false,
-    ).row;
     const awkward = (k: number) => AWKWARD[(n + k) % AWKWARD.length] ?? '';
     if (i % 3 === 0) {
       row.request_body = awkward(0);

@@ -1,39 +1,10 @@
-import { ComposeRecord } from '@tapline/shared';
-import { realisticRecord } from '@tapline/testkit';
 import { openTestDatabase } from '@tapline/testkit/daemon';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../db/open.js';
-import { prepareRecord } from '../ingest/prepare.js';
-import { createRedactor } from '../ingest/redact.js';
-import { rowsOf } from '../ingest/rows.js';
+import { realisticRows as rowsOfBatch } from './realistic-rows.fixture.js';
 import { createSqliteTrafficWriter } from './sqlite-writer.js';
-import type { NewTrafficRow } from './table.js';
 import { createTrafficWriter, type TrafficWriter } from './writer.js';
-
-const SOURCE = '01a1fc8d-93a2-767e-92f3-e5a71388f88b';
-const DOMAINS = ['01a1fc8d-93a2-767e-92f3-000000000001', '01a1fc8d-93a2-767e-92f3-000000000002'];
-const redactor = createRedactor({ enabled: true, extraKeys: [] });
-
-/**
- * Rows of `count` realistic records as ingest makes them (ids made up, in order): compressible
- * and tiny exchanges, null bodies, with and without a user, two domains, a dozen pathnames, so
- * the count rollup gets repeated keys.
- */
-function rowsOfBatch(batch: number, count: number): NewTrafficRow[] {
-  return Array.from({ length: count }, (_, i) => {
-    const { record } = prepareRecord(ComposeRecord.parse(realisticRecord(batch * count + i, SOURCE)), redactor);
-    const n = batch * count + i;
-    const hex = (k: number) => k.toString(16).padStart(12, '0');
-    const filed = {
-      domainId: DOMAINS[n % 2] ?? '',
-      pathnameId: `01a1fc8d-93a2-767e-92f3-1000${hex(n % 12).slice(4)}`,
-      route: { id: `01a1fc8d-93a2-767e-92f3-2000${hex(n % 5).slice(4)}`, template: '/t' },
-    };
-    const id = `01a1fc8d-93a2-767e-92f3-${hex(n + 1)}`;
-    return rowsOf(SOURCE, record, filed, '2026-11-27T08:00:00.000Z', id, false).row;
-  });
-}
 
 /** Every stored value of the written tables with its SQL type, in a fixed order. */
 async function storedTables({ db }: OpenedDatabase) {
