@@ -23,9 +23,17 @@ module.exports = {
     {
       name: 'no-test-kit-in-shipped-code',
       severity: 'error',
-      comment: 'The test kit is for tests; a file under src that needs it is a test or belongs in the kit.',
-      from: { path: '^packages/(shared|daemon|cli|node)/src/', pathNot: '\\.test\\.tsx?$' },
+      comment:
+        'The test kit is for tests; a file under src that needs it is a test, a fixture tests share (*.fixture.ts), or belongs in the kit.',
+      from: { path: '^packages/(shared|daemon|cli|node)/src/', pathNot: '\\.(test|fixture)\\.tsx?$' },
       to: { path: '^packages/testkit/' },
+    },
+    {
+      name: 'no-test-code-in-shipped-code',
+      severity: 'error',
+      comment: 'Tests and their fixtures are never imported by what ships.',
+      from: { path: '^packages/(shared|daemon|cli|node)/src/', pathNot: '\\.(test|fixture)\\.tsx?$' },
+      to: { path: '\\.(test|fixture)\\.tsx?$' },
     },
     {
       name: 'db-below-the-capabilities',
