@@ -161,53 +161,62 @@ describe('taplined start-up and shutdown', () => {
 });
 
 describe("the daemon's code cache", () => {
-  it('is written by the first start and taken as it is by the next, under the default flags', async () => {
-    // A copy of dist/ beside it (so that the bundle still finds its packages), with no cache yet,
-    // that no other test's daemon writes a cache into.
-    const dist = dirname(TAPLINED);
-    const copy = mkdtempSync(join(dirname(dist), 'dist-cache-test-'));
-    try {
-      for (const name of readdirSync(dist).filter((n) => !n.endsWith('.cache')))
-        cpSync(join(dist, name), join(copy, name), { recursive: true });
-      const cacheOf = () => readdirSync(copy).filter((n) => n.endsWith('.cache'));
-      const start = async () => {
-        const child = execa(
-          'node',
-          [join(copy, 'taplined.js'), '--port', '0', '--home', home(), '--log-level', 'warn'],
-          {
-            env: cleanEnv({}),
-            extendEnv: false,
-            reject: false,
-          },
-        );
-        children.push(child);
-        let stdout = '';
-        child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        await until(() => stdout.includes('listening on'), 'taplined to listen', 20_000);
-        // Wrapped: a child process is a promise of its end, which an async function would wait for.
-        return { child };
-      };
-      const { child: first } = await start();
-      await until(() => cacheOf().length === 1, 'the first start to write its code cache', 20_000);
-      first.kill('SIGTERM');
-      expect((await first).exitCode).toBe(0);
-      const [name = ''] = cacheOf();
-      const written = statSync(join(copy, name));
+  // The first start writes it under the flags it has set since (the lean heap's, or V8's growth
+  // factor again without it); the next one, with or without the lean heap, runs under the start's.
+  it.each([
+    ['the lean heap', [], ['--no-lean-heap']],
+    ['no lean heap', ['--no-lean-heap'], []],
+  ])(
+    'is written by a first start with %s and taken as it is by the next',
+    async (_, firstArgs, nextArgs) => {
+      // A copy of dist/ beside it (so that the bundle still finds its packages), with no cache yet,
+      // that no other test's daemon writes a cache into.
+      const dist = dirname(TAPLINED);
+      const copy = mkdtempSync(join(dirname(dist), 'dist-cache-test-'));
+      try {
+        for (const name of readdirSync(dist).filter((n) => !n.endsWith('.cache')))
+          cpSync(join(dist, name), join(copy, name), { recursive: true });
+        const cacheOf = () => readdirSync(copy).filter((n) => n.endsWith('.cache'));
+        const start = async (args: string[]) => {
+          const child = execa(
+            'node',
+            [join(copy, 'taplined.js'), '--port', '0', '--home', home(), '--log-level', 'warn', ...args],
+            {
+              env: cleanEnv({}),
+              extendEnv: false,
+              reject: false,
+            },
+          );
+          children.push(child);
+          let stdout = '';
+          child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+          await until(() => stdout.includes('listening on'), 'taplined to listen', 20_000);
+          // Wrapped: a child process is a promise of its end, which an async function would wait for.
+          return { child };
+        };
+        const { child: first } = await start(firstArgs);
+        await until(() => cacheOf().length === 1, 'the first start to write its code cache', 20_000);
+        first.kill('SIGTERM');
+        expect((await first).exitCode).toBe(0);
+        const [name = ''] = cacheOf();
+        const written = statSync(join(copy, name));
 
-      // The next start takes it: it writes the cache again only when V8 refused it (another Node,
-      // other flags). A daemon that changed V8's flags at run time (its lean heap) and wrote the
-      // cache under them had every later start refuse it.
-      const { child: second } = await start();
-      await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the launcher's 1.5 s
-      second.kill('SIGTERM');
-      expect((await second).exitCode).toBe(0);
-      expect(cacheOf()).toEqual([name]);
-      const after = statSync(join(copy, name));
-      expect({ ino: after.ino, mtimeMs: after.mtimeMs }).toEqual({ ino: written.ino, mtimeMs: written.mtimeMs });
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
-  }, 60_000);
+        // The next start takes it: it writes the cache again only when V8 refused it (another Node,
+        // other flags). A daemon that changed V8's flags at run time (its lean heap) and wrote the
+        // cache under them had every later start refuse it.
+        const { child: second } = await start(nextArgs);
+        await new Promise((resolve) => setTimeout(resolve, 3_000)); // past the launcher's 1.5 s
+        second.kill('SIGTERM');
+        expect((await second).exitCode).toBe(0);
+        expect(cacheOf()).toEqual([name]);
+        const after = statSync(join(copy, name));
+        expect({ ino: after.ino, mtimeMs: after.mtimeMs }).toEqual({ ino: written.ino, mtimeMs: written.mtimeMs });
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe('taplined admin subcommands', () => {

@@ -2,6 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { expect, it } from 'vitest';
 import { growthFactor, limitHeap, underStartFlags, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
+import { START_GROWTH_FACTOR } from './start-flags.js';
 
 // V8's flags are the process's; this file runs in a fork of its own (vitest's forks pool), and the
 // stop function puts them back all the same.
@@ -60,4 +61,10 @@ it('grows each semi-space to half the cap, whether or not V8 has released the se
   // At the cap (two semi-spaces of 8 MiB) and past it: no growth.
   expect(growthFactor(semi(6, 2))).toBe(1);
   expect(growthFactor(semi(15, 1))).toBe(1);
+});
+
+it("grows a start's first semi-space (V8's 1 MiB) to half the cap in one step", () => {
+  // The launcher's factor (start-flags.ts) is the one the lean heap would set there, so a lean
+  // heap taking over from the start never finds its young generation past the cap.
+  expect(growthFactor({ space_used_size: 0, space_available_size: 1024 * 1024 })).toBe(START_GROWTH_FACTOR);
 });

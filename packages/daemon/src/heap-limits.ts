@@ -1,5 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, type HeapSpaceInfo, setFlagsFromString } from 'node:v8';
+import { START_GROWTH_FACTOR, V8_GROWTH_FACTOR } from './start-flags.js';
 
 /**
  * The young generation's cap, both semi-spaces together: V8's default lets them grow to 32 MiB
@@ -9,9 +10,6 @@ import { getHeapSpaceStatistics, type HeapSpaceInfo, setFlagsFromString } from '
 export const YOUNG_GENERATION_CAP_BYTES = 16 * 1024 * 1024;
 /** The old generation's next limit: 10% over what a full collection left, instead of V8's 1.1x to 4x. */
 const HEAP_GROWING_PERCENT = 10;
-/** V8's own default growth factor, put back by the stop function. */
-const V8_GROWTH_FACTOR = 2;
-
 const MIB = 1024 * 1024;
 
 /** What `growthFactor` reads of the young generation (`v8.getHeapSpaceStatistics()`'s `new_space`). */
@@ -73,23 +71,38 @@ const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growi
 
 /** The limits in force (the growth factor last set), while `limitHeap` is. */
 let limited: { factor: number } | undefined;
+/** Set once a daemon without the lean heap has given V8 its own growth factor back (`endStart`). */
+let started = false;
 
 /**
- * Runs `make` under the flags V8 started with, and puts the limits back after. For the launcher's
- * code cache (launch.ts): V8 stamps a cache with a hash of its flags as they are when the cache is
- * made, and a start refuses a cache made under other flags. Made under the limits, the cache was
- * refused by every later start, which compiled the whole bundle and wrote the cache again.
- * `make` is synchronous: no collection is reported, so no factor is set, while it runs.
+ * For a daemon without the lean heap, once it listens: V8's own growth factor again, in place of
+ * the start's (start-flags.ts), which the launcher set before it compiled the bundle.
+ */
+export function endStart(): void {
+  started = true;
+  setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+}
+
+/**
+ * Runs `make` under the flags the launcher set when it compiled the bundle (start-flags.ts), and
+ * puts back after it those the daemon set since (the lean heap's limits, or V8's growth factor).
+ * For the launcher's code cache (launch.ts): V8 stamps a cache with a hash of its flags as they
+ * are when the cache is made, and a start refuses a cache made under other flags. Made under the
+ * lean heap's limits, the cache was refused by every later start, which compiled the whole bundle
+ * and wrote the cache again. `make` is synchronous: no collection is reported, so no factor is set,
+ * while it runs.
  */
 export function underStartFlags<T>(make: () => T): T {
   const limits = limited;
-  if (!limits) return make();
-  setFlagsFromString(V8_DEFAULTS);
+  if (!limits && !started) return make();
+  setFlagsFromString(`--semi-space-growth-factor=${START_GROWTH_FACTOR} --heap-growing-percent=0`);
   try {
     return make();
   } finally {
-    // The factor only if one was set (`follow` found the young generation).
-    const factor = limits.factor > 0 ? `--semi-space-growth-factor=${limits.factor} ` : '';
-    setFlagsFromString(`${factor}--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    if (limits) {
+      // The lean heap's factor, or the start's, still in force, if `follow` found no young generation.
+      const factor = limits.factor > 0 ? limits.factor : START_GROWTH_FACTOR;
+      setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    } else setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
   }
 }

@@ -4,6 +4,7 @@ import { createRequire, Module } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
+import { START_FLAGS } from './start-flags.js';
 
 /**
  * dist/taplined.js: runs the daemon's bundle (taplined.cjs, built from main.ts) through V8's code
@@ -51,10 +52,10 @@ function writeCache(data: Buffer): void {
   }
 }
 
-// V8 accepts a cache only under the flags it was made with. Every start sets --expose-gc
-// (http/reclaim.ts), after this compile and before the cache is written: set it first, so both
-// happen under the same flags. It changes nothing else: `gc` reaches only contexts made later.
-setFlagsFromString('--expose-gc');
+// V8 accepts a cache only under the flags it was made with. The start's flags (start-flags.ts) are
+// set before this compile, and the cache is made under them (`underStartFlags`), whatever the
+// daemon has set since.
+setFlagsFromString(START_FLAGS);
 /** The bundle's module; its one export makes the cache under the start's flags (main.ts). */
 const module: { exports: { underStartFlags?: <T>(make: () => T) => T } } = { exports: {} };
 // V8 stamps a cache with the flags as they are when it is made, and the daemon changes two of them

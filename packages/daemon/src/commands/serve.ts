@@ -17,7 +17,7 @@ import { DEFAULT_RETENTION } from '../retention/options.js';
 import { parseRetention } from '../retention/parse-flags.js';
 import { DEFAULT_STATS_RETENTION } from '../route-stats/options.js';
 import { parseStats } from '../route-stats/parse-flags.js';
-import { limitHeap } from '../heap-limits.js';
+import { endStart, limitHeap } from '../heap-limits.js';
 import { serve } from '../serve.js';
 import { parseReplayOrigins } from '../web-ui/replay-origins.js';
 import { type DatabaseFlags, locations } from './database.js';
@@ -47,7 +47,7 @@ const env = process.env;
 
 async function startDaemon(opts: GlobalOptions): Promise<void> {
   // Only a served daemon: the in-process tests share one V8 with their runner (decisions §20.13).
-  // On unless `--no-lean-heap`.
+  // On unless `--no-lean-heap`. It follows on from the start's growth factor (start-flags.ts).
   if (opts.leanHeap) limitHeap();
   const { home, database, dbPool } = locations(opts);
   const timeouts = parseTimeouts(opts);
@@ -89,6 +89,8 @@ async function startDaemon(opts: GlobalOptions): Promise<void> {
       process.stdout.write(`${line}\n`);
     },
   });
+  // Without the lean heap, V8's own sizing once the daemon listens.
+  if (!opts.leanHeap) endStart();
   const signal = await (stopSignal ?? nextSignal());
   logger.info({ signal }, 'stopping');
   await daemon.stop().catch((error: unknown) => {

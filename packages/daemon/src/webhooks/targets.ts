@@ -1,29 +1,40 @@
 import { BlockList, isIP } from 'node:net';
 import { type Webhook, WEBHOOK_URL_RULES } from '@tapline/shared';
 
-/** Link-local and cloud-metadata addresses: never a webhook target, whatever the flags. */
-const ALWAYS_BLOCKED = new BlockList();
-ALWAYS_BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
-ALWAYS_BLOCKED.addSubnet('0.0.0.0', 8, 'ipv4');
-ALWAYS_BLOCKED.addSubnet('fe80::', 10, 'ipv6');
-ALWAYS_BLOCKED.addAddress('fd00:ec2::254', 'ipv6');
-// 169.254.0.0/16 inside IPv6: IPv4-compatible, SIIT-translated and NAT64 spellings.
-ALWAYS_BLOCKED.addSubnet('::a9fe:0', 112, 'ipv6');
-ALWAYS_BLOCKED.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
-ALWAYS_BLOCKED.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
-// Alibaba Cloud's metadata service sits inside 100.64.0.0/10, which is otherwise only "private".
-ALWAYS_BLOCKED.addAddress('100.100.100.200', 'ipv4');
-ALWAYS_BLOCKED.addAddress('::', 'ipv6');
+/**
+ * The two lists of addresses, made by the first check: a start never checks one, and Node loads
+ * its BlockList's modules at the first list made (issue 30's cold start).
+ */
+let lists: { readonly alwaysBlocked: BlockList; readonly private: BlockList } | undefined;
 
-/** Loopback and private ranges: allowed only with `--allow-private-webhooks`. */
-const PRIVATE = new BlockList();
-PRIVATE.addSubnet('127.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
-PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
-PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
-PRIVATE.addAddress('::1', 'ipv6');
-PRIVATE.addSubnet('fc00::', 7, 'ipv6');
+function addressLists(): NonNullable<typeof lists> {
+  if (lists) return lists;
+  /** Link-local and cloud-metadata addresses: never a webhook target, whatever the flags. */
+  const alwaysBlocked = new BlockList();
+  alwaysBlocked.addSubnet('169.254.0.0', 16, 'ipv4');
+  alwaysBlocked.addSubnet('0.0.0.0', 8, 'ipv4');
+  alwaysBlocked.addSubnet('fe80::', 10, 'ipv6');
+  alwaysBlocked.addAddress('fd00:ec2::254', 'ipv6');
+  // 169.254.0.0/16 inside IPv6: IPv4-compatible, SIIT-translated and NAT64 spellings.
+  alwaysBlocked.addSubnet('::a9fe:0', 112, 'ipv6');
+  alwaysBlocked.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
+  alwaysBlocked.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
+  // Alibaba Cloud's metadata service sits inside 100.64.0.0/10, which is otherwise only "private".
+  alwaysBlocked.addAddress('100.100.100.200', 'ipv4');
+  alwaysBlocked.addAddress('::', 'ipv6');
+
+  /** Loopback and private ranges: allowed only with `--allow-private-webhooks`. */
+  const privateRanges = new BlockList();
+  privateRanges.addSubnet('127.0.0.0', 8, 'ipv4');
+  privateRanges.addSubnet('10.0.0.0', 8, 'ipv4');
+  privateRanges.addSubnet('172.16.0.0', 12, 'ipv4');
+  privateRanges.addSubnet('192.168.0.0', 16, 'ipv4');
+  privateRanges.addSubnet('100.64.0.0', 10, 'ipv4');
+  privateRanges.addAddress('::1', 'ipv6');
+  privateRanges.addSubnet('fc00::', 7, 'ipv6');
+  lists = { alwaysBlocked, private: privateRanges };
+  return lists;
+}
 
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
@@ -43,8 +54,9 @@ function unmapIpv4(ip: string): string {
 export function classifyAddress(address: string): AddressClass {
   const ip = unmapIpv4(address.replace(/^\[|\]$/g, '').toLowerCase());
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (ALWAYS_BLOCKED.check(ip, family)) return 'blocked';
-  if (PRIVATE.check(ip, family)) return 'private';
+  const { alwaysBlocked, private: privateRanges } = addressLists();
+  if (alwaysBlocked.check(ip, family)) return 'blocked';
+  if (privateRanges.check(ip, family)) return 'private';
   return 'public';
 }
 
