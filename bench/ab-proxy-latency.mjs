@@ -5,10 +5,12 @@
 // `label=ROOT|--node-flag,--node-flag|--proxy-arg,value`, or `label=node` (the bare node:http
 // proxy, bench/floors/node-proxy.mjs). For a change to the proxy's tail on a shared machine, where
 // only figures taken side by side mean anything. Prints each round's added p50/p99 and medians.
+// SATURATE=<seconds>: each side is first loaded to saturation that long, as the scenario's
+// throughput rounds load its proxy before the latency rounds.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { cpuMs, createSource, percentile, spawnNode, spawnProxy, tempHome } from './lib.mjs';
+import { autocannon, cpuMs, createSource, percentile, spawnNode, spawnProxy, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 
@@ -63,13 +65,17 @@ const renice = (pid) => {
 
 const sides = [];
 for (const spec of specs) sides.push(await start(spec));
+// The scenario measures latency after its throughput rounds, when each proxy's heap has grown to
+// what load makes of it: SATURATE=<seconds> gives each side that much load at 20 connections first.
+for (const side of sides.filter(() => process.env.SATURATE))
+  await autocannon(here, ['-c', '20', '-d', process.env.SATURATE, `${side.url}/api/v1/orders?status=open&page=2`]);
 const results = Object.fromEntries(sides.map((s) => [s.label, []]));
 const sorted = (a) => [...a].sort((x, y) => x - y);
 for (let round = 1; round <= Number(rounds); round++) {
   for (const side of sides) {
     if (side.daemonPid) renice(side.daemonPid);
     const args = [String(RATE), '1', '1', seconds, `direct=${appUrl}`, `${side.label}=${side.url}`];
-    const cpu = () => side.pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    const cpu = () => side.pids.map((pid) => cpuMs(pid));
     const cpu0 = cpu();
     const measured = JSON.parse(
       await spawnNode([join(here, 'bench/floors/open-loop.mjs'), ...args], /^(\{.*\})\n/s).ready,
@@ -82,14 +88,14 @@ for (let round = 1; round <= Number(rounds); round++) {
       direct99: at('direct', 99),
       failed: measured.failed[side.label],
       // Over the warm-up second too: the proxy's (and its daemon's) CPU for each request sent.
-      cpuUs: ((cpu() - cpu0) * 1000) / measured.sent,
+      cpuUs: cpu().map((ms, i) => ((ms - (cpu0[i] ?? 0)) * 1000) / measured.sent),
     });
   }
   process.stderr.write(
     `round ${round}: ${sides
       .map((s) => {
         const r = results[s.label].at(-1);
-        return `${s.label} +${r.p50.toFixed(2)}/+${r.p99.toFixed(2)} (direct p99 ${r.direct99.toFixed(2)}, ${r.cpuUs.toFixed(0)} µs CPU)`;
+        return `${s.label} +${r.p50.toFixed(2)}/+${r.p99.toFixed(2)} (direct p99 ${r.direct99.toFixed(2)}, ${r.cpuUs.map((us) => us.toFixed(0)).join(' + ')} µs CPU)`;
       })
       .join(', ')}\n`,
   );
@@ -98,7 +104,7 @@ const median = (a) => sorted(a)[a.length >> 1];
 for (const side of sides) {
   const r = results[side.label];
   process.stdout.write(
-    `${side.label}: added p50 ${median(r.map((x) => x.p50)).toFixed(2)} ms, p99 ${median(r.map((x) => x.p99)).toFixed(2)} ms (by round ${r.map((x) => x.p99.toFixed(2)).join(' ')}); CPU ${median(r.map((x) => x.cpuUs)).toFixed(0)} µs a request (proxy and daemon); failed ${r.reduce((n, x) => n + x.failed, 0)}\n`,
+    `${side.label}: added p50 ${median(r.map((x) => x.p50)).toFixed(2)} ms, p99 ${median(r.map((x) => x.p99)).toFixed(2)} ms (by round ${r.map((x) => x.p99.toFixed(2)).join(' ')}); CPU a request ${r[0]?.cpuUs.map((_, i) => median(r.map((x) => x.cpuUs[i] ?? 0)).toFixed(0)).join(' µs (proxy) + ')} µs (daemon); failed ${r.reduce((n, x) => n + x.failed, 0)}\n`,
   );
 }
 for (const stop of stops) await stop();
