@@ -4,7 +4,9 @@
 // is `label=ROOT` (that checkout's built `tapline proxy`, with its own daemon), optionally
 // `label=ROOT|--node-flag,--node-flag|--proxy-arg,value`, or `label=node` (the bare node:http
 // proxy, bench/floors/node-proxy.mjs). For a change to the proxy's tail on a shared machine, where
-// only figures taken side by side mean anything. Prints each round's added p50/p99 and medians.
+// only figures taken side by side mean anything. Prints each round's added p50/p99 and medians,
+// and the paired excess: each proxied request's time less that of the direct request sent in the
+// same tick, its p90 and p99 (steadier than a difference of p99s while others load the machine).
 // SATURATE=<seconds>: each side is first loaded to saturation that long, as the scenario's
 // throughput rounds load its proxy before the latency rounds.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 
 const here = join(import.meta.dirname, '..');
+process.env.OPEN_LOOP_TICKS = '1';
 const [rounds, seconds, ...specs] = process.argv.slice(2);
 if (specs.length === 0) throw new Error('usage: node bench/ab-proxy-latency.mjs ROUNDS SECONDS label=ROOT...');
 const RATE = 200;
@@ -82,10 +85,15 @@ for (let round = 1; round <= Number(rounds); round++) {
     );
     const [samples] = measured.rounds;
     const at = (who, p) => percentile(sorted(samples[who]), p);
+    // Each proxied request against the direct one sent in the same tick: what the machine's load
+    // does to both cancels out, which the difference of two p99s does not.
+    const excess = sorted(samples.ticks.map(([direct, proxied]) => proxied - direct).filter((ms) => !Number.isNaN(ms)));
     results[side.label].push({
       p50: at(side.label, 50) - at('direct', 50),
       p99: at(side.label, 99) - at('direct', 99),
       direct99: at('direct', 99),
+      excess90: percentile(excess, 90),
+      excess99: percentile(excess, 99),
       failed: measured.failed[side.label],
       // Over the warm-up second too: the proxy's (and its daemon's) CPU for each request sent.
       cpuUs: cpu().map((ms, i) => ((ms - (cpu0[i] ?? 0)) * 1000) / measured.sent),
@@ -95,7 +103,7 @@ for (let round = 1; round <= Number(rounds); round++) {
     `round ${round}: ${sides
       .map((s) => {
         const r = results[s.label].at(-1);
-        return `${s.label} +${r.p50.toFixed(2)}/+${r.p99.toFixed(2)} (direct p99 ${r.direct99.toFixed(2)}, ${r.cpuUs.map((us) => us.toFixed(0)).join(' + ')} µs CPU)`;
+        return `${s.label} +${r.p50.toFixed(2)}/+${r.p99.toFixed(2)} (paired p90/p99 ${r.excess90.toFixed(2)}/${r.excess99.toFixed(2)}, direct p99 ${r.direct99.toFixed(2)}, ${r.cpuUs.map((us) => us.toFixed(0)).join(' + ')} µs CPU)`;
       })
       .join(', ')}\n`,
   );
@@ -104,7 +112,7 @@ const median = (a) => sorted(a)[a.length >> 1];
 for (const side of sides) {
   const r = results[side.label];
   process.stdout.write(
-    `${side.label}: added p50 ${median(r.map((x) => x.p50)).toFixed(2)} ms, p99 ${median(r.map((x) => x.p99)).toFixed(2)} ms (by round ${r.map((x) => x.p99.toFixed(2)).join(' ')}); CPU a request ${r[0]?.cpuUs.map((_, i) => median(r.map((x) => x.cpuUs[i] ?? 0)).toFixed(0)).join(' µs (proxy) + ')} µs (daemon); failed ${r.reduce((n, x) => n + x.failed, 0)}\n`,
+    `${side.label}: added p50 ${median(r.map((x) => x.p50)).toFixed(2)} ms, p99 ${median(r.map((x) => x.p99)).toFixed(2)} ms (by round ${r.map((x) => x.p99.toFixed(2)).join(' ')}); paired excess p90 ${median(r.map((x) => x.excess90)).toFixed(2)} ms, p99 ${median(r.map((x) => x.excess99)).toFixed(2)} ms (by round ${r.map((x) => x.excess99.toFixed(2)).join(' ')}); CPU a request ${r[0]?.cpuUs.map((_, i) => median(r.map((x) => x.cpuUs[i] ?? 0)).toFixed(0)).join(' µs (proxy) + ')} µs (daemon); failed ${r.reduce((n, x) => n + x.failed, 0)}\n`,
   );
 }
 for (const stop of stops) await stop();
