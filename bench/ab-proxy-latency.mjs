@@ -2,7 +2,9 @@
 // by side, as the `proxy` scenario measures it (200 requests/s, open loop, one proxy at a time
 // beside the app direct, bench/floors/open-loop.mjs), the sides in turn within each round. A SIDE
 // is `label=ROOT` (that checkout's built `tapline proxy`, with its own daemon), optionally
-// `label=ROOT|--node-flag,--node-flag|--proxy-arg,value`, or `label=node` (the bare node:http
+// `label=ROOT|--node-flag,--node-flag|--proxy-arg,value|DAEMON` where DAEMON lists the daemon's
+// node flags (`--flag`), its own options written `+option` (`+no-lean-heap`) and `nice` (every
+// thread of it at nice 19), or `label=node` (the bare node:http
 // proxy, bench/floors/node-proxy.mjs). For a change to the proxy's tail on a shared machine, where
 // only figures taken side by side mean anything. Prints each round's added p50/p99 and medians,
 // and the paired excess: each proxied request's time less that of the direct request sent in the
@@ -29,7 +31,9 @@ const stops = [app.stop];
 
 async function start(spec) {
   const label = spec.slice(0, spec.indexOf('='));
-  const [root, flags = '', extra = '', daemonNice = ''] = spec.slice(spec.indexOf('=') + 1).split('|');
+  const [root, flags = '', extra = '', daemonFlags = ''] = spec.slice(spec.indexOf('=') + 1).split('|');
+  const daemonNode = daemonFlags.split(',').filter((flag) => flag.startsWith('--'));
+  const daemonArgs = daemonFlags.split(',').filter((flag) => flag.startsWith('+'));
   if (root === 'node') {
     const proxy = spawnNode([join(here, 'bench/floors/node-proxy.mjs'), appUrl], /node proxy listening on (\S+)/);
     stops.unshift(proxy.stop);
@@ -37,7 +41,17 @@ async function start(spec) {
   }
   const dir = join(home.path, label);
   const daemon = spawnNode(
-    [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', dir, '--log-level', 'warn'],
+    [
+      ...daemonNode,
+      join(root, 'packages/daemon/dist/taplined.js'),
+      '--port',
+      '0',
+      '--home',
+      dir,
+      '--log-level',
+      'warn',
+      ...daemonArgs.map((arg) => arg.replace(/^\+/, '--')),
+    ],
     /listening on (http:\/\/\S+)/,
   );
   stops.push(daemon.stop);
@@ -57,7 +71,7 @@ async function start(spec) {
     label,
     url: await proxy.ready,
     pids: [proxy.child.pid, daemon.child.pid],
-    daemonPid: daemonNice ? daemon.child.pid : undefined,
+    daemonPid: daemonFlags.split(',').includes('nice') ? daemon.child.pid : undefined,
   };
 }
 
