@@ -4,7 +4,7 @@
 // a shared machine, where only figures taken side by side mean anything.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, cpuMs, createSource, spawnNode, tempHome, throughput } from './lib.mjs';
+import { autocannon, cpuMs, createSource, spawnNode, spawnProxy, tempHome, throughput } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 
@@ -25,23 +25,7 @@ async function start(root, name) {
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
   await createSource(url, token, 'ab');
-  const proxy = spawnNode(
-    [
-      join(root, 'packages/cli/dist/tapline.js'),
-      '--url',
-      url,
-      '--token',
-      token,
-      'proxy',
-      '--source',
-      'ab',
-      '--target',
-      appUrl,
-      '--listen',
-      '127.0.0.1:0',
-    ],
-    /tapline proxy listening on (\S+)/,
-  );
+  const proxy = spawnProxy(root, { url, token, source: 'ab', target: appUrl });
   return { name, daemon, proxy, url: await proxy.ready };
 }
 const sides = [await start(other, 'before'), await start(here, 'after')];

@@ -128,6 +128,33 @@ export function spawnNode(args, pattern) {
   return { child, ready, stop: () => stopChild(child, 'SIGINT') };
 }
 
+/**
+ * The built `tapline proxy` of checkout `root`, recording to `source` on the daemon at `url`, in
+ * front of `target`, on a free loopback port: `spawnNode`'s handle, `ready` with the proxy's URL.
+ * `nodeFlags` go to node before the script, `extra` to the command after its own options.
+ */
+export function spawnProxy(root, { url, token, source, target, nodeFlags = [], extra = [] }) {
+  return spawnNode(
+    [
+      ...nodeFlags,
+      join(root, 'packages/cli/dist/tapline.js'),
+      '--url',
+      url,
+      '--token',
+      token,
+      'proxy',
+      '--source',
+      source,
+      '--target',
+      target,
+      '--listen',
+      '127.0.0.1:0',
+      ...extra,
+    ],
+    /tapline proxy listening on (\S+)/,
+  );
+}
+
 /** Signals `child` (unless it has exited) and resolves once it has. */
 export function stopChild(child, signal = 'SIGTERM') {
   return new Promise((resolve) =>

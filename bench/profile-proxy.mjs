@@ -5,7 +5,7 @@
 // Not a scenario: a profile slows what it measures, so its figures are shares, never rates.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, cpuMs, createSource, spawnNode, tempHome } from './lib.mjs';
+import { autocannon, cpuMs, createSource, spawnNode, spawnProxy, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 import { sourceOf } from './source-map.mjs';
@@ -36,26 +36,13 @@ const realistic = await loadRealisticRecord(root);
 writeFileSync(join(home.path, 'answer.json'), JSON.stringify(appAnswer(realistic)));
 const app = spawnNode([join(root, 'bench/floors/app.mjs'), join(home.path, 'answer.json')], /app listening on (\S+)/);
 const appUrl = await app.ready;
-const proxy = spawnNode(
-  [
-    '--cpu-prof',
-    '--cpu-prof-dir',
-    profiles('proxy'),
-    join(root, 'packages/cli/dist/tapline.js'),
-    '--url',
-    url,
-    '--token',
-    token,
-    'proxy',
-    '--source',
-    'profile',
-    '--target',
-    appUrl,
-    '--listen',
-    '127.0.0.1:0',
-  ],
-  /tapline proxy listening on (\S+)/,
-);
+const proxy = spawnProxy(root, {
+  url,
+  token,
+  source: 'profile',
+  target: appUrl,
+  nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profiles('proxy')],
+});
 const proxyUrl = await proxy.ready;
 const args = ['-c', '20', '-H', 'accept=application/json', `${proxyUrl}/api/v1/orders?status=open&page=2`];
 await autocannon(root, [...args, '-d', '2']);

@@ -8,7 +8,17 @@
 // p99 <= 2 ms, nothing unrecorded. Peers come from Debian's packages (bench/peers.mjs).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, autocannon, cpuMs, createSource, percentile, spawnNode, startDaemon, throughput } from '../lib.mjs';
+import {
+  api,
+  autocannon,
+  cpuMs,
+  createSource,
+  percentile,
+  spawnNode,
+  spawnProxy,
+  startDaemon,
+  throughput,
+} from '../lib.mjs';
 import { figure, interleave, pluck, versus } from '../figures.mjs';
 import { ensurePeer, startMitmproxy, startNginx } from '../peers.mjs';
 import { loadRealisticRecord } from '../ts.mjs';
@@ -70,23 +80,7 @@ export default async function run({ root, log, quick, tmp }) {
     stops.push(app.stop);
     const appUrl = await app.ready;
     const source = await createSource(daemon.url, daemon.token, 'proxy-bench');
-    const proxy = spawnNode(
-      [
-        join(root, 'packages/cli/dist/tapline.js'),
-        '--url',
-        daemon.url,
-        '--token',
-        daemon.token,
-        'proxy',
-        '--source',
-        'proxy-bench',
-        '--target',
-        appUrl,
-        '--listen',
-        '127.0.0.1:0',
-      ],
-      /tapline proxy listening on (\S+)/,
-    );
+    const proxy = spawnProxy(root, { url: daemon.url, token: daemon.token, source: 'proxy-bench', target: appUrl });
     stops.unshift(proxy.stop);
     const nodeProxy = spawnNode(
       [join(root, 'bench', 'floors', 'node-proxy.mjs'), appUrl],

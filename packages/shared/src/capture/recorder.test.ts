@@ -132,6 +132,37 @@ describe('createRecorder', () => {
     expect(daemon.batches.map((b) => b.length)).toEqual([3, 3]);
   });
 
+  it('holds what arrives during a request for the interval, instead of a request for each trickle', async () => {
+    vi.useFakeTimers();
+    try {
+      const daemon = fakeDaemon();
+      // A daemon that takes 30 ms to answer, while a record arrives every 5 ms.
+      const slowFetch = async (url: string | URL | Request, init?: RequestInit) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return daemon.fetchImpl(url, init);
+      };
+      const recorder = createRecorder({
+        client: createClient({ baseUrl: 'http://daemon.test', token: 't', fetch: slowFetch }),
+        sourceId: SOURCE,
+        flushIntervalMs: 100,
+      });
+      const waited: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const at = Date.now();
+        recorder.record(body(i), () => waited.push(Date.now() - at));
+        await vi.advanceTimersByTimeAsync(5);
+      }
+      await vi.advanceTimersByTimeAsync(300);
+      expect(daemon.batches.flat().map((r) => r.pathnameUrl)).toEqual(Array.from({ length: 40 }, (_, i) => `/r/${i}`));
+      // Sent at 100 and 200 ms: a request each 100 ms, not one each time the last is answered.
+      expect(daemon.batches.length).toBe(2);
+      // No record waited longer than its interval and the request before it.
+      expect(Math.max(...waited)).toBeLessThanOrEqual(100 + 30);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('resolves the source lazily and retries the lookup', async () => {
     const daemon = fakeDaemon();
     let calls = 0;

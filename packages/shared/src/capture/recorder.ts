@@ -197,6 +197,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   async function pump(): Promise<void> {
     if (running) return;
     running = true;
+    /** When a part batch left over from the last request may go (its records' 200 ms are up by then). */
+    let nextAt = 0;
     try {
       while (queue.length > 0 || logs.length > 0) {
         let id: string;
@@ -209,10 +211,17 @@ export function createRecorder(options: RecorderOptions): Recorder {
           refuse(refused, queue.length > 0 ? queue.take(queue.batchLength(cap)) : 'core-log');
           continue;
         }
+        const startedAt = Date.now();
         if (queue.length > 0) await sendBatch(id);
         else await sendCoreLog(id);
         failedInARow = 0;
         retryAt = 0;
+        // What arrived while the request was out waits for others, as a first record does: sent
+        // at once, a trickle of records made a request each (docs/decisions.md §20.21).
+        if (partBatchMayWait()) {
+          nextAt = startedAt + flushIntervalMs;
+          break;
+        }
       }
     } catch (caught) {
       const error = caught instanceof Error ? caught : new Error(String(caught));
@@ -225,9 +234,20 @@ export function createRecorder(options: RecorderOptions): Recorder {
       safely(() => options.onError?.(error));
     } finally {
       running = false;
-      if (queue.length > 0 || logs.length > 0) schedule(0);
+      if (queue.length > 0 || logs.length > 0) schedule(Math.max(0, nextAt - Date.now()));
       else idle.splice(0).forEach((resolve) => resolve());
     }
+  }
+
+  /** Only records are queued, fewer than one full request, and nobody awaits a flush. */
+  function partBatchMayWait(): boolean {
+    return (
+      flushing === 0 &&
+      logs.length === 0 &&
+      queue.length > 0 &&
+      queue.batchLength(cap) === queue.length &&
+      queue.length < cap
+    );
   }
 
   function enqueue(record: QueuedRecord): boolean {
