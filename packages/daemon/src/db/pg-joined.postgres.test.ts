@@ -1,9 +1,10 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
 import { type Compilable, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
-import { executeTaking, executeWaiting } from './pg-joined.js';
+import { executeTaking, executeWaiting, literal } from './pg-joined.js';
 
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.21). */
 describe('statements joined into one round trip', () => {
@@ -54,6 +55,7 @@ describe('statements joined into one round trip', () => {
       const [asLiterals] = await executeTaking(db, dialect, raw(db, query));
       expect(asLiterals).toEqual(asParameters);
       expect(asLiterals?.v).toBe(value);
+      expect(literal(value)).toBe(escapeLiteral(value));
     }
     const bytes = Buffer.from([0, 1, 39, 92, 255, 10]);
     await db.transaction().execute(async (trx) => {
@@ -61,6 +63,7 @@ describe('statements joined into one round trip', () => {
     });
     const stored = await sql<{ v: Buffer }>`select v from joined_test where k = 'b'`.execute(db);
     expect(stored.rows[0]?.v).toEqual(bytes);
+    expect(literal(bytes)).toBe(escapeLiteral(`\\x${bytes.toString('hex')}`));
   });
 
   it('sends what waits with the next statement, in order, in one round trip', async () => {

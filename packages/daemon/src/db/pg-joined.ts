@@ -41,11 +41,19 @@ export function inlined(sql: string, parameters: readonly unknown[]): string {
   return text;
 }
 
-/** A value as a literal: the text its parameter would have been, quoted (bytes in bytea's hex form). */
+/** What makes `escapeLiteral` change a text: most values (ids, times, numbers) have neither. */
+const QUOTE_OR_BACKSLASH = /['\\]/;
+
+/**
+ * A value as a literal: the text its parameter would have been, quoted as `escapeLiteral` quotes
+ * it (a text without a quote or a backslash is only wrapped, as it would be; bytes in bytea's hex
+ * form, in an `E'…'` string as `escapeLiteral` writes a text with a backslash).
+ */
 export function literal(value: unknown): string {
-  const prepared = prepareValue(value);
+  const prepared = typeof value === 'string' ? value : prepareValue(value);
   if (prepared === null) return 'null';
-  return escapeLiteral(typeof prepared === 'string' ? prepared : `\\x${prepared.toString('hex')}`);
+  if (typeof prepared !== 'string') return ` E'\\\\x${prepared.toString('hex')}'`;
+  return QUOTE_OR_BACKSLASH.test(prepared) ? escapeLiteral(prepared) : `'${prepared}'`;
 }
 
 const nothing: PostgresQueryResult<never> = { command: 'SELECT', rowCount: 0, rows: [] };
