@@ -1,10 +1,10 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import { type Compilable, type RawBuilder, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
-import { executeTaking, executeWaiting, literal } from './pg-joined.js';
+import { executeTaking, executeWaiting, KEPT, literal } from './pg-joined.js';
 
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.21). */
 describe('statements joined into one round trip', () => {
@@ -117,6 +117,27 @@ describe('statements joined into one round trip', () => {
     expect((await sql<{ k: string }>`select k from joined_test order by k`.execute(db)).rows).toEqual([
       { k: 'after' },
       { k: 'taken' },
+    ]);
+  });
+
+  it('keeps a statement marked so parsed on its connection, under one name for one text, after what waits', async () => {
+    const { db, dialect } = opened;
+    const kept = (k: string) => CompiledQuery.raw('insert into joined_test (k) values ($1) returning k', [k, KEPT]);
+    const seen = await db.transaction().execute(async (trx) => {
+      await executeWaiting(trx, dialect, insert(trx, 'first'));
+      const answers = [(await trx.executeQuery(kept("o'k"))).rows, (await trx.executeQuery(kept('second'))).rows];
+      const prepared = await trx.executeQuery<{ name: string; statement: string }>(
+        CompiledQuery.raw('select name, statement from pg_prepared_statements', []),
+      );
+      return { answers, prepared: prepared.rows };
+    });
+    expect(seen.answers).toEqual([[{ k: "o'k" }], [{ k: 'second' }]]);
+    expect(seen.prepared.map((p) => p.statement)).toEqual(['insert into joined_test (k) values ($1) returning k']);
+    expect(seen.prepared[0]?.name).toMatch(/^tapline_\d+$/);
+    expect((await sql<{ k: string }>`select k from joined_test order by k`.execute(db)).rows.map((r) => r.k)).toEqual([
+      'first',
+      "o'k",
+      'second',
     ]);
   });
 

@@ -28,6 +28,22 @@ const WAITS = new Joined(true);
 /** The last parameter of a statement that may take the waiting ones with it. */
 const TAKES = new Joined(false);
 
+/**
+ * The last parameter of a statement kept parsed on its connection (a named prepared statement):
+ * PostgreSQL parses it once a connection, and once it has planned it five times, may keep a generic
+ * plan instead of planning each time. For the few statements every group runs, in a bounded number
+ * of shapes (decisions §20.21).
+ */
+export const KEPT = Symbol('kept parsed');
+
+/** Names of statements kept parsed, by their text: the same text has the same name on every connection. */
+const names = new Map<string, string>();
+const nameOf = (sql: string): string => {
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `tapline_${names.size + 1}`));
+  return name;
+};
+
 /** Each `$n` of Kysely's PostgreSQL SQL replaced by its parameter as a literal. */
 export function inlined(sql: string, parameters: readonly unknown[]): string {
   let used = 0;
@@ -90,7 +106,8 @@ export class Waiting {
     }
     if (parameters.length > 0) {
       if (this.#statements.length > 0) await this.#send(client, undefined);
-      return run(sql, parameters);
+      if (last !== KEPT) return run(sql, parameters);
+      return client.query({ name: nameOf(sql), text: sql, values: parameters.slice(0, -1) });
     }
     if (sql === 'begin') {
       this.#open = true;

@@ -3,7 +3,7 @@ import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
-import { executeWaiting } from '../db/pg-joined.js';
+import { executeWaiting, KEPT } from '../db/pg-joined.js';
 import { insertTemplate, preparedInsert, type Template } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
@@ -130,13 +130,15 @@ function numberedInsert(): (trx: Executor, rows: readonly NewTrafficRow[]) => Pr
         `${values} returning "stream_seq"`;
       templates.set(rows.length, (template = { sql, encoders: plain.encoders }));
     }
-    const parameters: unknown[] = new Array(rows.length * columns + 1);
+    const parameters: unknown[] = new Array(rows.length * columns + 2);
     let i = 0;
     rows.forEach((row, r) => {
       for (const name of TRAFFIC_COLUMNS)
         parameters[i] = template.encoders[i++]?.(name === 'stream_seq' ? rows.length - 1 - r : (row[name] ?? null));
     });
-    parameters[i] = rows.length;
+    parameters[i++] = rows.length;
+    // Kept parsed on the connection: one shape a row count (db/pg-joined.ts).
+    parameters[i] = KEPT;
     const result = await trx.executeQuery<{ stream_seq: number }>(CompiledQuery.raw(template.sql, parameters));
     return Math.min(...result.rows.map((row) => Number(row.stream_seq)));
   };
