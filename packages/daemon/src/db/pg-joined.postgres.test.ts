@@ -4,7 +4,8 @@ import pg from 'pg';
 import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
-import { executeTaking, executeWaiting, KEPT, literal } from './pg-joined.js';
+import { executeTaking, executeWaiting, KEPT } from './joined.js';
+import { literal } from './pg-joined.js';
 
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.21). */
 describe('statements joined into one round trip', () => {

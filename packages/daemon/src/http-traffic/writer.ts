@@ -3,7 +3,7 @@ import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
-import { executeWaiting, KEPT } from '../db/pg-joined.js';
+import { executeWaiting, KEPT } from '../db/joined.js';
 import { insertTemplate, preparedInsert, type Template } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';

@@ -2,7 +2,7 @@ import { conflictingRule, type PageQuery, type RouteRule } from '@tapline/shared
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
-import { executeTaking } from '../db/pg-joined.js';
+import { executeTaking } from '../db/joined.js';
 import { HttpError } from '../http/errors.js';
 import { newestFirst, type Page } from '../http/pagination.js';
 import { findOrCreateRoute } from './resolve.js';

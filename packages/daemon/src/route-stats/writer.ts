@@ -1,7 +1,7 @@
 import { type Compilable, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { executeTaking, executeWaiting } from '../db/pg-joined.js';
+import { executeTaking, executeWaiting } from '../db/joined.js';
 import {
   addStored,
   type BucketTotals,

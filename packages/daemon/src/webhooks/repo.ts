@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
 import type { SqlDialect } from '../db/dialect.js';
-import { executeTaking } from '../db/pg-joined.js';
+import { executeTaking } from '../db/joined.js';
 import { newestFirst } from '../http/pagination.js';
 import type { AttemptRow, DeliveryKind, WebhookRow, WindowRow } from './table.js';
 
