@@ -6,17 +6,20 @@
 // V8's helpers, told apart as bench/batch-threads.mjs does) and of PostgreSQL's processes, and the
 // statements' durations as PostgreSQL logged them, by kind. Shares, not rates: the log slows
 // PostgreSQL a little, and the machine's other load changes the wall time.
+// With `--single`: single composes on 50 connections instead, per group commit (a `commit` logged):
+// the statements and round trips (each logged statement or execute is one) a group takes.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { autocannon, createSource, spawnNode, tempHome } from './lib.mjs';
+import { autocannon, composeRecord, createSource, spawnNode, tempHome } from './lib.mjs';
 import { importTs, loadRealisticRecord } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
 const dash = process.argv.indexOf('--');
-const own = dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash);
+const own = (dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash)).filter((a) => a !== '--single');
+const single = own.length !== (dash < 0 ? process.argv.length - 2 : dash - 2);
 const daemonFlags = dash < 0 ? [] : process.argv.slice(dash + 1);
 const [entry = join(root, 'packages/daemon/dist/taplined.js'), seconds = '10'] = own;
 
@@ -54,7 +57,14 @@ const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'pg-batch-time');
 const realistic = await loadRealisticRecord(root);
 const body = join(home.path, 'batch.json');
-writeFileSync(body, JSON.stringify(Array.from({ length: 1000 }, (_, seed) => realistic(seed, source.id))));
+writeFileSync(
+  body,
+  JSON.stringify(
+    single
+      ? composeRecord(realistic, source.id)
+      : Array.from({ length: 1000 }, (_, seed) => realistic(seed, source.id)),
+  ),
+);
 
 const ticks = (path) => {
   const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
@@ -76,7 +86,11 @@ const postgresMs = () =>
 const before = threads();
 const args = ['-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${token}`];
 const load = (duration) =>
-  autocannon(root, [...args, '-c', '4', '-i', body, '-d', duration, `${url}/http-traffic-record/${source.id}/batch`]);
+  autocannon(root, [
+    ...args,
+    ...['-c', single ? '50' : '4', '-i', body, '-d', duration],
+    `${url}/http-traffic-record/${source.id}${single ? '' : '/batch'}`,
+  ]);
 await load('5'); // warm-up: the worker thread, the source's dictionary, the JIT
 await admin('alter system set log_min_duration_statement = 0', 'select pg_reload_conf()');
 await new Promise((resolve) => setTimeout(resolve, 200));
@@ -90,7 +104,9 @@ await daemon.stop();
 await cluster.stop();
 home.remove();
 
-const batches = result['2xx'];
+// Batches: per batch stored. Single composes: per group commit.
+const commits = [...readFileSync(join(logs, 'pg.log'), 'utf8').matchAll(/(?:: |;\n)commit$/gm)].length;
+const batches = single ? commits : result['2xx'];
 const kindOf = (tid) => (tid === String(pid) ? 'event loop' : before.has(tid) ? 'V8/Node helpers' : 'batch worker');
 const cpu = new Map();
 for (const [tid, ms] of end) cpu.set(kindOf(tid), (cpu.get(kindOf(tid)) ?? 0) + ms - (start.get(tid) ?? 0));
@@ -110,16 +126,23 @@ for (const match of text.matchAll(/duration: ([\d.]+) ms {2}(statement|parse [^:
   kinds.set(key, found);
 }
 const wall = (result.duration * 1000) / batches;
+const unit = single ? 'group' : 'batch';
 process.stdout.write(
-  `${batches} batches of 1,000 in ${result.duration} s: ${wall.toFixed(0)} ms of wall time a batch stored\n`,
+  single
+    ? `${result['2xx']} composes in ${result.duration} s, ${batches} groups (${(result['2xx'] / batches).toFixed(1)} a group): ${wall.toFixed(1)} ms of wall time a group\n`
+    : `${batches} batches of 1,000 in ${result.duration} s: ${wall.toFixed(0)} ms of wall time a batch stored\n`,
 );
-process.stdout.write('CPU a batch:\n');
+process.stdout.write(`CPU a ${unit}:\n`);
 for (const [kind, ms] of cpu)
   process.stdout.write(`  ${kind.padEnd(16)} ${(ms / batches).toFixed(1).padStart(7)} ms\n`);
-process.stdout.write('statements a batch, as PostgreSQL logged them (ms, count):\n');
+process.stdout.write(`statements a ${unit}, as PostgreSQL logged them (ms, count):\n`);
 let logged = 0;
+let trips = 0;
 for (const [key, { ms, n }] of [...kinds].sort((a, b) => b[1].ms - a[1].ms)) {
   logged += ms;
+  if (/^(statement|execute)/.test(key)) trips += n;
   process.stdout.write(`  ${(ms / batches).toFixed(2).padStart(8)}  ${(n / batches).toFixed(1).padStart(5)}  ${key}\n`);
 }
-process.stdout.write(`  ${(logged / batches).toFixed(2).padStart(8)}         in all\n`);
+process.stdout.write(
+  `  ${(logged / batches).toFixed(2).padStart(8)}  ${(trips / batches).toFixed(1).padStart(5)}  round trips in all\n`,
+);

@@ -4,6 +4,7 @@ import { type PostgresCursor, type PostgresPool, type PostgresPoolClient, type P
 import type pg from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
 import { from as copyFrom } from 'pg-copy-streams';
+import { Waiting } from './pg-joined.js';
 
 /**
  * `COPY … FROM STDIN` through Kysely (PostgreSQL only). Kysely hands a query's SQL and parameters
@@ -54,16 +55,27 @@ async function copyIn(client: pg.PoolClient, sql: string, data: CopyData): Promi
 }
 
 function copying(client: pg.PoolClient): PostgresPoolClient {
+  const waiting = new Waiting();
+  const run = (sql: string, parameters: readonly unknown[]): Promise<unknown> => {
+    const [data] = parameters;
+    if (data instanceof CopyData && parameters.length === 1) return copyIn(client, sql, data);
+    return client.query(sql, [...parameters]);
+  };
   function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
   function query(what: unknown, parameters: readonly unknown[] = []): unknown {
     // Kysely passes a cursor only when its dialect is given a cursor class, which this one is not.
     if (typeof what !== 'string') throw new Error('streaming queries are not configured');
-    const [data] = parameters;
-    if (data instanceof CopyData && parameters.length === 1) return copyIn(client, what, data);
-    return client.query(what, [...parameters]);
+    // Statements held back on this connection go first (db/pg-joined.ts).
+    return waiting.query(client, what, parameters, run);
   }
-  return { query, release: () => client.release() };
+  return {
+    query,
+    release: () => {
+      waiting.forget();
+      client.release();
+    },
+  };
 }
 
 /** `pool` for Kysely's PostgresDialect, its clients able to run a COPY (see CopyData). */

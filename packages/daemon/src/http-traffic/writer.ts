@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
-import { preparedInsert } from '../db/prepared.js';
+import { executeWaiting } from '../db/joined.js';
+import { insertTemplate, preparedInsert, type Template } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
 
@@ -34,6 +35,9 @@ export const TRAFFIC_COLUMNS = [
   'stream_seq',
   ...PAYLOAD_COLUMNS,
 ] as const;
+
+/** Whom executeWaiting holds a statement back for. */
+const POSTGRES = { backend: 'postgres' } as const;
 
 /** Rows per multi-row INSERT: 20 columns each stays far below SQLite's bound-variable limit. */
 const ROWS_PER_INSERT = 500;
@@ -68,9 +72,13 @@ export const COPY_FROM_ROWS = 100;
  * for that database's dialect (see db/prepared.ts), and the cache lives and dies with the writer.
  * With `copy` (PostgreSQL), large groups' entries go by COPY instead, in the same transaction.
  */
-export function createTrafficWriter(payloads: PayloadCodec, options: { copy?: boolean } = {}): TrafficWriter {
+export function createTrafficWriter(
+  payloads: PayloadCodec,
+  options: { copy?: boolean; joined?: boolean } = {},
+): TrafficWriter {
   const insert = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
   const copy = options.copy ? preparedCopy('http_traffic', TRAFFIC_COLUMNS) : undefined;
+  const numbered = options.joined ? numberedInsert() : undefined;
   const insertTraffic = async (trx: Executor, traffic: NewTrafficRow[]) => {
     if (copy && traffic.length >= COPY_FROM_ROWS) await copy(trx, traffic);
     else for (const part of chunks(traffic)) await insert(trx, part);
@@ -78,14 +86,59 @@ export function createTrafficWriter(payloads: PayloadCodec, options: { copy?: bo
   return {
     async insertExchanges(trx, traffic) {
       await encodeExchanges(trx, payloads, traffic);
-      await addCounts(trx, traffic);
+      await addCounts(trx, traffic, options.joined ?? false);
     },
     async insertTraffic(trx, traffic) {
+      if (numbered && traffic.length > 0 && traffic.length < COPY_FROM_ROWS) {
+        const first = await numbered(trx, traffic);
+        traffic.forEach((row, i) => (row.stream_seq = first + i));
+        return first;
+      }
       const first = (await takeStreamNumbers(trx, traffic.length)) - traffic.length + 1;
       traffic.forEach((row, i) => (row.stream_seq = first + i));
       await insertTraffic(trx, traffic);
       return first;
     },
+  };
+}
+
+/** Where an entry's stream number is among its columns. */
+const STREAM_SEQ = TRAFFIC_COLUMNS.indexOf('stream_seq');
+
+/**
+ * PostgreSQL: the stream numbers taken and the entries inserted in one statement, one round trip
+ * where they were two (db/pg-joined.ts, decisions §20.22). The counter's upsert is a data-modifying
+ * CTE that each row's number is read from, so it runs before the first row is stored and is still
+ * the transaction's last lock (§9.7); a row's number is the new last one less its place from the
+ * end, which goes as its parameter. Returns the first number. Compiled once a row count from
+ * Kysely's own INSERT (db/prepared.ts's template); every value stays a parameter.
+ */
+function numberedInsert(): (trx: Executor, rows: readonly NewTrafficRow[]) => Promise<number> {
+  const templates = new Map<number, Template>();
+  const columns = TRAFFIC_COLUMNS.length;
+  return async (trx, rows) => {
+    let template = templates.get(rows.length);
+    if (!template) {
+      const plain = insertTemplate(trx, 'http_traffic', TRAFFIC_COLUMNS, rows.length);
+      const count = `$${rows.length * columns + 1}`;
+      const values = plain.sql.replace(/\$(\d+)/g, (parameter, n: string) =>
+        (Number(n) - 1) % columns === STREAM_SEQ ? `(select "value" from "seq") - ${parameter}` : parameter,
+      );
+      const sql =
+        `with "seq" as (insert into "stream_sequence" ("name", "value") values ('traffic', ${count}) ` +
+        `on conflict ("name") do update set "value" = "stream_sequence"."value" + ${count} returning "value") ` +
+        `${values} returning "stream_seq"`;
+      templates.set(rows.length, (template = { sql, encoders: plain.encoders }));
+    }
+    const parameters: unknown[] = new Array(rows.length * columns + 1);
+    let i = 0;
+    rows.forEach((row, r) => {
+      for (const name of TRAFFIC_COLUMNS)
+        parameters[i] = template.encoders[i++]?.(name === 'stream_seq' ? rows.length - 1 - r : (row[name] ?? null));
+    });
+    parameters[i] = rows.length;
+    const result = await trx.executeQuery<{ stream_seq: number }>(CompiledQuery.raw(template.sql, parameters));
+    return Math.min(...result.rows.map((row) => Number(row.stream_seq)));
   };
 }
 
@@ -139,19 +192,22 @@ async function takeStreamNumbers(trx: Executor, count: number): Promise<number> 
  * never disagree. A group adds one row per distinct key in one multi-row upsert, as an atomic
  * increment (never read-modify-write), so concurrent writers keep it exact. Keys go in sorted
  * order: on PostgreSQL two transactions that lock the same count rows then lock them in the same
- * order, and so wait for each other instead of deadlocking.
+ * order, and so wait for each other instead of deadlocking. With `joined` (PostgreSQL) the upsert
+ * waits for the transaction's next statement and goes with it.
  */
-async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[]): Promise<void> {
+async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[], joined: boolean): Promise<void> {
   for (const part of chunks(countRowsOf(traffic))) {
-    await trx
+    const upsert = trx
       .insertInto('traffic_counts')
       .values(part)
       .onConflict((oc) =>
         oc
           .columns(['traffic_source_id', 'pathname_id', 'method', 'status'])
           .doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
-      )
-      .execute();
+      );
+    // PostgreSQL: its result is not read, so it goes with the transaction's next statement (db/pg-joined.ts).
+    if (joined) await executeWaiting(trx, POSTGRES, upsert);
+    else await upsert.execute();
   }
 }
 

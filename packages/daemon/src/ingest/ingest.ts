@@ -45,7 +45,10 @@ export function createIngest(deps: IngestDeps): Ingest {
     deps,
     writer: deps.dialect.statements
       ? createSqliteTrafficWriter(deps.dialect, deps.dialect.statements)
-      : createTrafficWriter(deps.dialect.payloads, { copy: deps.dialect.backend === 'postgres' }),
+      : createTrafficWriter(deps.dialect.payloads, {
+          copy: deps.dialect.backend === 'postgres',
+          joined: deps.dialect.backend === 'postgres',
+        }),
     cache: { domains: new Map(), pathnames: new Map() },
     routes: createRouteResolver(),
   };

@@ -1,5 +1,6 @@
 import { contract } from '@tapline/shared';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   composeBody,
@@ -65,6 +66,66 @@ describe('statistics written by two daemons on one database', () => {
       }),
       { numRuns: 4 },
     );
+  }, 180_000);
+
+  // Single composes are stored by the statements of decisions §20.22, several of them joined into
+  // one round trip: the lock order and the stream's numbers must hold across the two daemons.
+  it('keep every single compose, its stream number and exact numbers, without a deadlock, when both daemons take them at once', async () => {
+    const user = await a.user();
+    const deadlocks = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(a.deps.db)
+        ).rows[0]?.n,
+      );
+    const before = await deadlocks();
+    await fc.assert(
+      fc.asyncProperty(sentEntries, async (sent) => {
+        const sourceId = (await createSource(user.client)).id;
+        await Promise.all(
+          sent.map(async (s, i) => {
+            const answer = await rawJson(
+              i % 2 === 0 ? a : b,
+              'POST',
+              `/http-traffic-record/${sourceId}`,
+              user.token,
+              bodyOf(sourceId, s),
+            );
+            if (answer.status !== 201) throw new Error(answer.text);
+          }),
+        );
+        const { rows } = await sql<{
+          seq: number;
+        }>`select stream_seq as seq from http_traffic where traffic_source_id = ${sourceId} order by stream_seq`.execute(
+          a.deps.db,
+        );
+        expect(rows).toHaveLength(sent.length);
+        const seqs = rows.map((r) => Number(r.seq));
+        expect(new Set(seqs).size).toBe(sent.length);
+        const counted = await sql<{
+          n: string;
+        }>`select coalesce(sum(count), 0) as n from traffic_counts where traffic_source_id = ${sourceId}`.execute(
+          a.deps.db,
+        );
+        expect(Number(counted.rows[0]?.n)).toBe(sent.length);
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES });
+        await expectExact(user.client, sourceId, sent, { from: 0, to: MINUTES, bucket: '1h' });
+        // Minutes 1 to 4: from the minute rows alone.
+        await expectExact(user.client, sourceId, sent, { from: 1, to: 5 });
+      }),
+      { numRuns: 4 },
+    );
+    // Every number handed out once, none skipped, across both daemons and every run.
+    const all = await sql<{ seq: number }>`select stream_seq as seq from http_traffic order by stream_seq`.execute(
+      a.deps.db,
+    );
+    const numbers = all.rows.map((r) => Number(r.seq));
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] ?? 0) + i));
+    // A backend reports its deadlocks once idle, within a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await deadlocks()).toBe(before);
   }, 180_000);
 
   // What one daemon remembers of a closed window (closed-blocks.ts): the source's counter of late

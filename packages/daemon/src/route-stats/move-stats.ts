@@ -79,7 +79,7 @@ export async function moveStats(
     // addStats does: making all of them first would hold rows of later chunks out of order.
     for (const part of chunks(keysOf([...minus, ...plus].filter(holds)))) {
       const made = part.filter((k) => arriving.has(keyOf(k)));
-      if (dialect.concurrentWriters && made.length > 0) await level.insertEmpty(trx, made);
+      if (dialect.concurrentWriters && made.length > 0) await level.insertEmpty(trx, made).execute();
       for (const row of await level.locked(trx, dialect, part)) stored.set(keyOf(row), row);
     }
   }
@@ -96,7 +96,7 @@ export async function moveStats(
       else if (arrivals > 0) left.push({ ...out, ...emptyTotals() });
       else await level.remove(trx, out);
     }
-    for (const part of chunks(left)) await level.write(trx, part, 'replace');
+    for (const part of chunks(left)) await level.write(trx, part, 'replace').execute();
   }
   // The rows are held now; addStats locks them again, which waits for nobody, and reads them as left above.
   await addStats(trx, dialect, added, '');

@@ -2,6 +2,7 @@ import { conflictingRule, type PageQuery, type RouteRule } from '@tapline/shared
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
+import { executeTaking } from '../db/joined.js';
 import { HttpError } from '../http/errors.js';
 import { newestFirst, type Page } from '../http/pagination.js';
 import { findOrCreateRoute } from './resolve.js';
@@ -31,7 +32,8 @@ export async function rulesOf(
     .orderBy('s.id')
     .orderBy('r.template');
   if (lock && deps.dialect.concurrentWriters) query = query.forShare('s');
-  for (const row of await query.execute())
+  // In an ingest transaction this is the first statement: on PostgreSQL its `begin` goes with it (db/pg-joined.ts).
+  for (const row of await executeTaking(trx, deps.dialect, query))
     if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
   return rules;
 }

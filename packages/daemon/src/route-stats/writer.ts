@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
+import { executeTaking, executeWaiting } from '../db/joined.js';
 import {
   addStored,
   type BucketTotals,
@@ -61,11 +62,15 @@ export type StoredRow = StoredMinute &
  * write them back, and delete one (a row a rule's move left empty, move-stats.ts).
  */
 export interface Level {
-  insertEmpty(trx: Executor, part: readonly Keyed[]): Promise<unknown>;
-  locked(trx: Executor, dialect: SqlDialect, part: readonly Keyed[]): Promise<StoredRow[]>;
-  write(trx: Executor, part: readonly BucketTotals[], mode: WriteMode): Promise<unknown>;
+  insertEmpty(trx: Executor, part: readonly Keyed[]): Statement;
+  /** With `joined`, on PostgreSQL, the statements waiting on the connection go with this read (db/pg-joined.ts). */
+  locked(trx: Executor, dialect: SqlDialect, part: readonly Keyed[], joined?: boolean): Promise<StoredRow[]>;
+  write(trx: Executor, part: readonly BucketTotals[], mode: WriteMode): Statement;
   remove(trx: Executor, key: Keyed): Promise<unknown>;
 }
+
+/** A statement built, not yet run: run now (`execute`), or left to wait for the next (db/pg-joined.ts). */
+type Statement = Compilable<unknown> & { execute(): Promise<unknown> };
 
 const minutes: Level = {
   insertEmpty: (trx, part) =>
@@ -81,9 +86,8 @@ const minutes: Level = {
           status_class: t.statusClass,
         })),
       )
-      .onConflict((oc) => oc.doNothing())
-      .execute(),
-  async locked(trx, dialect, part) {
+      .onConflict((oc) => oc.doNothing()),
+  async locked(trx, dialect, part, joined = false) {
     const query = trx
       .selectFrom('route_stats')
       .selectAll()
@@ -107,7 +111,8 @@ const minutes: Level = {
       .orderBy('method')
       .orderBy('domain_id')
       .orderBy('status_class');
-    const rows = await dialect.lockRows(query, 'wait').execute();
+    const locking = dialect.lockRows(query, 'wait');
+    const rows = joined ? await executeTaking(trx, dialect, locking) : await locking.execute();
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -136,8 +141,7 @@ const minutes: Level = {
         oc
           .columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'])
           .doUpdateSet(mode === 'replace' ? replaced : addedTo('route_stats')),
-      )
-      .execute(),
+      ),
   remove: (trx, t) =>
     trx
       .deleteFrom('route_stats')
@@ -169,9 +173,8 @@ const rollups: Level = {
           status_class: t.statusClass,
         })),
       )
-      .onConflict((oc) => oc.doNothing())
-      .execute(),
-  async locked(trx, dialect, part) {
+      .onConflict((oc) => oc.doNothing()),
+  async locked(trx, dialect, part, joined = false) {
     const query = trx
       .selectFrom('route_rollups')
       .selectAll()
@@ -197,7 +200,8 @@ const rollups: Level = {
       .orderBy('method')
       .orderBy('domain_id')
       .orderBy('status_class');
-    const rows = await dialect.lockRows(query, 'wait').execute();
+    const locking = dialect.lockRows(query, 'wait');
+    const rows = joined ? await executeTaking(trx, dialect, locking) : await locking.execute();
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -226,8 +230,7 @@ const rollups: Level = {
         oc
           .columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'])
           .doUpdateSet(mode === 'replace' ? replaced : addedTo('route_rollups')),
-      )
-      .execute(),
+      ),
   remove: (trx, t) =>
     trx
       .deleteFrom('route_rollups')
@@ -295,7 +298,7 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
   }
   if (dialect.backend === 'sqlite') {
     for (const { level, holds } of LEVELS)
-      for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add');
+      for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add').execute();
     return;
   }
   for (const { level, holds } of LEVELS) {
@@ -307,9 +310,9 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
       // numbers alone over the row another waiting writer makes would lose that writer's. Such
       // rows are made and locked again. SQLite has one writer: what is missing is new.
       for (let round = 0; missing.length > 0 && round < 3; round++) {
-        if (dialect.concurrentWriters) await level.insertEmpty(trx, missing);
+        if (dialect.concurrentWriters) await executeWaiting(trx, dialect, level.insertEmpty(trx, missing));
         const found = new Set<string>();
-        for (const row of await level.locked(trx, dialect, missing)) {
+        for (const row of await level.locked(trx, dialect, missing, true)) {
           const key = keyOf(row);
           found.add(key);
           const target = byKey.get(key);
@@ -317,7 +320,8 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
         }
         missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
       }
-      await level.write(trx, part, 'replace');
+      // Its result is not read: it goes with the next statement of the transaction (db/pg-joined.ts).
+      await executeWaiting(trx, dialect, level.write(trx, part, 'replace'));
     }
   }
 }

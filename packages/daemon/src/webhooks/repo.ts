@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
 import type { SqlDialect } from '../db/dialect.js';
+import { executeTaking } from '../db/joined.js';
 import { newestFirst } from '../http/pagination.js';
 import type { AttemptRow, DeliveryKind, WebhookRow, WindowRow } from './table.js';
 
@@ -184,14 +185,13 @@ export async function loadWindowStates(
   // Plain SQL (portable: Kysely binds the parameters per dialect) because this runs on every
   // ingest, and building the same query through the builder costs more than running it. Raw SQL
   // binds ids in their stored form by hand (db/stored-values.ts).
-  const { rows } = await sql<WindowStateRow>`
+  const query = sql<WindowStateRow>`
     select w.id, w.level, w.traffic_source_id, win.started_at, win.messages, win.summary_id,
            s.payload as summary_payload, s.status as summary_status
     from webhooks w
     left join webhook_windows win on win.webhook_id = w.id
     left join webhook_deliveries s on s.id = win.summary_id
-    where w.traffic_source_id in (${sql.join(sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id)))})`.execute(
-    db,
-  );
-  return rows;
+    where w.traffic_source_id in (${sql.join(sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id)))})`;
+  // On PostgreSQL the statistics' last write, waiting on the connection, goes with it (db/pg-joined.ts).
+  return executeTaking(db, dialect, { compile: () => query.compile(db) });
 }

@@ -1,0 +1,118 @@
+import type { PostgresQueryResult } from 'kysely';
+import type pg from 'pg';
+import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
+import { Joined } from './joined.js';
+
+/**
+ * The PostgreSQL side of db/joined.ts: the client Kysely is given (db/pg-copy.ts) holds back the
+ * statements marked to wait and sends them with the next one, their values spelled as literals.
+ * Loaded with node-postgres, by a PostgreSQL database's first connection (decisions §20.17).
+ */
+
+/** Each `$n` of Kysely's PostgreSQL SQL replaced by its parameter as a literal. */
+export function inlined(sql: string, parameters: readonly unknown[]): string {
+  let used = 0;
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    if (index < 0 || index >= parameters.length) throw new Error(`no parameter ${n} for a joined statement`);
+    used = Math.max(used, index + 1);
+    return literal(parameters[index]);
+  });
+  if (used !== parameters.length) throw new Error('a joined statement does not use all of its parameters');
+  return text;
+}
+
+/** What makes `escapeLiteral` change a text: most values (ids, times, numbers) have neither. */
+const QUOTE_OR_BACKSLASH = /['\\]/;
+
+/**
+ * A value as a literal: the text its parameter would have been, quoted as `escapeLiteral` quotes
+ * it (a text without a quote or a backslash is only wrapped, as it would be; bytes in bytea's hex
+ * form, in an `E'…'` string as `escapeLiteral` writes a text with a backslash).
+ */
+export function literal(value: unknown): string {
+  const prepared = typeof value === 'string' ? value : prepareValue(value);
+  if (prepared === null) return 'null';
+  if (typeof prepared !== 'string') return ` E'\\\\x${prepared.toString('hex')}'`;
+  return QUOTE_OR_BACKSLASH.test(prepared) ? escapeLiteral(prepared) : `'${prepared}'`;
+}
+
+/** The answer to a statement held back: nothing read, a new object each time (a caller may keep it). */
+const nothing = (): PostgresQueryResult<never> => ({ command: 'SELECT', rowCount: 0, rows: [] });
+
+const holdsNul = (value: unknown): boolean =>
+  (typeof value === 'string' && value.includes('\0')) || (Array.isArray(value) && value.some(holdsNul));
+
+/**
+ * What a connection holds back: statements waiting for the next one. `begin` waits too, so that a
+ * transaction's first statement, when it may, carries it. Used by the client Kysely's PostgresDialect
+ * is given (db/pg-copy.ts); one a connection, used by one query at a time.
+ */
+export class Waiting {
+  #statements: string[] = [];
+  /** Between a `begin` and its `commit` or `rollback`: only there may a statement wait. */
+  #open = false;
+
+  /**
+   * Runs one query as Kysely hands it over: held back, sent with what waits, or sent alone after
+   * what waits; `run` sends a query as node-postgres would.
+   */
+  async query(
+    client: pg.PoolClient,
+    sql: string,
+    parameters: readonly unknown[],
+    run: (sql: string, parameters: readonly unknown[]) => Promise<unknown>,
+  ): Promise<unknown> {
+    const last = parameters[parameters.length - 1];
+    if (last instanceof Joined) {
+      const values = parameters.slice(0, -1);
+      // PostgreSQL refuses a NUL in a text parameter (22021) but cuts the whole message at one in a
+      // query's text (08P01, read as an outage): such a statement keeps its parameters.
+      if (values.some(holdsNul)) return this.query(client, sql, values, run);
+      const text = inlined(sql, values);
+      // Outside a transaction nothing comes after it for sure: it goes at once.
+      if (last.waits && this.#open) {
+        this.#statements.push(text);
+        return nothing();
+      }
+      return this.#send(client, text);
+    }
+    if (parameters.length > 0) {
+      if (this.#statements.length > 0) await this.#send(client, undefined);
+      return run(sql, parameters);
+    }
+    if (sql === 'begin') {
+      this.#open = true;
+      this.#statements.push(sql);
+      return nothing();
+    }
+    if (sql === 'commit' || sql === 'rollback') this.#open = false;
+    if (sql === 'rollback' && this.#statements.length > 0) {
+      const begun = this.#statements[0] !== 'begin';
+      // What waited is dropped with the transaction; a server that never heard of it hears nothing.
+      this.#statements = [];
+      if (!begun) return nothing();
+    }
+    return this.#statements.length > 0 ? this.#send(client, sql) : run(sql, parameters);
+  }
+
+  /** What waits, then `text` if any, as one simple query: the last statement's result. */
+  async #send(client: pg.PoolClient, text: string | undefined): Promise<pg.QueryResult | ReturnType<typeof nothing>> {
+    const statements = text === undefined ? this.#statements : [...this.#statements, text];
+    this.#statements = [];
+    if (statements.length === 0) return nothing();
+    // Without parameters node-postgres sends the simple protocol: one result a statement, an array
+    // when there are several.
+    // @types/pg knows only the one result.
+    const results: unknown = await client.query(statements.join(';\n'));
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+    const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
+    return all[all.length - 1] ?? nothing();
+  }
+
+  /** Before the connection goes back to its pool: nothing may wait there for another user. */
+  forget(): void {
+    this.#statements = [];
+    this.#open = false;
+  }
+}
