@@ -1,5 +1,5 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
-import { type Compilable, type RawBuilder, sql } from 'kysely';
+import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -118,6 +118,24 @@ describe('statements joined into one round trip', () => {
     });
     expect((await sql<{ k: string }>`select k from joined_test order by k`.execute(db)).rows).toEqual([
       { k: 'after' },
+      { k: 'taken' },
+    ]);
+  });
+
+  it('undoes what waits at a rollback to a savepoint, so a failing statement there is undone, not sent', async () => {
+    const { db, dialect } = opened;
+    await sql`insert into joined_test (k) values ('taken')`.execute(db);
+    const control = (text: string) => CompiledQuery.raw(text, []);
+    await db.transaction().execute(async (trx) => {
+      await executeWaiting(trx, dialect, insert(trx, 'kept'));
+      await trx.executeQuery(control('savepoint "sp"'));
+      await executeWaiting(trx, dialect, insert(trx, 'taken'));
+      await trx.executeQuery(control('rollback to "sp"'));
+      await executeWaiting(trx, dialect, insert(trx, 'after'));
+    });
+    expect((await sql<{ k: string }>`select k from joined_test order by k`.execute(db)).rows).toEqual([
+      { k: 'after' },
+      { k: 'kept' },
       { k: 'taken' },
     ]);
   });

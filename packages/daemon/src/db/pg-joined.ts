@@ -93,6 +93,9 @@ export class Waiting {
       this.#statements = [];
       if (!begun) return nothing();
     }
+    // Back to a savepoint: what waits came after it (the savepoint took what waited before), and is
+    // undone with it; sent in front, a failing one would fail the `rollback to` that undoes it.
+    if (/^rollback to /i.test(sql)) this.#statements = [];
     return this.#statements.length > 0 ? this.#send(client, sql) : run(sql, parameters);
   }
 

@@ -49,6 +49,17 @@ function fakeDaemon(script: Reply[] = [], then: Reply = { status: 201 }) {
 
 const fast = { flushIntervalMs: 5, retry: { initialMs: 5, maxMs: 20 } };
 
+/** A client of `daemon` whose every answer takes `ms` (on vitest's fake timers where they are used). */
+const slowClient = (daemon: ReturnType<typeof fakeDaemon>, ms: number) =>
+  createClient({
+    baseUrl: 'http://daemon.test',
+    token: 't',
+    fetch: async (url: string | URL | Request, init?: RequestInit) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return daemon.fetchImpl(url, init);
+    },
+  });
+
 describe('createRecorder', () => {
   it('batches records in order, fills in the source and reports ids', async () => {
     const daemon = fakeDaemon();
@@ -137,15 +148,7 @@ describe('createRecorder', () => {
     try {
       const daemon = fakeDaemon();
       // A daemon that takes 30 ms to answer, while a record arrives every 5 ms.
-      const slowFetch = async (url: string | URL | Request, init?: RequestInit) => {
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        return daemon.fetchImpl(url, init);
-      };
-      const recorder = createRecorder({
-        client: createClient({ baseUrl: 'http://daemon.test', token: 't', fetch: slowFetch }),
-        sourceId: SOURCE,
-        flushIntervalMs: 100,
-      });
+      const recorder = createRecorder({ client: slowClient(daemon, 30), sourceId: SOURCE, flushIntervalMs: 100 });
       const waited: number[] = [];
       for (let i = 0; i < 40; i++) {
         const at = Date.now();
@@ -158,6 +161,34 @@ describe('createRecorder', () => {
       expect(daemon.batches.length).toBe(2);
       // No record waited longer than its interval and the request before it.
       expect(Math.max(...waited)).toBeLessThanOrEqual(100 + 30);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends what was queued before a request at once after it: a backlog, or the good records of a 400', async () => {
+    vi.useFakeTimers();
+    try {
+      // A 400 naming the first record of the first request, then 201s; each answer takes 50 ms.
+      const daemon = fakeDaemon([
+        { status: 400, body: { statusCode: 400, error: 'bad', issues: [{ path: '0.status', message: 'x' }] } },
+      ]);
+      const recorder = createRecorder({
+        client: slowClient(daemon, 50),
+        sourceId: SOURCE,
+        batchSize: 4,
+        flushIntervalMs: 100,
+      });
+      const waited: number[] = [];
+      const at = Date.now();
+      for (let i = 0; i < 10; i++) recorder.record(body(i), (id) => id && waited.push(Date.now() - at));
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The 400's three good records go again at once, then the backlog's rest: none waits for an
+      // interval it has already spent in the queue.
+      expect(daemon.batches.flat().map((r) => r.pathnameUrl)).toEqual(
+        Array.from({ length: 9 }, (_, i) => `/r/${i + 1}`),
+      );
+      expect(Math.max(...waited)).toBeLessThanOrEqual(4 * 50);
     } finally {
       vi.useRealTimers();
     }

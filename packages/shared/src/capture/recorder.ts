@@ -61,6 +61,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   /** Shrinks after a 413 or repeated 5xx, so a bad batch is split until the culprit stands alone. */
   let cap = batchSize;
   let flushing = 0;
+  /** Records queued so far: what a request's answer finds queued beyond those arrived since it began is older. */
+  let arrivals = 0;
   const idle: (() => void)[] = [];
 
   function schedule(delay: number): void {
@@ -212,13 +214,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
           continue;
         }
         const startedAt = Date.now();
+        const arrivedBefore = arrivals;
         if (queue.length > 0) await sendBatch(id);
         else await sendCoreLog(id);
         failedInARow = 0;
         retryAt = 0;
         // What arrived while the request was out waits for others, as a first record does: sent
         // at once, a trickle of records made a request each (docs/decisions.md §20.21).
-        if (partBatchMayWait()) {
+        if (partBatchMayWait(arrivals - arrivedBefore)) {
           nextAt = startedAt + flushIntervalMs;
           break;
         }
@@ -239,10 +242,15 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   }
 
-  /** Only records are queued, fewer than one full request, and nobody awaits a flush. */
-  function partBatchMayWait(): boolean {
+  /**
+   * Only records are queued, fewer than one full request, all of them arrived while the request
+   * was out (`arrivedSince` records did: none left from a backlog or put back after a 400, whose
+   * interval may be up already), and nobody awaits a flush.
+   */
+  function partBatchMayWait(arrivedSince: number): boolean {
     return (
       flushing === 0 &&
+      queue.length <= arrivedSince &&
       logs.length === 0 &&
       queue.length > 0 &&
       queue.batchLength(cap) === queue.length &&
@@ -252,6 +260,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   function enqueue(record: QueuedRecord): boolean {
     if (!queue.offer(record, closed)) return false;
+    arrivals++;
     schedule(queue.length >= batchSize ? 0 : flushIntervalMs);
     return true;
   }
