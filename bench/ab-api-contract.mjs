@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { cpuMs, KEEP_EVERYTHING, rssMiB, spawnNode, tempHome } from './lib.mjs';
+import { cpuMs, KEEP_EVERYTHING, rssMiB, spawnDaemon, tempHome } from './lib.mjs';
 import { median } from './figures.mjs';
 import { readBodies } from './scenarios/api-contract.mjs';
 
@@ -45,20 +45,10 @@ function floor() {
 async function start(name, entry) {
   const home = join(tmp.path, name);
   cpSync(seeded, home, { recursive: true, filter: (src) => !src.endsWith('daemon.lock') });
-  const daemon = spawnNode(
-    [
-      ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-name', `${name}.cpuprofile`] : []),
-      entry,
-      '--port',
-      '0',
-      '--home',
-      home,
-      '--log-level',
-      'warn',
-      ...KEEP_EVERYTHING,
-    ],
-    /listening on (http:\/\/\S+)/,
-  );
+  const daemon = spawnDaemon(entry, home, {
+    nodeFlags: prof ? ['--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-name', `${name}.cpuprofile`] : [],
+    args: KEEP_EVERYTHING,
+  });
   const url = await daemon.ready;
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const call = async (method, path, body) => {

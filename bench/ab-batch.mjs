@@ -17,7 +17,7 @@ import {
   composeRecord,
   cpuMs,
   createSource,
-  spawnNode,
+  spawnDaemon,
   tempHome,
   threadCpuMs,
   throughput,
@@ -57,21 +57,10 @@ const afterArgs = process.env.AB_AFTER_DAEMON_ARGS?.split(' ').filter(Boolean) ?
 async function start(entry, name) {
   const dir = join(home.path, name);
   const db = cluster ? ['--db', await databaseOf(name)] : [];
-  const daemon = spawnNode(
-    [
-      ...(name === 'after' ? afterFlags : []),
-      entry,
-      '--port',
-      '0',
-      '--home',
-      dir,
-      '--log-level',
-      'warn',
-      ...db,
-      ...(name === 'after' ? afterArgs : []),
-    ],
-    /listening on (http:\/\/\S+)/,
-  );
+  const daemon = spawnDaemon(entry, dir, {
+    nodeFlags: name === 'after' ? afterFlags : [],
+    args: [...db, ...(name === 'after' ? afterArgs : [])],
+  });
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
   const source = await createSource(url, token, 'ab');

@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { autocannon, cpuMs, createSource, percentile, spawnNode, spawnProxy, tempHome } from './lib.mjs';
+import { autocannon, cpuMs, createSource, percentile, spawnDaemon, spawnNode, spawnProxy, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 
@@ -40,20 +40,10 @@ async function start(spec) {
     return { label, url: await proxy.ready, pids: [proxy.child.pid] };
   }
   const dir = join(home.path, label);
-  const daemon = spawnNode(
-    [
-      ...daemonNode,
-      join(root, 'packages/daemon/dist/taplined.js'),
-      '--port',
-      '0',
-      '--home',
-      dir,
-      '--log-level',
-      'warn',
-      ...daemonArgs.map((arg) => arg.replace(/^\+/, '--')),
-    ],
-    /listening on (http:\/\/\S+)/,
-  );
+  const daemon = spawnDaemon(join(root, 'packages/daemon/dist/taplined.js'), dir, {
+    nodeFlags: daemonNode,
+    args: daemonArgs.map((arg) => arg.replace(/^\+/, '--')),
+  });
   stops.push(daemon.stop);
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();

@@ -4,7 +4,7 @@
 // a shared machine, where only figures taken side by side mean anything.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, cpuMs, createSource, spawnNode, spawnProxy, tempHome, throughput } from './lib.mjs';
+import { autocannon, cpuMs, createSource, spawnDaemon, spawnNode, spawnProxy, tempHome, throughput } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 
@@ -18,10 +18,7 @@ const appUrl = await app.ready;
 
 async function start(root, name) {
   const dir = join(home.path, name);
-  const daemon = spawnNode(
-    [join(root, 'packages/daemon/dist/taplined.js'), '--port', '0', '--home', dir, '--log-level', 'warn'],
-    /listening on (http:\/\/\S+)/,
-  );
+  const daemon = spawnDaemon(join(root, 'packages/daemon/dist/taplined.js'), dir);
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
   await createSource(url, token, 'ab');

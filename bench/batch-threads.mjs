@@ -8,16 +8,13 @@
 // load changes the records per second, much less the CPU each record costs.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, createSource, spawnNode, tempHome } from './lib.mjs';
+import { autocannon, createSource, spawnDaemon, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
 const [entry = join(root, 'packages/daemon/dist/taplined.js'), seconds = '10', size = '1000'] = process.argv.slice(2);
 const home = tempHome();
-const daemon = spawnNode(
-  [entry, '--port', '0', '--home', home.path, '--log-level', 'warn'],
-  /listening on (http:\/\/\S+)/,
-);
+const daemon = spawnDaemon(entry, home.path);
 const url = await daemon.ready;
 const { pid } = daemon.child;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();

@@ -129,6 +129,17 @@ export function spawnNode(args, pattern) {
 }
 
 /**
+ * A daemon (`entry`, a built taplined.js) in `home` on a free loopback port: `spawnNode`'s handle,
+ * `ready` with its URL. `nodeFlags` go to node before the script, `args` after the daemon's own.
+ */
+export function spawnDaemon(entry, home, { nodeFlags = [], args = [] } = {}) {
+  return spawnNode(
+    [...nodeFlags, entry, '--port', '0', '--home', home, '--log-level', 'warn', ...args],
+    /listening on (http:\/\/\S+)/,
+  );
+}
+
+/**
  * The built `tapline proxy` of checkout `root`, recording to `source` on the daemon at `url`, in
  * front of `target`, on a free loopback port: `spawnNode`'s handle, `ready` with the proxy's URL.
  * `nodeFlags` go to node before the script, `extra` to the command after its own options.

@@ -13,7 +13,7 @@ import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { autocannon, composeRecord, createSource, spawnNode, tempHome } from './lib.mjs';
+import { autocannon, composeRecord, createSource, spawnDaemon, tempHome } from './lib.mjs';
 import { importTs, loadRealisticRecord } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
@@ -47,10 +47,7 @@ await cluster.stopFast();
 await cluster.start();
 
 const home = tempHome();
-const daemon = spawnNode(
-  [entry, '--port', '0', '--home', home.path, '--log-level', 'warn', '--db', cluster.url, ...daemonFlags],
-  /listening on (http:\/\/\S+)/,
-);
+const daemon = spawnDaemon(entry, home.path, { args: ['--db', cluster.url, ...daemonFlags] });
 const url = await daemon.ready;
 const { pid } = daemon.child;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();

@@ -5,7 +5,7 @@
 // Not a scenario: a profile slows what it measures, so its figures are shares, never rates.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, cpuMs, createSource, spawnNode, spawnProxy, tempHome } from './lib.mjs';
+import { autocannon, cpuMs, createSource, spawnDaemon, spawnNode, spawnProxy, tempHome } from './lib.mjs';
 import { loadRealisticRecord } from './ts.mjs';
 import { appAnswer } from './scenarios/proxy.mjs';
 import { sourceOf } from './source-map.mjs';
@@ -14,21 +14,9 @@ const root = join(import.meta.dirname, '..');
 const seconds = Number(process.argv[2] ?? 15);
 const home = tempHome();
 const profiles = (who) => join(home.path, `profiles-${who}`);
-const daemon = spawnNode(
-  [
-    '--cpu-prof',
-    '--cpu-prof-dir',
-    profiles('daemon'),
-    join(root, 'packages/daemon/dist/taplined.js'),
-    '--port',
-    '0',
-    '--home',
-    home.path,
-    '--log-level',
-    'warn',
-  ],
-  /listening on (http:\/\/\S+)/,
-);
+const daemon = spawnDaemon(join(root, 'packages/daemon/dist/taplined.js'), home.path, {
+  nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profiles('daemon')],
+});
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 await createSource(url, token, 'profile');

@@ -10,7 +10,7 @@
 // `--worker-threads`: the others' alone.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autocannon, composeRecord, createSource, spawnNode, tempHome } from './lib.mjs';
+import { autocannon, composeRecord, createSource, spawnDaemon, tempHome } from './lib.mjs';
 import { importTs, loadRealisticRecord } from './ts.mjs';
 import { sourceOf } from './source-map.mjs';
 
@@ -23,22 +23,10 @@ const cluster = argv.includes('--postgres')
 const home = tempHome();
 const profiles = join(home.path, 'profiles');
 const bundle = join(root, 'packages/daemon/dist/taplined.js');
-const daemon = spawnNode(
-  [
-    '--cpu-prof',
-    '--cpu-prof-dir',
-    profiles,
-    bundle,
-    '--port',
-    '0',
-    '--home',
-    home.path,
-    '--log-level',
-    'warn',
-    ...(cluster ? ['--db', cluster.url] : []),
-  ],
-  /listening on (http:\/\/\S+)/,
-);
+const daemon = spawnDaemon(bundle, home.path, {
+  nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profiles],
+  args: cluster ? ['--db', cluster.url] : [],
+});
 const url = await daemon.ready;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
 const source = await createSource(url, token, 'profile');
