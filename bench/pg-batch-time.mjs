@@ -102,7 +102,7 @@ await cluster.stop();
 home.remove();
 
 // Batches: per batch stored. Single composes: per group commit.
-const commits = [...readFileSync(join(logs, 'pg.log'), 'utf8').matchAll(/(?:: |;\n\t?)commit$/gm)].length;
+const commits = [...readFileSync(join(logs, 'pg.log'), 'utf8').matchAll(/(?:: |;\n)commit$/gm)].length;
 const batches = single ? commits : result['2xx'];
 const kindOf = (tid) => (tid === String(pid) ? 'event loop' : before.has(tid) ? 'V8/Node helpers' : 'batch worker');
 const cpu = new Map();

@@ -144,6 +144,8 @@ export function createApp(options: AppOptions): App {
         addStats(trx, deps.dialect, inputs, lateBeforeAt(deps.clock.now().getTime()))
     : undefined;
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
+  // The other daemons on the database learn of committed entries this way (their streams read them).
+  deps.bus.subscribe(() => deps.signals.notify('traffic'));
   const preparer = createBatchPreparer(options.batchWorker ?? null, options.config.redact, options.logger);
 
   const app = express();

@@ -19,7 +19,6 @@ import {
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
 import { copyDatabase } from './copy.js';
 import { COPIED_TABLES } from './tables.js';
-import { localSignals } from '../db/signals.js';
 import { createTrafficBus } from '../stream/bus.js';
 import { createIngest } from '../ingest/ingest.js';
 import { prepareRecord } from '../ingest/prepare.js';
@@ -159,7 +158,6 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
       db: laptop.db,
       dialect: laptop.dialect,
       clock,
-      signals: localSignals(),
       bus: createTrafficBus(),
       hooks: [],
       stats: (trx, inputs) => addStats(trx, laptop.dialect, inputs, lateBeforeAt(Date.now())),

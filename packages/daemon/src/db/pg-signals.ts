@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { ClusterSignals } from './signals.js';
 import { causeOf } from './unavailable.js';
 import { signalListeners } from './signals.js';
 import { listenToEveryClient } from './pg-clients.js';
-import { executeWaiting } from './joined.js';
 
 const PREFIX = 'tapline_';
 /** Reconnect schedule of the listening connection: quick at first, then at most every 5 s. */
@@ -16,9 +14,8 @@ const RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000];
  * PostgreSQL LISTEN/NOTIFY between the daemons of one database. Each daemon keeps one dedicated
  * connection that listens (a pooled connection cannot: LISTEN belongs to a session), and
  * reconnects when it is lost, then tells its listeners to catch up. NOTIFY goes out through the
- * pool after the change committed, or (notifyAtCommit) in the change's own transaction. A payload
- * starts with the sender's instance id, so a daemon ignores its own signals (it already told
- * itself, in process).
+ * pool after the change committed. A payload starts with the sender's instance id, so a daemon
+ * ignores its own signals (it already told itself, in process).
  */
 export function postgresSignals(connectionString: string, logger: Logger): ClusterSignals {
   const instance = randomUUID();
@@ -110,15 +107,6 @@ export function postgresSignals(connectionString: string, logger: Logger): Clust
       };
       send();
     },
-    notifyAtCommit: (trx, channel) =>
-      // Its result is not read: it waits on the transaction's connection and goes with the commit.
-      executeWaiting(
-        trx,
-        { backend: 'postgres' },
-        {
-          compile: () => CompiledQuery.raw('select pg_notify($1, $2)', [`${PREFIX}${channel}`, `${instance} `]),
-        },
-      ),
     listen: (channel, listener) => listeners.add(channel, listener),
     async close() {
       closed = true;

@@ -1,6 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { Transaction } from 'kysely';
-import type { DB } from './schema.js';
 
 /**
  * Wake-ups between daemons that share a database. They carry no data a reader depends on: what
@@ -13,12 +11,6 @@ export interface ClusterSignals {
   /** Tells the other daemons on the database (not this one), after the change committed. */
   notify(channel: SignalChannel, payload?: string): void;
   /**
-   * Tells the other daemons (not this one) when `trx` commits, and nothing if it rolls back: on
-   * PostgreSQL a NOTIFY in the transaction itself, which the server delivers at its commit; it waits
-   * for the commit and goes with it, no round trip of its own (db/joined.ts, decisions §20.24).
-   */
-  notifyAtCommit(trx: Transaction<DB>, channel: SignalChannel): Promise<void>;
-  /**
    * Hears the other daemons' signals; `payload` is `''` after the listening connection was lost
    * and came back, when signals may have been missed: listeners catch up from the tables then.
    */
@@ -30,7 +22,6 @@ export interface ClusterSignals {
 export function localSignals(): ClusterSignals {
   return {
     notify: () => undefined,
-    notifyAtCommit: () => Promise.resolve(),
     listen: () => () => undefined,
     close: () => Promise.resolve(),
   };

@@ -7,7 +7,6 @@ import type { OpenedDatabase } from '../db/open.js';
 import { systemClock } from '../clock.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { createTrafficBus, type StoredEntry } from '../stream/bus.js';
-import { localSignals } from '../db/signals.js';
 import { createIngest, type Ingest } from './ingest.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
@@ -37,7 +36,6 @@ describe('group commit', () => {
       db: opened.db,
       dialect: opened.dialect,
       clock: systemClock,
-      signals: localSignals(),
       bus,
       hooks: [countTransactions],
     });
@@ -102,7 +100,6 @@ describe('group commit', () => {
       db: opened.db,
       dialect: opened.dialect,
       clock: systemClock,
-      signals: localSignals(),
       bus,
       hooks: [async () => void (calls++ === 0 && (await held))],
     });
@@ -160,7 +157,6 @@ describe('a transaction that lost a race', () => {
         db: opened.db,
         dialect: opened.dialect,
         clock: systemClock,
-        signals: localSignals(),
         bus: createTrafficBus(),
         hooks: [losesOnce],
       });
@@ -182,14 +178,7 @@ describe('two writers creating the same names at once', () => {
     const record = (path: string) => recordAt(source.id, path);
     // Each ingest is what one daemon runs; they share only the database.
     const [a, b] = [0, 1].map(() =>
-      createIngest({
-        db: opened.db,
-        dialect: opened.dialect,
-        clock: systemClock,
-        signals: localSignals(),
-        bus: createTrafficBus(),
-        hooks: [],
-      }),
+      createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }),
     );
     const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
     for (let round = 0; round < 3; round++) {

@@ -21,7 +21,7 @@ export interface Ingest {
   readonly queuedRecords: number;
 }
 
-export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus' | 'signals'> {
+export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
   /** Run inside every ingest transaction (the webhook outbox writes its rows there). */
   readonly hooks: readonly IngestHook[];
   /** Adds the group's entries to the per-route statistics, in its transaction (off with `--no-stats`). */
@@ -140,11 +140,7 @@ async function storeGroup(
     if (deps.stats) await deps.stats(trx, rows.stats);
     for (const hook of deps.hooks) await hook(trx, rows.all);
     // Last: numbering the entries locks the stream counter until the commit (§9.7).
-    const firstSeq = await writer.insertTraffic(trx, rows.traffic);
-    // The other daemons on the database learn of the entries at the commit (their streams read
-    // them); a group rolled back, to be retried, tells nothing (decisions §20.24).
-    if (rows.all.length > 0) await deps.signals.notifyAtCommit(trx, 'traffic');
-    return { rows, firstSeq };
+    return { rows, firstSeq: await writer.insertTraffic(trx, rows.traffic) };
   });
   for (const [key, id] of learned.domains) cache.domains.set(key, id);
   for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);

@@ -25,7 +25,6 @@ describe('the stream across daemons that commit out of id order', () => {
   let database: FreshDatabase;
   const opened: OpenedDatabase[] = [];
   let signals: ClusterSignals;
-  let writers: ClusterSignals;
   let source: TrafficSource;
   const logger = pino({ level: 'silent' });
   const redactor = createRedactor({ enabled: true, extraKeys: [] });
@@ -43,7 +42,6 @@ describe('the stream across daemons that commit out of id order', () => {
   });
   afterEach(async () => {
     await signals?.close();
-    await writers?.close();
     await Promise.all(opened.splice(0).map((o) => o.close()));
     await database.drop();
   });
@@ -56,24 +54,14 @@ describe('the stream across daemons that commit out of id order', () => {
       OpenedDatabase['db'],
     ];
     const dialect = opened[2]!.dialect;
-    // The writers' NOTIFY goes in their ingest transactions, as a daemon's does (decisions §20.24).
-    writers = postgresSignals(database.locator, logger);
     const slow = createIngest({
       db: first,
       dialect,
       clock: systemClock,
-      signals: writers,
       bus: createTrafficBus(),
       hooks: [() => hold.wait()],
     });
-    const fast = createIngest({
-      db: second,
-      dialect,
-      clock: systemClock,
-      signals: writers,
-      bus: createTrafficBus(),
-      hooks: [],
-    });
+    const fast = createIngest({ db: second, dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] });
 
     // The domain exists before the race: a new one would make the second writer wait for the first.
     await fast.store(source, [record('/warm')]);
@@ -91,14 +79,18 @@ describe('the stream across daemons that commit out of id order', () => {
     const seen: string[] = [];
     hub.subscribe(source.id, (committed) => seen.push(...committed.map((c) => c.entry.id)));
     await hub.ready();
+    const notifier = postgresSignals(database.locator, logger);
+
     const late = slow.store(source, [record('/late')]);
     await hold.reached;
     const [early] = await fast.store(source, [record('/early')]);
+    notifier.notify('traffic');
     await vi.waitFor(() => expect(seen).toEqual([early!.id]));
     const cursor = await streamPointOf(reader, source.id, early!.id);
 
     hold.release();
     const [lateEntry] = await late;
+    notifier.notify('traffic');
     await vi.waitFor(() => expect(seen).toEqual([early!.id, lateEntry!.id]));
     // The scenario is the one that breaks an id cursor: the late entry has the smaller id.
     expect(lateEntry!.id < early!.id).toBe(true);
@@ -106,5 +98,6 @@ describe('the stream across daemons that commit out of id order', () => {
     expect((await trafficAfter({ db: reader, dialect }, source.id, {}, cursor, 10)).map((c) => c.entry.id)).toEqual([
       lateEntry!.id,
     ]);
+    await notifier.close();
   });
 });

@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '../auth/users.js';
 import { systemClock } from '../clock.js';
 import { openDatabase, type OpenedDatabase } from '../db/open.js';
-import { localSignals } from '../db/signals.js';
 import { createTrafficBus } from '../stream/bus.js';
 import { createIngest, type Ingest } from '../ingest/ingest.js';
 import { prepareRecord } from '../ingest/prepare.js';
@@ -53,7 +52,6 @@ describe('storm control across daemons', () => {
         db,
         dialect,
         clock: systemClock,
-        signals: localSignals(),
         bus: createTrafficBus(),
         hooks: [
           async (trx, entries) => void (await enqueueNotifications(trx, dialect, entries)),
