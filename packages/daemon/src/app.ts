@@ -40,8 +40,6 @@ import { statisticsRoutes } from './route-stats/routes.js';
 import { createReassignment, type Reassignment } from './route-stats/reassign.js';
 import { storageOps } from './retention/storage.js';
 import { createSourceFinder } from './traffic-sources/repo.js';
-import { lookupRound } from './db/gathered.js';
-import { executeSeveral } from './db/joined.js';
 import { trafficSourceRoutes } from './traffic-sources/routes.js';
 import { findWebhook } from './webhooks/repo.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -104,12 +102,7 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
-  // PostgreSQL: the token and source lookups due together go in one round trip (decisions §20.24).
-  const lookups =
-    options.dialect.backend === 'postgres'
-      ? lookupRound((queries) => executeSeveral(options.db, queries), true)
-      : undefined;
-  const findSource = createSourceFinder(options.db, options.dialect.stored, lookups);
+  const findSource = createSourceFinder(options.db, options.dialect.stored);
   const deps: Deps = {
     shutdown: shutdown.signal,
     inflight: createInflight(),
@@ -121,7 +114,7 @@ export function createApp(options: AppOptions): App {
     outages: createOutageLog(options.logger),
     bus: options.bus ?? createTrafficBus(),
     signals: options.signals ?? localSignals(),
-    tokens: createTokenService(options.db, clock, options.dialect.stored, lookups),
+    tokens: createTokenService(options.db, clock, options.dialect.stored),
     largeBodies: createGate({
       concurrency: options.config.limits.largeBatches,
       maxWaiting: options.config.limits.largeBatches * 4,

@@ -3,7 +3,7 @@ import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { gatheredLookup, type LookupRound } from '../db/gathered.js';
+import { gatheredLookup } from '../db/gathered.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { StoredValues } from '../db/stored-values.js';
 import type { User } from './users.js';
@@ -104,29 +104,21 @@ const tokenRows = (db: Pick<Db, 'selectFrom'>) =>
  * stores ids (the app's), the tokens of requests that arrive together are read in one query
  * (db/gathered.ts, §16.6); without (one-off users: admin commands), one query a lookup.
  */
-const tokenLookup = (db: Db, stored?: StoredValues, round?: LookupRound) =>
+const tokenLookup = (db: Db, stored?: StoredValues) =>
   stored
-    ? gatheredLookup(
-        db,
-        stored,
-        {
-          column: 'id',
-          build: (db, ids) => tokenRows(db).where('tokens.id', 'in', ids),
-          keyOf: (row) => row.id,
-        },
-        round,
-      )
+    ? gatheredLookup(db, stored, {
+        column: 'id',
+        build: (db, ids) => tokenRows(db).where('tokens.id', 'in', ids),
+        keyOf: (row) => row.id,
+      })
     : preparedLookup(db, (db, id) => tokenRows(db).where('tokens.id', '=', id));
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
-/**
- * `stored`: the dialect's, to gather token lookups (see tokenLookup); `round`, when they share
- * their queries with other lookups (db/gathered.ts).
- */
-export function createTokenService(db: Db, clock: Clock, stored?: StoredValues, round?: LookupRound): TokenService {
-  const tokenById = tokenLookup(db, stored, round);
+/** `stored`: the dialect's, to gather token lookups (see tokenLookup). */
+export function createTokenService(db: Db, clock: Clock, stored?: StoredValues): TokenService {
+  const tokenById = tokenLookup(db, stored);
   let key: Promise<Uint8Array> | undefined;
   // A load that failed (the database down for a moment) is not kept: the next request loads again.
   // Kept, it refused every token until a restart (issue 24).

@@ -55,31 +55,3 @@ export async function executeTaking<R>(
   if (dialect.backend === 'postgres') return executed(db, query, TAKES);
   return (await db.executeQuery(query.compile())).rows;
 }
-
-/**
- * The one parameter of a query that is several statements, sent in one round trip as one simple
- * query (PostgreSQL: db/pg-joined.ts), their values as literals; its rows are each statement's.
- */
-export class Several {
-  constructor(readonly statements: readonly CompiledQuery[]) {}
-}
-
-/** What PostgreSQL cannot take in a query's text (it cuts the message there), in a value or an array's item. */
-export const holdsNul = (value: unknown): boolean =>
-  (typeof value === 'string' && value.includes('\0')) || (Array.isArray(value) && value.some(holdsNul));
-
-/**
- * Reads in one round trip on PostgreSQL, each its own rows: the statements run in order, each with
- * its own snapshot (read committed), as if sent one by one (decisions §20.24). A value with a NUL,
- * which the query's text cannot hold, sends each statement alone with its parameters instead, so
- * that each fails or answers as it would have alone.
- */
-export function executeSeveral(
-  db: Pick<Executor, 'executeQuery'>,
-  statements: readonly CompiledQuery[],
-): ReadonlyArray<Promise<readonly unknown[]>> {
-  if (statements.length === 1 || statements.some((s) => s.parameters.some(holdsNul)))
-    return statements.map(async (s) => (await db.executeQuery(s)).rows);
-  const all = db.executeQuery<unknown[]>(CompiledQuery.raw('', [new Several(statements)]));
-  return statements.map(async (_, i) => (await all).rows[i] ?? []);
-}

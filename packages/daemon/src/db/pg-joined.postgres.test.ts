@@ -5,8 +5,7 @@ import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
 import { isDatabaseUnavailable } from './unavailable.js';
-import { executeSeveral, executeTaking, executeWaiting } from './joined.js';
-import { gatheredLookup, lookupRound } from './gathered.js';
+import { executeTaking, executeWaiting } from './joined.js';
 import { literal } from './pg-joined.js';
 
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.22). */
@@ -177,53 +176,5 @@ describe('statements joined into one round trip', () => {
       }),
     ).rejects.toThrow('given up');
     expect(sent).not.toHaveBeenCalled();
-  });
-
-  it('answers lookups that share a round in one round trip, each as alone; keys with a NUL one by one', async () => {
-    const { db, dialect } = opened;
-    for (const [k, v] of [
-      ['a', null],
-      ["b'", Buffer.from('x')],
-      ['c\\', null],
-    ] as const)
-      await db.executeQuery(insert(db, k, v).compile());
-    const round = lookupRound((queries) => executeSeveral(db, queries));
-    const lookup = (column: 'k' | 'v') =>
-      gatheredLookup(
-        db,
-        dialect.stored,
-        {
-          column: 'k',
-          build: (_, keys) =>
-            raw(
-              db,
-              sql<{
-                k: string;
-                v: Buffer | null;
-              }>`select k, ${sql.ref(column)} as v from joined_test where k in (${sql.join(keys)})`,
-            ),
-          keyOf: (row) => row.k,
-        },
-        round,
-      );
-    const [first, second] = [lookup('k'), lookup('v')];
-    const sent = vi.spyOn(pg.Client.prototype, 'query');
-    const answers = await Promise.all([first('a'), second("b'"), first('c\\'), second('missing'), first("b'")]);
-    expect(answers).toEqual([
-      { k: 'a', v: 'a' },
-      { k: "b'", v: Buffer.from('x') },
-      { k: 'c\\', v: 'c\\' },
-      undefined,
-      { k: "b'", v: "b'" },
-    ]);
-    expect(sent.mock.calls.map(([text]) => String(text).split(';\n').length)).toEqual([2]);
-    sent.mockClear();
-    // A NUL would cut the query's text: each statement goes alone, with its parameters, and answers
-    // or fails as it would alone (PostgreSQL refuses the NUL in a parameter: 22021, not an outage).
-    const nul = await Promise.allSettled([first('a'), second('n\0l')]);
-    expect(nul.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
-    expect(nul[0]).toEqual({ status: 'fulfilled', value: { k: 'a', v: 'a' } });
-    expect(nul[1]?.status === 'rejected' && isDatabaseUnavailable(nul[1].reason)).toBe(false);
-    expect(sent.mock.calls.map(([, parameters]) => (parameters as unknown[] | undefined)?.length)).toEqual([1, 1]);
   });
 });

@@ -1,7 +1,7 @@
 import type { PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
-import { holdsNul, Joined, Several } from './joined.js';
+import { Joined } from './joined.js';
 
 /**
  * The PostgreSQL side of db/joined.ts: the client Kysely is given (db/pg-copy.ts) holds back the
@@ -40,6 +40,9 @@ export function literal(value: unknown): string {
 /** The answer to a statement held back: nothing read, a new object each time (a caller may keep it). */
 const nothing = (): PostgresQueryResult<never> => ({ command: 'SELECT', rowCount: 0, rows: [] });
 
+const holdsNul = (value: unknown): boolean =>
+  (typeof value === 'string' && value.includes('\0')) || (Array.isArray(value) && value.some(holdsNul));
+
 /**
  * What a connection holds back: statements waiting for the next one. `begin` waits too, so that a
  * transaction's first statement, when it may, carries it. Used by the client Kysely's PostgresDialect
@@ -61,7 +64,6 @@ export class Waiting {
     run: (sql: string, parameters: readonly unknown[]) => Promise<unknown>,
   ): Promise<unknown> {
     const last = parameters[parameters.length - 1];
-    if (last instanceof Several && parameters.length === 1) return this.#several(client, last);
     if (last instanceof Joined) {
       const values = parameters.slice(0, -1);
       // PostgreSQL refuses a NUL in a text parameter (22021) but cuts the whole message at one in a
@@ -95,16 +97,6 @@ export class Waiting {
     // undone with it; sent in front, a failing one would fail the `rollback to` that undoes it.
     if (/^rollback to /i.test(sql)) this.#statements = [];
     return this.#statements.length > 0 ? this.#send(client, sql) : run(sql, parameters);
-  }
-
-  /** Several statements (db/joined.ts, Several) in one simple query: each one's rows, in order. */
-  async #several(client: pg.PoolClient, { statements }: Several): Promise<PostgresQueryResult<unknown>> {
-    if (this.#statements.length > 0) await this.#send(client, undefined);
-    // @types/pg knows only the one result; several statements give one each.
-    const results: unknown = await client.query(statements.map((s) => inlined(s.sql, s.parameters)).join(';\n'));
-    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-    const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-    return { command: 'SELECT', rowCount: 0, rows: all.map((result): unknown[] => result.rows) };
   }
 
   /** What waits, then `text` if any, as one simple query: the last statement's result. */

@@ -1,6 +1,6 @@
 import type { PageQuery, TrafficSource } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import { gatheredLookup, type LookupRound } from '../db/gathered.js';
+import { gatheredLookup } from '../db/gathered.js';
 import { preparedLookup } from '../db/prepared.js';
 import type { StoredValues } from '../db/stored-values.js';
 import type { TrafficSourceRow } from './table.js';
@@ -22,21 +22,15 @@ export type SourceFinder = (id: string) => Promise<TrafficSource | undefined>;
  * Every request that names a source runs this first: compiled once, by the app that owns `db`.
  * Given how the database stores ids (the app's), the sources of requests that arrive together
  * are read in one query (db/gathered.ts, §16.6); without (admin commands), one query a lookup.
- * `round`: shared with the token lookups on PostgreSQL, one round trip for both (decisions §20.24).
  */
-export function createSourceFinder(db: Db, stored?: StoredValues, round?: LookupRound): SourceFinder {
+export function createSourceFinder(db: Db, stored?: StoredValues): SourceFinder {
   const sources = (db: Pick<Db, 'selectFrom'>) => db.selectFrom('traffic_sources').selectAll();
   const sourceById = stored
-    ? gatheredLookup(
-        db,
-        stored,
-        {
-          column: 'id',
-          build: (db, ids) => sources(db).where('id', 'in', ids),
-          keyOf: (row) => row.id,
-        },
-        round,
-      )
+    ? gatheredLookup(db, stored, {
+        column: 'id',
+        build: (db, ids) => sources(db).where('id', 'in', ids),
+        keyOf: (row) => row.id,
+      })
     : preparedLookup(db, (db, id) => sources(db).where('id', '=', id));
   return async (id) => {
     const row = await sourceById(id);
