@@ -1,3 +1,4 @@
+import type * as Shared from '@tapline/shared';
 import type { ComposeRecord, ErrorBody, HttpMethod, Level } from '@tapline/shared';
 import { domainOf, levelOf } from '@tapline/shared/lean';
 import { HttpError, type Issue, validationError } from '../http/errors.js';
@@ -121,7 +122,7 @@ const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * What a batch is checked with: the contract's schemas, which the event loop loads on first use
  * (http/schemas.ts) and the batch thread with its bundle (docs/decisions.md §20.23).
  */
-export type BatchSchemas = Pick<typeof import('@tapline/shared'), 'contract' | 'parseComposeBatchFast'>;
+export type BatchSchemas = Pick<typeof Shared, 'contract' | 'parseComposeBatchFast'>;
 
 export function prepareBatch(task: BatchTask, redactor: Redactor, schemas: BatchSchemas): BatchResult {
   const { contract, parseComposeBatchFast } = schemas;
