@@ -36,6 +36,26 @@ module.exports = {
       to: { path: '\\.(test|fixture)\\.tsx?$' },
     },
     {
+      name: 'daemon-start-builds-no-schema',
+      severity: 'error',
+      comment:
+        "The daemon's start builds none of the contract's schemas (decisions §20.23): its modules import " +
+        "@tapline/shared's index only for types (`import type`), and take values from @tapline/shared/lean; " +
+        'the contract with its schemas comes through http/schemas.ts, an import() on first use. Exceptions: ' +
+        'http/schemas-loaded.ts (what that import loads), meta/openapi.ts (imported by the first GET /openapi.json) ' +
+        "and the batch thread's own bundle (ingest/prepare-pool-thread.ts).",
+      from: {
+        path: '^packages/daemon/src/',
+        pathNot: [
+          '\\.(test|fixture)\\.tsx?$',
+          '^packages/daemon/src/http/schemas-loaded\\.ts$',
+          '^packages/daemon/src/meta/openapi\\.ts$',
+          '^packages/daemon/src/ingest/prepare-pool-thread\\.ts$',
+        ],
+      },
+      to: { path: '^packages/shared/src/(index|browser|contract)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'db-below-the-capabilities',
       severity: 'error',
       comment:

@@ -1,4 +1,4 @@
-import { contract } from '@tapline/shared';
+import { contractRoutes } from '@tapline/shared/lean';
 import type { RequestListener } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
@@ -176,7 +176,7 @@ export function createApp(options: AppOptions): App {
     options.routeReassignment?.start === false ? { ...reassignment, start: () => undefined } : reassignment;
   statisticsRoutes(router, deps, routeReassignment, { traffic: trafficMetrics, health });
   apiContractRoutes(router, deps);
-  methodNotAllowed(router, Object.values(contract));
+  methodNotAllowed(router, Object.values(contractRoutes));
   app.use(router);
   app.use(unknownRoute);
   app.use(errorHandler(deps));

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { tokenFile } from '@tapline/shared';
+import { tokenFile } from '@tapline/shared/lean';
 import type { TokenService } from './auth/tokens.js';
 import { countUsers, createUserUnlessTaken, LOCAL_USER_EMAIL } from './auth/users.js';
 import type { Db } from './db/open.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpointFile } from '@tapline/shared';
+import { endpointFile } from '@tapline/shared/lean';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { nativeBinding } from './db/native-addon.js';

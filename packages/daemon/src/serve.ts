@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { endpointFile } from '@tapline/shared';
+import { endpointFile } from '@tapline/shared/lean';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './ingest/prepare-pool.js';

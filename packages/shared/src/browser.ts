@@ -13,6 +13,7 @@ export * from './schemas/http-traffic.js';
 export * from './schemas/stats.js';
 export * from './schemas/alert.js';
 export * from './alerts/condition.js';
+export * from './contract-routes.js';
 export * from './contract.js';
 export * from './client.js';
 export { PAGE_START_PATHS } from './paths.js';

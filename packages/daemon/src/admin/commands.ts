@@ -1,4 +1,4 @@
-import { contract, NewPassword, Scope, TrafficSource } from '@tapline/shared';
+import type { TrafficSource } from '@tapline/shared';
 import ms from 'ms';
 import { z } from 'zod';
 import { hashPassword } from '../auth/passwords.js';
@@ -9,10 +9,11 @@ import type { Clock } from '../clock.js';
 import { createSourceFinder } from '../traffic-sources/repo.js';
 import { readFirstStartToken } from '../bootstrap.js';
 import { ExitError } from '../exit-error.js';
+import { schemas } from '../http/schemas.js';
 
 /** Refuses a password the API would refuse too (exit 2): one rule, in the shared schema. */
-export function checkNewPassword(password: string): string {
-  const checked = NewPassword.safeParse(password);
+export async function checkNewPassword(password: string): Promise<string> {
+  const checked = (await schemas()).NewPassword.safeParse(password);
   if (!checked.success) throw new ExitError(checked.error.issues[0]?.message ?? 'the password is not allowed', 2);
   return checked.data;
 }
@@ -27,7 +28,7 @@ export async function addUser(
   const email = Email.safeParse(input.email.trim());
   if (!email.success) throw new ExitError(`"${input.email}" is not a valid email address`, 2);
   if (await findUserByEmail(db, email.data)) throw new ExitError(`a user with email ${email.data} already exists`);
-  const passwordHash = input.password === undefined ? null : await hashPassword(checkNewPassword(input.password));
+  const passwordHash = input.password === undefined ? null : await hashPassword(await checkNewPassword(input.password));
   const user = await createUser(db, clock, { email: email.data, name: input.name, passwordHash });
   return user.id;
 }
@@ -48,6 +49,7 @@ export async function createToken(
   clock: Clock,
   input: { email: string; expires: string; scope: string; source?: string | undefined },
 ): Promise<string> {
+  const { contract, Scope } = await schemas();
   const scope = Scope.safeParse(input.scope);
   if (!scope.success) throw new ExitError(`--scope takes full, read or ingest (got "${input.scope}")`, 2);
   const expiresAt = parseExpiry(input.expires, clock);

@@ -31,7 +31,7 @@ async function existingUser(db: Db, email: string) {
 /** `taplined user passwd`: tokens already issued stay valid (docs/decisions.md §3.8). */
 export async function setPassword(db: Db, clock: Clock, email: string, password: string): Promise<string> {
   const user = await existingUser(db, email);
-  await setPasswordHash(db, clock, user.id, await hashPassword(checkNewPassword(password)));
+  await setPasswordHash(db, clock, user.id, await hashPassword(await checkNewPassword(password)));
   return user.email;
 }
 

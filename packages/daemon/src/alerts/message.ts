@@ -1,4 +1,5 @@
-import { type AlertPayload, formatMetricValue, formatSpan, type Level } from '@tapline/shared';
+import { formatMetricValue, formatSpan } from '@tapline/shared/lean';
+import type { AlertPayload, Level } from '@tapline/shared';
 import { type Rich, rich } from '../webhooks/escape.js';
 import type { Observation } from './observe.js';
 import type { AlertRuleRow } from './table.js';

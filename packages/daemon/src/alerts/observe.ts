@@ -1,11 +1,5 @@
-import {
-  type AlertBaseline,
-  type AlertMetric,
-  compare,
-  metricKind,
-  parseFilter,
-  type StatsNumbers,
-} from '@tapline/shared';
+import { compare, metricKind, parseFilter } from '@tapline/shared/lean';
+import type { AlertBaseline, AlertMetric, StatsNumbers } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { readWindowTotal } from '../route-stats/read.js';
 import { iso, windowOf } from '../route-stats/window.js';

@@ -1,15 +1,9 @@
-import {
-  type AlertCondition,
-  type AlertEvent,
-  type AlertRule,
-  AlertBaseline,
-  type CreateAlertRule,
-  durationMs,
-  type PageQuery,
-} from '@tapline/shared';
+import type { AlertCondition, AlertEvent, AlertRule, CreateAlertRule, PageQuery } from '@tapline/shared';
+import { durationMs } from '@tapline/shared/lean';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
 import { newestFirst } from '../http/pagination.js';
+import { type Schemas, schemas } from '../http/schemas.js';
 import type { AlertEventRow, AlertRuleRow } from './table.js';
 
 /** Every SQL statement of alert rules, their webhooks and their history; rows become wire objects here only. */
@@ -39,7 +33,11 @@ export const toRule = (row: AlertRuleRow, webhookIds: readonly string[]): AlertR
   createdAt: row.created_at,
 });
 
-const toEvent = (row: AlertEventRow & { condition: string }): AlertEvent => ({
+/** A transition's row as the wire object; its baseline read with the contract's schema. */
+const toEvent = (
+  row: AlertEventRow & { condition: string },
+  { AlertBaseline }: Pick<Schemas, 'AlertBaseline'>,
+): AlertEvent => ({
   id: row.id,
   ruleId: row.rule_id,
   when: row.condition,
@@ -153,8 +151,9 @@ export async function listEvents(db: Db, sourceId: string, page: PageQuery) {
       ? []
       : await db.selectFrom('alert_rules').select(['id', 'condition']).where('id', 'in', ruleIds).execute();
   const conditions = new Map(rules.map((r) => [r.id, r.condition]));
+  const loaded = await schemas();
   return {
-    data: listed.data.map((e) => toEvent({ ...e, condition: conditions.get(e.rule_id) ?? '' })),
+    data: listed.data.map((e) => toEvent({ ...e, condition: conditions.get(e.rule_id) ?? '' }, loaded)),
     meta: listed.meta,
   };
 }

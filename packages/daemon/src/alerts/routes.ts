@@ -1,4 +1,5 @@
-import { type Contract, parseAlertCondition } from '@tapline/shared';
+import { parseAlertCondition } from '@tapline/shared/lean';
+import type { Contract } from '@tapline/shared';
 import type { Router } from 'express';
 import { authorizeSource } from '../auth/policy.js';
 import type { Deps } from '../deps.js';

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type ApiCheckAnswer,
-  type ApiCheckBody,
-  type ApiViolation,
-  type HttpTrafficRecord,
-  isRecord,
-  type ViolationKind,
-} from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
+import type { ApiCheckAnswer, ApiCheckBody, ApiViolation, HttpTrafficRecord, ViolationKind } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { mediaOf } from './evidence.js';
 import { type ContractExchange, eachExchange } from './records.js';

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { durationMs, type HttpTrafficRecord, type TrafficFilters } from '@tapline/shared';
+import { durationMs } from '@tapline/shared/lean';
+import type { HttpTrafficRecord, TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import type { StoredPayload } from '../db/payload.js';
 import { invalidField } from '../http/errors.js';

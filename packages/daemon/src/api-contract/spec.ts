@@ -1,4 +1,5 @@
-import { type HttpMethod, isRecord, type OpenApiDocument } from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
+import type { HttpMethod, OpenApiDocument } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
 import { decodeSegment, KEPT_PATHS, parameterNames, templatePattern } from './paths.js';
 

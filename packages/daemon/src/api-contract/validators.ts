@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { isRecord, type OpenApiDocument } from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
+import type { OpenApiDocument } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
 
 /** Where the spec is registered with Ajv; schemas are compiled by JSON pointer under it. */

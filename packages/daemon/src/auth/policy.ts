@@ -1,4 +1,4 @@
-import type { Access, Endpoint, TrafficSource } from '@tapline/shared';
+import type { Access, EndpointRoute, TrafficSource } from '@tapline/shared';
 import type { AlertRuleRow } from '../alerts/table.js';
 import { forbidden, notFound } from '../http/errors.js';
 import type { WebhookRow } from '../webhooks/table.js';
@@ -29,7 +29,7 @@ export type Loaded<A extends Access> = A extends { readonly kind: 'source'; read
         : undefined;
 
 /** The token's scope must be one the endpoint takes. */
-export function requireScope(principal: Principal | null, endpoint: Endpoint): asserts principal is Principal {
+export function requireScope(principal: Principal | null, endpoint: EndpointRoute): asserts principal is Principal {
   if (!principal || !endpoint.scopes?.includes(principal.scope))
     throw forbidden('scope_denied', principal?.tokenId ?? null);
 }
@@ -37,7 +37,7 @@ export function requireScope(principal: Principal | null, endpoint: Endpoint): a
 /** Ownership, then the source restriction, then the scope: each a 403 with its own audit reason. */
 export function authorizeSource(
   principal: Principal | null,
-  endpoint: Endpoint,
+  endpoint: EndpointRoute,
   source: { readonly id: string; readonly userId: string },
 ): void {
   if (!principal || source.userId !== principal.user.id) throw forbidden('not_owner', principal?.tokenId ?? null);
@@ -60,7 +60,7 @@ function idIn(part: unknown, key: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function loadSource(principal: Principal | null, endpoint: Endpoint, finders: Finders, id: string) {
+async function loadSource(principal: Principal | null, endpoint: EndpointRoute, finders: Finders, id: string) {
   const source = await finders.source(id);
   if (!source) throw notFound('source_not_found');
   authorizeSource(principal, endpoint, source);
@@ -70,7 +70,7 @@ async function loadSource(principal: Principal | null, endpoint: Endpoint, finde
 /** The source an owned object belongs to; gone with it only in a race with its deletion. */
 async function loadOwned<T extends { readonly traffic_source_id: string }>(
   principal: Principal | null,
-  endpoint: Endpoint,
+  endpoint: EndpointRoute,
   finders: Finders,
   item: T,
 ): Promise<T> {
@@ -83,7 +83,7 @@ async function loadOwned<T extends { readonly traffic_source_id: string }>(
  * named and missing, then 403. Gives what was loaded; `Loaded<E['access']>` says which.
  */
 export async function authorize(
-  endpoint: Endpoint,
+  endpoint: EndpointRoute,
   principal: Principal | null,
   input: AccessInput,
   finders: Finders,

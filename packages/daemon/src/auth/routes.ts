@@ -1,4 +1,4 @@
-import { contract } from '@tapline/shared';
+import { contractRoutes } from '@tapline/shared/lean';
 import type { Request, Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Deps } from '../deps.js';
@@ -33,11 +33,11 @@ function passwordLimit(deps: Deps, message: string, skip?: (req: Request) => Pro
 
 export function authRoutes(router: Router, deps: Deps): void {
   // Slows password guessing; a person logs in a few times a day.
-  router.post(contract.createToken.path, passwordLimit(deps, 'Too many log-in attempts; wait a minute'));
+  router.post(contractRoutes.createToken.path, passwordLimit(deps, 'Too many log-in attempts; wait a minute'));
   // A budget of its own, spent only by requests that reach the check of the current password: a
   // stolen token guessing it. The rest is refused before any password is looked at.
   router.post(
-    contract.changePassword.path,
+    contractRoutes.changePassword.path,
     passwordLimit(deps, 'Too many password changes; wait a minute', async (req) => {
       const token = bearerToken(req.headers.authorization ?? '');
       const verified = token === undefined ? undefined : await deps.tokens.verify(token);

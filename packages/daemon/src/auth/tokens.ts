@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import { Scope } from '@tapline/shared';
+import type { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { gatheredLookup } from '../db/gathered.js';
@@ -8,6 +8,7 @@ import { preparedLookup } from '../db/prepared.js';
 import type { StoredValues } from '../db/stored-values.js';
 import type { User } from './users.js';
 import type { AuthAudit, AuthFailure } from './audit.js';
+import { loadedSchemas, schemas } from '../http/schemas.js';
 
 /** Who is calling: the token's user, and what the token lets them do. */
 export interface Principal {
@@ -180,7 +181,8 @@ export function createTokenService(db: Db, clock: Clock, stored?: StoredValues):
       if (claims.exp !== undefined && claims.exp * 1000 <= clock.now().getTime())
         return expired(claims.jti, new Date(claims.exp * 1000));
       const row = await tokenById(claims.jti);
-      if (!row || row.user_id !== claims.sub || !Scope.safeParse(row.scope).success)
+      const scopes = (loadedSchemas() ?? (await schemas())).Scope;
+      if (!row || row.user_id !== claims.sub || !scopes.safeParse(row.scope).success)
         return fail('unknown_token', claims.jti);
       if (row.revoked_at !== null) return fail('revoked', row.id);
       if (row.expires_at !== null && row.expires_at <= isoNow(clock)) return expired(row.id, row.expires_at);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { resolveHome } from '@tapline/shared';
+import { resolveHome } from '@tapline/shared/lean';
 import type { Command } from 'commander';
 import { ensureHome } from '../bootstrap.js';
 import type { SqlDialect } from '../db/dialect.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_HOST, DEFAULT_PORT } from '@tapline/shared';
+import { DEFAULT_HOST, DEFAULT_PORT } from '@tapline/shared/lean';
 import { type Command, Option } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { DEFAULT_ALERT_INTERVAL_MS, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, defaultConfig } from '../config.js';

@@ -1,4 +1,5 @@
-import { asciiLower, type FilterComparison, type FilterExpr, LEVEL_RANK, LEVELS } from '@tapline/shared';
+import { asciiLower, LEVEL_RANK, LEVELS } from '@tapline/shared/lean';
+import type { FilterComparison, FilterExpr } from '@tapline/shared';
 import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';

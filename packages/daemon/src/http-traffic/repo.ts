@@ -1,11 +1,5 @@
-import {
-  type HttpTraffic,
-  type HttpTrafficRecord,
-  type JsonValue,
-  type PageQuery,
-  resolveRoute,
-  type TrafficFilters,
-} from '@tapline/shared';
+import { resolveRoute } from '@tapline/shared/lean';
+import type { HttpTraffic, HttpTrafficRecord, JsonValue, PageQuery, TrafficFilters } from '@tapline/shared';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor, Store } from '../db/open.js';

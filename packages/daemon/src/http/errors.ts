@@ -1,7 +1,8 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { Endpoint, ErrorBody, ErrorCode } from '@tapline/shared';
+import type { ErrorBody, ErrorCode } from '@tapline/shared';
+import type { EndpointRoute } from '@tapline/shared/lean';
 import type { z } from 'zod';
 import { type AuthAudit, logAuthFailure } from '../auth/audit.js';
 import { isDatabaseUnavailable, type OutageLog } from '../db/unavailable.js';
@@ -131,7 +132,7 @@ const shapeOf = (path: string) => path.replace(/:[A-Za-z]+/g, ':');
  * After every real route: a path the API serves, asked with a method it does not serve, is a 405
  * naming the methods it does (RFC 9110 §15.5.6), not a 404. OPTIONS keeps Express's own answer.
  */
-export function methodNotAllowed(router: Router, endpoints: readonly Endpoint[]): void {
+export function methodNotAllowed(router: Router, endpoints: readonly EndpointRoute[]): void {
   const byShape = new Map<string, { path: string; methods: Set<string> }>();
   for (const e of endpoints) {
     const entry = byShape.get(shapeOf(e.path)) ?? { path: e.path, methods: new Set(['OPTIONS']) };

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { ComposeRecord, type Endpoint, type ParsedInput, parseComposeFast, type ResponseOf } from '@tapline/shared';
-import type { z } from 'zod';
+import type { Endpoint, EndpointName, ParsedInput, ResponseOf } from '@tapline/shared';
+import { contractRoutes, type EndpointRoute, type SchemaPart } from '@tapline/shared/lean';
 import { type AccessInput, authorize, type Loaded } from '../auth/policy.js';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { ServerDeps } from './server-deps.js';
@@ -8,9 +8,13 @@ import { type BodyMode, createBodyReader, declaredOver } from './read-body.js';
 import { BODY_TOO_LARGE, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
 import './locals.js';
+import { endpointNamed, loadedSchemas } from './schemas.js';
+
+/** An endpoint of the contract but its schemas: what a route is mounted with (§20.23). */
+export type RouteOf<E extends Endpoint> = Omit<E, SchemaPart>;
 
 export interface RequestContext<E extends Endpoint = Endpoint> {
-  readonly endpoint: E;
+  readonly endpoint: RouteOf<E>;
   readonly principal: E['scopes'] extends null ? null : Principal;
   /** What the endpoint's `access` names, found and authorized before the handler (auth/policy.ts). */
   readonly loaded: Loaded<E['access']>;
@@ -46,12 +50,10 @@ function authenticate(tokens: TokenService): RequestHandler {
   };
 }
 
-/** Quicker checks that give what their schema gives for ordinary input, and undefined otherwise. */
-const QUICK_CHECKS: ReadonlyMap<z.ZodType, (value: unknown) => unknown> = new Map([[ComposeRecord, parseComposeFast]]);
-
-function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+/** `schema`'s parse of `value`, or a 400 naming `where`; run by requests, once the schemas are loaded. */
+function parsePart(schema: Endpoint['body'], value: unknown, where: string): unknown {
   if (!schema) return undefined;
-  const quick = QUICK_CHECKS.get(schema)?.(value);
+  const quick = loadedSchemas()?.QUICK_CHECKS.get(schema)?.(value);
   if (quick !== undefined) return quick;
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(result.error, where);
@@ -72,7 +74,7 @@ function jsonBody(limit: number, mode: BodyMode, deps: Pick<ServerDeps, 'largeBo
 }
 
 /** Authentication (when the endpoint has scopes) and the body reader, the start of every chain. */
-function checks(deps: ServerDeps, endpoint: Endpoint, mode: BodyMode): RequestHandler[] {
+function checks(deps: ServerDeps, endpoint: EndpointRoute, mode: BodyMode): RequestHandler[] {
   return [
     ...(endpoint.scopes ? [authenticate(deps.tokens)] : []),
     jsonBody(endpoint.maxBody ?? deps.config.maxBody, mode, deps),
@@ -87,7 +89,7 @@ function checks(deps: ServerDeps, endpoint: Endpoint, mode: BodyMode): RequestHa
  */
 async function authorized<E extends Endpoint>(
   deps: ServerDeps,
-  endpoint: E,
+  endpoint: RouteOf<E>,
   principal: Principal | null,
   input: AccessInput,
 ): Promise<RequestContext<E>> {
@@ -102,7 +104,7 @@ const VERB = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as c
 function register(
   router: Router,
   deps: ServerDeps,
-  endpoint: Endpoint,
+  endpoint: EndpointRoute,
   mode: BodyMode,
   work: (req: Request, res: Response) => Promise<void>,
 ): void {
@@ -110,10 +112,24 @@ function register(
   router[VERB[endpoint.method]](endpoint.path, ...checks(deps, endpoint, mode), tracked);
 }
 
-function answer(res: Response, endpoint: Endpoint, result: unknown): void {
-  if (endpoint.response === null) res.status(endpoint.status).end();
+/** An endpoint without a response schema (`response: null`) answers empty. */
+function answer(res: Response, endpoint: EndpointRoute, result: unknown): void {
+  if (!endpoint.schemas.includes('response')) res.status(endpoint.status).end();
   else res.status(endpoint.status).json(result);
 }
+
+/**
+ * The contract's endpoint `name` with its schemas, as the route's type `E` has it: the route
+ * tables pair each name with its endpoint's type (table.ts), which the name alone cannot carry.
+ */
+async function endpointOf<E extends Endpoint>(name: EndpointName): Promise<E> {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+  return (await endpointNamed(name)) as Endpoint as E;
+}
+
+/** The route of the contract's endpoint `name`, without its schemas, as `E` has it (see above). */
+// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
+const routeOf = <E extends Endpoint>(name: EndpointName) => contractRoutes[name] as EndpointRoute as RouteOf<E>;
 
 /**
  * An endpoint's work once authentication and the body reader passed, whichever server path read
@@ -126,7 +142,7 @@ export type RouteWork = (
 
 /** What `mount` and `mountPrepared` give back, so that lean.ts can serve the same endpoint. */
 export interface MountedRoute {
-  readonly endpoint: Endpoint;
+  readonly endpoint: EndpointRoute;
   readonly mode: 'parse' | 'raw';
   readonly work: RouteWork;
 }
@@ -137,7 +153,7 @@ function registerJson(router: Router, deps: ServerDeps, route: MountedRoute): Mo
     router,
     deps,
     endpoint,
-    endpoint.body === undefined && route.mode === 'parse' ? 'none' : route.mode,
+    !endpoint.schemas.includes('body') && route.mode === 'parse' ? 'none' : route.mode,
     async (req, res) => answer(res, endpoint, await work(req, res.locals.principal ?? null)),
   );
   return route;
@@ -146,20 +162,23 @@ function registerJson(router: Router, deps: ServerDeps, route: MountedRoute): Mo
 /**
  * Mounts one endpoint of the contract. The checks run in the documented order: authentication,
  * the body itself (415/413/malformed), input validation (the schemas, then `validate`: rules they
- * cannot express), then the endpoint's access (404 before 403), and only then the handler.
+ * cannot express), then the endpoint's access (404 before 403), and only then the handler. A start
+ * mounts the endpoint's route; its schemas are read by its first request (§20.23).
  */
 export function mount<E extends Endpoint>(
   router: Router,
   deps: ServerDeps,
-  endpoint: E,
+  name: EndpointName,
   handler: Handler<E>,
   validate?: (input: ParsedInput<E>) => void,
 ): MountedRoute {
+  const endpoint = routeOf<E>(name);
   return registerJson(router, deps, {
     endpoint,
     mode: 'parse',
     work: async (req, principal) => {
-      const input = parseInput(endpoint, req, req.body === undefined && endpoint.body ? {} : req.body);
+      const body: unknown = req.body === undefined && endpoint.schemas.includes('body') ? {} : req.body;
+      const input = await inputOf<E>(name, endpoint, req, body);
       validate?.(input);
       return handler(input, await authorized(deps, endpoint, principal, input));
     },
@@ -184,6 +203,28 @@ function parseInput<E extends Endpoint>(
   } as ParsedInput<E>;
 }
 
+const isInput = (part: SchemaPart) => part === 'params' || part === 'query' || part === 'body';
+
+/**
+ * A request's input through its endpoint's schemas, which the first request that has any loads
+ * (§20.23). One that takes no params, query or body reads none: a start's first answer (`/healthz`)
+ * builds no schema.
+ */
+async function inputOf<E extends Endpoint>(
+  name: EndpointName,
+  endpoint: EndpointRoute,
+  req: Pick<Request, 'params' | 'query'>,
+  body: unknown,
+): Promise<ParsedInput<E>> {
+  if (endpoint.schemas.some(isInput)) {
+    const schemas = await endpointOf<E>(name);
+    // A route whose body is not the schema's to check (mountPrepared) leaves it out.
+    return parseInput(endpoint.schemas.includes('body') ? schemas : { ...schemas, body: undefined }, req, body);
+  }
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- ParsedInput<E> of an endpoint without input schemas
+  return { params: undefined, query: undefined, body: undefined } as ParsedInput<E>;
+}
+
 /**
  * `mount` for an endpoint whose body `prepare` parses and checks instead of the body schema (the
  * batch endpoint does it in a worker thread), with the body read raw (null when the request had
@@ -194,16 +235,19 @@ function parseInput<E extends Endpoint>(
 export function mountPrepared<E extends Endpoint, B>(
   router: Router,
   deps: ServerDeps,
-  endpoint: E,
+  name: EndpointName,
   prepare: (body: Buffer | null, path: Request['params']) => Promise<() => B>,
   handler: (input: { params: ParsedInput<E>['params']; body: B }, ctx: RequestContext<E>) => Promise<ResponseOf<E>>,
 ): MountedRoute {
+  const endpoint = routeOf<E>(name);
+  // The body is `prepare`'s: only the path goes through the schemas.
+  const withoutBody = { ...endpoint, schemas: endpoint.schemas.filter((part) => part !== 'body') };
   return registerJson(router, deps, {
     endpoint,
     mode: 'raw',
     work: async (req, principal) => {
       const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
-      const { params } = parseInput({ ...endpoint, body: undefined }, req, undefined);
+      const { params } = await inputOf<E>(name, withoutBody, req, undefined);
       const body = content();
       return handler({ params, body }, await authorized(deps, endpoint, principal, { params, query: undefined, body }));
     },
@@ -217,11 +261,12 @@ export function mountPrepared<E extends Endpoint, B>(
 export function mountRaw<E extends Endpoint>(
   router: Router,
   deps: ServerDeps,
-  endpoint: E,
+  name: EndpointName,
   handler: (input: ParsedInput<E>, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
+  const endpoint = routeOf<E>(name);
   register(router, deps, endpoint, 'none', async (req, res) => {
-    const input = parseInput(endpoint, req, undefined);
+    const input = await inputOf<E>(name, endpoint, req, undefined);
     await handler(input, await authorized(deps, endpoint, res.locals.principal ?? null, input), req, res);
   });
 }
@@ -235,11 +280,12 @@ export function mountRaw<E extends Endpoint>(
 export function mountBytes<E extends Endpoint>(
   router: Router,
   deps: ServerDeps,
-  endpoint: E,
+  name: EndpointName,
   types: { readonly accepts: (contentType: string) => boolean; readonly message: string },
   handler: (body: Buffer, ctx: RequestContext<E>, req: Request, res: Response) => Promise<void>,
 ): void {
-  const limit = endpoint.maxBody ?? deps.config.maxBody;
+  const route = routeOf<E>(name);
+  const limit = route.maxBody ?? deps.config.maxBody;
   const reader = express.raw({ limit, type: () => true });
   const checkBody: RequestHandler = (req, _res, next) => {
     if (!types.accepts(req.headers['content-type'] ?? ''))
@@ -248,13 +294,13 @@ export function mountBytes<E extends Endpoint>(
   };
   const work = async (req: Request, res: Response) => {
     const input = { params: req.params, query: undefined, body: undefined };
-    const ctx = await authorized(deps, endpoint, res.locals.principal ?? null, input);
+    const ctx = await authorized(deps, route, res.locals.principal ?? null, input);
     await handler(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), ctx, req, res);
   };
   const tracked: RequestHandler = (req, res) => recordWork(res, work(req, res));
-  router[VERB[endpoint.method]](
-    endpoint.path,
-    ...(endpoint.scopes ? [authenticate(deps.tokens)] : []),
+  router[VERB[route.method]](
+    route.path,
+    ...(route.scopes ? [authenticate(deps.tokens)] : []),
     checkBody,
     reader,
     tracked,

@@ -1,11 +1,5 @@
-import {
-  contract,
-  type Endpoint,
-  type ParsedInput,
-  type ResponseOf,
-  type Tag,
-  type TaggedEndpoints,
-} from '@tapline/shared';
+import { contractRoutes, type EndpointRoute } from '@tapline/shared/lean';
+import type { Contract, Endpoint, EndpointName, ParsedInput, ResponseOf, Tag, TaggedEndpoints } from '@tapline/shared';
 import type { Request, Response, Router } from 'express';
 import type { ServerDeps } from './server-deps.js';
 import {
@@ -41,8 +35,11 @@ export interface BytesRoute<E extends Endpoint> {
 /** A body parsed and checked by its own `prepare` (the batch, in a worker thread): see `mountPrepared`. */
 export interface PreparedRoute<E extends Endpoint> {
   readonly kind: 'prepared';
-  readonly mount: (router: Router, deps: ServerDeps, endpoint: E) => MountedRoute;
+  readonly mount: (router: Router, deps: ServerDeps, name: NameOf<E>) => MountedRoute;
 }
+
+/** The name of the contract's endpoint `E` (every name, for `Endpoint` itself). */
+type NameOf<E extends Endpoint> = { [N in EndpointName]: Contract[N] extends E ? N : never }[EndpointName];
 
 /** `mountPrepared`'s two halves as a route; `B` is what `prepare` makes of the body. */
 export function prepared<E extends Endpoint, B>(
@@ -51,7 +48,7 @@ export function prepared<E extends Endpoint, B>(
 ): PreparedRoute<E> {
   return {
     kind: 'prepared',
-    mount: (router, deps, endpoint) => mountPrepared(router, deps, endpoint, prepare, handler),
+    mount: (router, deps, name) => mountPrepared(router, deps, name, prepare, handler),
   };
 }
 
@@ -72,19 +69,19 @@ export type RouteTable<T extends Tag> = {
 function mountRoute(
   router: Router,
   deps: ServerDeps,
-  endpoint: Endpoint,
+  name: EndpointName,
   route: Route<Endpoint>,
 ): MountedRoute | undefined {
-  if (typeof route === 'function') return mount(router, deps, endpoint, route);
+  if (typeof route === 'function') return mount(router, deps, name, route);
   switch (route.kind) {
     case 'json':
-      return mount(router, deps, endpoint, route.handler, route.validate);
+      return mount(router, deps, name, route.handler, route.validate);
     case 'prepared':
-      return route.mount(router, deps, endpoint);
+      return route.mount(router, deps, name);
     case 'raw':
-      return void mountRaw(router, deps, endpoint, route.handler);
+      return void mountRaw(router, deps, name, route.handler);
     case 'bytes':
-      return void mountBytes(router, deps, endpoint, route.types, route.handler);
+      return void mountBytes(router, deps, name, route.types, route.handler);
   }
 }
 
@@ -99,16 +96,17 @@ export function mountTable<T extends Tag>(
   table: RouteTable<T>,
 ): ReadonlyMap<string, MountedRoute> {
   const mounted = new Map<string, MountedRoute>();
-  const endpoints: Readonly<Record<string, Endpoint>> = contract;
+  // The contract's routes, without their schemas: the first request of each reads those (§20.23).
+  const endpoints: Readonly<Record<string, EndpointRoute>> = contractRoutes;
   for (const [name, endpoint] of Object.entries(endpoints))
     if (endpoint.tag === tag && !(name in table)) throw new Error(`${tag}: no route for ${name}`);
   // Each entry is the route of the endpoint of its own name (RouteTable says so); the loop over
   // the entries cannot carry that pairing, so each is taken as a route of an endpoint.
   // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
-  for (const [name, route] of Object.entries(table) as [string, Route<Endpoint>][]) {
+  for (const [name, route] of Object.entries(table) as [EndpointName, Route<Endpoint>][]) {
     const endpoint = endpoints[name];
     if (!endpoint || endpoint.tag !== tag) throw new Error(`${tag}: ${name} is no endpoint of this tag`);
-    const served = mountRoute(router, deps, endpoint, route);
+    const served = mountRoute(router, deps, name, route);
     if (served) mounted.set(name, served);
   }
   return mounted;

@@ -1,4 +1,6 @@
 import { workerData } from 'node:worker_threads';
+// The thread checks every batch with the contract's schemas: built when it starts (§20.23).
+import * as shared from '@tapline/shared';
 import { type BatchResult, type BatchTask, prepareBatch } from './prepare.js';
 import { createReclaimer } from '../http/reclaim.js';
 import { createRedactor, type RedactOptions } from './redact.js';
@@ -27,7 +29,7 @@ export default function prepare(task: BatchTask): BatchResult {
     // large one (issue 11; not after every batch: http/reclaim.ts says why).
     const bytes = task.body?.byteLength ?? 0;
     reclaim.due(bytes);
-    const result = prepareBatch(task, redactor);
+    const result = prepareBatch(task, redactor, shared);
     // Or soon, if no batch follows: the thread's memory goes back even before the thread ends.
     // Only after large bodies: the proxy's stream of small batches should not pay for a collection each.
     if (bytes >= RECLAIM_AFTER_BYTES) reclaim.soon(bytes);

@@ -4,6 +4,7 @@ import type { Piscina } from 'piscina';
 import { type BatchResult, type BatchTask, prepareBatch } from './prepare.js';
 import type { PrepareWorkerData } from './prepare-pool-thread.js';
 import { createRedactor, type RedactOptions } from './redact.js';
+import { schemas } from '../http/schemas.js';
 
 /** Parses, validates, redacts and serializes batch bodies; see prepareBatch. */
 export interface BatchPreparer {
@@ -87,7 +88,7 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
   return {
     async prepare(task) {
       if (broken || !worker || task.body === null || task.body.byteLength < minBytes)
-        return prepareBatch(task, redactor);
+        return prepareBatch(task, redactor, await schemas());
       // Started on the first large batch: a daemon that never gets one never starts a thread.
       // Two batches that come together wait for the same start.
       starting ??= startPool(worker.file);
@@ -106,7 +107,7 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
         // A body that reached the thread is gone with it (detached): this batch fails (500), the
         // next ones run here. One the pool never sent is still here, and is prepared here.
         if (size > 0 && body.byteLength === 0) throw error;
-        return prepareBatch(task, redactor);
+        return prepareBatch(task, redactor, await schemas());
       }
     },
     get offloaded() {

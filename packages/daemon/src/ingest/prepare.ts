@@ -1,13 +1,6 @@
-import {
-  type ComposeRecord,
-  contract,
-  domainOf,
-  type ErrorBody,
-  type HttpMethod,
-  type Level,
-  levelOf,
-  parseComposeBatchFast,
-} from '@tapline/shared';
+import type * as Shared from '@tapline/shared';
+import type { ComposeRecord, ErrorBody, HttpMethod, Level } from '@tapline/shared';
+import { domainOf, levelOf } from '@tapline/shared/lean';
 import { HttpError, type Issue, validationError } from '../http/errors.js';
 import { parseJson } from '../http/json-body.js';
 import type { Redactor } from './redact.js';
@@ -125,7 +118,14 @@ const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * JSON, nesting depth, the schema (issues named by index), each item's trafficSourceId against
  * the path. Errors come back as values, since a worker's result must be plain data.
  */
-export function prepareBatch(task: BatchTask, redactor: Redactor): BatchResult {
+/**
+ * What a batch is checked with: the contract's schemas, which the event loop loads on first use
+ * (http/schemas.ts) and the batch thread with its bundle (docs/decisions.md §20.23).
+ */
+export type BatchSchemas = Pick<typeof Shared, 'contract' | 'parseComposeBatchFast'>;
+
+export function prepareBatch(task: BatchTask, redactor: Redactor, schemas: BatchSchemas): BatchResult {
+  const { contract, parseComposeBatchFast } = schemas;
   let value: unknown = {};
   if (task.body !== null) {
     try {

@@ -1,11 +1,5 @@
-import {
-  type HeaderMap,
-  type JsonValue,
-  REDACTED,
-  redactText,
-  SECRET_HEADERS,
-  secretKeyPattern,
-} from '@tapline/shared';
+import { REDACTED, redactText, SECRET_HEADERS, secretKeyPattern } from '@tapline/shared/lean';
+import type { HeaderMap, JsonValue } from '@tapline/shared';
 
 export { REDACTED };
 

@@ -1,8 +1,8 @@
-import { contract } from '@tapline/shared';
+import { contractRoutes } from '@tapline/shared/lean';
 import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
 import { mountTable } from '../http/table.js';
-import { openApiDocument } from './openapi.js';
+import type { openApiDocument } from './openapi.js';
 import { storageHealth } from '../retention/status.js';
 
 /**
@@ -26,13 +26,13 @@ export function metaRoutes(router: Router, deps: Deps): void {
     }),
     openapi: {
       kind: 'raw',
-      handler: (_input, _ctx, req, res) => {
-        document ??= openApiDocument(deps.config.version);
-        res.status(contract.openapi.status).json({
+      // Its module reads the contract's schemas: loaded by the first request for it (§20.23).
+      handler: async (_input, _ctx, req, res) => {
+        document ??= (await import('./openapi.js')).openApiDocument(deps.config.version);
+        res.status(contractRoutes.openapi.status).json({
           ...document,
           servers: [{ url: serverOf(req), description: 'the daemon that served this document' }],
         });
-        return Promise.resolve();
       },
     },
   });

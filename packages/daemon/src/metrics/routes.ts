@@ -1,4 +1,5 @@
-import { type Contract, PROMETHEUS_TEXT } from '@tapline/shared';
+import { PROMETHEUS_TEXT } from '@tapline/shared/lean';
+import type { Contract } from '@tapline/shared';
 import { Registry } from './prom.js';
 import type { Deps } from '../deps.js';
 import type { RawRoute } from '../http/table.js';

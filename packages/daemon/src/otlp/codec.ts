@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs/minimal.js';
 import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
-import { isRecord } from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
 import { z } from 'zod';
 import { ExportTraceRequest } from './request.js';
 

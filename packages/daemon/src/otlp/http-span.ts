@@ -1,4 +1,5 @@
-import { isRecordedMethod, queryMap, type RecordBody } from '@tapline/shared';
+import { isRecordedMethod, queryMap } from '@tapline/shared/lean';
+import type { RecordBody } from '@tapline/shared';
 import type { OtlpSpan } from './request.js';
 import { attributeMap } from './request.js';
 

@@ -1,4 +1,4 @@
-import { isRecord } from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
 import { z } from 'zod';
 
 /**

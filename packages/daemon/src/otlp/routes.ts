@@ -1,4 +1,4 @@
-import { contract } from '@tapline/shared';
+import { contractRoutes } from '@tapline/shared/lean';
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Deps } from '../deps.js';
 import type { Ingest } from '../ingest/ingest.js';
@@ -61,7 +61,7 @@ export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
       },
     },
   });
-  router.use(contract.otlpTraces.path, otlpErrors(deps));
+  router.use(contractRoutes.otlpTraces.path, otlpErrors(deps));
 }
 
 /** Every failure of the route, authentication's included, as OTLP's google.rpc.Status. */

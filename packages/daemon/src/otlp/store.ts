@@ -1,9 +1,10 @@
-import { ComposeRecord, type TrafficSource } from '@tapline/shared';
+import type { TrafficSource } from '@tapline/shared';
 import { createCoreLog } from '../core-logs/repo.js';
 import type { Deps } from '../deps.js';
 import type { Ingest } from '../ingest/ingest.js';
 import { type PreparedRecord, prepareRecord, startedAtIssues } from '../ingest/prepare.js';
 import type { Redactor } from '../ingest/redact.js';
+import { schemas } from '../http/schemas.js';
 import type { SpanException, SpanRecord, Translation } from './translate.js';
 
 /** Spans of one source, as translate() gave them. */
@@ -37,6 +38,7 @@ export async function storeGroup(deps: Deps, ingest: Ingest, redactor: Redactor,
   };
   const kept: { record: PreparedRecord; exceptions: readonly SpanException[]; serviceName: string }[] = [];
   const now = deps.clock.now().getTime();
+  const { ComposeRecord } = await schemas();
   for (const span of group.records) {
     const parsed = ComposeRecord.safeParse({ ...span.body, trafficSourceId: group.source.id });
     if (!parsed.success) {

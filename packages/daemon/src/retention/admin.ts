@@ -1,4 +1,4 @@
-import { formatBytes } from '@tapline/shared';
+import { formatBytes } from '@tapline/shared/lean';
 import { z } from 'zod';
 import { ExitError } from '../exit-error.js';
 import type { Clock } from '../clock.js';

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { formatBytes } from '@tapline/shared';
+import { formatBytes } from '@tapline/shared/lean';
 import Database from 'better-sqlite3';
 import { ExitError } from '../exit-error.js';
 import { parseLocator } from '../db/locator.js';

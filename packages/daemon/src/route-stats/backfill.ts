@@ -1,4 +1,4 @@
-import { resolveRoute } from '@tapline/shared';
+import { resolveRoute } from '@tapline/shared/lean';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Clock, isoNow } from '../clock.js';

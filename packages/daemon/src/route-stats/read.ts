@@ -1,14 +1,13 @@
-import {
-  evaluateFilter,
-  type FilterExpr,
-  type HttpTraffic,
-  levelOf,
-  type StatsAnswer,
-  type StatsGroup,
-  type StatsGrouping,
-  type StatsNumbers,
-  type StatsPoint,
-  type StatsQuery,
+import { evaluateFilter, levelOf } from '@tapline/shared/lean';
+import type {
+  FilterExpr,
+  HttpTraffic,
+  StatsAnswer,
+  StatsGroup,
+  StatsGrouping,
+  StatsNumbers,
+  StatsPoint,
+  StatsQuery,
 } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { totalsRows } from './remembered.js';

@@ -1,4 +1,5 @@
-import { resolveRoute, type ResolvedRoute } from '@tapline/shared';
+import { resolveRoute } from '@tapline/shared/lean';
+import type { ResolvedRoute } from '@tapline/shared';
 import type { Logger } from 'pino';
 import { type Clock, isoNow } from '../clock.js';
 import { isConflict } from '../db/conflict.js';

@@ -1,4 +1,5 @@
-import { resolveRoute, type ResolvedRoute, type RouteOrigin } from '@tapline/shared';
+import { resolveRoute } from '@tapline/shared/lean';
+import type { ResolvedRoute, RouteOrigin } from '@tapline/shared';
 import { newId } from '../clock.js';
 import type { Executor } from '../db/open.js';
 

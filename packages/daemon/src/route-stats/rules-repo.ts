@@ -1,4 +1,5 @@
-import { conflictingRule, type PageQuery, type RouteRule } from '@tapline/shared';
+import { conflictingRule } from '@tapline/shared/lean';
+import type { PageQuery, RouteRule } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';

@@ -1,4 +1,4 @@
-import { suggestRules } from '@tapline/shared';
+import { suggestRules } from '@tapline/shared/lean';
 import type { Deps } from '../deps.js';
 import { HttpError } from '../http/errors.js';
 import type { RouteTable } from '../http/table.js';

@@ -1,4 +1,5 @@
-import { durationMs, type StatsQuery } from '@tapline/shared';
+import { durationMs } from '@tapline/shared/lean';
+import type { StatsQuery } from '@tapline/shared';
 import { invalidField } from '../http/errors.js';
 import { SPANS, type Span } from './rollup.js';
 

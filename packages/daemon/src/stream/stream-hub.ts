@@ -1,4 +1,5 @@
-import { evaluateFilter, type HttpTraffic, type TrafficFilters } from '@tapline/shared';
+import { evaluateFilter } from '@tapline/shared/lean';
+import type { HttpTraffic, TrafficFilters } from '@tapline/shared';
 import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';

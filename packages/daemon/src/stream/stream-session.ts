@@ -1,4 +1,5 @@
-import { STREAM_EVENT, STREAM_RETRY_MS, type TrafficFilters } from '@tapline/shared';
+import { STREAM_EVENT, STREAM_RETRY_MS } from '@tapline/shared/lean';
+import type { TrafficFilters } from '@tapline/shared';
 import type { Store } from '../db/open.js';
 import { matchLive, type StreamHub } from './stream-hub.js';
 import {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isRecord } from '@tapline/shared';
+import { isRecord } from '@tapline/shared/lean';
 
 /** One file of the web UI, ready to send. */
 export interface WebAsset {

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { AlertPayload, HttpTraffic, type Level, LEVELS, type Webhook, type WebhookLevel } from '@tapline/shared';
+import type { AlertPayload, HttpTraffic, Level, Webhook, WebhookLevel } from '@tapline/shared';
+import { LEVELS } from '@tapline/shared/lean';
+import type { Schemas } from '../http/schemas.js';
 import { alertCard } from '../alerts/message.js';
 import { z } from 'zod';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
@@ -192,8 +194,11 @@ export const signature = (secret: string, body: string) =>
 
 const TestPayload = z.object({ sentAt: z.string() });
 
-/** A stored outbox row's payload as the message it carries. */
-export function messageOf(row: DeliveryRow): Message {
+/** A stored outbox row's payload as the message it carries, read with the contract's schemas. */
+export function messageOf(
+  row: DeliveryRow,
+  { HttpTraffic, AlertPayload }: Pick<Schemas, 'HttpTraffic' | 'AlertPayload'>,
+): Message {
   const payload: unknown = JSON.parse(row.payload);
   if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
   if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };

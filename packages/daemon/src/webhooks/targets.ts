@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
-import { type Webhook, WEBHOOK_URL_RULES } from '@tapline/shared';
+import { WEBHOOK_URL_RULES } from '@tapline/shared/lean';
+import type { Webhook } from '@tapline/shared';
 
 /**
  * The two lists of addresses, made by the first check: a start never checks one, and Node loads

@@ -11,6 +11,7 @@ import { isDatabaseUnavailable, logTaskFailure, type OutageLog } from '../db/una
 import { claimDue, createTestDelivery, nextDueAt, pruneFinished, recordAttempt } from './delivery-repo.js';
 import { findWebhook } from './repo.js';
 import { deliveryHeaders, messageOf, renderBody, targetOf } from './format.js';
+import { schemas } from '../http/schemas.js';
 import { enqueueNotifications } from './outbox.js';
 import { judge, lastAttempt } from './retry.js';
 import { nextPassInMs, retryPassInMs } from './schedule.js';
@@ -194,7 +195,7 @@ async function attempt(
   const { db, clock, logger, config } = options;
   const webhook = await findWebhook(db, row.webhook_id);
   if (!webhook || signal.aborted) return null;
-  const body = renderBody(targetOf(webhook), messageOf(row));
+  const body = renderBody(targetOf(webhook), messageOf(row, await schemas()));
   const headers = deliveryHeaders(row, webhook, body, config.version);
   const startedAt = clock.now();
   const started = performance.now();

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { Timestamp, uuidField } from './common.js';
+import { WEBHOOK_LEVELS, WEBHOOK_TYPES, WEBHOOK_URL_RULES } from './webhook-rules.js';
 
-export const WEBHOOK_TYPES = ['discord', 'slack', 'http'] as const;
-export const WEBHOOK_LEVELS = ['fatal', 'warning', 'info'] as const;
+export { WEBHOOK_LEVELS, WEBHOOK_TYPES, WEBHOOK_URL_RULES };
+
 export const WebhookType = z.enum(WEBHOOK_TYPES, { message: `type must be one of ${WEBHOOK_TYPES.join(', ')}` });
 export const WebhookLevel = z.enum(WEBHOOK_LEVELS, { message: `level must be one of ${WEBHOOK_LEVELS.join(', ')}` });
 export type WebhookType = z.infer<typeof WebhookType>;
@@ -22,23 +23,6 @@ export type Webhook = z.infer<typeof Webhook>;
 /** The 201 answer: an `http` webhook's signing secret is shown here once and never again. */
 export const CreatedWebhook = Webhook.extend({ secret: z.string().optional() });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
-
-/** What each type's URL must be; the daemon checks them (webhooks/targets.ts), OpenAPI shows them. */
-export const WEBHOOK_URL_RULES: Readonly<
-  Record<WebhookType, { hosts: readonly string[] | null; path: RegExp | null; example: string }>
-> = {
-  discord: {
-    hosts: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
-    path: /^\/api(?:\/v\d+)?\/webhooks\/\d+\/[\w-]+\/?$/,
-    example: 'https://discord.com/api/webhooks/<id>/<token>',
-  },
-  slack: {
-    hosts: ['hooks.slack.com'],
-    path: /^\/(?:services|workflows|triggers)\/[\w/-]+$/,
-    example: 'https://hooks.slack.com/services/T000/B000/XXXX',
-  },
-  http: { hosts: null, path: null, example: 'https://example.com/tapline-hook' },
-};
 
 /** A type's rule as a JSON Schema pattern: https, one of its hosts, its path (a query is not described). */
 function urlPattern({ hosts, path }: (typeof WEBHOOK_URL_RULES)[WebhookType]): string {

@@ -1,0 +1,25 @@
+import type { EndpointName } from '@tapline/shared';
+
+/** The contract with its schemas (`@tapline/shared`) and what is made of them. */
+export type Schemas = typeof import('./schemas-loaded.js');
+
+let loaded: Schemas | undefined;
+let loading: Promise<Schemas> | undefined;
+
+/**
+ * The contract's schemas, built by the first request or task that needs them and not by the start
+ * (docs/decisions.md §20.23): a start mounts every route from `@tapline/shared/lean`, which builds
+ * no schema, and its first answer needs none. In the daemon's bundle the import is a require on
+ * first use (§20.17). Once loaded, `loadedSchemas()` gives them without a wait.
+ */
+export function schemas(): Promise<Schemas> {
+  return (loading ??= import('./schemas-loaded.js').then((module) => (loaded = module)));
+}
+
+/** The schemas when a request or task has loaded them; undefined before that. */
+export const loadedSchemas = (): Schemas | undefined => loaded;
+
+/** The contract's endpoint of this name, with its schemas. */
+export async function endpointNamed<N extends EndpointName>(name: N): Promise<Schemas['contract'][N]> {
+  return (loaded ?? (await schemas())).contract[name];
+}
