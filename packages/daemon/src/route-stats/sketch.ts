@@ -131,9 +131,12 @@ function readCompact(bytes: Uint8Array): CompactBins {
   return { zeros, stores: [store(), store()] };
 }
 
-/** Reads the compact form into `into` through the library's own stores. */
-function mergeCompact(into: Sketch, bytes: Uint8Array): void {
-  const { zeros, stores } = readCompact(bytes);
+/**
+ * Bins added into `into` through the library's own stores, key by key. Never the library's
+ * `merge`: its dense store grows to the other's lowest key alone when the other's highest key is 0
+ * (a latency of about 1 ms), so that bin's count was lost.
+ */
+function addBinsTo(into: Sketch, { zeros, stores }: CompactBins): void {
   into.zeroCount += zeros;
   into.count += zeros;
   [into.store, into.negativeStore].forEach((store, s) => {
@@ -175,8 +178,11 @@ function addBins(a: readonly number[], b: readonly number[]): number[] {
  */
 export function mergeBytes(into: Sketch, bytes: Uint8Array | null): void {
   if (bytes === null || bytes.byteLength === 0) return;
-  if (bytes[0] === COMPACT) mergeCompact(into, bytes);
-  else into.merge(DDSketch.fromProto(bytes));
+  if (bytes[0] === COMPACT) addBinsTo(into, readCompact(bytes));
+  else {
+    const legacy = DDSketch.fromProto(bytes);
+    addBinsTo(into, { zeros: legacy.zeroCount, stores: [flatOf(legacy.store), flatOf(legacy.negativeStore)] });
+  }
 }
 
 /** Bins in the stored form: the bytes `encodeSketch` writes of a sketch that holds them. */
