@@ -1,4 +1,4 @@
-// `node bench/copy-ways.mjs [rounds]`: a batch of 1,000 realistic entries stored by COPY on a
+// `node bench/copy-ways.mjs [rounds] [--now]`: a batch of 1,000 realistic entries stored by COPY on a
 // throwaway durable cluster, in process, the ways of bench/copy-ways.ts alternated round by round:
 // wall time, this process's CPU and the backend's CPU (from /proc) a batch, medians.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { median } from './figures.mjs';
 import { importTs } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
-const rounds = Number(process.argv[2] ?? 10);
+const rounds = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 10);
 const cluster = await (
   await importTs(root, 'packages/testkit/src/postgres/cluster.ts')
 ).startCluster({ durable: true });
@@ -17,6 +17,7 @@ const opened = ways.open(cluster.url);
 await opened.migrate();
 const lineOf = ways.lineMaker(opened.db);
 const textLineOf = ways.textLineMaker(opened.db);
+const piecesOf = ways.piecesMaker(opened.db);
 const pg = createRequire(join(root, 'packages/daemon/package.json'))('pg');
 const { from: copyFrom } = createRequire(join(root, 'packages/daemon/package.json'))('pg-copy-streams');
 const client = new pg.Client({ connectionString: cluster.url });
@@ -33,7 +34,10 @@ const variants = {
   'eager, text format': { lazy: false, chunk: 1 << 20, text: true },
   'lazy, 64 KiB pieces': { lazy: true, chunk: 1 << 16 },
   'lazy, 64 KiB, text': { lazy: true, chunk: 1 << 16, text: true },
+  'lazy, 64 KiB, bytes': { lazy: true, chunk: 1 << 16, text: true, bytes: true },
 };
+// `--now`: only the last two (the text format's lines joined, before §20.25, and its bytes, now).
+if (process.argv.includes('--now')) for (const name of Object.keys(variants).slice(0, 3)) delete variants[name];
 const figures = Object.fromEntries(Object.keys(variants).map((k) => [k, { wall: [], node: [], backend: [] }]));
 let batch = 0;
 for (let round = -2; round < rounds; round++) {
@@ -42,7 +46,7 @@ for (let round = -2; round < rounds; round++) {
     const cpu0 = process.cpuUsage();
     const b0 = ticks(`/proc/${pid}/stat`);
     const t0 = performance.now();
-    await ways.store(client, copyFrom, lineOf, rows, way, textLineOf);
+    await ways.store(client, copyFrom, lineOf, rows, way, textLineOf, piecesOf);
     const wall = performance.now() - t0;
     const { user, system } = process.cpuUsage(cpu0);
     if (round < 0) continue; // warm-up

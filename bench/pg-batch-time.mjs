@@ -8,6 +8,10 @@
 // PostgreSQL a little, and the machine's other load changes the wall time.
 // With `--single`: single composes on 50 connections instead, per group commit (a `commit` logged):
 // the statements and round trips (each logged statement or execute is one) a group takes.
+// `DAEMON_NODE_FLAGS='--trace-gc'` (Node or V8 flags for the daemon): also its collections a batch,
+// by kind and isolate (numbered in the order they first collect in the window: the event loop's
+// and the batch worker's), with their pauses; `GC_LOG_FILE=…` keeps the daemon's output of the
+// window (with `--trace-opt --trace-deopt`, what V8 compiled and threw away).
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -47,7 +51,10 @@ await cluster.stopFast();
 await cluster.start();
 
 const home = tempHome();
-const daemon = spawnDaemon(entry, home.path, { args: ['--db', cluster.url, ...daemonFlags] });
+const nodeFlags = (process.env.DAEMON_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const daemon = spawnDaemon(entry, home.path, { nodeFlags, args: ['--db', cluster.url, ...daemonFlags] });
+let gcLog = '';
+daemon.child.stdout.on('data', (c) => (gcLog += c));
 const url = await daemon.ready;
 const { pid } = daemon.child;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
@@ -93,9 +100,12 @@ await admin('alter system set log_min_duration_statement = 0', 'select pg_reload
 await new Promise((resolve) => setTimeout(resolve, 200));
 const start = threads();
 const pgStart = postgresMs();
+const gcFrom = gcLog.length;
 const result = await load(seconds);
 const end = threads();
 const pgEnd = postgresMs();
+const gcLines = gcLog.slice(gcFrom).split('\n');
+if (process.env.GC_LOG_FILE) writeFileSync(process.env.GC_LOG_FILE, gcLines.join('\n'));
 await admin('alter system set log_min_duration_statement = -1', 'select pg_reload_conf()');
 await daemon.stop();
 await cluster.stop();
@@ -132,6 +142,27 @@ process.stdout.write(
 process.stdout.write(`CPU a ${unit}:\n`);
 for (const [kind, ms] of cpu)
   process.stdout.write(`  ${kind.padEnd(16)} ${(ms / batches).toFixed(1).padStart(7)} ms\n`);
+if (nodeFlags.includes('--trace-gc')) {
+  // `[pid:0x…] 1234 ms: Scavenge 12.3 (14.0) -> 11.1 (15.0) MB, 1.2 / 0.0 ms …`: the main isolate's and the worker's alike.
+  const gcs = new Map();
+  const isolates = new Set();
+  for (const line of gcLines) {
+    const match = /ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*, ([\d.]+) \/ ([\d.]+) ms/.exec(line);
+    if (!match) continue;
+    const isolate = /^\[\d+:(0x[0-9a-f]+)\]/.exec(line)?.[1] ?? '?';
+    isolates.add(isolate);
+    const key = `${match[1]} (isolate ${[...isolates].indexOf(isolate)})`;
+    const found = gcs.get(key) ?? { n: 0, ms: 0 };
+    found.n += 1;
+    found.ms += Number(match[2]);
+    gcs.set(key, found);
+  }
+  process.stdout.write(`collections a ${unit} (all isolates; count, ms of pause):\n`);
+  for (const [kind, { n, ms }] of gcs)
+    process.stdout.write(
+      `  ${kind.padEnd(28)} ${(n / batches).toFixed(2).padStart(7)} ${(ms / batches).toFixed(1).padStart(7)} ms\n`,
+    );
+}
 process.stdout.write(`statements a ${unit}, as PostgreSQL logged them (ms, count):\n`);
 let logged = 0;
 let trips = 0;

@@ -14,42 +14,61 @@ import { Waiting } from './pg-joined.js';
  */
 export class CopyData {
   /**
-   * One line of COPY's text format a row, without its line break. Read once, as the COPY sends them: lines made as
-   * they are read are made while PostgreSQL stores the ones sent before.
+   * The rows' text, in pieces of bytes (see copyPieces). Read once, as the COPY sends them: pieces
+   * made as they are read are made while PostgreSQL stores the ones sent before.
    */
-  constructor(readonly lines: Iterable<string>) {}
+  constructor(readonly pieces: Iterable<Uint8Array>) {}
 }
 
-/** About how many characters of the rows' text go to the socket at once. */
-const CHUNK_CHARS = 1 << 16;
+/** About how many bytes of the rows' text go to the socket at once. */
+const PIECE_BYTES = 1 << 16;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
 
 /**
- * The lines in pieces of about CHUNK_CHARS, each line ended: never the whole group as one string,
- * which for a group of large bodies passes V8's longest string (about 512 MiB) and would twice
- * hold the group's text; the pipeline waits for the socket between pieces. Each piece is made only
- * once the one before has gone: PostgreSQL stores a piece's rows while the next is made
- * (docs/decisions.md §20.20).
+ * COPY's text format of `rows`, `fields` fields a row (`fieldOf` gives one as node-postgres would
+ * send it as a parameter; see copyField): each field written straight into a piece of about
+ * PIECE_BYTES, ended by a tab or, the row's last, a line feed. No string is made for a line or a
+ * piece, where joining them made each row's text twice more in V8's heap before its bytes
+ * (decisions §20.25); the bytes are those of the lines joined and encoded as UTF-8. A piece may
+ * end inside a row, which COPY allows (its messages need not follow rows); a field longer than a
+ * piece has one of its own size. Each piece is made only once the one before has gone, so
+ * PostgreSQL stores a piece's rows while the next is made (§20.20), and the group is never one
+ * string (which for large bodies passes V8's longest).
  */
-export function* copyChunks(lines: Iterable<string>, chars = CHUNK_CHARS): Generator<string> {
-  let piece: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    piece.push(line);
-    size += line.length + 1;
-    if (size >= chars) {
-      yield `${piece.join('\n')}\n`;
-      piece = [];
-      size = 0;
+export function* copyPieces<R>(
+  rows: Iterable<R>,
+  fields: number,
+  fieldOf: (row: R, field: number) => unknown,
+  bytes = PIECE_BYTES,
+): Generator<Buffer> {
+  let piece = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const row of rows) {
+    for (let field = 0; field < fields; field++) {
+      const text = copyField(fieldOf(row, field));
+      // UTF-8 takes at most three bytes for each of a string's UTF-16 units, and the separator one;
+      // the exact length is counted only when that bound does not fit (a piece's last fields).
+      if (at + text.length * 3 + 1 > piece.length) {
+        const size = Buffer.byteLength(text) + 1;
+        if (at + size > piece.length) {
+          if (at > 0) yield piece.subarray(0, at);
+          piece = Buffer.allocUnsafeSlow(Math.max(bytes, size));
+          at = 0;
+        }
+      }
+      at += piece.write(text, at);
+      piece[at++] = field === fields - 1 ? LINE_FEED : TAB;
     }
   }
-  if (piece.length > 0) yield `${piece.join('\n')}\n`;
+  if (at > 0) yield piece.subarray(0, at);
 }
 
 async function copyIn(client: pg.PoolClient, sql: string, data: CopyData): Promise<PostgresQueryResult<never>> {
   const stream = client.query(copyFrom(sql));
   // One piece read ahead at most (an object stream reads 16 ahead by default): the pieces are made
   // as the socket takes them, not all of them while the COPY waits for the server's go-ahead.
-  await pipeline(Readable.from(copyChunks(data.lines), { highWaterMark: 1 }), stream);
+  await pipeline(Readable.from(data.pieces, { highWaterMark: 1 }), stream);
   // Kysely reads `command` only to count affected rows, as it does for an INSERT's.
   return { command: 'INSERT', rowCount: stream.rowCount, rows: [] };
 }

@@ -13,14 +13,13 @@ export function preparedCopy<T extends keyof DB>(table: T, columns: Columns<T>) 
   const sql = `copy "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) from stdin`;
   return async (db: InsertExecutor, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> => {
     // pg-copy.js holds node-postgres's encoder and pg-copy-streams: loaded by the first COPY, never on SQLite.
-    const { CopyData, copyField } = await import('./pg-copy.js');
+    const { CopyData, copyPieces } = await import('./pg-copy.js');
     const encode = (encoders ??= insertTemplate(db, table, columns, 1).encoders);
-    // Each line joined, not concatenated (a string built by `+=` from thousands of pieces cost
-    // several times more), and made only as the COPY reads it (see CopyData).
-    function* lines(): Generator<string> {
-      for (const row of rows)
-        yield columns.map((name, i) => copyField(encode[i]?.(row[name] ?? null) ?? null)).join('\t');
-    }
-    await db.executeQuery(CompiledQuery.raw(sql, [new CopyData(lines())]));
+    // Made only as the COPY reads them (see CopyData).
+    const pieces = copyPieces(rows, columns.length, (row, i) => {
+      const name = columns[i];
+      return name === undefined ? null : (encode[i]?.(row[name] ?? null) ?? null);
+    });
+    await db.executeQuery(CompiledQuery.raw(sql, [new CopyData(pieces)]));
   };
 }

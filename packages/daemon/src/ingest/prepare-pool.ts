@@ -26,8 +26,14 @@ export interface BatchWorker {
  * than it saves, and the proxy's and the middleware's small batches stay as quick as before.
  */
 export const OFFLOAD_BYTES = 64 * 1024;
-/** The worker's young generation in MB (see startPool). */
-const WORKER_YOUNG_MB = 4;
+/**
+ * The worker's young generation in MB (see startPool): room for a batch of 1,000 records' parse,
+ * redaction and serialized values (a 1.5 MB body), which then mostly die young. At 4 MB the
+ * thread collected ten times a batch, each time copying the batch's still-live tree, and its old
+ * generation filled so that a full collection came every second batch: V8's helper threads' CPU
+ * a batch of 1,000 (decisions §20.25).
+ */
+const WORKER_YOUNG_MB = 32;
 /** A thread with nothing to do ends after this; the next large batch starts one again (tens of ms). */
 const IDLE_THREAD_MS = 2_000;
 
@@ -73,8 +79,7 @@ export function createBatchPreparer(worker: BatchWorker | null, redact: RedactOp
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: IDLE_THREAD_MS,
-      // A small young generation: a batch's garbage is collected as it is made instead of piling
-      // up in a large nursery (V8's default grows it to tens of MB per thread).
+      // A bounded young generation: V8's default grows it to tens of MB per thread.
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
       workerData: { redact } satisfies PrepareWorkerData,
     });

@@ -59,6 +59,18 @@ describe('GET /metrics in-process, on each engine (issue 26)', () => {
     expect(theirs.status).toBe(200);
     expect(theirs.text).not.toContain(sourceId);
     expect(sample(theirs.text, 'tapline_ingested_entries_total')).toBe(4);
+
+    // The same batch again, now that the source's series are known: its entries are counted by
+    // label set at once (decisions §20.25), to the same numbers.
+    expect((await rawJson(h, 'POST', `/http-traffic-record/${sourceId}/batch`, user.token, items)).status).toBe(201);
+    const again = (await raw(h, 'GET', '/metrics', { token: user.token })).text;
+    expect(sample(again, series('tapline_http_requests_total', '2xx'))).toBe(6);
+    expect(sample(again, series('tapline_http_requests_total', '5xx'))).toBe(2);
+    expect(sample(again, series('tapline_http_request_duration_seconds_bucket', '2xx', '0.005'))).toBe(2);
+    expect(sample(again, series('tapline_http_request_duration_seconds_bucket', '2xx', '0.25'))).toBe(4);
+    expect(sample(again, series('tapline_http_request_duration_seconds_bucket', '2xx', '0.5'))).toBe(6);
+    expect(sample(again, series('tapline_http_request_duration_seconds_sum', '2xx'))).toBeCloseTo(0.666, 9);
+    expect(sample(again, series('tapline_http_request_duration_seconds_count', '2xx'))).toBe(6);
   });
 
   it('answers 503 with Retry-After while the database cannot serve, and 200 once it is back', async () => {

@@ -84,13 +84,18 @@ export function createTrafficMetrics(bus: TrafficBus, findSource: SourceFinder):
     return family;
   };
 
-  function count(series: SourceSeries, committed: Sequenced): void {
-    const labels = labelsOf(committed);
-    const seconds = committed.entry.elapsedTime / 1000;
+  /**
+   * The entries of one label set, in the order they committed: the counters go up by their number
+   * at once, and each latency is observed as before. A batch of 1,000 has a few dozen label sets,
+   * where counting entry by entry built and hashed every label set five times an entry
+   * (decisions §20.25).
+   */
+  function count(series: SourceSeries, labels: Labels, seconds: readonly number[]): void {
     series.seen.set(JSON.stringify(labels), labels);
     for (const family of [series.family, familyOf(series.userId)]) {
-      family.requests.inc(labels);
-      family.latency.observe(labels, seconds);
+      family.requests.inc(labels, seconds.length);
+      const latency = family.latency.labels(labels);
+      for (const value of seconds) latency.observe(value);
     }
   }
 
@@ -116,18 +121,28 @@ export function createTrafficMetrics(bus: TrafficBus, findSource: SourceFinder):
 
   function onCommitted(committed: readonly Sequenced[]): void {
     const waiting: Sequenced[] = [];
+    // By label set, in the order each first committed (the order prom-client's series are made in).
+    const sets = new Map<string, { series: SourceSeries; labels: Labels; seconds: number[] }>();
     for (const item of committed) {
       const series = sources.get(item.entry.trafficSourceId);
-      if (series) count(series, item);
-      else waiting.push(item);
+      if (!series) {
+        waiting.push(item);
+        continue;
+      }
+      const labels = labelsOf(item);
+      const key = JSON.stringify(labels);
+      const set = sets.get(key);
+      if (set) set.seconds.push(item.entry.elapsedTime / 1000);
+      else sets.set(key, { series, labels, seconds: [item.entry.elapsedTime / 1000] });
     }
+    for (const { series, labels, seconds } of sets.values()) count(series, labels, seconds);
     if (waiting.length === 0) return;
     // The first entries of a source wait for its owner; a source deleted meanwhile counts nothing.
     pending = Promise.all([
       pending,
       ...waiting.map(async (item) => {
         const series = await seriesOf(item.entry.trafficSourceId);
-        if (series) count(series, item);
+        if (series) count(series, labelsOf(item), [item.entry.elapsedTime / 1000]);
       }),
     ]);
   }
