@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { exchangeIdOf } from './exchange-id.js';
 
 describe('exchangeIdOf', () => {
@@ -15,6 +15,25 @@ describe('exchangeIdOf', () => {
         expect(derived).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       }
     expect(exchangeIdOf('x', 'request')).not.toBe(exchangeIdOf('x', 'response'));
+  });
+
+  it('is the same on a Node 20 without the one-shot crypto.hash (before 20.12)', async () => {
+    vi.resetModules();
+    vi.doMock('node:crypto', async (original) => ({
+      ...(await original<typeof import('node:crypto')>()),
+      hash: undefined,
+    }));
+    try {
+      const { exchangeIdOf: withoutHash } = await import('./exchange-id.js');
+      expect(withoutHash('0190a5a4-7b2c-7d3e-8f40-123456789abc', 'request')).toBe(
+        '9b85a743-3333-8295-8d43-1fd348b20b6c',
+      );
+      for (const id of ['made-up', 'ünïcödé 🧪', ''])
+        for (const side of ['request', 'response'] as const) expect(withoutHash(id, side)).toBe(exchangeIdOf(id, side));
+    } finally {
+      vi.doUnmock('node:crypto');
+      vi.resetModules();
+    }
   });
 });
 
