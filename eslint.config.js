@@ -45,6 +45,30 @@ export default tseslint.config(
     rules: { '@typescript-eslint/require-await': 'off' },
   },
   {
+    // A daemon's start does not load zod (docs/decisions.md §20.26): its own schemas are built on first
+    // use through zod-on-first-use.ts, whose import() of zod-loaded.ts the bundle makes a require on
+    // first use. Types may be imported. Besides zod-loaded.ts, meta/json-schema.ts takes zod itself:
+    // only meta/openapi.ts imports it, loaded by the first GET /openapi.json. e2e/start-loads-no-zod
+    // checks the built bundle, where the contract's schemas (§20.23) would load zod too.
+    files: ['packages/daemon/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'packages/daemon/src/zod-loaded.ts', 'packages/daemon/src/meta/json-schema.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'zod',
+              message:
+                'A start must not load zod: build the schema on first use (zod-on-first-use.ts, decisions §20.26).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The Ink UI: the two classic hook rules only. The plugin's `recommended` set also carries the
     // React Compiler rules, and this project does not use the compiler.
     files: ['packages/cli/src/**/*.{ts,tsx}'],

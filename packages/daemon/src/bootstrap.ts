@@ -1,18 +1,20 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { tokenFile } from '@tapline/shared/lean';
 import type { TokenService } from './auth/tokens.js';
 import { countUsers, createUserUnlessTaken, LOCAL_USER_EMAIL } from './auth/users.js';
 import type { Db } from './db/open.js';
 import type { Clock } from './clock.js';
+import { schemaOnFirstUse } from './zod-on-first-use.js';
 
 /**
  * Which token the first start wrote, and where: kept as a setting (a row of the key-value table,
  * so no column of `tokens` exists for one row's sake), for `taplined token list` to name it.
  */
 const FIRST_START_TOKEN = 'first_start_token';
-const FirstStartToken = z.object({ tokenId: z.string(), writtenTo: z.string() });
+const firstStartToken = schemaOnFirstUse((z) => z.object({ tokenId: z.string(), writtenTo: z.string() }));
+type FirstStartToken = z.infer<Awaited<ReturnType<typeof firstStartToken>>>;
 
 /** Private files: the home is 0700 and the token 0600, whatever the umask. */
 export function writePrivateFile(path: string, text: string): void {
@@ -49,8 +51,8 @@ export async function bootstrapLocalUser(
   return path;
 }
 
-export async function readFirstStartToken(db: Db): Promise<z.infer<typeof FirstStartToken> | undefined> {
+export async function readFirstStartToken(db: Db): Promise<FirstStartToken | undefined> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', FIRST_START_TOKEN).executeTakeFirst();
-  const parsed = row ? FirstStartToken.safeParse(JSON.parse(row.value)) : undefined;
+  const parsed = row ? (await firstStartToken()).safeParse(JSON.parse(row.value)) : undefined;
   return parsed?.success ? parsed.data : undefined;
 }

@@ -1,8 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpointFile } from '@tapline/shared/lean';
+import { endpointFile, isRecord } from '@tapline/shared/lean';
 import Database from 'better-sqlite3';
-import { z } from 'zod';
 import { nativeBinding } from './db/native-addon.js';
 
 /** The lock of one home: released when the daemon stops, and by the kernel when it dies. */
@@ -35,13 +34,15 @@ function holderPid(file: string): number | undefined {
   return pid > 0 ? pid : undefined;
 }
 
-const Endpoint = z.object({ url: z.string(), pid: z.number() });
+/** `daemon.json` as the daemon writes it; read here only when another daemon holds the home. */
+const isEndpoint = (value: unknown): value is { url: string; pid: number } =>
+  isRecord(value) && typeof value.url === 'string' && typeof value.pid === 'number';
 
 /** The address `pid` wrote to `<home>/daemon.json`, once it listens. */
 function addressOf(home: string, pid: number | undefined): string | undefined {
   try {
-    const written = Endpoint.safeParse(JSON.parse(readFileSync(endpointFile(home), 'utf8')));
-    return written.success && written.data.pid === pid ? written.data.url : undefined;
+    const written: unknown = JSON.parse(readFileSync(endpointFile(home), 'utf8'));
+    return isEndpoint(written) && written.pid === pid ? written.url : undefined;
   } catch {
     return undefined;
   }

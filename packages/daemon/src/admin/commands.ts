@@ -1,6 +1,5 @@
 import type { TrafficSource } from '@tapline/shared';
 import ms from 'ms';
-import { z } from 'zod';
 import { hashPassword } from '../auth/passwords.js';
 import { createTokenService, listTokens, revokeToken } from '../auth/tokens.js';
 import { createUser, findUserByEmail } from '../auth/users.js';
@@ -10,6 +9,7 @@ import { createSourceFinder } from '../traffic-sources/repo.js';
 import { readFirstStartToken } from '../bootstrap.js';
 import { ExitError } from '../exit-error.js';
 import { schemas } from '../http/schemas.js';
+import { schemaOnFirstUse } from '../zod-on-first-use.js';
 
 /** Refuses a password the API would refuse too (exit 2): one rule, in the shared schema. */
 export async function checkNewPassword(password: string): Promise<string> {
@@ -18,14 +18,14 @@ export async function checkNewPassword(password: string): Promise<string> {
   return checked.data;
 }
 
-const Email = z.email({ message: 'give a valid email address' });
+const emailAddress = schemaOnFirstUse((z) => z.email({ message: 'give a valid email address' }));
 
 export async function addUser(
   db: Db,
   clock: Clock,
   input: { email: string; name?: string | undefined; password?: string | undefined },
 ): Promise<string> {
-  const email = Email.safeParse(input.email.trim());
+  const email = (await emailAddress()).safeParse(input.email.trim());
   if (!email.success) throw new ExitError(`"${input.email}" is not a valid email address`, 2);
   if (await findUserByEmail(db, email.data)) throw new ExitError(`a user with email ${email.data} already exists`);
   const passwordHash = input.password === undefined ? null : await hashPassword(await checkNewPassword(input.password));

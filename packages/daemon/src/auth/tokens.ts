@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import type { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
@@ -9,6 +9,7 @@ import type { StoredValues } from '../db/stored-values.js';
 import type { User } from './users.js';
 import type { AuthAudit, AuthFailure } from './audit.js';
 import { loadedSchemas, schemas } from '../http/schemas.js';
+import { signHs256 } from './sign-hs256.js';
 
 /** Who is calling: the token's user, and what the token lets them do. */
 export interface Principal {
@@ -164,13 +165,15 @@ export function createTokenService(db: Db, clock: Clock, stored?: StoredValues):
           revoked_at: null,
         })
         .execute();
-      let jwt = new SignJWT({ scope, ...(sourceId ? { src: sourceId } : {}) })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setSubject(userId)
-        .setJti(id)
-        .setIssuedAt(Math.floor(clock.now().getTime() / 1000));
-      if (expiresAt) jwt = jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
-      return { id, token: await jwt.sign(await signingKey()), expiresAt: expiresAt?.toISOString() ?? null };
+      const claims = {
+        scope,
+        ...(sourceId ? { src: sourceId } : {}),
+        sub: userId,
+        jti: id,
+        iat: Math.floor(clock.now().getTime() / 1000),
+        ...(expiresAt ? { exp: Math.floor(expiresAt.getTime() / 1000) } : {}),
+      };
+      return { id, token: signHs256(claims, await signingKey()), expiresAt: expiresAt?.toISOString() ?? null };
     },
 
     async verify(token) {

@@ -89,6 +89,9 @@ export function openSqlite(
 ): Omit<OpenedDatabase, 'description'> {
   if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file, { nativeBinding: nativeBinding() });
+  // A new database takes incremental auto-vacuum (what the retention migration sets) before its
+  // first page is written, which setting WAL does: then it needs no VACUUM (migrations/new-home.ts).
+  if (fromSchema && sqlite.pragma('page_count', { simple: true }) === 0) sqlite.pragma('auto_vacuum = incremental');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');

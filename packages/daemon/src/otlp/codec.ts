@@ -1,8 +1,8 @@
 import protobuf from 'protobufjs/minimal.js';
 import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { isRecord } from '@tapline/shared/lean';
-import { z } from 'zod';
-import { ExportTraceRequest } from './request.js';
+import { zodOnFirstUse } from '../zod-on-first-use.js';
+import { type ExportTraceRequest, exportTraceRequest } from './request.js';
 
 /**
  * OTLP/HTTP bodies and answers. Protobuf goes through the static protobufjs module generated from
@@ -50,10 +50,10 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | null
 }
 
 /** The request, or a message saying why it cannot be read (the route answers 400 with it). */
-export function decodeRequest(
+export async function decodeRequest(
   body: Uint8Array,
   encoding: OtlpEncoding,
-): ExportTraceRequest | { readonly error: string } {
+): Promise<ExportTraceRequest | { readonly error: string }> {
   let value: unknown;
   try {
     value =
@@ -65,10 +65,10 @@ export function decodeRequest(
       error: `the body is not an OTLP ExportTraceServiceRequest in ${encoding === 'json' ? 'JSON' : 'protobuf'}: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  const parsed = ExportTraceRequest.safeParse(value);
+  const parsed = (await exportTraceRequest()).safeParse(value);
   if (!parsed.success)
     return {
-      error: `the body is not an OTLP ExportTraceServiceRequest: ${z.prettifyError(parsed.error).split('\n').slice(0, 2).join(' ')}`,
+      error: `the body is not an OTLP ExportTraceServiceRequest: ${(await zodOnFirstUse()).prettifyError(parsed.error).split('\n').slice(0, 2).join(' ')}`,
     };
   return parsed.data;
 }

@@ -45,7 +45,7 @@ export function otlpRoutes(router: Router, deps: Deps, ingest: Ingest): void {
       types,
       handler: async (body, ctx, req, res) => {
         const encoding = encodingOf(req.headers['content-type']) ?? 'json';
-        const decoded = decodeRequest(body, encoding);
+        const decoded = await decodeRequest(body, encoding);
         if ('error' in decoded) throw new HttpError(400, 'bad_request', decoded.error);
         const translation = translate(decoded);
         const { groups, rejected } = await groupBySource(deps, ctx, req.get('x-tapline-source'), translation);

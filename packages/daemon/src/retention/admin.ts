@@ -1,5 +1,4 @@
 import { formatBytes } from '@tapline/shared/lean';
-import { z } from 'zod';
 import { ExitError } from '../exit-error.js';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
@@ -9,6 +8,7 @@ import { besideAnotherProcess } from './pace.js';
 import type { Removed } from './prune.js';
 import { storageOps } from './storage.js';
 import { pruneBefore } from './sweep.js';
+import { schemaOnFirstUse } from '../zod-on-first-use.js';
 
 export interface PruneOptions {
   readonly olderThan?: string | undefined;
@@ -16,10 +16,11 @@ export interface PruneOptions {
   readonly source?: string | undefined;
 }
 
-const Iso = z.iso.datetime({ offset: true }).or(z.iso.date());
+const isoTime = schemaOnFirstUse((z) => z.iso.datetime({ offset: true }).or(z.iso.date()));
+const uuid = schemaOnFirstUse((z) => z.uuid());
 
 /** The moment entries must be older than: `--older-than 7d` from now, or `--before` an ISO time. */
-export function pruneCutoff(clock: Clock, options: PruneOptions): string {
+export async function pruneCutoff(clock: Clock, options: PruneOptions): Promise<string> {
   if ((options.olderThan === undefined) === (options.before === undefined))
     throw new ExitError('give one of --older-than DURATION or --before ISO-TIME', 2);
   if (options.olderThan !== undefined) {
@@ -27,7 +28,7 @@ export function pruneCutoff(clock: Clock, options: PruneOptions): string {
     return new Date(clock.now().getTime() - ms).toISOString();
   }
   const text = options.before ?? '';
-  if (!Iso.safeParse(text).success)
+  if (!(await isoTime()).safeParse(text).success)
     throw new ExitError(
       `--before takes an ISO 8601 time such as 2026-11-01 or 2026-11-01T12:00:00Z (got "${text}")`,
       2,
@@ -45,9 +46,9 @@ function usage<T>(parse: () => T): T {
 
 /** `taplined prune`: on the database directly, also while a daemon runs on it. Returns the report. */
 export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, options: PruneOptions): Promise<string> {
-  const before = pruneCutoff(clock, options);
+  const before = await pruneCutoff(clock, options);
   if (options.source !== undefined) {
-    const id = z.uuid().safeParse(options.source);
+    const id = (await uuid()).safeParse(options.source);
     if (!id.success) throw new ExitError('--source takes a traffic source id (a UUID)', 2);
     const found = await db.selectFrom('traffic_sources').select('id').where('id', '=', id.data).executeTakeFirst();
     if (!found) throw new ExitError(`no traffic source ${options.source}; see: tapline sources`);

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Migrator, sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { migrationProvider } from '../db/migrations/index.js';
+import { nativeBinding } from '../db/native-addon.js';
 import { type OpenedDatabase, openDatabase } from '../db/open.js';
 
 let dir: string;
@@ -15,6 +17,11 @@ afterEach(async () => {
 
 it('switches a database made before retention to incremental auto-vacuum, keeping its rows', async () => {
   dir = mkdtempSync(join(tmpdir(), 'tapline-retention-migration-'));
+  // The file as a build before retention made it: its first page written (by WAL) without
+  // auto-vacuum, which a new file now gets first (decisions §20.26).
+  const before = new Database(join(dir, 'tapline.db'), { nativeBinding: nativeBinding() });
+  before.pragma('journal_mode = WAL');
+  before.close();
   opened = openDatabase(join(dir, 'tapline.db'));
   const migrator = new Migrator({ db: opened.db, provider: migrationProvider(opened.dialect) });
   expect((await migrator.migrateTo('2026-11-23T0600-traffic-exchange-keys')).error).toBeUndefined();

@@ -1,7 +1,6 @@
 import { drained } from '../http/drained.js';
 import type { Contract, TrafficStreamQuery } from '@tapline/shared';
 import type { Request, Response } from 'express';
-import { z } from 'zod';
 import type { Limits } from '../config.js';
 import type { Deps } from '../deps.js';
 import { HttpError, invalidField } from '../http/errors.js';
@@ -9,13 +8,16 @@ import { createReclaimer, type Reclaimer } from '../http/reclaim.js';
 import type { RawRoute } from '../http/table.js';
 import { createStreamHub } from './stream-hub.js';
 import { DEFAULT_STREAM_OPTIONS, type StreamOptions, StreamSession, type StreamSink } from './stream-session.js';
+import { schemaOnFirstUse } from '../zod-on-first-use.js';
+
+const uuid = schemaOnFirstUse((z) => z.uuid());
 
 /** `Last-Event-ID` (what a reconnecting EventSource sends) wins over `?after=` (its first URL). */
-function cursorOf(req: Request, query: TrafficStreamQuery): string | undefined {
+async function cursorOf(req: Request, query: TrafficStreamQuery): Promise<string | undefined> {
   const header = req.headers['last-event-id'];
   const text = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!text) return query.after?.toLowerCase();
-  if (!z.uuid().safeParse(text).success)
+  if (!(await uuid()).safeParse(text).success)
     throw invalidField('Last-Event-ID', 'Last-Event-ID must be a valid UUID', 'must be a valid UUID');
   return text.toLowerCase();
 }
@@ -106,7 +108,7 @@ export function streamTrafficRoute(
 
   const handler: RawRoute<Contract['streamTraffic']>['handler'] = async ({ query }, ctx, req, res) => {
     const source = ctx.loaded;
-    const after = cursorOf(req, query);
+    const after = await cursorOf(req, query);
     const { after: _after, ...filters } = query;
     if (deps.shutdown.aborted) throw new HttpError(503, 'stopping', 'The daemon is stopping');
     const leave = admit(ctx.principal.tokenId);

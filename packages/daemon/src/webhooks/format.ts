@@ -3,21 +3,25 @@ import type { AlertPayload, HttpTraffic, Level, Webhook, WebhookLevel } from '@t
 import { LEVELS } from '@tapline/shared/lean';
 import type { Schemas } from '../http/schemas.js';
 import { alertCard } from '../alerts/message.js';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { schemaOnFirstUse, type Zod } from '../zod-on-first-use.js';
 import { discordEscape, joinRich, plain, render, type Rich, rich, slackEscape } from './escape.js';
 import type { DeliveryRow, WebhookRow } from './table.js';
 
 /** What the outbox stores for a storm summary: how many entries were folded, and where. */
-export const SummaryPayload = z.object({
-  level: z.enum(LEVELS),
-  count: z.number(),
-  /** Folded entries per pathname; at most MAX_SUMMARY_PATHS names, the rest under `null`. */
-  pathnames: z.record(z.string(), z.number()),
-  others: z.number(),
-  windowStart: z.string(),
-  windowEnd: z.string(),
-});
-export type SummaryPayload = Readonly<z.infer<typeof SummaryPayload>>;
+const summarySchema = (z: Zod) =>
+  z.object({
+    level: z.enum(LEVELS),
+    count: z.number(),
+    /** Folded entries per pathname; at most MAX_SUMMARY_PATHS names, the rest under `null`. */
+    pathnames: z.record(z.string(), z.number()),
+    others: z.number(),
+    windowStart: z.string(),
+    windowEnd: z.string(),
+  });
+export type SummaryPayload = Readonly<z.infer<ReturnType<typeof summarySchema>>>;
+/** The summary's schema, built by the first summary read back (docs/decisions.md §20.26). */
+export const summaryPayload = schemaOnFirstUse(summarySchema);
 
 /** A webhook's level (`fatal`) as the traffic level it names (`FATAL`). */
 const TRAFFIC_LEVEL: Readonly<Record<WebhookLevel, Level>> = { fatal: 'FATAL', warning: 'WARNING', info: 'INFO' };
@@ -192,18 +196,18 @@ export function renderBody(target: Target, message: Message): string {
 export const signature = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
 
-const TestPayload = z.object({ sentAt: z.string() });
+const testPayload = schemaOnFirstUse((z) => z.object({ sentAt: z.string() }));
 
 /** A stored outbox row's payload as the message it carries, read with the contract's schemas. */
-export function messageOf(
+export async function messageOf(
   row: DeliveryRow,
   { HttpTraffic, AlertPayload }: Pick<Schemas, 'HttpTraffic' | 'AlertPayload'>,
-): Message {
+): Promise<Message> {
   const payload: unknown = JSON.parse(row.payload);
   if (row.kind === 'traffic') return { kind: 'traffic', entry: HttpTraffic.parse(payload) };
-  if (row.kind === 'summary') return { kind: 'summary', summary: SummaryPayload.parse(payload) };
+  if (row.kind === 'summary') return { kind: 'summary', summary: (await summaryPayload()).parse(payload) };
   if (row.kind === 'alert') return { kind: 'alert', alert: AlertPayload.parse(payload) };
-  return { kind: 'test', sentAt: TestPayload.parse(payload).sentAt };
+  return { kind: 'test', sentAt: (await testPayload()).parse(payload).sentAt };
 }
 
 /** A webhook's row as what rendering needs of it. */

@@ -2,7 +2,7 @@ import { newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import type { StoredEntry } from '../stream/bus.js';
-import { MAX_SUMMARY_PATHS, SummaryPayload } from './format.js';
+import { MAX_SUMMARY_PATHS, type SummaryPayload, summaryPayload } from './format.js';
 import { insertDelivery, loadWindowStates, lockStormState, saveWindow, updateSummaryPayload } from './repo.js';
 import type { WindowRow } from './table.js';
 
@@ -113,6 +113,7 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
 /** Every webhook of the sources with its window and pending summary. */
 async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WebhookState[]> {
   const rows = await loadWindowStates(db, dialect, sourceIds);
+  const Summary = await summaryPayload();
   return rows.map((r) => {
     const window =
       r.started_at !== null && r.messages !== null
@@ -124,7 +125,7 @@ async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly
       r.summary_id && r.summary_payload && r.summary_status === 'pending'
         ? {
             id: r.summary_id,
-            payload: SummaryPayload.parse(JSON.parse(r.summary_payload)),
+            payload: Summary.parse(JSON.parse(r.summary_payload)),
             isNew: false,
             changed: false,
           }

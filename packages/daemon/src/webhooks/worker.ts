@@ -195,7 +195,7 @@ async function attempt(
   const { db, clock, logger, config } = options;
   const webhook = await findWebhook(db, row.webhook_id);
   if (!webhook || signal.aborted) return null;
-  const body = renderBody(targetOf(webhook), messageOf(row, await schemas()));
+  const body = renderBody(targetOf(webhook), await messageOf(row, await schemas()));
   const headers = deliveryHeaders(row, webhook, body, config.version);
   const startedAt = clock.now();
   const started = performance.now();

@@ -7,6 +7,8 @@ const MIGRATION_TABLE = 'kysely_migration';
 const MIGRATION_LOCK_TABLE = 'kysely_migration_lock';
 /** The one row of the lock table, as the Migrator writes it when it first runs (its MIGRATION_LOCK_ID). */
 const MIGRATION_LOCK_ID = 'migration_lock';
+/** `pragma auto_vacuum`'s value for incremental. */
+const INCREMENTAL = 2;
 
 const isEmpty = (sqlite: Database): boolean => sqlite.prepare('select count(*) from sqlite_master').pluck().get() === 0;
 
@@ -26,10 +28,12 @@ export function startFromSchema(sqlite: Database, now: string): boolean {
   const names = Object.keys(migrations);
   if (SCHEMA_MIGRATIONS.some((name, i) => names[i] !== name) || !isEmpty(sqlite)) return false;
   // Incremental auto-vacuum (the pruner gives pages back with it), as the retention migration
-  // sets it: only a VACUUM changes the mode of a file whose first page is written (setting WAL
-  // wrote it), and on an empty one that costs next to nothing. It cannot run in a transaction.
-  sqlite.pragma('auto_vacuum = incremental');
-  sqlite.exec('vacuum');
+  // sets it. openSqlite sets it on a new file before WAL writes its first page; a file whose first
+  // page was written without it changes mode only by a VACUUM, which cannot run in a transaction.
+  if (sqlite.pragma('auto_vacuum', { simple: true }) !== INCREMENTAL) {
+    sqlite.pragma('auto_vacuum = incremental');
+    sqlite.exec('vacuum');
+  }
   const make = sqlite.transaction(() => {
     // Another process may have made it while this one waited for the write lock.
     if (!isEmpty(sqlite)) return false;
