@@ -3,7 +3,7 @@
  * the helpers beside them. Nothing here imports zod's schemas, so a module that imports only this
  * builds none when it loads: the daemon's start mounts every route from here and reads the
  * contract (the index) at a route's first request (docs/decisions.md §20.23). The index exports
- * all of it too.
+ * all of it too, but `CAPTURE_PATHS`.
  */
 export * from './contract-routes.js';
 export * from './paths.js';

@@ -16,7 +16,7 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  let document: ReturnType<typeof openApiDocument> | undefined;
+  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
   mountTable(router, deps, 'meta', {
     health: async () => ({
       status: 'ok' as const,
@@ -28,9 +28,10 @@ export function metaRoutes(router: Router, deps: Deps): void {
       kind: 'raw',
       // Its module reads the contract's schemas: loaded by the first request for it (§20.23).
       handler: async (_input, _ctx, req, res) => {
-        document ??= (await import('./openapi.js')).openApiDocument(deps.config.version);
+        // The promise is kept, so requests that come together build the document once.
+        document ??= import('./openapi.js').then((module) => module.openApiDocument(deps.config.version));
         res.status(contractRoutes.openapi.status).json({
-          ...document,
+          ...(await document),
           servers: [{ url: serverOf(req), description: 'the daemon that served this document' }],
         });
       },
