@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSource, type Harness, startHarness, type TestUser } from '@tapline/testkit/daemon';
 import { DEFAULT_LIMITS } from '../config.js';
@@ -41,6 +42,24 @@ describe('stream limits', () => {
     });
     open[0]?.abort();
     await expect.poll(async () => (await stream(user.token)).status).toBe(200);
+  });
+
+  it('gives the place back of a client that hung up before its stream was admitted', async () => {
+    // Each client sends its request and closes at once: its socket closes while the daemon
+    // authenticates it, before the stream takes its place.
+    const { hostname, port } = new URL(h.url);
+    for (let i = 0; i < 6; i++)
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.end(
+            `GET /http-traffic/${sourceId}/stream HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${user.token}\r\n\r\n`,
+          );
+          socket.destroy();
+        });
+        socket.on('close', () => resolve());
+      });
+    await expect.poll(async () => (await stream(user.token)).status).toBe(200);
+    expect((await stream(user.token)).status).toBe(200);
   });
 
   it('counts every token against the total', async () => {

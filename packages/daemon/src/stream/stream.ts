@@ -111,6 +111,9 @@ export function streamTrafficRoute(
     const after = await cursorOf(req, query);
     const { after: _after, ...filters } = query;
     if (deps.shutdown.aborted) throw new HttpError(503, 'stopping', 'The daemon is stopping');
+    // A client that hung up while it was authenticated has had its 'close': it takes no place,
+    // which nothing would give back.
+    if (res.closed) return;
     const leave = admit(ctx.principal.tokenId);
     if (typeof leave === 'string') {
       res.set('retry-after', String(STREAMS_RETRY_AFTER_S));
