@@ -64,6 +64,14 @@ export default tseslint.config(
               allowTypeImports: true,
             },
           ],
+          patterns: [
+            {
+              group: ['zod/*'],
+              message:
+                'A start must not load zod: build the schema on first use (zod-on-first-use.ts, decisions §20.26).',
+              allowTypeImports: true,
+            },
+          ],
         },
       ],
     },

@@ -44,4 +44,10 @@ describe('signHs256', () => {
       }
     }
   });
+
+  it('refuses a zero-length key, as jose did', async () => {
+    const claims = { scope: 'full', sub: 'u', jti: 't', iat: 1 };
+    await expect(joseToken(claims, new Uint8Array(0))).rejects.toThrow('Zero-length key is not supported');
+    expect(() => signHs256(claims, new Uint8Array(0))).toThrow('Zero-length key is not supported');
+  });
 });

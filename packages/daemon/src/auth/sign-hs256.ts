@@ -10,6 +10,8 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toStrin
  * loop before its first request (docs/decisions.md §20.26). jose still verifies every token.
  */
 export function signHs256(claims: Readonly<Record<string, unknown>>, key: Uint8Array): string {
+  // As jose refused it: a damaged settings row must not issue tokens that no verification accepts.
+  if (key.byteLength === 0) throw new Error('Zero-length key is not supported');
   const signed = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
   return `${signed}.${createHmac('sha256', key).update(signed).digest('base64url')}`;
 }

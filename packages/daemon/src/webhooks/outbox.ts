@@ -113,6 +113,7 @@ async function enqueue(db: Executor, state: WebhookState, entry: StoredEntry): P
 /** Every webhook of the sources with its window and pending summary. */
 async function loadStates(db: Executor, dialect: SqlDialect, sourceIds: readonly string[]): Promise<WebhookState[]> {
   const rows = await loadWindowStates(db, dialect, sourceIds);
+  if (rows.length === 0) return []; // no webhook: ingest builds no schema for one
   const Summary = await summaryPayload();
   return rows.map((r) => {
     const window =
