@@ -113,7 +113,10 @@ module.exports = {
       from: { path: '^packages/daemon/src/http/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/',
-        pathNot: ['^packages/daemon/src/(http|auth|db)/', '^packages/daemon/src/(config|exit-error|clock|first-use)\\.ts$'],
+        pathNot: [
+          '^packages/daemon/src/(http|auth|db)/',
+          '^packages/daemon/src/(config|exit-error|clock|first-use)\\.ts$',
+        ],
       },
     },
     {
