@@ -66,10 +66,11 @@ function mergedProfiles() {
   return merged;
 }
 const profile = mergedProfiles();
-// The daemon's bundle (taplined.cjs, which dist/taplined.js runs: packages/daemon/src/launch.ts)
-// and its worker thread's, each read back through its own source map.
+// The daemon's bundle (taplined.cjs, which dist/taplined.js runs: packages/daemon/src/launch.ts),
+// its second file (zod and the contract's schemas, read on first use: decisions §20.27) and its
+// worker thread's, each read back through its own source map.
 const lookups = new Map(
-  ['taplined.cjs', 'prepare-worker.js'].map((name) => [
+  ['taplined.cjs', 'taplined-schemas.cjs', 'prepare-worker.js'].map((name) => [
     name,
     sourceOf(JSON.parse(readFileSync(join(root, 'packages/daemon/dist', `${name}.map`), 'utf8'))),
   ]),

@@ -2,6 +2,7 @@ import { defineConfig, type Options } from 'tsup';
 // The worker is an ES module that bundles CommonJS packages: it needs require and __dirname.
 import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
+import { SECOND_FILE, secondFileSeam } from '../../scripts/release/second-file.mjs';
 import { asciiOnly, depdWithoutLines, lazyMimeMaps } from '../../scripts/release/start-patches.mjs';
 
 const common: Options = {
@@ -27,7 +28,16 @@ const common: Options = {
 
 export default defineConfig([
   // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
-  { ...common, entry: { taplined: 'src/main.ts' }, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
+  // What no start runs is in its second file, taplined-schemas.cjs, read on first use (decisions §20.27).
+  {
+    ...common,
+    entry: { taplined: 'src/main.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    shims: true,
+    esbuildPlugins: [secondFileSeam, ...(common.esbuildPlugins ?? [])],
+  },
+  { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
   { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
   // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).
   {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { commonJsShim } from './commonjs-shim.mjs';
 import { nodeOnlyPg } from './node-only-pg.mjs';
+import { SECOND_FILE, secondFileSeam } from './second-file.mjs';
 import { asciiOnly, depdWithoutLines, lazyMimeMaps } from './start-patches.mjs';
 
 /**
@@ -35,8 +36,10 @@ export function programs(root) {
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },
-      // ...the daemon itself, as taplined.cjs.
-      commonJs: { taplined: join(root, 'packages/daemon/src/main.ts') },
+      // ...the daemon itself, as taplined.cjs, and what no start runs, as taplined-schemas.cjs
+      // (read on first use, decisions §20.27).
+      commonJs: { taplined: join(root, 'packages/daemon/src/main.ts'), ...SECOND_FILE },
+      commonJsPlugins: [secondFileSeam],
       // Optional speed-ups Piscina and pg try to load and do without.
       external: ['@napi-rs/nice', 'pg-native'],
       // better-sqlite3 finds it by db/native-addon.ts.
@@ -89,7 +92,7 @@ export async function bundle(root, program, outDir) {
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
       // The launcher reads this bundle at every start: pure ASCII, as the daemon's own build checks.
-      plugins: [...shared.plugins, asciiOnly],
+      plugins: [...(program.commonJsPlugins ?? []), ...shared.plugins, asciiOnly],
       metafile: true,
       // import.meta.url (the batch worker and the native addon are found beside the bundle) as a CommonJS module knows it.
       define: { 'import.meta.url': '__taplineImportMetaUrl' },

@@ -1,3 +1,5 @@
+import { firstUse } from './first-use.js';
+
 /** zod itself, as `import { z } from 'zod'` gives it. */
 export type Zod = (typeof import('./zod-loaded.js'))['z'];
 
@@ -5,12 +7,12 @@ let loading: Promise<Zod> | undefined;
 
 /**
  * zod, loaded by the first request, command or conflict that checks something with it, never by a
- * start (docs/decisions.md §20.26). In the daemon's bundle the import is a require on first use
- * (§20.17), so zod's module is not even initialised before that; the contract's schemas load it
- * the same way (`http/schemas.ts`, §20.23).
+ * start (docs/decisions.md §20.26). In the daemon's bundle zod is in its second file, read on first
+ * use (first-use.ts, §20.27), so zod's code is not even read before that; the contract's schemas
+ * load it the same way (`http/schemas.ts`, §20.23).
  */
 export function zodOnFirstUse(): Promise<Zod> {
-  return (loading ??= import('./zod-loaded.js').then((module) => module.z));
+  return (loading ??= firstUse.zod().then((module) => module.z));
 }
 
 /** A schema of the daemon's own, built once by the first call, with zod loaded then. */

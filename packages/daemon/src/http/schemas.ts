@@ -1,4 +1,5 @@
 import type { EndpointName } from '@tapline/shared';
+import { firstUse } from '../first-use.js';
 
 /** The contract with its schemas (`@tapline/shared`) and what is made of them. */
 export type Schemas = typeof import('./schemas-loaded.js');
@@ -9,11 +10,11 @@ let loading: Promise<Schemas> | undefined;
 /**
  * The contract's schemas, built by the first request or task that needs them and not by the start
  * (docs/decisions.md §20.23): a start mounts every route from `@tapline/shared/lean`, which builds
- * no schema, and its first answer needs none. In the daemon's bundle the import is a require on
- * first use (§20.17). Once loaded, `loadedSchemas()` gives them without a wait.
+ * no schema, and its first answer needs none. In the daemon's bundle they are in its second file,
+ * read on first use (first-use.ts, §20.27). Once loaded, `loadedSchemas()` gives them without a wait.
  */
 export function schemas(): Promise<Schemas> {
-  return (loading ??= import('./schemas-loaded.js').then((module) => (loaded = module)));
+  return (loading ??= firstUse.schemas().then((module) => (loaded = module)));
 }
 
 /** The schemas when a request or task has loaded them; undefined before that. */

@@ -2,6 +2,7 @@ import { contractRoutes } from '@tapline/shared/lean';
 import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
 import { mountTable } from '../http/table.js';
+import { firstUse } from '../first-use.js';
 import type { openApiDocument } from './openapi.js';
 import { storageHealth } from '../retention/status.js';
 
@@ -26,10 +27,10 @@ export function metaRoutes(router: Router, deps: Deps): void {
     }),
     openapi: {
       kind: 'raw',
-      // Its module reads the contract's schemas: loaded by the first request for it (§20.23).
+      // Its module reads the contract's schemas: loaded by the first request for it (§20.23, §20.27).
       handler: async (_input, _ctx, req, res) => {
         // The promise is kept, so requests that come together build the document once.
-        document ??= import('./openapi.js').then((module) => module.openApiDocument(deps.config.version));
+        document ??= firstUse.openapi().then((module) => module.openApiDocument(deps.config.version));
         res.status(contractRoutes.openapi.status).json({
           ...(await document),
           servers: [{ url: serverOf(req), description: 'the daemon that served this document' }],

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { Script } from 'node:vm';
+
+/**
+ * A CommonJS file of the daemon's bundle run through V8's code cache, kept beside it in
+ * `<file>.<hash>.cache`: the bundle itself (launch.ts) and its second file (first-use-file.ts).
+ * Compiling was a large share of a start; with the cache V8 reuses the compiled functions instead
+ * (docs/performance.md#startup). Node 20 has no code cache for ES modules (Node 22's
+ * module.enableCompileCache is the built-in way), hence CommonJS run through vm.Script.
+ * A cache from another Node version, other V8 flags or another file is rejected by V8 and the file
+ * compiles as without one; the cache is then written again, once the process has compiled what it
+ * needs (or at exit, for a process stopped sooner), if the folder can be written (a read-only
+ * install simply goes without). V8 checks a cache against the source's length only, so the cache
+ * is named after a hash of the file: a rebuilt file never meets the cache of the one before.
+ */
+
+/** Long enough for a start (or a first use) to reach its answer, so that the cache holds what it compiles. */
+const WRITE_AFTER_MS = 1_500;
+
+/** Runs `make` under the V8 flags the cache is to be made and read under (heap-limits.ts's `underStartFlags`). */
+export type UnderFlags = <T>(make: () => T) => T;
+
+function readCache(cacheFile: string): Buffer | undefined {
+  try {
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written under a temporary name and renamed: two daemons starting together never leave half a file. */
+function writeCache(cacheFile: string, data: Buffer): void {
+  const temporary = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data);
+    renameSync(temporary, cacheFile);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** `file` compiled with its code cache, under `underFlags`; the cache is written later when there was none or V8 refused it. */
+export function compileCached(file: string, underFlags: UnderFlags): Script {
+  const bytes = readFileSync(file);
+  // A hash of the file itself: npm gives every installed file the same modification time, so two
+  // releases of one size would otherwise share a name, and V8 would take the older one's code.
+  // Of the file's bytes, not of the string (which would be encoded to UTF-8 again), and SHA-256,
+  // which this machine's CPUs do in hardware: 2 ms for the 2.5 MB bundle where SHA-1 of the
+  // string took 6 (docs/performance.md, issue 30's cold start).
+  const cacheFile = `${file}.${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.cache`;
+  const cachedData = readCache(cacheFile);
+  const source = Module.wrap(bytes.toString('utf8'));
+  const script = underFlags(() => new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) }));
+  if (!cachedData || script.cachedDataRejected === true) {
+    let written = false;
+    const write = () => {
+      if (!written)
+        writeCache(
+          cacheFile,
+          underFlags(() => script.createCachedData()),
+        );
+      written = true;
+    };
+    setTimeout(write, WRITE_AFTER_MS).unref();
+    process.once('exit', write);
+  }
+  return script;
+}
+
+/** Runs a compiled CommonJS `file` as Node would, as `module`, with `dir` its __dirname. */
+export function runCommonJs(script: Script, file: string, dir: string, module: { exports: object }): void {
+  const run: unknown = script.runInThisContext();
+  if (typeof run !== 'function') throw new TypeError(`${file} did not compile to a CommonJS module`);
+  run.call(module.exports, module.exports, createRequire(file), module, file, dir);
+}
