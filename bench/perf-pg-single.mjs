@@ -12,8 +12,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { autocannon, composeRecord, createSource, spawnDaemon, tempHome } from './lib.mjs';
+import { sourceOf } from './source-map.mjs';
 import { importTs, loadRealisticRecord } from './ts.mjs';
 
 const root = join(import.meta.dirname, '..');
@@ -184,8 +185,77 @@ if (perfAvailable && existsSync(perfData)) {
     `\nperf, the daemon, by symbol (shares of its samples):\n${report(to.daemon.pids, ['--sort', 'dso,sym'])}\n`,
   );
   process.stdout.write(`\nperf, PostgreSQL, by symbol:\n${report(to.PostgreSQL.pids, ['--sort', 'dso,sym'])}\n`);
-  process.stdout.write(`\nperf, the daemon, by object:\n${report(to.daemon.pids, ['--sort', 'dso'])}\n`);
-  process.stdout.write(`\nperf, PostgreSQL, by object:\n${report(to.PostgreSQL.pids, ['--sort', 'dso'])}\n`);
+  // The stacks, folded: each sample of a process's threads with its frames, innermost first.
+  const stacks = (pids) => {
+    const text = execFileSync('perf', ['script', '-i', perfData, '--pid', pids.join(','), '-F', 'tid,ip,sym'], {
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024 * 1024,
+    });
+    const samples = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('\t')) {
+        if (line.trim()) samples.push({ tid: Number(line.trim().split(/\s+/)[0]), frames: [] });
+      } else if (line.trim()) samples.at(-1)?.frames.push(line.trim().split(/\s+/).slice(1).join(' '));
+    }
+    return samples;
+  };
+  const shares = (counts, total) =>
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30)
+      .map(([k, n]) => `  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`)
+      .join('\n');
+  // The daemon: each sample charged to its innermost JavaScript frame (natives, builtins and the
+  // kernel to their caller), read back to its source through the bundle's source map.
+  const lookup = sourceOf(JSON.parse(readFileSync(join(dirname(entry), 'taplined.cjs.map'), 'utf8')));
+  const areaOf = (frame) => {
+    const at = /^JS:\S+ (\S+):(\d+):(\d+)/.exec(frame);
+    if (!at) return null;
+    if (!at[1].endsWith('taplined.cjs')) return at[1].startsWith('node:') ? 'node:*' : at[1];
+    const source = lookup(Number(at[2]) - 1, Number(at[3]) - 1) ?? 'daemon (unmapped)';
+    const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(source);
+    return pkg ? pkg[1] : source.replace(/^(\.\.\/)+/, '');
+  };
+  const byArea = new Map();
+  const daemonSamples = stacks(to.daemon.pids);
+  for (const { tid, frames } of daemonSamples) {
+    const area = frames.map(areaOf).find(Boolean) ?? '(no JavaScript frame)';
+    const key = `${tid === pid ? 'event loop' : 'other threads'}  ${area}`;
+    byArea.set(key, (byArea.get(key) ?? 0) + 1);
+  }
+  process.stdout.write(
+    `\nperf, the daemon, each sample to its innermost JavaScript frame's source (${daemonSamples.length} samples):\n${shares(byArea, daemonSamples.length)}\n`,
+  );
+  // PostgreSQL: each sample to the phase whose function is on its stack.
+  const PHASES = [
+    ['parsing', 'raw_parser'],
+    ['parse analysis', 'parse_analyze_fixedparams'],
+    ['parse analysis', 'parse_analyze_varparams'],
+    ['planning', 'pg_plan_query'],
+    ['commit', 'CommitTransactionCommand'],
+    ['execution', 'PortalRun'],
+    ['execution', 'PortalStart'],
+    ['reading the socket', 'pq_getbyte'],
+  ];
+  const MARKED = [
+    ['  of planning: unnamed statements (GetCachedPlan)', 'GetCachedPlan'],
+    ['  of execution: index inserts', 'ExecInsertIndexTuples'],
+    ['  of execution: heap inserts', 'heap_insert'],
+    ['  of commit: WAL flush', 'XLogFlush'],
+    ['  sub-selects (the stream numbers), all phases', 'SS_process_sublinks|parse_sub_analyze|ExecSetParamPlan'],
+  ];
+  const byPhase = new Map();
+  const postgresSamples = stacks(to.PostgreSQL.pids);
+  for (const { frames } of postgresSamples) {
+    const names = new Set(frames.map((f) => f.split(' ')[0]));
+    const phase = PHASES.find(([, fn]) => names.has(fn))?.[0] ?? 'the rest';
+    byPhase.set(phase, (byPhase.get(phase) ?? 0) + 1);
+    for (const [label, fns] of MARKED)
+      if (fns.split('|').some((fn) => names.has(fn))) byPhase.set(label, (byPhase.get(label) ?? 0) + 1);
+  }
+  process.stdout.write(
+    `\nperf, PostgreSQL, by phase (${postgresSamples.length} samples):\n${shares(byPhase, postgresSamples.length)}\n`,
+  );
   if (!process.env.PERF_DATA) rmSync(perfData, { force: true });
 }
 if (!process.env.PERF_DATA) rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's symbols
