@@ -216,21 +216,14 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[], joine
 
 /** PostgreSQL's count upserts, compiled once a number of keys (decisions §20.29). */
 const COUNTS = new ShapedStatements();
-const COUNT_WIDTH = 7;
+/** A count row's columns, in the order its values are listed and read back below. */
+const COUNT_COLUMNS = ['traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status', 'level', 'count'] as const;
+const COUNT_WIDTH = COUNT_COLUMNS.length;
 
 /** The count upsert of `part`, compiled once its shape (db/shaped.ts). */
 function shapedCounts<R>(part: readonly CountRow[], build: (part: readonly CountRow[]) => Compilable<R>) {
-  const values: unknown[] = new Array(part.length * COUNT_WIDTH);
-  part.forEach((c, r) => {
-    const i = r * COUNT_WIDTH;
-    values[i] = c.traffic_source_id;
-    values[i + 1] = c.pathname_id;
-    values[i + 2] = c.domain_id;
-    values[i + 3] = c.method;
-    values[i + 4] = c.status;
-    values[i + 5] = c.level;
-    values[i + 6] = c.count;
-  });
+  const values: unknown[] = [];
+  for (const row of part) for (const column of COUNT_COLUMNS) values.push(row[column]);
   return COUNTS.statement('traffic_counts.add', values, (at) =>
     build(
       part.map((c, r) => {
