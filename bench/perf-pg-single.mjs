@@ -42,7 +42,11 @@ await admin(
 );
 
 const home = tempHome();
-const daemon = spawnDaemon(entry, home.path, { nodeFlags: ['--perf-basic-prof'], args: ['--db', cluster.url] });
+// --perf-basic-prof's symbols go to /tmp/perf-PID.map; without --logfile V8 also leaves a code log in the working folder.
+const daemon = spawnDaemon(entry, home.path, {
+  nodeFlags: ['--perf-basic-prof', '--logfile=/dev/null'],
+  args: ['--db', cluster.url],
+});
 const url = await daemon.ready;
 const { pid } = daemon.child;
 const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
