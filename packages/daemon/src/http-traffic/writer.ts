@@ -1,9 +1,10 @@
-import { CompiledQuery, sql } from 'kysely';
+import { type Compilable, CompiledQuery, sql } from 'kysely';
 import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
 import { executeWaiting } from '../db/joined.js';
+import { ShapedStatements } from '../db/shaped.js';
 import { insertTemplate, preparedInsert, type Template } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
@@ -196,8 +197,8 @@ async function takeStreamNumbers(trx: Executor, count: number): Promise<number> 
  * waits for the transaction's next statement and goes with it.
  */
 async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[], joined: boolean): Promise<void> {
-  for (const part of chunks(countRowsOf(traffic))) {
-    const upsert = trx
+  const upsert = (part: readonly CountRow[]) =>
+    trx
       .insertInto('traffic_counts')
       .values(part)
       .onConflict((oc) =>
@@ -205,10 +206,40 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[], joine
           .columns(['traffic_source_id', 'pathname_id', 'method', 'status'])
           .doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
       );
-    // PostgreSQL: its result is not read, so it goes with the transaction's next statement (db/pg-joined.ts).
-    if (joined) await executeWaiting(trx, POSTGRES, upsert);
-    else await upsert.execute();
+  for (const part of chunks(countRowsOf(traffic))) {
+    // PostgreSQL: its result is not read, so it goes with the transaction's next statement
+    // (db/pg-joined.ts), compiled once a shape (db/shaped.ts).
+    if (joined) await executeWaiting(trx, POSTGRES, shapedCounts(part, upsert));
+    else await upsert(part).execute();
   }
+}
+
+/** PostgreSQL's count upserts, compiled once a number of keys (decisions §20.29). */
+const COUNTS = new ShapedStatements();
+/** A count row's columns, in the order its values are listed and read back below. */
+const COUNT_COLUMNS = ['traffic_source_id', 'pathname_id', 'domain_id', 'method', 'status', 'level', 'count'] as const;
+const COUNT_WIDTH = COUNT_COLUMNS.length;
+
+/** The count upsert of `part`, compiled once its shape (db/shaped.ts). */
+function shapedCounts<R>(part: readonly CountRow[], build: (part: readonly CountRow[]) => Compilable<R>) {
+  const values: unknown[] = [];
+  for (const row of part) for (const column of COUNT_COLUMNS) values.push(row[column]);
+  return COUNTS.statement('traffic_counts.add', values, (at) =>
+    build(
+      part.map((c, r) => {
+        const i = r * COUNT_WIDTH;
+        return {
+          traffic_source_id: at(i, c.traffic_source_id),
+          pathname_id: at(i + 1, c.pathname_id),
+          domain_id: at(i + 2, c.domain_id),
+          method: at(i + 3, c.method),
+          status: at(i + 4, c.status),
+          level: at(i + 5, c.level),
+          count: at(i + 6, c.count),
+        };
+      }),
+    ),
+  );
 }
 
 /** A group's count rows: one per distinct key, in the keys' sorted order. */

@@ -195,7 +195,7 @@ export function totalsOf(inputs: readonly StatInput[]): BucketTotals[] {
 }
 
 /** A row's numbers as its columns, the sketch in its stored form. */
-export const numbersOf = (t: Totals) => ({
+export const numbersOf = (t: Omit<Totals, 'sketch'> & { readonly sketch: Pick<Tally, 'encode'> }) => ({
   count: t.count,
   latency_max: t.latencyMax,
   latency_sum: t.latencySum,

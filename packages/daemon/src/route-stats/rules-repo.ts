@@ -4,6 +4,7 @@ import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
 import { executeTaking } from '../db/joined.js';
+import { ShapedStatements } from '../db/shaped.js';
 import { HttpError } from '../http/errors.js';
 import { newestFirst, type Page } from '../http/pagination.js';
 import { findOrCreateRoute } from './resolve.js';
@@ -25,19 +26,30 @@ export async function rulesOf(
 ): Promise<Map<string, string[]>> {
   const rules = new Map<string, string[]>(sourceIds.map((id) => [id, []]));
   if (sourceIds.length === 0) return rules;
-  let query = trx
-    .selectFrom('traffic_sources as s')
-    .leftJoin('route_rules as r', 'r.traffic_source_id', 's.id')
-    .select(['s.id as traffic_source_id', 'r.template'])
-    .where('s.id', 'in', [...sourceIds])
-    .orderBy('s.id')
-    .orderBy('r.template');
-  if (lock && deps.dialect.concurrentWriters) query = query.forShare('s');
+  const locking = lock && deps.dialect.concurrentWriters;
+  const build = (ids: readonly string[]) => {
+    const query = trx
+      .selectFrom('traffic_sources as s')
+      .leftJoin('route_rules as r', 'r.traffic_source_id', 's.id')
+      .select(['s.id as traffic_source_id', 'r.template'])
+      .where('s.id', 'in', [...ids])
+      .orderBy('s.id')
+      .orderBy('r.template');
+    return locking ? query.forShare('s') : query;
+  };
+  // PostgreSQL's is compiled once a number of sources (db/shaped.ts); SQLite's Kysely rewrites ids as it compiles.
+  const query =
+    deps.dialect.backend === 'postgres'
+      ? RULES.statement(`rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id))))
+      : build(sourceIds);
   // In an ingest transaction this is the first statement: on PostgreSQL its `begin` goes with it (db/pg-joined.ts).
   for (const row of await executeTaking(trx, deps.dialect, query))
     if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
   return rules;
 }
+
+/** PostgreSQL's reads of the rules, compiled once a number of sources (decisions §20.29). */
+const RULES = new ShapedStatements();
 
 /** Holds the source's row against ingest and backfill transactions reading its rules (see rulesOf). */
 async function lockSourceRules(trx: Executor, deps: Dialected, sourceId: string): Promise<void> {

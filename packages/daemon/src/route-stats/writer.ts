@@ -2,6 +2,7 @@ import { type Compilable, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
 import { executeTaking, executeWaiting } from '../db/joined.js';
+import { ShapedStatements, type StandIn } from '../db/shaped.js';
 import {
   addStored,
   type BucketTotals,
@@ -11,9 +12,10 @@ import {
   type StoredMinute,
   numbersOf,
   totalsOf,
+  type Totals,
 } from './rollup.js';
 import { LATE_MS, raiseEpochs } from './closed-blocks.js';
-import { SKETCH_MERGE_FUNCTION } from './sketch.js';
+import { SKETCH_MERGE_FUNCTION, type Tally } from './sketch.js';
 import { addStatsDirect } from './sqlite-stats-writer.js';
 
 /** Keys per statement: seven bound values each in the look-up, thirteen in the upsert. */
@@ -49,6 +51,9 @@ const addedTo = (table: 'route_stats' | 'route_rollups') => {
   };
 };
 
+/** What a write reads of a row's totals: its key, its numbers, and its sketch's stored form. */
+export type WrittenTotals = Keyed & Omit<Totals, 'sketch'> & { readonly sketch: Pick<Tally, 'encode'> };
+
 /** How a write meets a stored row: its numbers replace the row's, or are added to them. */
 type WriteMode = 'replace' | 'add';
 
@@ -63,9 +68,18 @@ export type StoredRow = StoredMinute &
  */
 export interface Level {
   insertEmpty(trx: Executor, part: readonly Keyed[]): Statement;
-  /** With `joined`, on PostgreSQL, the statements waiting on the connection go with this read (db/pg-joined.ts). */
-  locked(trx: Executor, dialect: SqlDialect, part: readonly Keyed[], joined?: boolean): Promise<StoredRow[]>;
-  write(trx: Executor, part: readonly BucketTotals[], mode: WriteMode): Statement;
+  /**
+   * With `joined`, on PostgreSQL, the statements waiting on the connection go with this read
+   * (db/pg-joined.ts); with `shaped` too, the read is compiled once a shape (db/shaped.ts).
+   */
+  locked(
+    trx: Executor,
+    dialect: SqlDialect,
+    part: readonly Keyed[],
+    joined?: boolean,
+    shaped?: ShapedStatements,
+  ): Promise<StoredRow[]>;
+  write(trx: Executor, part: readonly WrittenTotals[], mode: WriteMode): Statement;
   remove(trx: Executor, key: Keyed): Promise<unknown>;
 }
 
@@ -87,32 +101,42 @@ const minutes: Level = {
         })),
       )
       .onConflict((oc) => oc.doNothing()),
-  async locked(trx, dialect, part, joined = false) {
-    const query = trx
-      .selectFrom('route_stats')
-      .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and({
-              traffic_source_id: t.sourceId,
-              minute: t.start,
-              route_id: t.routeId,
-              method: t.method,
-              domain_id: t.domainId,
-              status_class: t.statusClass,
-            }),
+  async locked(trx, dialect, part, joined = false, shaped) {
+    const build = (part: readonly Keyed[]) => {
+      const query = trx
+        .selectFrom('route_stats')
+        .selectAll()
+        .where((eb) =>
+          eb.or(
+            part.map((t) =>
+              eb.and({
+                traffic_source_id: t.sourceId,
+                minute: t.start,
+                route_id: t.routeId,
+                method: t.method,
+                domain_id: t.domainId,
+                status_class: t.statusClass,
+              }),
+            ),
           ),
-        ),
-      )
-      .orderBy('traffic_source_id')
-      .orderBy('minute')
-      .orderBy('route_id')
-      .orderBy('method')
-      .orderBy('domain_id')
-      .orderBy('status_class');
-    const locking = dialect.lockRows(query, 'wait');
-    const rows = joined ? await executeTaking(trx, dialect, locking) : await locking.execute();
+        )
+        .orderBy('traffic_source_id')
+        .orderBy('minute')
+        .orderBy('route_id')
+        .orderBy('method')
+        .orderBy('domain_id')
+        .orderBy('status_class');
+      return dialect.lockRows(query, 'wait');
+    };
+    const rows = joined
+      ? await executeTaking(
+          trx,
+          dialect,
+          shaped
+            ? shaped.statement('route_stats.locked', keyValues(part), (at) => build(keyRows(part, at)))
+            : build(part),
+        )
+      : await build(part).execute();
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -174,34 +198,44 @@ const rollups: Level = {
         })),
       )
       .onConflict((oc) => oc.doNothing()),
-  async locked(trx, dialect, part, joined = false) {
-    const query = trx
-      .selectFrom('route_rollups')
-      .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and({
-              traffic_source_id: t.sourceId,
-              span: t.span,
-              start: t.start,
-              route_id: t.routeId,
-              method: t.method,
-              domain_id: t.domainId,
-              status_class: t.statusClass,
-            }),
+  async locked(trx, dialect, part, joined = false, shaped) {
+    const build = (part: readonly Keyed[]) => {
+      const query = trx
+        .selectFrom('route_rollups')
+        .selectAll()
+        .where((eb) =>
+          eb.or(
+            part.map((t) =>
+              eb.and({
+                traffic_source_id: t.sourceId,
+                span: t.span,
+                start: t.start,
+                route_id: t.routeId,
+                method: t.method,
+                domain_id: t.domainId,
+                status_class: t.statusClass,
+              }),
+            ),
           ),
-        ),
-      )
-      .orderBy('traffic_source_id')
-      .orderBy('span')
-      .orderBy('start')
-      .orderBy('route_id')
-      .orderBy('method')
-      .orderBy('domain_id')
-      .orderBy('status_class');
-    const locking = dialect.lockRows(query, 'wait');
-    const rows = joined ? await executeTaking(trx, dialect, locking) : await locking.execute();
+        )
+        .orderBy('traffic_source_id')
+        .orderBy('span')
+        .orderBy('start')
+        .orderBy('route_id')
+        .orderBy('method')
+        .orderBy('domain_id')
+        .orderBy('status_class');
+      return dialect.lockRows(query, 'wait');
+    };
+    const rows = joined
+      ? await executeTaking(
+          trx,
+          dialect,
+          shaped
+            ? shaped.statement('route_rollups.locked', keyValues(part), (at) => build(keyRows(part, at)))
+            : build(part),
+        )
+      : await build(part).execute();
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -250,9 +284,93 @@ const rollups: Level = {
 
 /** Minute rows, then hour and day rows: the order every writer locks them in. */
 export const LEVELS = [
-  { level: minutes, holds: (t: Keyed) => t.span === 1 },
-  { level: rollups, holds: (t: Keyed) => t.span !== 1 },
+  { name: 'route_stats', level: minutes, holds: (t: Keyed) => t.span === 1 },
+  { name: 'route_rollups', level: rollups, holds: (t: Keyed) => t.span !== 1 },
 ] as const;
+
+/**
+ * PostgreSQL's statistics statements, compiled once a shape (db/shaped.ts): their text depends on
+ * how many keys a group has, never on the keys, so the builder and the compiler ran again for
+ * every group where a template's values can be filled in (decisions §20.29).
+ */
+const SHAPED = new ShapedStatements();
+
+/** A level's writes on PostgreSQL, each compiled once a shape by `statements` (db/shaped.ts). */
+export const shapedLevel = (statements: ShapedStatements, { name, level }: (typeof LEVELS)[number]) => ({
+  insertEmpty: (trx: Executor, part: readonly Keyed[]) =>
+    statements.statement(`${name}.insertEmpty`, keyValues(part), (at) => level.insertEmpty(trx, keyRows(part, at))),
+  write: (trx: Executor, part: readonly BucketTotals[]) => {
+    const { values, sketches } = totalsValues(part);
+    return statements.statement(`${name}.write`, values, (at) =>
+      level.write(trx, totalsRows(part, sketches, at), 'replace'),
+    );
+  },
+});
+
+/** Every key's values, one after the other, in the order `keyRows` reads them. */
+function keyValues(part: readonly Keyed[], width = KEY_WIDTH): unknown[] {
+  const values: unknown[] = new Array(part.length * width);
+  part.forEach((t, r) => {
+    const i = r * width;
+    values[i] = t.sourceId;
+    values[i + 1] = t.span;
+    values[i + 2] = t.start;
+    values[i + 3] = t.routeId;
+    values[i + 4] = t.method;
+    values[i + 5] = t.domainId;
+    values[i + 6] = t.statusClass;
+  });
+  return values;
+}
+const KEY_WIDTH = 7;
+
+/** The keys of `part` for a shape's build: each value through `at` at its place in `keyValues`. */
+const keyRows = (part: readonly Keyed[], at: StandIn, width = KEY_WIDTH): Keyed[] =>
+  part.map((t, r) => {
+    const i = r * width;
+    return {
+      sourceId: at(i, t.sourceId),
+      span: at(i + 1, t.span),
+      start: at(i + 2, t.start),
+      routeId: at(i + 3, t.routeId),
+      method: at(i + 4, t.method),
+      domainId: at(i + 5, t.domainId),
+      statusClass: at(i + 6, t.statusClass),
+    };
+  });
+
+/** A row's key, then its numbers and its sketch in its stored form, row after row. */
+const TOTALS_WIDTH = KEY_WIDTH + 6;
+function totalsValues(part: readonly BucketTotals[]): { values: unknown[]; sketches: Uint8Array[] } {
+  const values = keyValues(part, TOTALS_WIDTH);
+  const sketches = part.map((t, r) => {
+    const i = r * TOTALS_WIDTH + KEY_WIDTH;
+    values[i] = t.count;
+    values[i + 1] = t.latencyMax;
+    values[i + 2] = t.latencySum;
+    values[i + 3] = t.requestBytes;
+    values[i + 4] = t.responseBytes;
+    return (values[i + 5] = t.sketch.encode());
+  });
+  return { values, sketches };
+}
+
+/** The totals of `part` for a shape's build, each value through `at` at its place in `totalsValues`. */
+const totalsRows = (part: readonly BucketTotals[], sketches: readonly Uint8Array[], at: StandIn): WrittenTotals[] =>
+  keyRows(part, at, TOTALS_WIDTH).map((key, r) => {
+    const t = part[r]!;
+    const i = r * TOTALS_WIDTH + KEY_WIDTH;
+    const sketch = at(i + 5, sketches[r]!);
+    return {
+      ...key,
+      count: at(i, t.count),
+      latencyMax: at(i + 1, t.latencyMax),
+      latencySum: at(i + 2, t.latencySum),
+      requestBytes: at(i + 3, t.requestBytes),
+      responseBytes: at(i + 4, t.responseBytes),
+      sketch: { encode: () => sketch },
+    };
+  });
 
 /**
  * Adds the entries of one ingest transaction to the minute, hour and day rows, in that
@@ -301,7 +419,9 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
       for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add').execute();
     return;
   }
-  for (const { level, holds } of LEVELS) {
+  for (const entry of LEVELS) {
+    const { level, holds } = entry;
+    const shaped = shapedLevel(SHAPED, entry);
     for (const part of chunks(totals.filter(holds))) {
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
       let missing: readonly BucketTotals[] = part;
@@ -310,9 +430,9 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
       // numbers alone over the row another waiting writer makes would lose that writer's. Such
       // rows are made and locked again. SQLite has one writer: what is missing is new.
       for (let round = 0; missing.length > 0 && round < 3; round++) {
-        if (dialect.concurrentWriters) await executeWaiting(trx, dialect, level.insertEmpty(trx, missing));
+        if (dialect.concurrentWriters) await executeWaiting(trx, dialect, shaped.insertEmpty(trx, missing));
         const found = new Set<string>();
-        for (const row of await level.locked(trx, dialect, missing, true)) {
+        for (const row of await level.locked(trx, dialect, missing, true, SHAPED)) {
           const key = keyOf(row);
           found.add(key);
           const target = byKey.get(key);
@@ -321,7 +441,7 @@ async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly 
         missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
       }
       // Its result is not read: it goes with the next statement of the transaction (db/pg-joined.ts).
-      await executeWaiting(trx, dialect, level.write(trx, part, 'replace'));
+      await executeWaiting(trx, dialect, shaped.write(trx, part));
     }
   }
 }

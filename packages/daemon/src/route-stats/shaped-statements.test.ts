@@ -1,0 +1,182 @@
+import {
+  type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { postgresDialect } from '../db/dialect.js';
+import { Joined } from '../db/joined.js';
+import { plainPayloads } from '../db/payload-codec.js';
+import type { CountRow } from '../http-traffic/table.js';
+import { countRowsOf, createTrafficWriter } from '../http-traffic/writer.js';
+import { rulesOf } from './rules-repo.js';
+import { ShapedStatements, type StandIn } from '../db/shaped.js';
+import type { DB } from '../db/schema.js';
+import { type BucketTotals, emptyTotals, type Span } from './rollup.js';
+import { LEVELS, shapedLevel } from './writer.js';
+
+/** A Kysely for PostgreSQL that runs nothing and keeps every statement it was given. */
+function recording() {
+  const sent: CompiledQuery[] = [];
+  const db = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () =>
+        Object.assign(new DummyDriver(), {
+          acquireConnection: () =>
+            Promise.resolve({
+              executeQuery: (query: CompiledQuery) => {
+                sent.push(query);
+                return Promise.resolve({ rows: [] });
+              },
+              streamQuery: () => {
+                throw new Error('not used');
+              },
+            }),
+        }),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  return { db, sent };
+}
+
+const SPANS: Span[] = [1, 60, 1440];
+/** `count` totals of one level, with values that differ between calls of one seed. */
+function totals(count: number, seed: number, span: Span): BucketTotals[] {
+  return Array.from({ length: count }, (_, i) => {
+    const t = {
+      ...emptyTotals(),
+      sourceId: `source-${seed % 3}`,
+      span,
+      start: new Date(Date.UTC(2026, 10, 28, seed % 24, i)).toISOString(),
+      routeId: `route-${seed}-${i}`,
+      method: (['GET', 'POST', 'DELETE'] as const)[(seed + i) % 3] ?? 'GET',
+      domainId: `domain-${i % 2}`,
+      statusClass: 1 + ((seed + i) % 5),
+    };
+    t.count = seed * 7 + i;
+    t.latencyMax = seed + i / 3;
+    t.latencySum = seed * 11.5 + i;
+    t.requestBytes = 1600 + seed;
+    t.responseBytes = i * 1000 + seed;
+    for (let k = 0; k <= i + seed; k++) t.sketch.accept(1 + k * 3.7);
+    return t;
+  });
+}
+
+describe('statistics statements compiled once a shape (decisions §20.29)', () => {
+  it('sends the very text and parameters Kysely compiles for each group, a shape reused or new', async () => {
+    const { db, sent } = recording();
+    const shaped = new ShapedStatements();
+    for (const entry of LEVELS) {
+      const ways = shapedLevel(shaped, entry);
+      // Three sizes, each seen with several groups' values, so that a template is made and then reused.
+      for (const count of [1, 3, 1, 7, 3]) {
+        for (const seed of [1, 2, 5]) {
+          const part = totals(count, seed + count, entry.name === 'route_stats' ? 1 : SPANS[1 + (seed % 2)]!);
+          expect(ways.insertEmpty(db, part).compile()).toMatchObject(pick(entry.level.insertEmpty(db, part).compile()));
+          expect(ways.write(db, part).compile()).toMatchObject(pick(entry.level.write(db, part, 'replace').compile()));
+          sent.length = 0;
+          await entry.level.locked(db, postgresDialect, part, true);
+          await entry.level.locked(db, postgresDialect, part, true, shaped);
+          expect(sent).toHaveLength(2);
+          expect(pick(sent[1]!)).toEqual(pick(sent[0]!));
+        }
+      }
+    }
+  });
+
+  it("sends the count upsert and the rules' read as Kysely compiles them", async () => {
+    const { db, sent } = recording();
+    const writer = createTrafficWriter(plainPayloads, { joined: true });
+    const upsert = (part: readonly CountRow[]) =>
+      db
+        .insertInto('traffic_counts')
+        .values(part)
+        .onConflict((oc) =>
+          oc
+            .columns(['traffic_source_id', 'pathname_id', 'method', 'status'])
+            .doUpdateSet((eb) => ({ count: eb('traffic_counts.count', '+', eb.ref('excluded.count')) })),
+        )
+        .compile();
+    const rules = (ids: readonly string[], lock: boolean) => {
+      const query = db
+        .selectFrom('traffic_sources as s')
+        .leftJoin('route_rules as r', 'r.traffic_source_id', 's.id')
+        .select(['s.id as traffic_source_id', 'r.template'])
+        .where('s.id', 'in', [...ids])
+        .orderBy('s.id')
+        .orderBy('r.template');
+      return (lock ? query.forShare('s') : query).compile();
+    };
+    for (const [count, seed] of [
+      [1, 1],
+      [4, 2],
+      [1, 3],
+      [4, 4],
+      [9, 5],
+    ] as const) {
+      const traffic = Array.from({ length: count * 2 }, (_, i) => ({
+        id: `id-${seed}-${i}`,
+        traffic_source_id: `source-${i % 2}`,
+        domain_id: `domain-${seed}`,
+        pathname_id: `path-${i % count}`,
+        status: 200 + seed,
+        method: (['GET', 'POST'] as const)[i % 2] ?? 'GET',
+        level: 'INFO' as const,
+        protocol: 'HTTPS' as const,
+        elapsed_time: i,
+        created_at: new Date(Date.UTC(2026, 10, 28, 10, seed, i)).toISOString(),
+        request_headers: '{}',
+        query_params: '{}',
+        response_headers: '{}',
+        stream_seq: 0,
+      }));
+      sent.length = 0;
+      await writer.insertExchanges(db, traffic);
+      expect(sent.map(pick)).toEqual([pick(upsert(countRowsOf(traffic)))].map(marked));
+      for (const lock of [true, false]) {
+        const ids = Array.from({ length: count }, (_, i) => `source-${seed}-${i}`);
+        sent.length = 0;
+        await rulesOf(db, { dialect: postgresDialect }, ids, lock);
+        expect(sent.map(pick)).toEqual([marked(pick(rules(ids, lock)))]);
+      }
+    }
+  });
+
+  it('keeps null and undefined in the text, as Kysely writes them, apart from other values', () => {
+    const { db } = recording();
+    const shaped = new ShapedStatements();
+    type Probe = readonly [string | null, string | null | undefined, string | null];
+    const build = (v: Probe) => (at: StandIn) =>
+      db
+        .selectFrom('http_traffic')
+        .select('id')
+        .where((eb) => eb.and({ traffic_user_id: at(0, v[0]), route_id: at(1, v[1]), route: at(2, v[2]) }));
+    const probes: Probe[] = [
+      ['a', 'b', 'GET'],
+      ['c', null, 'POST'],
+      ['d', 'e', 'PUT'],
+      [null, null, null],
+      ['f', undefined, 'x'],
+      ['g', null, 'HEAD'],
+      ['h', undefined, null],
+    ];
+    for (const probe of probes) {
+      const got = shaped.statement('probe', probe, build(probe)).compile();
+      expect(pick(got)).toEqual(pick(build(probe)((_, value) => value).compile()));
+    }
+  });
+});
+
+/** What a joined statement is sent with: its parameters and the marker db/joined.ts adds. */
+const marked = ({ sql, parameters }: { sql: string; parameters: unknown[] }) => ({
+  sql,
+  parameters: [...parameters, expect.any(Joined)],
+});
+
+const pick = ({ sql, parameters }: CompiledQuery) => ({ sql, parameters: [...parameters] });
