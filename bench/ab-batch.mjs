@@ -17,6 +17,7 @@ import {
   composeRecord,
   cpuMs,
   createSource,
+  rssMiB,
   spawnDaemon,
   tempHome,
   threadCpuMs,
@@ -83,6 +84,8 @@ async function start(entry, name) {
       cpuUs: ((cpuMs(pid) - cpu0) * 1000) / (r.count * perRequest),
       // The event loop's share: the thread that stores, against the batch worker's and V8's helpers.
       mainUs: ((threadCpuMs(pid, pid) - main0) * 1000) / (r.count * perRequest),
+      // The daemon's peak RSS since it started (batches come first in every round).
+      peakMiB: rssMiB(pid, 'VmHWM'),
     };
   };
   return {
@@ -163,7 +166,8 @@ for (const side of sides) {
         .map((r) => fixed(r))
         .join(' ')} (median ${fixed(median(ratios(side.name)))}), ` +
       `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record ` +
-      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}); `;
+      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}), ` +
+      `peak RSS ${fixed(Math.max(...batch.map((r) => r.peakMiB)), 1)} MiB; `;
   process.stdout.write(
     `${side.name}: ${batchText}` +
       `single composes ${fixed(median(single.map((r) => r.perSecond)), 0)}/s, p99 ${fixed(median(single.map((r) => r.p99)), 0)} ms, ` +
