@@ -54,13 +54,15 @@ async function databaseOf(name) {
 const afterFlags = process.env.AB_AFTER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 // `AB_AFTER_DAEMON_ARGS='--flag …'`: the same for the daemon's own flags (e.g. `--lean-heap`).
 const afterArgs = process.env.AB_AFTER_DAEMON_ARGS?.split(' ').filter(Boolean) ?? [];
+// `AB_BEFORE_DAEMON_ARGS='--flag …'`: the before side's (e.g. a flag of the old build against a change of the new).
+const beforeArgs = process.env.AB_BEFORE_DAEMON_ARGS?.split(' ').filter(Boolean) ?? [];
 
 async function start(entry, name) {
   const dir = join(home.path, name);
   const db = cluster ? ['--db', await databaseOf(name)] : [];
   const daemon = spawnDaemon(entry, dir, {
     nodeFlags: name === 'after' ? afterFlags : [],
-    args: [...db, ...(name === 'after' ? afterArgs : [])],
+    args: [...db, ...(name === 'after' ? afterArgs : name === 'before' ? beforeArgs : [])],
   });
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
