@@ -19,7 +19,7 @@ const postgres = postgresForTests(process.env);
 const ALONE = [
   'e2e/memory.test.ts',
   'e2e/stalled-streams.test.ts',
-  ...(postgres.available ? ['e2e/db-restart.postgres.test.ts'] : []),
+  ...(postgres.available ? ['e2e/db-restart.postgres.test.ts', 'e2e/memory.postgres.test.ts'] : []),
 ];
 
 const aloneProject: TestProjectInlineConfiguration = {

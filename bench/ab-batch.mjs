@@ -17,6 +17,7 @@ import {
   composeRecord,
   cpuMs,
   createSource,
+  rssMiB,
   spawnDaemon,
   tempHome,
   threadCpuMs,
@@ -53,13 +54,15 @@ async function databaseOf(name) {
 const afterFlags = process.env.AB_AFTER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 // `AB_AFTER_DAEMON_ARGS='--flag …'`: the same for the daemon's own flags (e.g. `--lean-heap`).
 const afterArgs = process.env.AB_AFTER_DAEMON_ARGS?.split(' ').filter(Boolean) ?? [];
+// `AB_BEFORE_DAEMON_ARGS='--flag …'`: the before side's (e.g. a flag of the old build against a change of the new).
+const beforeArgs = process.env.AB_BEFORE_DAEMON_ARGS?.split(' ').filter(Boolean) ?? [];
 
 async function start(entry, name) {
   const dir = join(home.path, name);
   const db = cluster ? ['--db', await databaseOf(name)] : [];
   const daemon = spawnDaemon(entry, dir, {
     nodeFlags: name === 'after' ? afterFlags : [],
-    args: [...db, ...(name === 'after' ? afterArgs : [])],
+    args: [...db, ...(name === 'after' ? afterArgs : name === 'before' ? beforeArgs : [])],
   });
   const url = await daemon.ready;
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
@@ -83,6 +86,8 @@ async function start(entry, name) {
       cpuUs: ((cpuMs(pid) - cpu0) * 1000) / (r.count * perRequest),
       // The event loop's share: the thread that stores, against the batch worker's and V8's helpers.
       mainUs: ((threadCpuMs(pid, pid) - main0) * 1000) / (r.count * perRequest),
+      // The daemon's peak RSS since it started (batches come first in every round).
+      peakMiB: rssMiB(pid, 'VmHWM'),
     };
   };
   return {
@@ -163,7 +168,8 @@ for (const side of sides) {
         .map((r) => fixed(r))
         .join(' ')} (median ${fixed(median(ratios(side.name)))}), ` +
       `daemon CPU ${fixed(median(batch.map((r) => r.cpuUs)), 1)} µs/record ` +
-      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}); `;
+      `(main thread ${fixed(median(batch.map((r) => r.mainUs)), 1)}), ` +
+      `peak RSS ${fixed(Math.max(...batch.map((r) => r.peakMiB)), 1)} MiB; `;
   process.stdout.write(
     `${side.name}: ${batchText}` +
       `single composes ${fixed(median(single.map((r) => r.perSecond)), 0)}/s, p99 ${fixed(median(single.map((r) => r.p99)), 0)} ms, ` +

@@ -185,10 +185,10 @@ export const threadCpuMs = (pid, tid) => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 };
 
-/** Resident set size in MiB. */
-export function rssMiB(pid) {
+/** Resident set size in MiB (`VmRSS`, or with `field` e.g. `VmHWM`, the peak since the process started). */
+export function rssMiB(pid, field = 'VmRSS') {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/\d+/.exec(line ?? '')?.[0] ?? Number.NaN) / 1024;
 }

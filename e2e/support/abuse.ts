@@ -39,14 +39,17 @@ export interface AbusePlan {
 
 const SETTLE_WINDOW_MS = 30_000;
 
-export async function replayAbuse(daemon: SpawnedDaemon, plan: AbusePlan): Promise<AbuseReport> {
+/** `command` runs an admin command against the daemon's database (its home's SQLite by default). */
+export async function replayAbuse(
+  daemon: SpawnedDaemon,
+  plan: AbusePlan,
+  command: (args: readonly string[]) => Promise<string> = (args) => admin(daemon.home, args),
+): Promise<AbuseReport> {
   const { url, token } = daemon;
   const port = Number(new URL(url).port);
   const sourceId = await createSource(url, token, 'abuse');
   const readTokens = await Promise.all(
-    Array.from({ length: plan.tokens }, () =>
-      admin(daemon.home, ['token', 'create', 'local@localhost', '--scope', 'read']),
-    ),
+    Array.from({ length: plan.tokens }, () => command(['token', 'create', 'local@localhost', '--scope', 'read'])),
   );
   const post = (path: string, body: string | Buffer) =>
     fetch(`${url}${path}`, {

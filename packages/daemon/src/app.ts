@@ -103,6 +103,7 @@ export function createApp(options: AppOptions): App {
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
   const findSource = createSourceFinder(options.db, options.dialect.stored);
+  const reclaimer = createReclaimer();
   const deps: Deps = {
     shutdown: shutdown.signal,
     inflight: createInflight(),
@@ -119,8 +120,18 @@ export function createApp(options: AppOptions): App {
       concurrency: options.config.limits.largeBatches,
       maxWaiting: options.config.limits.largeBatches * 4,
       waitMs: options.config.limits.largeBatchWaitMs,
-      onRelease: createReclaimer().soon,
+      onRelease: reclaimer.soon,
     }),
+    // On PostgreSQL the next large batch is read and prepared while one is stored (decisions §20.28).
+    storedBatches:
+      options.dialect.backend === 'postgres'
+        ? createGate({
+            concurrency: options.config.limits.largeBatches,
+            maxWaiting: options.config.limits.largeBatches,
+            waitMs: options.config.limits.largeBatchWaitMs,
+            onRelease: reclaimer.soon,
+          })
+        : undefined,
     findSource,
     finders: {
       source: findSource,

@@ -11,7 +11,15 @@ export type LeanDispatcher = (req: IncomingMessage, res: ServerResponse, fallbac
 
 type LeanDeps = Pick<
   ServerDeps,
-  'config' | 'tokens' | 'inflight' | 'shutdown' | 'largeBodies' | 'logger' | 'outages' | 'clientAddress'
+  | 'config'
+  | 'tokens'
+  | 'inflight'
+  | 'shutdown'
+  | 'largeBodies'
+  | 'storedBatches'
+  | 'logger'
+  | 'outages'
+  | 'clientAddress'
 >;
 
 interface Matched {

@@ -4,7 +4,7 @@ import { contractRoutes, type EndpointRoute, type SchemaPart } from '@tapline/sh
 import { type AccessInput, authorize, type Loaded } from '../auth/policy.js';
 import type { Principal, Refusal, TokenService } from '../auth/tokens.js';
 import type { ServerDeps } from './server-deps.js';
-import { type BodyMode, createBodyReader, declaredOver } from './read-body.js';
+import { type BodyMode, createBodyReader, declaredOver, handOver } from './read-body.js';
 import { BODY_TOO_LARGE, HttpError, validationError } from './errors.js';
 import { recordWork } from './inflight.js';
 import './locals.js';
@@ -64,7 +64,11 @@ function parsePart(schema: Endpoint['body'], value: unknown, where: string): unk
  * Express's side of the one body reader (read-body.ts): the body goes on `req.body`, a refusal to
  * `next`. A request without a body is fine here; the endpoint's schema decides if it needed one.
  */
-function jsonBody(limit: number, mode: BodyMode, deps: Pick<ServerDeps, 'largeBodies' | 'config'>): RequestHandler {
+function jsonBody(
+  limit: number,
+  mode: BodyMode,
+  deps: Pick<ServerDeps, 'largeBodies' | 'storedBatches' | 'config'>,
+): RequestHandler {
   const reader = createBodyReader(limit, mode, deps);
   return (req, res, next) =>
     reader.read(req, res).then((body) => {
@@ -247,6 +251,8 @@ export function mountPrepared<E extends Endpoint, B>(
     mode: 'raw',
     work: async (req, principal) => {
       const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
+      // Prepared: a large batch waits for its turn to be stored, the next is read meanwhile (§20.28).
+      await handOver(req.body);
       const { params } = await inputOf<E>(name, withoutBody, req, undefined);
       const body = content();
       return handler({ params, body }, await authorized(deps, endpoint, principal, { params, query: undefined, body }));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config.js';
 import { INTERNAL, knownError, sendJson, writeFailure } from './errors.js';
 import { createGate } from './gate.js';
-import { type BodyMode, createBodyReader } from './read-body.js';
+import { type BodyMode, createBodyReader, handOver } from './read-body.js';
 
 const deps = {
   config: defaultConfig('0.0.0-test'),
@@ -127,6 +127,78 @@ it('tells the gate what a large body left: its length when sent as is, none when
     // The gate hears of a holder when its answer's socket closes.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(released).toEqual([json.length, undefined]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+it('with a gate for stored batches, reads the next large body while a prepared one is stored (§20.28)', async () => {
+  const config = defaultConfig('0.0.0-test');
+  const released: string[] = [];
+  const gate = (name: string) =>
+    createGate({
+      concurrency: 1,
+      maxWaiting: 4,
+      waitMs: 5000,
+      onRelease: (bytes) => released.push(`${name} ${bytes}`),
+    });
+  const gates = { largeBodies: gate('reading'), storedBatches: gate('stored') };
+  const reader = createBodyReader(16 * 1024 * 1024, 'raw', {
+    config: { ...config, limits: { ...config.limits, largeBatchBytes: 1024 } },
+    ...gates,
+  });
+  const log: string[] = [];
+  const answers = new Map<string, () => void>();
+  const server = createServer((req, res) => {
+    const name = req.headers['x-name'] as string;
+    void (async () => {
+      const body = await reader.read(req, res);
+      log.push(`${name} read`);
+      await handOver(body);
+      log.push(`${name} stored`);
+      await new Promise<void>((resolve) => answers.set(name, resolve));
+      sendJson(res, 200, {});
+    })().catch((error: unknown) => writeFailure(req, res, knownError(error) ?? INTERNAL));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const body = Buffer.from(JSON.stringify({ text: randomBytes(4_000).toString('hex') }));
+  const post = (name: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          port,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'x-name': name },
+        },
+        (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    const a = post('a');
+    await expect.poll(() => log).toEqual(['a read', 'a stored']);
+    // a is stored: b is read and prepared meanwhile, and waits for its turn to be stored.
+    const b = post('b');
+    await expect.poll(() => log).toEqual(['a read', 'a stored', 'b read']);
+    // b holds the reading place: c waits before its body is read.
+    const c = post('c');
+    await expect.poll(() => gates.largeBodies.waiting).toBe(1);
+    expect(gates.storedBatches.running).toBe(1);
+    answers.get('a')?.();
+    expect(await a).toBe(200);
+    await expect.poll(() => log).toEqual(['a read', 'a stored', 'b read', 'b stored', 'c read']);
+    await expect.poll(() => answers.has('b')).toBe(true);
+    answers.get('b')?.();
+    await expect.poll(() => answers.has('c')).toBe(true);
+    answers.get('c')?.();
+    expect([await b, await c]).toEqual([200, 200]);
+    await expect.poll(() => gates.storedBatches.running).toBe(0);
+    expect(gates.largeBodies.running).toBe(0);
+    // The reclaimer hears of each body once, when its answer is gone; a handed-on place, of nothing.
+    expect(released.filter((r) => r.startsWith('stored'))).toEqual([1, 2, 3].map(() => `stored ${body.length}`));
+    expect(released.filter((r) => r.startsWith('reading'))).toEqual(['reading 0', 'reading 0', 'reading 0']);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

@@ -78,21 +78,64 @@ const isLarge = (headers: Headers, bytes: number) =>
  * A large body is read only once the gate lets it in, and holds its place until the answer is
  * gone: reading, parsing and storing one costs many times its size in memory, so the number of
  * them at once is what bounds the daemon's memory. Waiting clients' bytes stay in their sockets.
+ * With `storedBatches` (PostgreSQL), the place is handed on once the batch is prepared (handOver).
  */
-async function admitLarge(req: IncomingMessage, res: ServerResponse, gate: ServerDeps['largeBodies']): Promise<void> {
-  const release = await gate.enter();
+async function admitLarge(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: Pick<ServerDeps, 'largeBodies' | 'storedBatches'>,
+): Promise<HandOff | undefined> {
+  const release = await deps.largeBodies.enter();
   if (!release) throw OVERLOADED;
   // The body's declared size tells the reclaimer how much memory it left (http/reclaim.ts). A
   // chunked one has none, and a compressed one's is not what it inflates to: either is taken for
   // the largest.
   const declared = Number(req.headers['content-length']);
-  const plainSize = Number.isFinite(declared) && identityEncoded(req.headers);
-  res.once('close', () => release(plainSize ? declared : undefined));
+  const bytes = Number.isFinite(declared) && identityEncoded(req.headers) ? declared : undefined;
+  let closed = false;
+  let stored: ((bytes?: number) => void) | undefined;
+  res.once('close', () => {
+    closed = true;
+    (stored ?? release)(bytes);
+  });
   // Gone while it waited: its close is past, so the place is given back here, nothing read.
   if (req.destroyed) {
     release(0);
     throw REQUEST_ABORTED;
   }
+  const storing = deps.storedBatches;
+  if (!storing) return undefined;
+  return async () => {
+    const turn = await storing.enter();
+    if (!turn) throw OVERLOADED;
+    // Gone meanwhile: its close gave its place back; it holds no other.
+    if (closed) return turn(0);
+    // The answer's close gives this place back, and the reclaimer hears of the body then, as it
+    // did of a place held to the end; the reading place goes to the next body now, with no bytes.
+    stored = turn;
+    release(0);
+  };
+}
+
+/** Waits for the batch's turn to be stored, then gives its reading place to the next large body. */
+type HandOff = () => Promise<void>;
+
+/** Large bodies read while `storedBatches` is on, by their bytes (a Buffer in the `raw` mode). */
+const handOffs = new WeakMap<object, HandOff>();
+
+/**
+ * Called once a large batch's body is prepared, before it is stored (docs/decisions.md §20.28):
+ * on PostgreSQL it waits until no other large batch is being stored (up to `--large-batch-wait`,
+ * then 503 `overloaded`), takes that turn until its answer is gone, and gives its place at the
+ * large-batch gate to the next body, which is read and prepared while this one is stored. Any
+ * other body, and every body on SQLite, goes on at once, holding its place as before.
+ */
+export async function handOver(body: unknown): Promise<void> {
+  if (typeof body !== 'object' || body === null) return;
+  const handOff = handOffs.get(body);
+  if (!handOff) return;
+  handOffs.delete(body);
+  await handOff();
 }
 
 /** The whole body; rejects as body-parser does when the client goes away before sending it. */
@@ -177,7 +220,7 @@ export interface BodyReader {
 export function createBodyReader(
   limit: number,
   mode: BodyMode,
-  deps: Pick<ServerDeps, 'largeBodies' | 'config'>,
+  deps: Pick<ServerDeps, 'largeBodies' | 'storedBatches' | 'config'>,
 ): BodyReader {
   const other = mode === 'none' ? undefined : otherReader(limit, mode);
   const plain = (req: IncomingMessage) => plainLength(req.headers, limit) !== undefined;
@@ -188,9 +231,13 @@ export function createBodyReader(
       const refused = refusal(req.headers, limit, mode);
       if (refused) throw refused;
       if (mode === 'none' || !other) return undefined;
-      if (mode === 'raw' && isLarge(req.headers, deps.config.limits.largeBatchBytes))
-        await admitLarge(req, res, deps.largeBodies);
-      return plain(req) ? decode(await readBytes(req), mode) : other(req, res);
+      const handOff =
+        mode === 'raw' && isLarge(req.headers, deps.config.limits.largeBatchBytes)
+          ? await admitLarge(req, res, deps)
+          : undefined;
+      const body = plain(req) ? decode(await readBytes(req), mode) : await other(req, res);
+      if (handOff && typeof body === 'object' && body !== null) handOffs.set(body, handOff);
+      return body;
     },
   };
 }

@@ -25,6 +25,11 @@ export interface ServerDeps {
   readonly inflight: Inflight;
   /** Large batch bodies pass it before they are read (`Limits.largeBatches`). */
   readonly largeBodies: Gate;
+  /**
+   * On PostgreSQL, a prepared large batch takes a place here before it is stored and gives its
+   * place at `largeBodies` to the next body (read-body.ts, `handOver`); none on SQLite.
+   */
+  readonly storedBatches?: Gate | undefined;
   /** The client's address by `--trust-proxy`, as Express's `req.ip` gives it (http/trust-proxy.ts). */
   readonly clientAddress: (req: IncomingMessage) => string | undefined;
 }
