@@ -127,7 +127,8 @@ export function createApp(options: AppOptions): App {
       options.dialect.backend === 'postgres'
         ? createGate({
             concurrency: options.config.limits.largeBatches,
-            maxWaiting: options.config.limits.largeBatches,
+            // Only bodies already read wait here, so refusing one frees no memory.
+            maxWaiting: Number.POSITIVE_INFINITY,
             waitMs: options.config.limits.largeBatchWaitMs,
             onRelease: reclaimer.soon,
           })

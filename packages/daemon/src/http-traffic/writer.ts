@@ -209,7 +209,7 @@ async function addCounts(trx: Executor, traffic: readonly NewTrafficRow[], joine
   for (const part of chunks(countRowsOf(traffic))) {
     // PostgreSQL: its result is not read, so it goes with the transaction's next statement
     // (db/pg-joined.ts), compiled once a shape (db/shaped.ts).
-    if (joined) await executeWaiting(trx, POSTGRES, shapedCounts(part, upsert));
+    if (joined) await executeWaiting(trx, POSTGRES, shapedCounts(trx, part, upsert));
     else await upsert(part).execute();
   }
 }
@@ -221,10 +221,14 @@ const COUNT_COLUMNS = ['traffic_source_id', 'pathname_id', 'domain_id', 'method'
 const COUNT_WIDTH = COUNT_COLUMNS.length;
 
 /** The count upsert of `part`, compiled once its shape (db/shaped.ts). */
-function shapedCounts<R>(part: readonly CountRow[], build: (part: readonly CountRow[]) => Compilable<R>) {
+function shapedCounts<R>(
+  trx: Executor,
+  part: readonly CountRow[],
+  build: (part: readonly CountRow[]) => Compilable<R>,
+) {
   const values: unknown[] = [];
   for (const row of part) for (const column of COUNT_COLUMNS) values.push(row[column]);
-  return COUNTS.statement('traffic_counts.add', values, (at) =>
+  return COUNTS.statement(trx, 'traffic_counts.add', values, (at) =>
     build(
       part.map((c, r) => {
         const i = r * COUNT_WIDTH;

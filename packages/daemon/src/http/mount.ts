@@ -251,11 +251,12 @@ export function mountPrepared<E extends Endpoint, B>(
     mode: 'raw',
     work: async (req, principal) => {
       const content = await prepare(Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : null, req.params);
-      // Prepared: a large batch waits for its turn to be stored, the next is read meanwhile (§20.28).
-      await handOver(req.body);
       const { params } = await inputOf<E>(name, withoutBody, req, undefined);
       const body = content();
-      return handler({ params, body }, await authorized(deps, endpoint, principal, { params, query: undefined, body }));
+      const ctx = await authorized<E>(deps, endpoint, principal, { params, query: undefined, body });
+      // Prepared and checked: a large batch waits for its turn to be stored, the next is read meanwhile (§20.28).
+      await handOver(req.body);
+      return handler({ params, body }, ctx);
     },
   });
 }

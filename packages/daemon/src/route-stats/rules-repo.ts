@@ -40,7 +40,7 @@ export async function rulesOf(
   // PostgreSQL's is compiled once a number of sources (db/shaped.ts); SQLite's Kysely rewrites ids as it compiles.
   const query =
     deps.dialect.backend === 'postgres'
-      ? RULES.statement(`rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id))))
+      ? RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id))))
       : build(sourceIds);
   // In an ingest transaction this is the first statement: on PostgreSQL its `begin` goes with it (db/pg-joined.ts).
   for (const row of await executeTaking(trx, deps.dialect, query))

@@ -1,4 +1,5 @@
 import {
+  CamelCasePlugin,
   type CompiledQuery,
   DummyDriver,
   Kysely,
@@ -167,9 +168,69 @@ describe('statistics statements compiled once a shape (decisions §20.29)', () =
       ['h', undefined, null],
     ];
     for (const probe of probes) {
-      const got = shaped.statement('probe', probe, build(probe)).compile();
+      const got = shaped.statement(db, 'probe', probe, build(probe)).compile();
       expect(pick(got)).toEqual(pick(build(probe)((_, value) => value).compile()));
     }
+  });
+
+  it('keeps a bounded number of shapes a statement, the least recently used going first', () => {
+    const { db } = recording();
+    const shaped = new ShapedStatements(2);
+    let builds = 0;
+    const ids = (count: number) => Array.from({ length: count }, (_, i) => `id-${i}`);
+    const read = (name: string, values: readonly string[]) =>
+      shaped.statement(db, name, values, (at) => {
+        builds += 1;
+        return db
+          .selectFrom('http_traffic')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            values.map((v, i) => at(i, v)),
+          );
+      });
+    read('a', ids(1));
+    read('a', ids(2));
+    read('b', ids(1)); // another statement keeps shapes of its own
+    read('a', ids(1)); // a reuse: shape 2 is now the least recently used
+    expect(builds).toBe(3);
+    read('a', ids(3)); // past the bound: shape 2 goes
+    read('a', ids(1));
+    read('b', ids(1));
+    expect(builds).toBe(4);
+    read('a', ids(2));
+    expect(builds).toBe(5);
+    // Past 1,024 values a statement is compiled each time and kept nowhere.
+    const many = ids(1_100);
+    const got = read('c', many).compile();
+    read('c', many);
+    expect(builds).toBe(7);
+    expect(got.parameters).toEqual(many);
+  });
+
+  it('refuses an executor with plugins, and a build that compiles a value twice', () => {
+    const { db } = recording();
+    const shaped = new ShapedStatements();
+    const values = ['x', 'y'] as const;
+    const withPlugin = db.withPlugin(new CamelCasePlugin());
+    expect(() =>
+      shaped.statement(withPlugin, 'plugged', values, (at) =>
+        withPlugin
+          .selectFrom('http_traffic')
+          .select('id')
+          .where('id', 'in', [at(0, values[0]), at(1, values[1])]),
+      ),
+    ).toThrow('plugged: compiled once a shape only without plugins');
+    expect(() =>
+      shaped.statement(db, 'twice', values, (at) => {
+        const first = at(0, values[0]);
+        return db
+          .selectFrom('http_traffic')
+          .select('id')
+          .where('id', 'in', [first, first, at(1, values[1])]);
+      }),
+    ).toThrow('twice: value 0 is compiled twice');
   });
 });
 

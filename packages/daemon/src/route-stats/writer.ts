@@ -133,7 +133,7 @@ const minutes: Level = {
           trx,
           dialect,
           shaped
-            ? shaped.statement('route_stats.locked', keyValues(part), (at) => build(keyRows(part, at)))
+            ? shaped.statement(trx, 'route_stats.locked', keyValues(part), (at) => build(keyRows(part, at)))
             : build(part),
         )
       : await build(part).execute();
@@ -232,7 +232,7 @@ const rollups: Level = {
           trx,
           dialect,
           shaped
-            ? shaped.statement('route_rollups.locked', keyValues(part), (at) => build(keyRows(part, at)))
+            ? shaped.statement(trx, 'route_rollups.locked', keyValues(part), (at) => build(keyRows(part, at)))
             : build(part),
         )
       : await build(part).execute();
@@ -298,10 +298,12 @@ const SHAPED = new ShapedStatements();
 /** A level's writes on PostgreSQL, each compiled once a shape by `statements` (db/shaped.ts). */
 export const shapedLevel = (statements: ShapedStatements, { name, level }: (typeof LEVELS)[number]) => ({
   insertEmpty: (trx: Executor, part: readonly Keyed[]) =>
-    statements.statement(`${name}.insertEmpty`, keyValues(part), (at) => level.insertEmpty(trx, keyRows(part, at))),
+    statements.statement(trx, `${name}.insertEmpty`, keyValues(part), (at) =>
+      level.insertEmpty(trx, keyRows(part, at)),
+    ),
   write: (trx: Executor, part: readonly BucketTotals[]) => {
     const { values, sketches } = totalsValues(part);
-    return statements.statement(`${name}.write`, values, (at) =>
+    return statements.statement(trx, `${name}.write`, values, (at) =>
       level.write(trx, totalsRows(part, sketches, at), 'replace'),
     );
   },
