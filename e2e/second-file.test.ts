@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempHome } from './support/binaries.js';
+import { TAPLINED, tempHome } from './support/binaries.js';
 import { startProbed } from './support/probed.js';
 
 /**
@@ -25,8 +25,8 @@ interface Seen {
 }
 
 /** The daemon with the probe, its answers' bodies parsed. */
-async function probed(homePath: string, flags: readonly string[] = []) {
-  const daemon = await startProbed<Seen>(probe, homePath, cleanups, flags);
+async function probed(homePath: string, flags: readonly string[] = [], taplined = TAPLINED) {
+  const daemon = await startProbed<Seen>(probe, homePath, cleanups, flags, taplined);
   const send = async (path: string, init?: RequestInit) => {
     const { seen, body } = await daemon.send(path, init);
     return { seen, body: JSON.parse(body) as unknown };
@@ -83,13 +83,15 @@ describe("the bundle's second file", () => {
   it('is read through its own code cache, written by the process that read it first, with or without the lean heap', async () => {
     const home = tempHome();
     cleanups.push(() => home.remove());
-    // The first reader writes the cache (when there was none, or one another process made under other
-    // Node flags), at the latest when it stops. It is made and read under the start's V8 flags: the
-    // lean heap changes two of them as it runs.
-    const first = await probed(home.path);
-    expect((await first.send('/openapi.json')).seen.secondFile).not.toBe('not read');
+    const { dist, taplined } = distCopy();
+    const caches = () => readdirSync(dist).filter((f) => f.startsWith('taplined-schemas.cjs.') && f.endsWith('.cache'));
+    // The first reader writes the cache, at the latest when it stops. It is made and read under the
+    // start's V8 flags: the lean heap changes two of them as it runs.
+    const first = await probed(home.path, [], taplined);
+    expect((await first.send('/openapi.json')).seen.secondFile).toBe('no cache');
     await first.stop();
-    const second = await probed(home.path, ['--no-lean-heap']);
+    expect(caches()).toHaveLength(1);
+    const second = await probed(home.path, ['--no-lean-heap'], taplined);
     expect((await second.send('/healthz')).seen.secondFile).toBe('not read');
     expect((await second.send('/openapi.json')).seen).toEqual({
       path: '/openapi.json',
@@ -97,4 +99,36 @@ describe("the bundle's second file", () => {
       secondFile: 'cache accepted',
     });
   });
+
+  it('is read again by the next request when a first read failed, as while a package is replaced', async () => {
+    const home = tempHome();
+    cleanups.push(() => home.remove());
+    const { dist, taplined } = distCopy();
+    const second = join(dist, 'taplined-schemas.cjs');
+    renameSync(second, `${second}.away`);
+    const daemon = await probed(home.path, [], taplined);
+    const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
+    const list = () => daemon.send('/traffic-source', { headers: { authorization: `Bearer ${token}` } });
+    const missing = await list();
+    expect(missing.seen.status).toBe(500);
+    expect(missing.body).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'internal' });
+    expect((await daemon.send('/openapi.json')).seen.status).toBe(500);
+    renameSync(`${second}.away`, second);
+    expect((await list()).seen).toMatchObject({ status: 200, secondFile: 'no cache' });
+    expect((await daemon.send('/openapi.json')).seen.status).toBe(200);
+  });
 });
+
+/** The built daemon copied to a folder of its own, with no code cache: its files can be moved. */
+function distCopy(): { dist: string; taplined: string } {
+  const folder = tempHome('tapline-dist-');
+  cleanups.push(() => folder.remove());
+  const from = join(TAPLINED, '..');
+  const dist = join(folder.path, 'dist');
+  cpSync(from, dist, { recursive: true, filter: (path) => !path.endsWith('.cache') && !path.endsWith('.map') });
+  // Its packages kept outside the bundle (better-sqlite3, piscina) are found from the package's folder.
+  symlinkSync(join(from, '..', 'node_modules'), join(folder.path, 'node_modules'));
+  writeFileSync(join(folder.path, 'package.json'), '{ "type": "module" }\n');
+  if (!existsSync(join(dist, 'taplined-schemas.cjs'))) throw new Error('no second file in the built daemon');
+  return { dist, taplined: join(dist, 'taplined.js') };
+}

@@ -5,15 +5,17 @@ import { cleanEnv, TAPLINED } from './binaries.js';
 /**
  * The built daemon started with a preloaded `probe` that writes one JSON line to fd 3 after each
  * answer (e2e/start-loads-no-zod.test.ts, e2e/second-file.test.ts). `send` makes a request and
- * gives its answer's body with the probe's line for it; `cleanups` gets what kills it.
+ * gives its answer's body with the probe's line for it; `cleanups` gets what kills it. `taplined`:
+ * another copy of the built daemon than the workspace's.
  */
 export async function startProbed<Line>(
   probe: string,
   homePath: string,
   cleanups: Array<() => Promise<void> | void>,
   flags: readonly string[] = [],
+  taplined = TAPLINED,
 ) {
-  const args = ['-r', probe, TAPLINED, '--log-level', 'warn', '--port', '0', '--home', homePath, ...flags];
+  const args = ['-r', probe, taplined, '--log-level', 'warn', '--port', '0', '--home', homePath, ...flags];
   const child = execa('node', args, {
     env: cleanEnv(),
     extendEnv: false,

@@ -30,14 +30,19 @@ function readCache(cacheFile: string): Buffer | undefined {
   }
 }
 
-/** Written under a temporary name and renamed: two daemons starting together never leave half a file. */
+/**
+ * Written under a temporary name and renamed: two daemons starting together never leave half a
+ * file. The name is the process's and a random one, made only if absent: two containers' daemons
+ * are each pid 1, and may share one installed folder.
+ */
 function writeCache(cacheFile: string, data: Buffer): void {
-  const temporary = `${cacheFile}.${process.pid}.tmp`;
+  const temporary = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    writeFileSync(temporary, data);
+    writeFileSync(temporary, data, { flag: 'wx' });
     renameSync(temporary, cacheFile);
-  } catch {
-    rmSync(temporary, { force: true });
+  } catch (error) {
+    // Another's file of that name is left alone; one this process began is removed.
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) rmSync(temporary, { force: true });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Request, Router } from 'express';
 import type { Deps } from '../deps.js';
 import { mountTable } from '../http/table.js';
 import { firstUse } from '../first-use.js';
-import type { openApiDocument } from './openapi.js';
+import { loadOnce } from '../load-once.js';
 import { storageHealth } from '../retention/status.js';
 
 /**
@@ -17,7 +17,8 @@ function serverOf(req: Request): string {
 }
 
 export function metaRoutes(router: Router, deps: Deps): void {
-  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
+  // Requests that come together build the document once; one that failed is built again (load-once.ts).
+  const document = loadOnce(() => firstUse.openapi().then((module) => module.openApiDocument(deps.config.version)));
   mountTable(router, deps, 'meta', {
     health: async () => ({
       status: 'ok' as const,
@@ -29,10 +30,8 @@ export function metaRoutes(router: Router, deps: Deps): void {
       kind: 'raw',
       // Its module reads the contract's schemas: loaded by the first request for it (§20.23, §20.27).
       handler: async (_input, _ctx, req, res) => {
-        // The promise is kept, so requests that come together build the document once.
-        document ??= firstUse.openapi().then((module) => module.openApiDocument(deps.config.version));
         res.status(contractRoutes.openapi.status).json({
-          ...(await document),
+          ...(await document()),
           servers: [{ url: serverOf(req), description: 'the daemon that served this document' }],
         });
       },
