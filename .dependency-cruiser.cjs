@@ -109,13 +109,14 @@ module.exports = {
         "http/ (the server, mount, the body reader, errors) serves every capability's routes, so it imports none of them: " +
         'not deps.ts, which ties all their services together (http/server-deps.ts is its part), nor app.ts or serve.ts. ' +
         'auth/ (the token check and its audit) and db/ (outages) are below it, and first-use.ts, which loads on ' +
-        "first use what no start runs (the bundle's second file, decisions §20.27) and imports nothing at load.",
+        "first use what no start runs (the bundle's second file, decisions §20.27) and imports nothing at load, " +
+        'with load-once.ts, which retries such a load that failed.',
       from: { path: '^packages/daemon/src/http/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^packages/daemon/src/',
         pathNot: [
           '^packages/daemon/src/(http|auth|db)/',
-          '^packages/daemon/src/(config|exit-error|clock|first-use)\\.ts$',
+          '^packages/daemon/src/(config|exit-error|clock|first-use|load-once)\\.ts$',
         ],
       },
     },
