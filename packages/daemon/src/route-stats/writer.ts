@@ -128,15 +128,7 @@ const minutes: Level = {
         .orderBy('status_class');
       return dialect.lockRows(query, 'wait');
     };
-    const rows = joined
-      ? await executeTaking(
-          trx,
-          dialect,
-          shaped
-            ? shaped.statement(trx, 'route_stats.locked', keyValues(part), (at) => build(keyRows(part, at)))
-            : build(part),
-        )
-      : await build(part).execute();
+    const rows = await readLocked(trx, dialect, 'route_stats.locked', part, joined, shaped, build);
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -227,15 +219,7 @@ const rollups: Level = {
         .orderBy('status_class');
       return dialect.lockRows(query, 'wait');
     };
-    const rows = joined
-      ? await executeTaking(
-          trx,
-          dialect,
-          shaped
-            ? shaped.statement(trx, 'route_rollups.locked', keyValues(part), (at) => build(keyRows(part, at)))
-            : build(part),
-        )
-      : await build(part).execute();
+    const rows = await readLocked(trx, dialect, 'route_rollups.locked', part, joined, shaped, build);
     return rows.map((r) => ({
       ...r,
       sourceId: r.traffic_source_id,
@@ -308,6 +292,25 @@ export const shapedLevel = (statements: ShapedStatements, { name, level }: (type
     );
   },
 });
+
+/**
+ * A level's locked read of `part`, built by `build`: with `joined` (PostgreSQL) the statements
+ * waiting on the connection go with it (db/pg-joined.ts), and with `shaped` it is compiled once a
+ * shape (db/shaped.ts).
+ */
+async function readLocked<R>(
+  trx: Executor,
+  dialect: SqlDialect,
+  name: string,
+  part: readonly Keyed[],
+  joined: boolean,
+  shaped: ShapedStatements | undefined,
+  build: (part: readonly Keyed[]) => Compilable<R> & { execute(): Promise<R[]> },
+): Promise<R[]> {
+  if (!joined) return build(part).execute();
+  const query = shaped ? shaped.statement(trx, name, keyValues(part), (at) => build(keyRows(part, at))) : build(part);
+  return executeTaking(trx, dialect, query);
+}
 
 /** Every key's values, one after the other, in the order `keyRows` reads them. */
 function keyValues(part: readonly Keyed[], width = KEY_WIDTH): unknown[] {
