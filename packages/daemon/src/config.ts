@@ -46,7 +46,7 @@ export interface Limits {
   readonly streamBuffer: number;
   /** Batch bodies above this many bytes (or of unknown length) are large: */
   readonly largeBatchBytes: number;
-  /** at most this many are read and stored at once; the others wait, then get a 503 `overloaded`. */
+  /** at most this many are read at once (on PostgreSQL, as many more stored, §20.28); the others wait, then get a 503 `overloaded`. */
   readonly largeBatches: number;
   readonly largeBatchWaitMs: number;
 }
