@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { depdWithoutLines, lazyMimeMaps } from '../scripts/release/start-patches.mjs';
+import { contractRoutes } from '@tapline/shared/lean';
+import {
+  depdWithoutLines,
+  lazyMimeMaps,
+  lazyPinoTransport,
+  lazyRouteMatchers,
+  lazySonicBoomAssert,
+} from '../scripts/release/start-patches.mjs';
 
 /**
  * The daemon's bundle patches depd and mime-types so that a start does less (start-patches.mjs,
@@ -14,14 +21,17 @@ import { depdWithoutLines, lazyMimeMaps } from '../scripts/release/start-patches
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// The copies the daemon bundles: express's own dependencies.
-const fromExpress = createRequire(createRequire(join(root, 'packages/daemon/package.json')).resolve('express'));
+// The copies the daemon bundles: express's own dependencies, pino and pino's.
+const fromDaemon = createRequire(join(root, 'packages/daemon/package.json'));
+const fromExpress = createRequire(fromDaemon.resolve('express'));
+const fromPino = createRequire(fromDaemon.resolve('pino'));
 
 /** `name` bundled to CommonJS with `plugins`, run as a script of its own file name; its exports. */
 async function bundled(
   name: string,
   plugins: Plugin[],
   path = fromExpress.resolve(name),
+  required: string[] = [],
 ): Promise<{ text: string; exports: Record<string, unknown> }> {
   const result = await build({
     stdin: { contents: `module.exports = require(${JSON.stringify(path)});`, resolveDir: dirname(path) },
@@ -38,7 +48,9 @@ async function bundled(
     filename: '/bundle/taplined.cjs',
   }).runInThisContext();
   if (typeof run !== 'function') throw new TypeError('the bundle did not compile to a function');
-  Reflect.apply(run, undefined, [module, module.exports, createRequire(path)]);
+  const load = createRequire(path);
+  const require = Object.assign((id: string): unknown => (required.push(id), load(id)), load);
+  Reflect.apply(run, undefined, [module, module.exports, require]);
   return { text, exports: module.exports };
 }
 
@@ -111,5 +123,113 @@ describe('the start patches', () => {
     };
     expect(file(patched.exports)).toBe(file(published.exports));
     expect(file(patched.exports)).toBe(fileURLToPath(import.meta.url));
+  });
+
+  it('router compiles each path at its first match, to the same match as published', async () => {
+    const published = await bundled('router', []);
+    const patched = await bundled('router', [lazyRouteMatchers]);
+    expect(patched.text).not.toBe(published.text);
+    type Layer = { matchers: unknown[]; match(path: string): unknown };
+    type Router = { stack: Layer[]; get(path: string | string[], fn: () => void): void; use(fn: () => void): void };
+    const mount = (exports: Record<string, unknown>) => {
+      const router = (exports as unknown as (options: object) => Router)({ strict: false });
+      router.use(() => undefined);
+      for (const { path } of Object.values(contractRoutes)) router.get(path, () => undefined);
+      router.get('/assets/:name', () => undefined);
+      router.get(['/a/:b', '/c'], () => undefined);
+      return router.stack;
+    };
+    const before = mount(published.exports);
+    const after = mount(patched.exports);
+    expect(after.map((l) => l.matchers.length)).toEqual(before.map((l) => l.matchers.length));
+    const paths = Object.values(contractRoutes).flatMap(({ path }) => {
+      const filled = path.replace(/:(\w+)/g, 'x%20$1');
+      return [path, filled, `${filled}/`, filled.toUpperCase(), `${filled}/more`, filled.replace(/\/[^/]*$/, '')];
+    });
+    for (const path of [...paths, '/', '/assets/app.js', '/assets/%E2%82%AC', '/assets/%zz', '/a/b', '/c', '/nope'])
+      for (const [i, layer] of after.entries()) {
+        const match = (l: Layer) => {
+          try {
+            return l.match(path);
+          } catch (error) {
+            return error instanceof Error ? { threw: error.message } : error;
+          }
+        };
+        expect(match(layer), `${path} at ${i}`).toEqual(match(before[i] as Layer));
+      }
+    // What moved: a path that cannot compile now fails at its first match instead of its mounting.
+    const broken = (exports: Record<string, unknown>) => {
+      const router = (exports as unknown as (options: object) => Router)({});
+      router.get('/a/:', () => undefined);
+      return router.stack[0] as Layer;
+    };
+    expect(() => broken(published.exports)).toThrow(TypeError);
+    expect(() => broken(patched.exports).match('/a/b')).toThrow(TypeError);
+  });
+
+  it("sonic-boom loads assert at its check, which fails as published's", async () => {
+    const path = fromPino.resolve('sonic-boom');
+    const required: string[] = [];
+    const published = await bundled('sonic-boom', [], path);
+    const patched = await bundled('sonic-boom', [lazySonicBoomAssert], path, required);
+    expect(patched.text).not.toBe(published.text);
+    expect(required).not.toContain('assert');
+    const failure = (exports: Record<string, unknown>) => {
+      const SonicBoom = exports as unknown as new (options: object) => { fd: unknown; destroy(): void };
+      const sonic = new SonicBoom({ fd: 1, sync: true });
+      sonic.fd = 'not a number';
+      try {
+        sonic.destroy();
+      } catch (error) {
+        return {
+          name: (error as Error).name,
+          message: (error as Error).message,
+          code: (error as { code: string }).code,
+        };
+      }
+      return undefined;
+    };
+    expect(failure(patched.exports)).toEqual(failure(published.exports));
+    expect(failure(patched.exports)).toMatchObject({ code: 'ERR_ASSERTION' });
+    expect(required).toContain('assert');
+  });
+
+  it('pino loads its transports (thread-stream, assert, a worker) at their first use', async () => {
+    const path = fromDaemon.resolve('pino');
+    const required: string[] = [];
+    const published = await bundled('pino', [], path);
+    const patched = await bundled('pino', [...lazyPinoTransport, lazySonicBoomAssert], path, required);
+    expect(patched.text).not.toBe(published.text);
+    expect(Object.keys(patched.exports)).toEqual(Object.keys(published.exports));
+    // A logger on a file descriptor, as the daemon makes it, loads neither.
+    type Pino = ((options: object, stream: unknown) => { info(message: string): void }) & {
+      destination(fd: number): unknown;
+      transport: (options: object) => unknown;
+    };
+    const pino = patched.exports as unknown as Pino;
+    pino({ level: 'silent' }, pino.destination(1)).info('not written');
+    expect(required).not.toContain('assert');
+    const transport = pino.transport;
+    expect(required).toContain('assert');
+    const publishedTransport = (published.exports as unknown as Pino).transport;
+    expect([typeof transport, transport.name, transport.length]).toEqual([
+      typeof publishedTransport,
+      publishedTransport.name,
+      publishedTransport.length,
+    ]);
+    expect(Object.getOwnPropertyDescriptor(patched.exports, 'transport')).toEqual({
+      ...Object.getOwnPropertyDescriptor(published.exports, 'transport'),
+      value: transport,
+    });
+    // The option loads them too, and fails alike on a target that does not exist.
+    const failure = (exports: Record<string, unknown>) => {
+      try {
+        (exports as unknown as Pino)({ transport: { target: '/no/such/target.js' } }, undefined);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(failure(patched.exports)).toEqual(failure(published.exports));
   });
 });

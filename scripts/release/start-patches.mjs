@@ -67,6 +67,64 @@ export const lazyMimeMaps = patch(
 );
 
 /**
+ * router (express's): every route's path was compiled by path-to-regexp as the route was mounted,
+ * some 80 of them at every start (about 5 ms of CPU). Each is compiled by its first match instead,
+ * into the same matcher; `matchers` keeps its length and order. A route whose path cannot compile
+ * would fail at its first request instead of its mounting: the daemon's paths are constants of the
+ * contract, each compiled by e2e/start-patches.test.ts.
+ */
+export const lazyRouteMatchers = patch(
+  'lazy-route-matchers',
+  /[\\/]router[\\/]lib[\\/]layer\.js$/,
+  '  this.matchers = Array.isArray(this.rawPath) ? this.rawPath.map(matcher) : [matcher(path)]\n',
+  `  // Each path compiled by its first match
+  this.matchers = (Array.isArray(this.rawPath) ? this.rawPath : [path]).map(function (_path) {
+    let compiled
+    return function lazyMatcher (p) {
+      return (compiled || (compiled = matcher(_path)))(p)
+    }
+  })
+`,
+);
+
+/**
+ * sonic-boom (pino's destination) loaded Node's \`assert\` at load for one check in \`destroy\`; the
+ * first \`assert\` module a process loads costs it about 4 ms of CPU. Loaded by that check instead.
+ */
+export const lazySonicBoomAssert = patch(
+  'lazy-sonic-boom-assert',
+  /[\\/]sonic-boom[\\/]index\.js$/,
+  "const assert = require('assert')\n",
+  "function assert (value, message) { require('assert')(value, message) }\n",
+);
+
+/**
+ * pino: its transports (thread-stream, which loads \`assert\` and a worker's machinery) were loaded
+ * with pino; the daemon logs to a file descriptor and never starts one. \`pino.transport\` and the
+ * \`transport\` option load them on first use, the same function as published.
+ */
+export const lazyPinoTransport = [
+  patch(
+    'lazy-pino-transport-option',
+    /[\\/]pino[\\/]lib[\\/]tools\.js$/,
+    "const transport = require('./transport')\n",
+    "function transport (opts) { return require('./transport')(opts) }\n",
+  ),
+  patch(
+    'lazy-pino-transport-export',
+    /[\\/]pino[\\/]pino\.js$/,
+    "module.exports.transport = require('./lib/transport')\n",
+    `Object.defineProperty(module.exports, 'transport', {
+  get: function () { return (module.exports.transport = require('./lib/transport')) },
+  set: function (value) { Object.defineProperty(module.exports, 'transport', { value: value, writable: true, enumerable: true, configurable: true }) },
+  enumerable: true,
+  configurable: true
+})
+`,
+  ),
+];
+
+/**
  * Fails the build when a bundle is not pure ASCII. V8 keeps a script with a single character
  * beyond Latin-1 as a two-byte string, and Node decodes a non-ASCII file byte by byte: reading the
  * 2.5 MB bundle took 11 to 22 ms instead of 2. esbuild escapes such characters in strings but not
@@ -93,3 +151,12 @@ export const asciiOnly = {
     });
   },
 };
+
+/** Every patch above, in the order the daemon's builds (tsup.config.ts, bundle.mjs) apply them. */
+export const startPatches = [
+  depdWithoutLines,
+  lazyMimeMaps,
+  lazyRouteMatchers,
+  lazySonicBoomAssert,
+  ...lazyPinoTransport,
+];
