@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { contractRoutes } from '@tapline/shared/lean';
 import {
   depdWithoutLines,
+  lazyIpAddress,
   lazyMimeMaps,
   lazyPinoTransport,
   lazyRouteMatchers,
@@ -32,6 +33,7 @@ async function bundled(
   plugins: Plugin[],
   path = fromExpress.resolve(name),
   required: string[] = [],
+  external: string[] = [],
 ): Promise<{ text: string; exports: Record<string, unknown> }> {
   const result = await build({
     stdin: { contents: `module.exports = require(${JSON.stringify(path)});`, resolveDir: dirname(path) },
@@ -41,6 +43,7 @@ async function bundled(
     write: false,
     logLevel: 'silent',
     plugins,
+    external,
   });
   const text = result.outputFiles[0]?.text ?? '';
   const module = { exports: {} as Record<string, unknown> };
@@ -231,5 +234,33 @@ describe('the start patches', () => {
       return undefined;
     };
     expect(failure(patched.exports)).toEqual(failure(published.exports));
+  });
+
+  it("express-rate-limit loads ip-address with its first IPv6 key, the same keys as published's", async () => {
+    // The ES module the daemon's bundle takes, with ip-address left to the recording require.
+    const path = join(dirname(fromDaemon.resolve('express-rate-limit')), 'index.mjs');
+    const required: string[] = [];
+    const published = await bundled('express-rate-limit', [], path, [], ['ip-address']);
+    const patched = await bundled('express-rate-limit', [lazyIpAddress], path, required, ['ip-address']);
+    expect(patched.text).not.toBe(published.text);
+    expect(Object.keys(patched.exports)).toEqual(Object.keys(published.exports));
+    type KeyOf = (ip: string, subnet?: number | false) => string;
+    const before = published.exports.ipKeyGenerator as KeyOf;
+    const after = patched.exports.ipKeyGenerator as KeyOf;
+    expect(after('203.0.113.7')).toBe(before('203.0.113.7'));
+    expect(required).not.toContain('ip-address');
+    const ips = [
+      '2001:db8:85a3::8a2e:370:7334',
+      '::ffff:192.0.2.1',
+      '::192.0.2.1',
+      '::1',
+      '::',
+      'fe80::1%eth0',
+      '1.2.3.4',
+    ];
+    for (const ip of ips)
+      for (const subnet of [undefined, 56, 64, 128, false] as const)
+        expect(after(ip, subnet), `${ip}/${subnet}`).toBe(before(ip, subnet));
+    expect(required).toContain('ip-address');
   });
 });

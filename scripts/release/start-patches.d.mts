@@ -6,3 +6,4 @@ export declare const lazyRouteMatchers: import('esbuild').Plugin;
 export declare const lazySonicBoomAssert: import('esbuild').Plugin;
 export declare const lazyPinoTransport: import('esbuild').Plugin[];
 export declare const startPatches: import('esbuild').Plugin[];
+export declare const lazyIpAddress: import('esbuild').Plugin;
