@@ -168,6 +168,18 @@ describe('the start patches', () => {
     };
     expect(() => broken(published.exports)).toThrow(TypeError);
     expect(() => broken(patched.exports).match('/a/b')).toThrow(TypeError);
+    // And it fails every request that reaches its layer, a route mounted after it too, at every
+    // match (a failed compile is not kept): each one is the router's error, a 500 in the daemon.
+    type Handled = {
+      get(path: string, fn: (req: unknown, res: unknown, next: () => void) => void): void;
+      handle(req: object, res: object, done: (error?: unknown) => void): void;
+    };
+    const router = (patched.exports as unknown as (options: object) => Handled)({});
+    router.get('/a/:', () => undefined);
+    router.get('/c', (_req, _res, next) => next());
+    const outcome = () => new Promise<unknown>((done) => router.handle({ url: '/c', method: 'GET' }, {}, done));
+    expect(await outcome()).toBeInstanceOf(TypeError);
+    expect(await outcome()).toBeInstanceOf(TypeError);
   });
 
   it("sonic-boom loads assert at its check, which fails as published's", async () => {

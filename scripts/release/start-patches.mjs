@@ -67,11 +67,13 @@ export const lazyMimeMaps = patch(
 );
 
 /**
- * router (express's): every route's path was compiled by path-to-regexp as the route was mounted,
- * some 80 of them at every start (about 5 ms of CPU). Each is compiled by its first match instead,
- * into the same matcher; `matchers` keeps its length and order. A route whose path cannot compile
- * would fail at its first request instead of its mounting: the daemon's paths are constants of the
- * contract, each compiled by e2e/start-patches.test.ts.
+ * router (express's): every layer's path was compiled by path-to-regexp as it was mounted: each
+ * route's, each mounted middleware's and the `/` of each handler of a route, 237 compiles for the
+ * test harness's app (about 5 ms of CPU). Each is compiled by its first match instead, into the
+ * same matcher; `matchers` keeps its length and order. A path that cannot compile would no longer
+ * stop the start: every request that reaches its layer (a route mounted after it too) would fail
+ * with its TypeError, a 500, at every match. The daemon's paths are constants of the contract,
+ * each compiled by e2e/start-patches.test.ts, and mounted unpatched by every test of the app.
  */
 export const lazyRouteMatchers = patch(
   'lazy-route-matchers',
