@@ -3,7 +3,7 @@ import { defineConfig, type Options } from 'tsup';
 import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 import { SECOND_FILE, secondFileSeam } from '../../scripts/release/second-file.mjs';
-import { asciiOnly, depdWithoutLines, lazyMimeMaps } from '../../scripts/release/start-patches.mjs';
+import { asciiOnly, startPatches } from '../../scripts/release/start-patches.mjs';
 
 const common: Options = {
   platform: 'node',
@@ -23,7 +23,7 @@ const common: Options = {
   // every closure made at run time, an eighth of a statistics read's CPU (docs/decisions.md §20.14).
   minify: true,
   keepNames: false,
-  esbuildPlugins: [nodeOnlyPg, depdWithoutLines, lazyMimeMaps, asciiOnly],
+  esbuildPlugins: [nodeOnlyPg, ...startPatches, asciiOnly],
 };
 
 export default defineConfig([

@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { commonJsShim } from './commonjs-shim.mjs';
 import { nodeOnlyPg } from './node-only-pg.mjs';
 import { SECOND_FILE, secondFileSeam } from './second-file.mjs';
-import { asciiOnly, depdWithoutLines, lazyMimeMaps } from './start-patches.mjs';
+import { asciiOnly, startPatches } from './start-patches.mjs';
 
 /**
  * The files a single executable carries: one self-contained ES-module bundle per program (every
@@ -74,7 +74,7 @@ export async function bundle(root, program, outDir) {
     keepNames: true,
     legalComments: 'none',
     logLevel: 'error',
-    plugins: [nodeOnlyPg, depdWithoutLines, lazyMimeMaps],
+    plugins: [nodeOnlyPg, ...startPatches],
   };
   await build({
     ...shared,

@@ -67,6 +67,88 @@ export const lazyMimeMaps = patch(
 );
 
 /**
+ * router (express's): every layer's path was compiled by path-to-regexp as it was mounted: each
+ * route's, each mounted middleware's and the `/` of each handler of a route, 237 compiles for the
+ * test harness's app (about 5 ms of CPU). Each is compiled by its first match instead, into the
+ * same matcher; `matchers` keeps its length and order. A path that cannot compile would no longer
+ * stop the start: every request that reaches its layer (a route mounted after it too) would fail
+ * with its TypeError, a 500, at every match. The daemon's paths are constants of the contract,
+ * each compiled by e2e/start-patches.test.ts, and mounted unpatched by every test of the app.
+ */
+export const lazyRouteMatchers = patch(
+  'lazy-route-matchers',
+  /[\\/]router[\\/]lib[\\/]layer\.js$/,
+  '  this.matchers = Array.isArray(this.rawPath) ? this.rawPath.map(matcher) : [matcher(path)]\n',
+  `  // Each path compiled by its first match
+  this.matchers = (Array.isArray(this.rawPath) ? this.rawPath : [path]).map(function (_path) {
+    let compiled
+    return function lazyMatcher (p) {
+      return (compiled || (compiled = matcher(_path)))(p)
+    }
+  })
+`,
+);
+
+/**
+ * sonic-boom (pino's destination) loaded Node's \`assert\` at load for one check in \`destroy\`; the
+ * first \`assert\` module a process loads costs it about 4 ms of CPU. Loaded by that check instead.
+ */
+export const lazySonicBoomAssert = patch(
+  'lazy-sonic-boom-assert',
+  /[\\/]sonic-boom[\\/]index\.js$/,
+  "const assert = require('assert')\n",
+  "function assert (value, message) { require('assert')(value, message) }\n",
+);
+
+/**
+ * pino: its transports (thread-stream, which loads \`assert\` and a worker's machinery) were loaded
+ * with pino; the daemon logs to a file descriptor and never starts one. \`pino.transport\` and the
+ * \`transport\` option load them on first use, the same function as published.
+ */
+export const lazyPinoTransport = [
+  patch(
+    'lazy-pino-transport-option',
+    /[\\/]pino[\\/]lib[\\/]tools\.js$/,
+    "const transport = require('./transport')\n",
+    "function transport (opts) { return require('./transport')(opts) }\n",
+  ),
+  patch(
+    'lazy-pino-transport-export',
+    /[\\/]pino[\\/]pino\.js$/,
+    "module.exports.transport = require('./lib/transport')\n",
+    `Object.defineProperty(module.exports, 'transport', {
+  get: function () { return (module.exports.transport = require('./lib/transport')) },
+  set: function (value) { Object.defineProperty(module.exports, 'transport', { value: value, writable: true, enumerable: true, configurable: true }) },
+  enumerable: true,
+  configurable: true
+})
+`,
+  ),
+];
+
+/**
+ * express-rate-limit: it imported ip-address at load and made an address with it, and ip-address
+ * makes a dozen more of its own at load (about 2 ms of every start); only its key generator reads
+ * them, with an IPv6 client's first request. Both are loaded by the generator's first IPv6
+ * address instead, the same classes and the same subnet as published.
+ */
+export const lazyIpAddress = patch(
+  'lazy-ip-address',
+  /[\\/]express-rate-limit[\\/]dist[\\/]index\.mjs$/,
+  'import { Address6 } from "ip-address";\nvar ipv4CompatibleSubnet = new Address6("::/96");\n',
+  `var ipAddress;
+var ipv4CompatibleSubnet;
+function Address6(address) {
+  if (!ipAddress) {
+    ipAddress = require("ip-address");
+    ipv4CompatibleSubnet = new ipAddress.Address6("::/96");
+  }
+  return new ipAddress.Address6(address);
+}
+`,
+);
+
+/**
  * Fails the build when a bundle is not pure ASCII. V8 keeps a script with a single character
  * beyond Latin-1 as a two-byte string, and Node decodes a non-ASCII file byte by byte: reading the
  * 2.5 MB bundle took 11 to 22 ms instead of 2. esbuild escapes such characters in strings but not
@@ -93,3 +175,13 @@ export const asciiOnly = {
     });
   },
 };
+
+/** Every patch above, in the order the daemon's builds (tsup.config.ts, bundle.mjs) apply them. */
+export const startPatches = [
+  depdWithoutLines,
+  lazyMimeMaps,
+  lazyRouteMatchers,
+  lazySonicBoomAssert,
+  ...lazyPinoTransport,
+  lazyIpAddress,
+];
