@@ -1,7 +1,7 @@
 import type { PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
-import { Joined } from './joined.js';
+import { Joined, KEPT } from './joined.js';
 
 /**
  * The PostgreSQL side of db/joined.ts: the client Kysely is given (db/pg-copy.ts) holds back the
@@ -21,6 +21,14 @@ export function inlined(sql: string, parameters: readonly unknown[]): string {
   if (used !== parameters.length) throw new Error('a joined statement does not use all of its parameters');
   return text;
 }
+
+/** Names of statements kept parsed, by their text: the same text has the same name on every connection. */
+const names = new Map<string, string>();
+const nameOf = (sql: string): string => {
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `tapline_kept_${names.size + 1}`));
+  return name;
+};
 
 /** What makes `escapeLiteral` change a text: most values (ids, times, numbers) have neither. */
 const QUOTE_OR_BACKSLASH = /['\\]/;
@@ -79,7 +87,10 @@ export class Waiting {
     }
     if (parameters.length > 0) {
       if (this.#statements.length > 0) await this.#send(client, undefined);
-      return run(sql, parameters);
+      if (last !== KEPT) return run(sql, parameters);
+      // node-postgres parses it under its name once a connection (a new connection, after a restart,
+      // parses it again; a parse that fails is not remembered) and then only binds and executes it.
+      return client.query({ name: nameOf(sql), text: sql, values: parameters.slice(0, -1) });
     }
     if (sql === 'begin') {
       this.#open = true;
