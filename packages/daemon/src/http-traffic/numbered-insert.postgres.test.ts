@@ -34,7 +34,8 @@ function rowsOfGroup(group: number, count: number): NewTrafficRow[] {
       row.query_params = awkward(3);
       row.traffic_user_id = awkward(4);
       row.route = awkward(5);
-      row.protocol = awkward(6);
+      // Not a protocol the contract takes, but a text column to PostgreSQL: it stores it as it is.
+      Object.assign(row, { protocol: awkward(6) });
       row.elapsed_time = [0.1 + 0.2, -0, 1e-300, 123456789.123456789][i % 4] ?? 0;
     } else if (i % 3 === 1) {
       row.request_body = null;
