@@ -90,7 +90,11 @@ export class Waiting {
       if (last !== KEPT) return run(sql, parameters);
       // node-postgres parses it under its name once a connection (a new connection, after a restart,
       // parses it again; a parse that fails is not remembered) and then only binds and executes it.
-      return client.query({ name: nameOf(sql), text: sql, values: parameters.slice(0, -1) });
+      // Its values are spelled here, before it is sent: where node-postgres fails to spell one (an
+      // array's text longer than a string may be) it closes the statement on the server but still
+      // holds it parsed, and every later use on the connection would fail (26000).
+      const values = parameters.slice(0, -1).map((value) => prepareValue(value));
+      return client.query({ name: nameOf(sql), text: sql, values });
     }
     if (sql === 'begin') {
       this.#open = true;
