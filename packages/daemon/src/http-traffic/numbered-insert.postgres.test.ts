@@ -195,4 +195,29 @@ describe('the numbered INSERT of a PostgreSQL group', () => {
     );
     expect(Number(rows[0]?.n)).toBe(9);
   });
+
+  it("stores the next group as the plain INSERT would after another daemon's migration its arrays do not reach", async () => {
+    // A column made a type that no text reaches by assignment (here `uuid`): the plain INSERT's
+    // untyped parameters take the new type, the typed arrays meet it with 42804.
+    const firsts = [];
+    for (const joined of [false, true]) {
+      const fresh = await freshDatabase({ migrated: true });
+      const o = openDatabase(fresh.locator, { pool: 1 });
+      await o.migrate();
+      opened.push({ ...o, close: () => o.close().then(() => fresh.drop()) });
+      const writer = createTrafficWriter(o.dialect.payloads, { joined });
+      expect(await store(o, writer, rowsOfGroup(0, 3))).toBe(1);
+      await sql`alter table http_traffic alter column route_id type uuid using route_id::uuid`.execute(o.db);
+      const codes: unknown[] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const first = await store(o, writer, rowsOfGroup(1, 3)).catch((e: unknown) => (e as { code?: string }).code);
+        codes.push(first);
+        if (typeof first === 'number') break;
+      }
+      firsts.push(codes);
+    }
+    expect(firsts[0]).toEqual([4]);
+    // The kept statement fails once; the writer then leaves it for the plain INSERT.
+    expect(firsts[1]).toEqual(['42804', 4]);
+  });
 });

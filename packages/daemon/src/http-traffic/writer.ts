@@ -79,7 +79,7 @@ export function createTrafficWriter(
 ): TrafficWriter {
   const insert = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
   const copy = options.copy ? preparedCopy('http_traffic', TRAFFIC_COLUMNS) : undefined;
-  const numbered = options.joined ? numberedInsert() : undefined;
+  let numbered = options.joined ? numberedInsert() : undefined;
   const insertTraffic = async (trx: Executor, traffic: NewTrafficRow[]) => {
     if (copy && traffic.length >= COPY_FROM_ROWS) await copy(trx, traffic);
     else for (const part of chunks(traffic)) await insert(trx, part);
@@ -91,7 +91,16 @@ export function createTrafficWriter(
     },
     async insertTraffic(trx, traffic) {
       if (numbered && traffic.length > 0 && traffic.length < COPY_FROM_ROWS) {
-        const first = await numbered(trx, traffic);
+        let first: number;
+        try {
+          first = await numbered(trx, traffic);
+        } catch (error) {
+          // Another daemon's migration made a column a type its typed array does not reach by
+          // assignment (text made uuid, 42804): the group fails, is retried by ingest, and from then
+          // on goes as below, by the plain INSERT, whose untyped parameters take the column's type.
+          if (isDatatypeMismatch(error)) numbered = undefined;
+          throw error;
+        }
         traffic.forEach((row, i) => (row.stream_seq = first + i));
         return first;
       }
@@ -102,6 +111,10 @@ export function createTrafficWriter(
     },
   };
 }
+
+/** PostgreSQL's 42804: an expression of a type that its column does not take by assignment. */
+const isDatatypeMismatch = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '42804';
 
 /**
  * PostgreSQL's type of each entry column, as the migrations make it: the arrays the numbered INSERT
