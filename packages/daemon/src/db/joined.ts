@@ -35,6 +35,14 @@ const TAKES = new Joined(false);
  */
 export const KEPT = Symbol('kept parsed');
 
+/**
+ * A kept statement's `text[]` parameter: on PostgreSQL sent in the array's binary form
+ * (db/pg-joined.ts, `textArray`), which escapes nothing.
+ */
+export class TextArray {
+  constructor(readonly values: readonly unknown[]) {}
+}
+
 async function executed<R>(db: Executor, query: Compilable<R>, marker: Joined): Promise<R[]> {
   const { sql, parameters } = query.compile();
   const result = await db.executeQuery<R>(CompiledQuery.raw(sql, [...parameters, marker]));

@@ -3,7 +3,7 @@ import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
-import { executeWaiting, KEPT } from '../db/joined.js';
+import { executeWaiting, KEPT, TextArray } from '../db/joined.js';
 import { ShapedStatements } from '../db/shaped.js';
 import { preparedInsert } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
@@ -176,9 +176,11 @@ export const NUMBERED_INSERT = (() => {
  */
 function numberedInsert(): (trx: Executor, rows: readonly NewTrafficRow[]) => Promise<number> {
   return async (trx, rows) => {
-    const parameters: unknown[] = TRAFFIC_COLUMNS.map((name) =>
-      name === 'stream_seq' ? rows.map((_, r) => rows.length - 1 - r) : rows.map((row) => row[name] ?? null),
-    );
+    const parameters: unknown[] = TRAFFIC_COLUMNS.map((name) => {
+      if (name === 'stream_seq') return rows.map((_, r) => rows.length - 1 - r);
+      const values = rows.map((row) => row[name] ?? null);
+      return TRAFFIC_TYPES[name] === 'text' ? new TextArray(values) : values;
+    });
     parameters.push(rows.length, KEPT);
     const result = await trx.executeQuery<{ stream_seq: number }>(CompiledQuery.raw(NUMBERED_INSERT, parameters));
     return Math.min(...result.rows.map((row) => Number(row.stream_seq)));
