@@ -26,6 +26,23 @@ const WAITS = new Joined(true);
 /** The last parameter of a statement that may take the waiting ones with it. */
 const TAKES = new Joined(false);
 
+/**
+ * The last parameter of a statement kept parsed on its connection: on PostgreSQL a named prepared
+ * statement, one name a text, so PostgreSQL parses it once a connection and, once it has planned it
+ * five times, may keep a generic plan (decisions §20.30). Only for a text that does not change with
+ * the values' number and that spells every parameter's type, so that a migration leaves it meaning
+ * what an unnamed statement of the same text would (PostgreSQL analyses it again after one).
+ */
+export const KEPT = Symbol('kept parsed');
+
+/**
+ * A kept statement's `text[]` parameter: on PostgreSQL sent in the array's binary form
+ * (db/pg-joined.ts, `textArray`), which escapes nothing.
+ */
+export class TextArray {
+  constructor(readonly values: readonly unknown[]) {}
+}
+
 async function executed<R>(db: Executor, query: Compilable<R>, marker: Joined): Promise<R[]> {
   const { sql, parameters } = query.compile();
   const result = await db.executeQuery<R>(CompiledQuery.raw(sql, [...parameters, marker]));

@@ -1,7 +1,7 @@
 import type { PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
-import { Joined } from './joined.js';
+import { Joined, KEPT, TextArray } from './joined.js';
 
 /**
  * The PostgreSQL side of db/joined.ts: the client Kysely is given (db/pg-copy.ts) holds back the
@@ -20,6 +20,48 @@ export function inlined(sql: string, parameters: readonly unknown[]): string {
   });
   if (used !== parameters.length) throw new Error('a joined statement does not use all of its parameters');
   return text;
+}
+
+/** Names of statements kept parsed, by their text: the same text has the same name on every connection. */
+const names = new Map<string, string>();
+const nameOf = (sql: string): string => {
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `tapline_kept_${names.size + 1}`));
+  return name;
+};
+
+/** PostgreSQL's OID of `text`, an array's element type in its binary form. */
+const TEXT_OID = 25;
+
+/**
+ * A `text[]` in PostgreSQL's binary form, which node-postgres sends as it is (a Buffer): each element
+ * its UTF-8 bytes after their length, NULL a length of -1. In the array's text form every quote
+ * and backslash of every value is escaped, by a regular expression a character: for JSON bodies,
+ * about 45 ms of the daemon's one thread a MiB, where a parameter cost nothing (docs/performance.md).
+ * The bytes are those node-postgres writes for a text parameter, and PostgreSQL checks them as it
+ * checks a parameter's (a NUL: 22021).
+ */
+export function textArray(values: readonly unknown[]): Buffer {
+  const texts = values.map((value) => prepareValue(value));
+  let bytes = 20;
+  for (const text of texts) bytes += 4 + (text === null ? 0 : Buffer.byteLength(text));
+  const array = Buffer.allocUnsafe(bytes);
+  array.writeInt32BE(1, 0); // one dimension
+  array.writeInt32BE(texts.includes(null) ? 1 : 0, 4);
+  array.writeUInt32BE(TEXT_OID, 8);
+  array.writeInt32BE(texts.length, 12);
+  array.writeInt32BE(1, 16); // its lower bound
+  let at = 20;
+  for (const text of texts) {
+    if (text === null) {
+      at = array.writeInt32BE(-1, at);
+      continue;
+    }
+    const length = typeof text === 'string' ? array.write(text, at + 4) : text.copy(array, at + 4);
+    array.writeInt32BE(length, at);
+    at += 4 + length;
+  }
+  return array;
 }
 
 /** What makes `escapeLiteral` change a text: most values (ids, times, numbers) have neither. */
@@ -79,7 +121,16 @@ export class Waiting {
     }
     if (parameters.length > 0) {
       if (this.#statements.length > 0) await this.#send(client, undefined);
-      return run(sql, parameters);
+      if (last !== KEPT) return run(sql, parameters);
+      // node-postgres parses it under its name once a connection (a new connection, after a restart,
+      // parses it again; a parse that fails is not remembered) and then only binds and executes it.
+      // Its values are spelled here, before it is sent: where node-postgres fails to spell one (an
+      // array's text longer than a string may be) it closes the statement on the server but still
+      // holds it parsed, and every later use on the connection would fail (26000).
+      const values = parameters
+        .slice(0, -1)
+        .map((value) => (value instanceof TextArray ? textArray(value.values) : prepareValue(value)));
+      return client.query({ name: nameOf(sql), text: sql, values });
     }
     if (sql === 'begin') {
       this.#open = true;

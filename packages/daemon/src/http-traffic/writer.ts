@@ -3,9 +3,9 @@ import type { Executor } from '../db/open.js';
 import type { PayloadCodec } from '../db/payload-codec.js';
 import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
-import { executeWaiting } from '../db/joined.js';
+import { executeWaiting, KEPT, TextArray } from '../db/joined.js';
 import { ShapedStatements } from '../db/shaped.js';
-import { insertTemplate, preparedInsert, type Template } from '../db/prepared.js';
+import { preparedInsert } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
 
@@ -79,7 +79,7 @@ export function createTrafficWriter(
 ): TrafficWriter {
   const insert = preparedInsert('http_traffic', TRAFFIC_COLUMNS);
   const copy = options.copy ? preparedCopy('http_traffic', TRAFFIC_COLUMNS) : undefined;
-  const numbered = options.joined ? numberedInsert() : undefined;
+  let numbered = options.joined ? numberedInsert() : undefined;
   const insertTraffic = async (trx: Executor, traffic: NewTrafficRow[]) => {
     if (copy && traffic.length >= COPY_FROM_ROWS) await copy(trx, traffic);
     else for (const part of chunks(traffic)) await insert(trx, part);
@@ -91,7 +91,16 @@ export function createTrafficWriter(
     },
     async insertTraffic(trx, traffic) {
       if (numbered && traffic.length > 0 && traffic.length < COPY_FROM_ROWS) {
-        const first = await numbered(trx, traffic);
+        let first: number;
+        try {
+          first = await numbered(trx, traffic);
+        } catch (error) {
+          // Another daemon's migration made a column a type its typed array does not reach by
+          // assignment (text made uuid, 42804): the group fails, is retried by ingest, and from then
+          // on goes as below, by the plain INSERT, whose untyped parameters take the column's type.
+          if (isDatatypeMismatch(error)) numbered = undefined;
+          throw error;
+        }
         traffic.forEach((row, i) => (row.stream_seq = first + i));
         return first;
       }
@@ -103,42 +112,77 @@ export function createTrafficWriter(
   };
 }
 
-/** Where an entry's stream number is among its columns. */
-const STREAM_SEQ = TRAFFIC_COLUMNS.indexOf('stream_seq');
+/** PostgreSQL's 42804: an expression of a type that its column does not take by assignment. */
+const isDatatypeMismatch = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '42804';
+
+/**
+ * PostgreSQL's type of each entry column, as the migrations make it: the arrays the numbered INSERT
+ * takes are cast to them (`http-traffic/numbered-insert.postgres.test.ts` reads them back from the
+ * database).
+ */
+export const TRAFFIC_TYPES: Readonly<Record<(typeof TRAFFIC_COLUMNS)[number], string>> = {
+  id: 'text',
+  traffic_source_id: 'text',
+  domain_id: 'text',
+  pathname_id: 'text',
+  request_id: 'text',
+  response_id: 'text',
+  status: 'integer',
+  method: 'text',
+  level: 'text',
+  protocol: 'text',
+  elapsed_time: 'double precision',
+  traffic_user_id: 'text',
+  created_at: 'text',
+  route: 'text',
+  route_id: 'text',
+  stream_seq: 'bigint',
+  request_headers: 'text',
+  request_body: 'text',
+  query_params: 'text',
+  response_headers: 'text',
+  response_body: 'text',
+};
+
+/**
+ * The numbered INSERT's text, the same for every row count: each column's values as one array
+ * parameter, unnested into rows in their order, and the row count last. Its result is cast, so that
+ * its type stays what the daemon reads whatever a later migration does to the column.
+ */
+export const NUMBERED_INSERT = (() => {
+  const names = TRAFFIC_COLUMNS.map((c) => `"${c}"`).join(', ');
+  const arrays = TRAFFIC_COLUMNS.map((c, i) => `$${i + 1}::${TRAFFIC_TYPES[c]}[]`).join(', ');
+  const selected = TRAFFIC_COLUMNS.map((c) =>
+    c === 'stream_seq' ? `(select "value" from "seq") - "r"."stream_seq"` : `"r"."${c}"`,
+  ).join(', ');
+  const count = `$${TRAFFIC_COLUMNS.length + 1}::bigint`;
+  return (
+    `with "seq" as (insert into "stream_sequence" ("name", "value") values ('traffic', ${count}) ` +
+    `on conflict ("name") do update set "value" = "stream_sequence"."value" + ${count} returning "value") ` +
+    `insert into "http_traffic" (${names}) select ${selected} from unnest(${arrays}) as "r"(${names}) ` +
+    `returning "stream_seq"::bigint as "stream_seq"`
+  );
+})();
 
 /**
  * PostgreSQL: the stream numbers taken and the entries inserted in one statement, one round trip
  * where they were two (db/pg-joined.ts, decisions §20.22). The counter's upsert is a data-modifying
  * CTE that each row's number is read from, so it runs before the first row is stored and is still
  * the transaction's last lock (§9.7); a row's number is the new last one less its place from the
- * end, which goes as its parameter. Returns the first number. Compiled once a row count from
- * Kysely's own INSERT (db/prepared.ts's template); every value stays a parameter.
+ * end. One text whatever the row count, each column's values an array: kept parsed on its
+ * connection, so PostgreSQL neither parses nor plans it each group (decisions §20.30). Returns the
+ * first number.
  */
 function numberedInsert(): (trx: Executor, rows: readonly NewTrafficRow[]) => Promise<number> {
-  const templates = new Map<number, Template>();
-  const columns = TRAFFIC_COLUMNS.length;
   return async (trx, rows) => {
-    let template = templates.get(rows.length);
-    if (!template) {
-      const plain = insertTemplate(trx, 'http_traffic', TRAFFIC_COLUMNS, rows.length);
-      const count = `$${rows.length * columns + 1}`;
-      const values = plain.sql.replace(/\$(\d+)/g, (parameter, n: string) =>
-        (Number(n) - 1) % columns === STREAM_SEQ ? `(select "value" from "seq") - ${parameter}` : parameter,
-      );
-      const sql =
-        `with "seq" as (insert into "stream_sequence" ("name", "value") values ('traffic', ${count}) ` +
-        `on conflict ("name") do update set "value" = "stream_sequence"."value" + ${count} returning "value") ` +
-        `${values} returning "stream_seq"`;
-      templates.set(rows.length, (template = { sql, encoders: plain.encoders }));
-    }
-    const parameters: unknown[] = new Array(rows.length * columns + 1);
-    let i = 0;
-    rows.forEach((row, r) => {
-      for (const name of TRAFFIC_COLUMNS)
-        parameters[i] = template.encoders[i++]?.(name === 'stream_seq' ? rows.length - 1 - r : (row[name] ?? null));
+    const parameters: unknown[] = TRAFFIC_COLUMNS.map((name) => {
+      if (name === 'stream_seq') return rows.map((_, r) => rows.length - 1 - r);
+      const values = rows.map((row) => row[name] ?? null);
+      return TRAFFIC_TYPES[name] === 'text' ? new TextArray(values) : values;
     });
-    parameters[i] = rows.length;
-    const result = await trx.executeQuery<{ stream_seq: number }>(CompiledQuery.raw(template.sql, parameters));
+    parameters.push(rows.length, KEPT);
+    const result = await trx.executeQuery<{ stream_seq: number }>(CompiledQuery.raw(NUMBERED_INSERT, parameters));
     return Math.min(...result.rows.map((row) => Number(row.stream_seq)));
   };
 }
