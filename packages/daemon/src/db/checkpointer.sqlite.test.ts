@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKPOINT_DELAY_MS, type Checkpointer, createCheckpointer } from './checkpointer.js';
+import { storageOps } from '../retention/storage.js';
 import { openSqlite } from './sqlite.js';
 
 /** The frames in the WAL, read by a checkpoint that copies nothing a concurrent writer needs. */
@@ -135,5 +136,26 @@ describe('the checkpoint thread', () => {
     expect(before).toBeLessThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 100));
     await opened.close(); // ends the thread: the test would hang on a thread left running
+  });
+
+  it("does not keep the pruner's truncating checkpoint from emptying the log", async () => {
+    const file = join(folder, 'reclaim.db');
+    const opened = openSqlite(file, { checkpointWorker: () => worker });
+    try {
+      await opened.migrate();
+      await opened.db.transaction().execute((trx) => sql`create table r (v blob)`.execute(trx));
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 500)); // the thread is up
+      // Some 35 MB of log, under the automatic checkpoint's 10,000 pages: the thread copies it, for
+      // a few hundred milliseconds, from CHECKPOINT_DELAY_MS after the commit.
+      await opened.db.transaction().execute((trx) =>
+        sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 8500)
+              insert into r select randomblob(4000) from n`.execute(trx),
+      );
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 20));
+      await storageOps(opened.db, opened.dialect).reclaim();
+      expect(statSync(`${file}-wal`).size).toBe(0);
+    } finally {
+      await opened.close();
+    }
   });
 });
