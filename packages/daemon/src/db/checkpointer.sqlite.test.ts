@@ -105,21 +105,50 @@ describe('the checkpoint thread', () => {
     }
   });
 
+  /** A checkpointer whose thread is `source`, asked twice around the time the thread would have failed. */
+  async function failingThread(name: string, source: string) {
+    const script = join(folder, `${name}.cjs`);
+    writeFileSync(script, source);
+    const { file, db } = database(`${name}.db`, 10);
+    const failures: string[] = [];
+    const checkpointer = createCheckpointer(file, pathToFileURL(script), (error) =>
+      failures.push(error instanceof Error ? error.message : String(error)),
+    );
+    checkpointer.committed();
+    await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 500));
+    checkpointer.committed();
+    return { db, failures, checkpointer };
+  }
+
   it('does nothing, and throws nothing, when the thread cannot start', async () => {
-    const broken = join(folder, 'broken.cjs');
-    writeFileSync(broken, "throw new Error('this thread cannot start');\n");
-    const { file, db } = database('broken.db', 10);
-    const checkpointer = createCheckpointer(file, pathToFileURL(broken));
+    const { db, failures, checkpointer } = await failingThread(
+      'broken',
+      "throw new Error('this thread cannot start');\n",
+    );
     try {
-      checkpointer.committed();
-      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 300));
-      checkpointer.committed();
       expect(checkpointer.last).toBeUndefined();
       expect(walFrames(db)).toBeGreaterThanOrEqual(10);
+      // Said once, for the daemon's log: the event loop's connection checkpoints from then on.
+      expect(failures).toEqual(['this thread cannot start']);
     } finally {
       await checkpointer.close();
       db.close();
     }
+  });
+
+  it('closes at once after a thread that ended without an error', async () => {
+    const { db, failures, checkpointer } = await failingThread(
+      'quiet',
+      "require('node:worker_threads').parentPort.once('message', () => process.exit(0));\n",
+    );
+    // The thread is gone: waiting for its 'exit' again would hang the daemon's stop.
+    const closed = await Promise.race([
+      checkpointer.close().then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 1_000, 'hung')),
+    ]);
+    db.close();
+    expect(closed).toBe('closed');
+    expect(failures).toEqual(['the checkpoint thread ended (exit code 0)']);
   });
 
   it("starts with the daemon's connection's first commit and ends with its close", async () => {

@@ -28,10 +28,14 @@ export interface Checkpointer {
  * both, 45 to 100 ms during which no request was read or answered (docs/performance.md, "Single
  * composes: the tail"). The thread starts with the first commit; the event loop's connection keeps
  * its automatic checkpoint, which now finds the pages copied and only completes the last few, so
- * that the WAL starts over. A thread that fails is not restarted: that automatic checkpoint
- * does the whole work again, as before.
+ * that the WAL starts over. A thread that fails is not restarted: `onFailure` hears why, once,
+ * and that automatic checkpoint does the whole work again, as before.
  */
-export function createCheckpointer(file: string, worker: URL): Checkpointer {
+export function createCheckpointer(
+  file: string,
+  worker: URL,
+  onFailure: (error: unknown) => void = () => undefined,
+): Checkpointer {
   let thread: Worker | undefined;
   let failed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -51,11 +55,17 @@ export function createCheckpointer(file: string, worker: URL): Checkpointer {
       running = false;
       if (dirty) schedule();
     });
-    started.on('error', () => {
+    // An error (the thread could not start, or its checkpoint threw) is followed by 'exit'; a
+    // thread may also end without one. Either way it is gone: said once, and not waited for again.
+    const gone = (error: unknown): void => {
+      if (thread !== started) return; // said already, or closed by `close`
       failed = true;
       running = false;
       thread = undefined;
-    });
+      onFailure(error);
+    };
+    started.on('error', gone);
+    started.on('exit', (code) => gone(new Error(`the checkpoint thread ended (exit code ${code})`)));
     return started;
   }
 

@@ -103,8 +103,11 @@ export function openSqlite(
   {
     fromSchema = true,
     checkpointWorker = bundledCheckpointWorker,
+    onCheckpointFailure,
   }: {
     readonly fromSchema?: boolean;
+    /** The checkpoint thread failed, once (OpenOptions). */
+    readonly onCheckpointFailure?: (error: unknown) => void;
     /** The checkpoint thread's file (db/checkpointer.ts), or undefined to checkpoint on this connection. */
     readonly checkpointWorker?: () => URL | undefined;
   } = {},
@@ -132,7 +135,7 @@ export function openSqlite(
       const worker = checkpointWorker();
       checkpointing = worker !== undefined;
       if (!worker) return;
-      checkpointer = createCheckpointer(file, worker);
+      checkpointer = createCheckpointer(file, worker, onCheckpointFailure);
     }
     checkpointer.committed();
   };
