@@ -112,11 +112,15 @@ export function underStartFlags<T>(make: () => T): T {
 }
 
 /**
- * Puts the lean heap's two flags back once a worker thread is online: Node sets the process's V8
- * flags again for a new thread's isolate, which gave the event loop's young generation V8's
- * growth factor back (it grew to 32 MiB under composes once the checkpoint thread,
- * db/checkpointer.ts, had started). Node publishes each new `Worker` on the `worker_threads`
- * diagnostics channel, before its isolate exists.
+ * Puts the lean heap's two flags back once a worker thread is online: V8 configures a new
+ * thread's heap (`Heap::ConfigureHeap`) with `--semi-space-growth-factor` raised to at least 2,
+ * in the process's one set of flags, which undid the lean heap's 1 (no growth, at the cap) and let
+ * the event loop's young generation grow to 32 MiB under composes once the checkpoint thread,
+ * db/checkpointer.ts, had started. `--heap-growing-percent` is left as it was; it is set with it
+ * here as everywhere. Node publishes each new `Worker` on the `worker_threads` diagnostics channel
+ * before its isolate exists; `online` comes after (some 30 to 55 ms on a loaded machine, during
+ * which the factor is 2). The factor set here is every thread's: a worker's young generation
+ * does not grow either while it is 1.
  */
 function afterThreadStart(message: unknown): void {
   // A `Worker` (an EventEmitter), without loading node:worker_threads for the check.
