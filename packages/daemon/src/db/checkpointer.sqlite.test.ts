@@ -105,7 +105,7 @@ describe('the checkpoint thread', () => {
     }
   });
 
-  /** A checkpointer whose thread is `source`, asked twice around the time the thread would have failed. */
+  /** A checkpointer whose thread is `source`, asked once more after the thread failed. */
   async function failingThread(name: string, source: string) {
     const script = join(folder, `${name}.cjs`);
     writeFileSync(script, source);
@@ -115,8 +115,9 @@ describe('the checkpoint thread', () => {
       failures.push(error instanceof Error ? error.message : String(error)),
     );
     checkpointer.committed();
-    await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 500));
+    await until(() => failures.length > 0);
     checkpointer.committed();
+    await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS + 100)); // nothing more to say
     return { db, failures, checkpointer };
   }
 
