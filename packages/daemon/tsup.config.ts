@@ -46,4 +46,11 @@ export default defineConfig([
     format: ['esm'],
     banner: { js: commonJsShim },
   },
+  // So is the checkpoint thread (src/db/checkpointer.ts), which opens the database beside the event loop.
+  {
+    ...common,
+    entry: { 'checkpoint-worker': 'src/db/checkpoint-thread.ts' },
+    format: ['esm'],
+    banner: { js: commonJsShim },
+  },
 ]);

@@ -33,6 +33,8 @@ export function programs(root) {
         // serve.ts looks for the batch worker beside the daemon's bundle (entries as in the
         // daemon's tsup.config.ts)...
         'prepare-worker': join(root, 'packages/daemon/src/ingest/prepare-pool-thread.ts'),
+        // ...and the checkpoint thread beside it (db/sqlite.ts).
+        'checkpoint-worker': join(root, 'packages/daemon/src/db/checkpoint-thread.ts'),
         // ...and Piscina for its own thread script beside itself.
         worker: join(piscina, 'dist/worker.js'),
       },

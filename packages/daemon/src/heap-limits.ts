@@ -1,3 +1,5 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { EventEmitter } from 'node:events';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, type HeapSpaceInfo, setFlagsFromString } from 'node:v8';
 import { START_GROWTH_FACTOR, V8_GROWTH_FACTOR } from './start-flags.js';
@@ -59,7 +61,9 @@ export function limitHeap(): () => void {
   follow();
   const observer = new PerformanceObserver(follow);
   observer.observe({ entryTypes: ['gc'] });
+  subscribe('worker_threads', afterThreadStart);
   return () => {
+    unsubscribe('worker_threads', afterThreadStart);
     observer.disconnect();
     limited = undefined;
     setFlagsFromString(V8_DEFAULTS);
@@ -105,4 +109,27 @@ export function underStartFlags<T>(make: () => T): T {
       setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     } else setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
   }
+}
+
+/**
+ * Puts the lean heap's two flags back once a worker thread is online: V8 configures a new
+ * thread's heap (`Heap::ConfigureHeap`) with `--semi-space-growth-factor` raised to at least 2,
+ * in the process's one set of flags, which undid the lean heap's 1 (no growth, at the cap) and let
+ * the event loop's young generation grow to 32 MiB under composes once the checkpoint thread,
+ * db/checkpointer.ts, had started. `--heap-growing-percent` is left as it was; it is set with it
+ * here as everywhere. Node publishes each new `Worker` on the `worker_threads` diagnostics channel
+ * before its isolate exists; `online` comes after (some 30 to 55 ms on a loaded machine, during
+ * which the factor is 2). The factor set here is every thread's: a worker's young generation
+ * does not grow either while it is 1.
+ */
+function afterThreadStart(message: unknown): void {
+  // A `Worker` (an EventEmitter), without loading node:worker_threads for the check.
+  const worker = message instanceof Object && 'worker' in message ? message.worker : undefined;
+  if (!(worker instanceof EventEmitter)) return;
+  worker.once('online', () => {
+    const limits = limited;
+    if (!limits) return;
+    const factor = limits.factor > 0 ? limits.factor : START_GROWTH_FACTOR;
+    setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  });
 }

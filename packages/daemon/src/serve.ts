@@ -102,7 +102,16 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
 
 async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<RunningDaemon> {
   const { logger } = options;
-  const opened = openDatabase(options.database, options.dbPool === undefined ? {} : { pool: options.dbPool });
+  // One line, no stack (decisions §20.33): the event loop's own automatic checkpoint goes on.
+  const onCheckpointFailure = (error: unknown): void =>
+    logger.warn(
+      { event: 'checkpoint_thread_failed', cause: messageOf(error) },
+      "the checkpoint thread failed; the event loop's connection checkpoints from now on",
+    );
+  const opened = openDatabase(options.database, {
+    onCheckpointFailure,
+    ...(options.dbPool === undefined ? {} : { pool: options.dbPool }),
+  });
   try {
     await opened.migrate();
   } catch (error) {

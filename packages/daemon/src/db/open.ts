@@ -15,5 +15,5 @@ export function openDatabase(value: string, options: OpenOptions = {}): OpenedDa
   const description = describeLocator(locator);
   return locator.backend === 'postgres'
     ? { description, ...openPostgres(locator, options) }
-    : { description, ...openSqlite(locator.file) };
+    : { description, ...openSqlite(locator.file, { onCheckpointFailure: options.onCheckpointFailure }) };
 }

@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -24,6 +25,7 @@ import { migrateToLatest } from './migrate.js';
 import { allMigrated, startFromSchema } from './migrations/new-home.js';
 import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
+import { type Checkpointer, createCheckpointer } from './checkpointer.js';
 import type { OpenedDatabase } from './types.js';
 import type { DB } from './schema.js';
 
@@ -47,8 +49,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
   constructor(
     settings: SqliteDialectConfig,
     private readonly inTransaction: () => boolean,
+    private readonly committed: () => void,
   ) {
     super(settings);
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.committed();
   }
 
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings = {}): Promise<void> {
@@ -70,12 +78,19 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
     private readonly settings: SqliteDialectConfig,
     private readonly inTransaction: () => boolean,
+    private readonly committed: () => void,
   ) {
     super(settings);
   }
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.settings, this.inTransaction);
+    return new ImmediateSqliteDriver(this.settings, this.inTransaction, this.committed);
   }
+}
+
+/** The checkpoint thread that the build puts beside taplined.js; run from source, there is none. */
+function bundledCheckpointWorker(): URL | undefined {
+  const worker = new URL('./checkpoint-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(worker)) ? worker : undefined;
 }
 
 /**
@@ -85,7 +100,17 @@ class ImmediateSqliteDialect extends SqliteDialect {
  */
 export function openSqlite(
   file: string,
-  { fromSchema = true }: { readonly fromSchema?: boolean } = {},
+  {
+    fromSchema = true,
+    checkpointWorker = bundledCheckpointWorker,
+    onCheckpointFailure,
+  }: {
+    readonly fromSchema?: boolean;
+    /** The checkpoint thread failed, once (OpenOptions). */
+    readonly onCheckpointFailure?: (error: unknown) => void;
+    /** The checkpoint thread's file (db/checkpointer.ts), or undefined to checkpoint on this connection. */
+    readonly checkpointWorker?: () => URL | undefined;
+  } = {},
 ): Omit<OpenedDatabase, 'description'> {
   if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file, { nativeBinding: nativeBinding() });
@@ -100,6 +125,20 @@ export function openSqlite(
   // than every 4 MB. The page cache (16 MiB) is the daemon's own memory, kept small: a larger one
   // filled and never gave it back (docs/performance.md#storage-format); the OS caches the file anyway.
   sqlite.pragma('wal_autocheckpoint = 10000');
+  // From the first commit on, a thread checkpoints (db/checkpointer.ts); the automatic checkpoint
+  // above then finds the pages copied and only completes the last ones.
+  let checkpointer: Checkpointer | undefined;
+  let checkpointing = file !== ':memory:';
+  const committed = (): void => {
+    if (!checkpointing) return;
+    if (!checkpointer) {
+      const worker = checkpointWorker();
+      checkpointing = worker !== undefined;
+      if (!worker) return;
+      checkpointer = createCheckpointer(file, worker, onCheckpointFailure);
+    }
+    checkpointer.committed();
+  };
   sqlite.pragma('cache_size = -16384');
   // Gathers planner statistics where they are missing or stale (cheap, bounded work), so the
   // filtered list picks its index well on a database that was never ANALYZEd.
@@ -165,7 +204,7 @@ export function openSqlite(
   });
 
   const db = new Kysely<DB>({
-    dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction),
+    dialect: new ImmediateSqliteDialect({ database }, () => sqlite.inTransaction, committed),
     plugins: [storedValuesPlugin(dialect.stored)],
   });
   return {
@@ -178,6 +217,8 @@ export function openSqlite(
     },
     signals: () => Promise.resolve(localSignals()),
     close: async () => {
+      checkpointing = false;
+      await checkpointer?.close();
       if (sqlite.open) sqlite.pragma('optimize');
       await db.destroy();
     },

@@ -30,4 +30,6 @@ export interface OpenedDatabase extends Store {
 export interface OpenOptions {
   /** Most connections to a PostgreSQL server at once (`--db-pool`); SQLite has one. */
   readonly pool?: number;
+  /** SQLite: the checkpoint thread failed (db/checkpointer.ts), once; the daemon logs it. */
+  readonly onCheckpointFailure?: (error: unknown) => void;
 }

@@ -53,6 +53,9 @@ async function pragmaNumber(db: AnyDb, name: 'page_count' | 'page_size' | 'freel
 const VACUUM_SLICE = 256;
 /** How long the truncating checkpoint may hold other connections' writes back. */
 const CHECKPOINT_WAIT_MS = 100;
+/** How long it tries again while another connection checkpoints (a whole log: some 200 ms), and how often. */
+const CHECKPOINT_LOCK_WAIT_MS = 2_000;
+const CHECKPOINT_RETRY_MS = 10;
 
 function sqliteOps(db: AnyDb): StorageOps {
   let walFile: string | null | undefined;
@@ -106,17 +109,26 @@ function sqliteOps(db: AnyDb): StorageOps {
       // the log empties at a later one.
       // On one connection held throughout, so that no ingest transaction runs in between with
       // the short timeout.
-      const checkpoint = async (c: AnyDb) => {
+      // Another connection's checkpoint (the daemon's checkpoint thread, decisions §20.33, or
+      // another process's) holds the checkpoint lock, which SQLite does not wait for, whatever
+      // the busy timeout: the checkpoint then answers a log of -1 and empties nothing. It is tried
+      // again after that one, for CHECKPOINT_LOCK_WAIT_MS at most, the connection free meanwhile.
+      const checkpoint = async (c: AnyDb): Promise<boolean> => {
         await sql`pragma wal_checkpoint(PASSIVE)`.execute(c);
         const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(c);
         await sql`pragma busy_timeout = ${sql.lit(CHECKPOINT_WAIT_MS)}`.execute(c);
         try {
-          await sql`pragma wal_checkpoint(TRUNCATE)`.execute(c);
+          const done = await sql<{ log: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(c);
+          return done.rows[0]?.log !== -1;
         } finally {
           await sql`pragma busy_timeout = ${sql.lit(rows[0]?.timeout ?? 0)}`.execute(c);
         }
       };
-      await (db.isTransaction ? checkpoint(db) : db.connection().execute(checkpoint));
+      for (const started = performance.now(); ;) {
+        if (await (db.isTransaction ? checkpoint(db) : db.connection().execute(checkpoint))) return;
+        if (signal?.aborted || performance.now() - started > CHECKPOINT_LOCK_WAIT_MS) return;
+        await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+      }
     },
     async checkpoint() {
       await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
