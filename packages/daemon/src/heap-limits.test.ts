@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { expect, it } from 'vitest';
 import { growthFactor, limitHeap, underStartFlags, YOUNG_GENERATION_CAP_BYTES } from './heap-limits.js';
@@ -44,6 +46,44 @@ it("puts the limits back after making something under the start flags (the launc
     // Under V8's own growth factor again, this churn would double the young generation past the cap.
     const largest = await churn(600);
     expect(largest).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
+  } finally {
+    stop();
+  }
+});
+
+/** A thread that makes a batch-like tree of garbage and answers its young generation's capacity (one semi-space). */
+const THREAD = `
+const { getHeapSpaceStatistics } = require('node:v8');
+const { parentPort } = require('node:worker_threads');
+let live = [];
+for (let round = 0; round < 60; round++) {
+  live = [];
+  for (let i = 0; i < 20000; i++) live.push({ text: 'value ' + i, pair: [i, i + 1] });
+}
+const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+parentPort.postMessage(space.space_used_size + space.space_available_size);
+`;
+
+/** The capacity of one semi-space in a thread started with a young generation of `youngMb`. */
+async function threadSemiSpace(youngMb: number): Promise<number> {
+  const thread = new Worker(THREAD, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: youngMb } });
+  try {
+    const [capacity] = (await once(thread, 'message')) as [number];
+    return capacity;
+  } finally {
+    await thread.terminate();
+  }
+}
+
+it("starts a thread's young generation at the thread's own cap, which the lean heap's factor would keep it from growing to", async () => {
+  const MIB = 1024 * 1024;
+  const stop = limitHeap();
+  try {
+    await churn(300); // the event loop at its cap: the factor, every thread's, is 1
+    // The batch worker's 32 MB (ingest/prepare-pool.ts): at V8's 1 MiB start it scavenged a batch's tree over and over.
+    expect(await threadSemiSpace(32)).toBeGreaterThanOrEqual(8 * MIB);
+    // A thread with a small cap (the checkpoint thread's 2 MB) keeps it.
+    expect(await threadSemiSpace(2)).toBeLessThanOrEqual(MIB);
   } finally {
     stop();
   }

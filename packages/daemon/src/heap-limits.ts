@@ -12,6 +12,15 @@ import { START_GROWTH_FACTOR, V8_GROWTH_FACTOR } from './start-flags.js';
 export const YOUNG_GENERATION_CAP_BYTES = 16 * 1024 * 1024;
 /** The old generation's next limit: 10% over what a full collection left, instead of V8's 1.1x to 4x. */
 const HEAP_GROWING_PERCENT = 10;
+/**
+ * Where a worker thread's young generation starts, per semi-space, in MB: V8's largest, which each
+ * thread's own `resourceLimits.maxYoungGenerationSizeMb` brings down to its cap. The lean heap's
+ * factor is every thread's (afterThreadStart), and at 1 a thread's young generation stays where it
+ * started, V8's 1 MiB: the batch worker then scavenged its batches' trees many times over (about
+ * 35 µs more of its CPU a record, docs/performance.md, "Single composes: the tail"). Read only when
+ * an isolate is made, so the event loop's own young generation, made at start, is not touched.
+ */
+const THREAD_SEMI_SPACE_MB = 16;
 const MIB = 1024 * 1024;
 
 /** What `growthFactor` reads of the young generation (`v8.getHeapSpaceStatistics()`'s `new_space`). */
@@ -46,7 +55,7 @@ const newSpace = (): NewSpace | undefined => getHeapSpaceStatistics().find((spac
  * puts V8's defaults back.
  */
 export function limitHeap(): () => void {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT} --min-semi-space-size=${THREAD_SEMI_SPACE_MB}`);
   const limits = { factor: 0 };
   limited = limits;
   const follow = (): void => {
@@ -71,7 +80,7 @@ export function limitHeap(): () => void {
 }
 
 /** The two flags at V8's own values: a process that never limited its heap has these. */
-const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0`;
+const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0 --min-semi-space-size=0`;
 
 /** The limits in force (the growth factor last set), while `limitHeap` is. */
 let limited: { factor: number } | undefined;
@@ -99,14 +108,18 @@ export function endStart(): void {
 export function underStartFlags<T>(make: () => T): T {
   const limits = limited;
   if (!limits && !started) return make();
-  setFlagsFromString(`--semi-space-growth-factor=${START_GROWTH_FACTOR} --heap-growing-percent=0`);
+  setFlagsFromString(
+    `--semi-space-growth-factor=${START_GROWTH_FACTOR} --heap-growing-percent=0 --min-semi-space-size=0`,
+  );
   try {
     return make();
   } finally {
     if (limits) {
       // The lean heap's factor, or the start's, still in force, if `follow` found no young generation.
       const factor = limits.factor > 0 ? limits.factor : START_GROWTH_FACTOR;
-      setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+      setFlagsFromString(
+        `--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT} --min-semi-space-size=${THREAD_SEMI_SPACE_MB}`,
+      );
     } else setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
   }
 }
@@ -120,7 +133,7 @@ export function underStartFlags<T>(make: () => T): T {
  * here as everywhere. Node publishes each new `Worker` on the `worker_threads` diagnostics channel
  * before its isolate exists; `online` comes after (some 30 to 55 ms on a loaded machine, during
  * which the factor is 2). The factor set here is every thread's: a worker's young generation
- * does not grow either while it is 1.
+ * does not grow either while it is 1, and so starts at its cap (THREAD_SEMI_SPACE_MB).
  */
 function afterThreadStart(message: unknown): void {
   // A `Worker` (an EventEmitter), without loading node:worker_threads for the check.
