@@ -77,13 +77,16 @@ row(
   queries.length ? worstAbove <= 0.5 : undefined,
 );
 const cold = fig('cold-start', 'daemon start to first 200 ms');
+const coldEmpty = fig('cold-start', 'daemon first start (empty home) to first 200 ms');
+// The target holds for both homes (issue 30): the row is met only when both ratios are.
+const coldRatios = [cold, coldEmpty].map((f) => f?.ratio?.['bare node:http']?.median);
 row(
   'daemon cold start to first 200 (existing home; empty home)',
-  `${n(cold?.median)} ms; ${n(fig('cold-start', 'daemon first start (empty home) to first 200 ms')?.median)} ms`,
+  `${n(cold?.median)} ms; ${n(coldEmpty?.median)} ms`,
   `bare node:http: ${n(fig('cold-start', 'bare node:http start to first 200 ms')?.median)} ms`,
-  ratio(cold, 'bare node:http'),
-  '≤ 2× bare node',
-  cold ? cold.ratio['bare node:http'].median <= 2 : undefined,
+  `${ratio(cold, 'bare node:http')}; ${ratio(coldEmpty, 'bare node:http')}`,
+  '≤ 2× bare node, both homes',
+  cold ? coldRatios.every((r) => r !== undefined && r <= 2) : undefined,
 );
 const rss = fig('rss', 'daemon peak RSS MiB under compose');
 const growth = fig('rss', 'daemon RSS growth first to last round MiB')?.median;
