@@ -1,3 +1,5 @@
+import { errorCode } from './unavailable.js';
+
 /**
  * Answers to a transaction that lost a race with another and was rolled back whole: PostgreSQL's
  * deadlock victim (40P01) or serialization failure (40001), and SQLite's SQLITE_BUSY when another
@@ -7,8 +9,8 @@
 const CONFLICT_CODES = new Set(['40P01', '40001', 'SQLITE_BUSY']);
 
 export function isConflict(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('code' in error) || typeof error.code !== 'string') return false;
+  const code = errorCode(error);
   // better-sqlite3 gives SQLite's extended codes: SQLITE_BUSY_SNAPSHOT when a read-then-write
   // transaction finds that another process wrote meanwhile (no busy timeout applies to it).
-  return CONFLICT_CODES.has(error.code) || error.code.startsWith('SQLITE_BUSY_');
+  return CONFLICT_CODES.has(code) || code.startsWith('SQLITE_BUSY_');
 }

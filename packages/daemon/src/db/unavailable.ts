@@ -30,7 +30,9 @@ const SQLITE_CODE = /^SQLITE_(?:CANTOPEN|READONLY|IOERR|FULL|PERM|BUSY)(?:_|$)/;
 const PG_MESSAGE =
   /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
 
-const codeOf = (error: object) => ('code' in error && typeof error.code === 'string' ? error.code : '');
+/** The code a database error carries (PostgreSQL's SQLSTATE, SQLite's or a socket's name), or ''. */
+export const errorCode = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : '';
 
 /**
  * Whether `error` says the database cannot be reached or written now (docs/decisions.md §2.7), as
@@ -39,7 +41,7 @@ const codeOf = (error: object) => ('code' in error && typeof error.code === 'str
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const code = codeOf(error);
+  const code = errorCode(error);
   if (POSTGRES_STATE.test(code) || SOCKET_CODES.has(code) || SQLITE_CODE.test(code)) return true;
   if (code === 'ENOENT' && 'syscall' in error && error.syscall === 'connect') return true;
   // A host name with several addresses fails with one error per address.
@@ -50,7 +52,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** `57P01 terminating connection due to administrator command`: the cause in one line, no stack. */
 export function causeOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const code = codeOf(error);
+  const code = errorCode(error);
   const message =
     error.message || (error instanceof AggregateError ? error.errors.map(causeOf).join('; ') : error.name);
   return code && !message.includes(code) ? `${code} ${message}` : message;
@@ -79,7 +81,7 @@ export function createOutageLog(
   return {
     report(error, task) {
       const cause = causeOf(error);
-      const key = (typeof error === 'object' && error !== null && codeOf(error)) || cause;
+      const key = errorCode(error) || cause;
       const seen = last.get(key);
       const at = now();
       if (seen && at - seen.at < everyMs) {

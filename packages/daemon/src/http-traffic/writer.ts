@@ -5,6 +5,7 @@ import type { StoredPayload } from '../db/payload.js';
 import { preparedCopy } from '../db/prepared-copy.js';
 import { executeWaiting, KEPT, TextArray } from '../db/joined.js';
 import { ShapedStatements } from '../db/shaped.js';
+import { errorCode } from '../db/unavailable.js';
 import { preparedInsert } from '../db/prepared.js';
 import { PAYLOAD_COLUMNS } from './repo.js';
 import type { CountRow, NewTrafficRow } from './table.js';
@@ -113,8 +114,7 @@ export function createTrafficWriter(
 }
 
 /** PostgreSQL's 42804: an expression of a type that its column does not take by assignment. */
-const isDatatypeMismatch = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === '42804';
+const isDatatypeMismatch = (error: unknown): boolean => errorCode(error) === '42804';
 
 /**
  * PostgreSQL's type of each entry column, as the migrations make it: the arrays the numbered INSERT
