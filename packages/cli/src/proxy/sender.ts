@@ -37,7 +37,10 @@ export function createThreadSender(worker: URL, client: TaplineClient, token: st
     if ('answer' in result) one.resolve(result.answer);
     else one.reject(errorOf(result.failure));
   });
+  let closed = false;
   const gone = (error: Error) => {
+    // Ended by `close`, after the recorder's own close: a POST still out is left to the exit.
+    if (closed) return;
     thread = undefined;
     for (const one of waiting.values()) one.reject(new UnreachableError(client.baseUrl, error.message));
     waiting.clear();
@@ -56,6 +59,7 @@ export function createThreadSender(worker: URL, client: TaplineClient, token: st
       return sent;
     },
     close: async () => {
+      closed = true;
       const ending = thread;
       thread = undefined;
       if (ending) await ending.terminate();
