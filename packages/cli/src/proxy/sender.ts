@@ -5,7 +5,7 @@ import type { SendFailure, SenderData, SendRequest, SendResult } from './send-th
 export interface ThreadSender {
   /** The recorder's POST, made by the thread (or by this one once the thread is gone). */
   readonly post: PostJson;
-  /** Ends the thread; a POST still out fails as a daemon that did not answer would. */
+  /** Ends the thread, after the recorder's close: a POST still out is never settled, left to the exit. */
   close(): Promise<void>;
 }
 
