@@ -85,6 +85,54 @@ describe('the single executables', () => {
       const ui = await run('tapline', ['ui', '--help']);
       expect(ui.exitCode).toBe(0);
       expect(ui.stdout).toContain('Usage: tapline ui');
+
+      // `tapline proxy` records, its batches sent from the thread it loads from a file beside
+      // tapline.js, which the executable must carry too (decisions §20.36).
+      const app = createServer((req, res) => res.end(`answer to ${req.url ?? ''}`));
+      await new Promise<void>((listening) => app.listen(0, '127.0.0.1', listening));
+      const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+      const proxy = execa(
+        'tapline',
+        [
+          '--url',
+          daemon.url,
+          '--home',
+          data,
+          'proxy',
+          '--source',
+          'shop',
+          '--target',
+          appUrl,
+          '--listen',
+          '127.0.0.1:0',
+        ],
+        { ...options, reject: false, stdin: 'ignore' },
+      );
+      try {
+        const proxyUrl = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          proxy.stdout?.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            const match = /tapline proxy listening on (http:\/\/\S+)/.exec(out);
+            if (match?.[1]) resolve(match[1]);
+          });
+          void proxy.then((result) => reject(new Error(`tapline proxy exited: ${String(result.stderr)}`)));
+        });
+        const forwarded = await fetch(`${proxyUrl}/api/proxied`, { method: 'POST', body: '{"n":1}' });
+        expect(await forwarded.text()).toBe('answer to /api/proxied');
+      } finally {
+        proxy.kill('SIGINT');
+        app.close();
+      }
+      const proxied = await proxy;
+      expect(proxied.exitCode).toBe(0);
+      expect(String(proxied.stderr)).toContain('tapline proxy: forwarded 1; stored 1; dropped 0;');
+      const recorded = JSON.parse(
+        String((await tapline(['traffic', 'list', 'shop', '--path', '/api/proxied', '--json'])).stdout),
+      ) as { data: { pathname: string }[] };
+      expect(recorded.data).toEqual([expect.objectContaining({ pathname: '/api/proxied' })]);
+      const cliFiles = readdirSync(join(home, '.cache', 'tapline')).find((name) => name.startsWith('tapline-')) ?? '';
+      expect(readdirSync(join(home, '.cache', 'tapline', cliFiles))).toContain('proxy-sender.js');
     } finally {
       const stopped = await daemon.stop();
       expect(stopped.exitCode).toBe(0);

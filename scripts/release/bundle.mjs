@@ -55,6 +55,10 @@ export function programs(root) {
       name: 'tapline',
       pkg: 'cli',
       entryPoints: { tapline: join(root, 'packages/cli/src/main.ts') },
+      // `tapline proxy` sends its batches from a thread it loads by file, beside tapline.js
+      // (commands/proxy.ts): a bundle of its own, as in the CLI's tsup.config.ts, so that no
+      // chunk is split off the start path for it.
+      alone: { 'proxy-sender': join(root, 'packages/cli/src/proxy/send-thread.ts') },
       // Ink loads React's devtools only when DEV=true, for its own developers.
       external: ['react-devtools-core'],
       extraFiles: {},
@@ -86,6 +90,16 @@ export async function bundle(root, program, outDir) {
     format: 'esm',
     banner: { js: commonJsShim },
   });
+  if (program.alone) {
+    await build({
+      ...shared,
+      entryPoints: program.alone,
+      outdir: outDir,
+      splitting: false,
+      format: 'esm',
+      banner: { js: commonJsShim },
+    });
+  }
   if (program.commonJs) {
     await build({
       ...shared,

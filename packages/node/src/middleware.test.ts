@@ -219,6 +219,18 @@ describe('@tapline/node against a daemon', () => {
     },
   );
 
+  it("takes no recorder's `post` through `queue`: records go through the middleware's own client", async () => {
+    const posts: string[] = [];
+    const queue = { flushIntervalMs: 10, post: (path: string) => (posts.push(path), Promise.reject(new Error('no'))) };
+    t = tapline({ url: h.url, token: ingestToken, source: 'orders-api', queue });
+    app = createServer((req, res) => t(req, res, () => res.end('ok')));
+    base = await listen(app);
+    await fetch(`${base}/from-js`);
+    expect(await t.flush()).toBe(true);
+    expect(posts).toEqual([]);
+    expect((await entries()).map((entry) => entry.pathname)).toEqual(['/from-js']);
+  });
+
   it('sends when the request arrived as startedAt, so a late flush keeps the real time', async () => {
     await h.close();
     // A daemon clock a day ahead: an entry stored at receipt would show tomorrow's date.

@@ -164,6 +164,9 @@ export function createTapline(options: TaplineOptions): Tapline {
   const recorder = createRecorder({
     ...options.queue,
     client,
+    // The recorder's own POST, through `client`: `post` is the CLI proxy's (decisions §20.36), no
+    // option of this package, so a `queue` from JavaScript cannot carry one in.
+    post: undefined,
     sourceId: () => resolveSourceId(client, options.source),
     onRefused: (refusal) =>
       logger?.warn(refusalLine(refusal, { url: client.baseUrl, source: options.source, token: options.token })),

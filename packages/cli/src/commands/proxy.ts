@@ -20,6 +20,7 @@ import { createNotices } from '../proxy/notices.js';
 import { toRecord } from '../proxy/record.js';
 import { createProxyServer, type ProxyCounters } from '../proxy/server.js';
 import { parseListen, parseSize, proxyUrl } from '../proxy/options.js';
+import { createThreadSender } from '../proxy/sender.js';
 import { parseTarget } from '../proxy/target.js';
 
 export interface ProxyOptions {
@@ -53,8 +54,11 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
   const exclusion = wrap(() => compileExclude(opts.exclude));
   const sourceId = await startingSource(ctx, opts.source);
   const notices = createNotices(ctx);
+  // Batches go to the daemon from a thread of their own, off the loop that forwards (§20.36).
+  const sender = createThreadSender(new URL('./proxy-sender.js', import.meta.url), ctx.client, ctx.token);
   const recorder = createRecorder({
     client: ctx.client,
+    post: sender.post,
     sourceId,
     maxQueue: opts.maxQueue,
     onDrop: (event) => notices.dropped(event),
@@ -89,6 +93,7 @@ export async function runProxy(ctx: CliContext, opts: ProxyOptions): Promise<Pro
   // Exchanges finishing during the grace period are still being turned into records.
   await new Promise((resolve) => setImmediate(resolve));
   await recorder.close(FLUSH_TIMEOUT_MS);
+  await sender.close();
   notices.stop();
   const stats = recorder.stats();
   const { recorded: _handedOver, ...counters } = server.counters;

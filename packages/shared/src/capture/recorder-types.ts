@@ -1,6 +1,6 @@
 import type { TaplineClient } from '../client.js';
 import type { CreateCoreLog } from '../schemas/core-log.js';
-import type { Refusal, RejectReason } from './answers.js';
+import type { Answer, Refusal, RejectReason } from './answers.js';
 import type { RecordBody } from './transaction.js';
 
 export type DropReason = 'queue-full' | 'rejected' | 'closed';
@@ -15,8 +15,16 @@ export interface DropEvent {
   readonly error?: Error;
 }
 
+/** POSTs a JSON body to the daemon and reads the whole answer; no answer is an UnreachableError. */
+export type PostJson = (path: string, body: string, timeoutMs: number) => Promise<Answer>;
+
 export interface RecorderOptions {
   readonly client: TaplineClient;
+  /**
+   * How batches and core logs are sent: by default through `client`, on this thread. `tapline
+   * proxy` sends them from a worker thread, off the event loop that forwards (decisions §20.36).
+   */
+  readonly post?: PostJson;
   /**
    * The source's id, or a resolver (`() => resolveSourceId(client, 'demo')`), retried like a send
    * while the daemon cannot answer; a refusal (401, 403, no source of that name) gives up a batch.

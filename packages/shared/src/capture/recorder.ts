@@ -13,7 +13,7 @@ import {
   verdictOf,
 } from './answers.js';
 import { batchBody, createRecordQueue, type QueuedRecord, safely } from './record-queue.js';
-import type { Recorder, RecorderOptions } from './recorder-types.js';
+import type { PostJson, Recorder, RecorderOptions } from './recorder-types.js';
 import { isRecordedMethod, type RecordBody } from './transaction.js';
 
 export type { Refusal, RejectReason } from './answers.js';
@@ -30,6 +30,7 @@ const SERVER_ERRORS_BEFORE_SPLIT = 3;
  */
 export function createRecorder(options: RecorderOptions): Recorder {
   const { client } = options;
+  const post: PostJson = options.post ?? ((path, body, timeoutMs) => postJson(client, path, body, timeoutMs));
   const maxQueue = options.maxQueue ?? 10_000;
   const maxQueueBytes = options.maxQueueBytes ?? 64 * 1024 * 1024;
   const batchSize = Math.min(1000, Math.max(1, options.batchSize ?? 500));
@@ -115,8 +116,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   async function sendBatch(id: string): Promise<void> {
     const n = queue.batchLength(cap);
-    const response = await postJson(
-      client,
+    const response = await post(
       buildPath(CAPTURE_PATHS.composeBatch, { trafficSourceId: id }),
       batchBody(id, queue.peek(n)),
       requestTimeoutMs,
@@ -173,8 +173,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   async function sendCoreLog(id: string): Promise<void> {
     const log = logs[0];
     if (!log) return;
-    const response = await postJson(
-      client,
+    const response = await post(
       buildPath(CAPTURE_PATHS.createCoreLog, { trafficSourceId: id }),
       JSON.stringify(log),
       requestTimeoutMs,
