@@ -60,6 +60,12 @@ function bundledBatchWorker(): BatchWorker | null {
 const WEB_UI_READ_MS = 1_000;
 
 /**
+ * How long after the start the background jobs (webhook delivery, retention, the route jobs, the
+ * alert evaluator) take their first look: the start's own CPU goes to its first answers (decisions §20.35).
+ */
+const JOBS_AFTER_MS = 1_000;
+
+/**
  * The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source,
  * there is none. Read a moment after the start, or by a request for the page before that; one
  * that cannot be read is logged, and read again by the next request.
@@ -133,6 +139,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     batchWorker: bundledBatchWorker(),
     webUi,
     listenHost: options.host,
+    jobsAfterMs: JOBS_AFTER_MS,
   });
 
   const server = await listen(
