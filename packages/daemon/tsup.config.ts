@@ -35,6 +35,12 @@ export default defineConfig([
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
     shims: true,
+    // better-sqlite3's JavaScript too, so that it is in the code cache: required from node_modules
+    // it was resolved, read and compiled at every start, and its addon searched for by `bindings`
+    // (db/native-addon.ts now hands the addon over; decisions §20.35). `bindings` stays out: only
+    // a call without the addon would load it.
+    noExternal: [/^(?!(piscina|pg-native|@napi-rs\/nice|bindings)(\/|$))/],
+    external: ['bindings'],
     esbuildPlugins: [secondFileSeam, ...(common.esbuildPlugins ?? [])],
   },
   { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
