@@ -15,9 +15,9 @@ const common: Options = {
   sourcemap: true,
   // Every dependency is bundled in: a start spent 60% of its time resolving, reading and lexing
   // some 400 files of node_modules one ES-module import at a time (docs/performance-proxy-start.md).
-  // Kept out: better-sqlite3 (a native addon found by `bindings`), Piscina (loads its own thread
-  // script by file) and the optional native helpers pg and Piscina try to load. tsup's noExternal
-  // wins over external, hence the look-ahead.
+  // Kept out: better-sqlite3 (a native addon found by `bindings`; only the threads' bundles, the
+  // daemon's own carries it, below), Piscina (loads its own thread script by file) and the optional
+  // native helpers pg and Piscina try to load. tsup's noExternal wins over external, hence the look-ahead.
   noExternal: [/^(?!(better-sqlite3|piscina|pg-native|@napi-rs\/nice)(\/|$))/],
   // Less to read and compile at every start. Names are not kept: keeping them defined a `name` on
   // every closure made at run time, an eighth of a statistics read's CPU (docs/decisions.md §20.14).
