@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './ingest/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
+import { MissingAddon } from './db/native-addon.js';
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
@@ -91,7 +92,10 @@ function takeHome(home: string): HomeLock {
     return lockHome(home);
   } catch (error) {
     throw new StartError(
-      error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
+      // A missing addon is the install's fault, not the lock's: the lock is the first connection made.
+      error instanceof HomeInUse || error instanceof MissingAddon
+        ? error.message
+        : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
     );
   }
 }

@@ -19,20 +19,46 @@ type Finder = (options: { bindings: string; module_root: string; path: true }) =
 const isFinder = (value: unknown): value is Finder => typeof value === 'function';
 
 /**
- * The addon where better-sqlite3 would find it itself: the first of FIRST_LOOKS that holds it,
- * else where `bindings` finds it from the package's folder through its longer list. The daemon's
- * bundle carries better-sqlite3's JavaScript (decisions §20.35): run from there, the package's
- * own search would start from the bundle's folder, not the package's.
+ * No addon where better-sqlite3 would look (or no better-sqlite3): one line for the user, not
+ * `bindings`' list of the fourteen paths it tried nor a require stack.
  */
-function packageAddon(): string {
-  const packageJson = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
-  const root = dirname(packageJson);
+export class MissingAddon extends Error {}
+
+/**
+ * The addon under better-sqlite3's folder `root` where the package would find it itself: the
+ * first of FIRST_LOOKS that holds it, else where `bindings` (required by `packageRequire`, the
+ * package's own) finds it through its longer list; MissingAddon when it is nowhere.
+ */
+export function addonUnder(root: string, packageRequire: NodeJS.Require): string {
   const file = FIRST_LOOKS.map((folder) => join(root, folder, ADDON)).find((path) => existsSync(path));
   if (file) return file;
-  const bindings: unknown = createRequire(packageJson)('bindings');
-  const path: unknown = isFinder(bindings) ? bindings({ bindings: ADDON, module_root: root, path: true }) : undefined;
-  if (typeof path !== 'string') throw new Error(`better-sqlite3's ${ADDON} is not under ${root}`);
+  let path: unknown;
+  try {
+    const bindings: unknown = packageRequire('bindings');
+    path = isFinder(bindings) ? bindings({ bindings: ADDON, module_root: root, path: true }) : undefined;
+  } catch {
+    // `bindings` throws when no path it tries holds the addon.
+  }
+  if (typeof path !== 'string')
+    throw new MissingAddon(
+      `better-sqlite3's native addon (${ADDON}) is not installed under ${root}; reinstall taplined, or run \`npm rebuild better-sqlite3\` where it is installed`,
+    );
   return path;
+}
+
+/**
+ * The addon of the better-sqlite3 that the daemon resolves. The daemon's bundle carries
+ * better-sqlite3's JavaScript (decisions §20.35): run from there, the package's own search would
+ * start from the bundle's folder, not the package's.
+ */
+function packageAddon(): string {
+  let packageJson: string;
+  try {
+    packageJson = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
+  } catch {
+    throw new MissingAddon(`better-sqlite3 (and its ${ADDON}) is not installed beside taplined; reinstall taplined`);
+  }
+  return addonUnder(dirname(packageJson), createRequire(packageJson));
 }
 
 /**
