@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '@tapline/testkit/daemon';
+import { contract } from '@tapline/shared';
+import { manualClock, openTestDatabase, startReceiver, startWebhookApp } from '@tapline/testkit/daemon';
 import { type App, createApp } from './app.js';
 import { defaultConfig } from './config.js';
 import type { ClusterSignals, SignalChannel } from './db/signals.js';
@@ -63,5 +64,24 @@ describe("the app's background jobs", () => {
     await made.stop();
     await turns(250);
     expect(signals.listened).toEqual([]);
+  });
+
+  it('deliver, once they start, a message queued before then: nothing that arrives in the first moment is lost', async () => {
+    const webhookApp = await startWebhookApp({ clock: manualClock('2026-11-21T10:00:00.000Z'), jobsAfterMs: 1_500 });
+    const receiver = await startReceiver();
+    stops.push(async () => {
+      await webhookApp.close();
+      await receiver.close();
+    });
+    const sourceId = await webhookApp.source();
+    await webhookApp.client.call(contract.createWebhook, {
+      params: { trafficSourceId: sourceId },
+      body: { type: 'http', level: 'fatal', value: receiver.url },
+    });
+    await webhookApp.compose(sourceId, { status: 503 });
+    // Queued and announced (the bus, the other daemons' signal) while the worker has not started.
+    await turns(100);
+    expect(receiver.requests).toHaveLength(0);
+    await expect.poll(() => receiver.requests.length, { timeout: 5_000 }).toBe(1);
   });
 });
