@@ -15,9 +15,9 @@ const common: Options = {
   sourcemap: true,
   // Every dependency is bundled in: a start spent 60% of its time resolving, reading and lexing
   // some 400 files of node_modules one ES-module import at a time (docs/performance-proxy-start.md).
-  // Kept out: better-sqlite3 (a native addon found by `bindings`), Piscina (loads its own thread
-  // script by file) and the optional native helpers pg and Piscina try to load. tsup's noExternal
-  // wins over external, hence the look-ahead.
+  // Kept out: better-sqlite3 (a native addon found by `bindings`; only the threads' bundles, the
+  // daemon's own carries it, below), Piscina (loads its own thread script by file) and the optional
+  // native helpers pg and Piscina try to load. tsup's noExternal wins over external, hence the look-ahead.
   noExternal: [/^(?!(better-sqlite3|piscina|pg-native|@napi-rs\/nice)(\/|$))/],
   // Less to read and compile at every start. Names are not kept: keeping them defined a `name` on
   // every closure made at run time, an eighth of a statistics read's CPU (docs/decisions.md §20.14).
@@ -35,6 +35,12 @@ export default defineConfig([
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
     shims: true,
+    // better-sqlite3's JavaScript too, so that it is in the code cache: required from node_modules
+    // it was resolved, read and compiled at every start, and its addon searched for by `bindings`
+    // (db/native-addon.ts now hands the addon over; decisions §20.35). `bindings` stays out: only
+    // a call without the addon would load it.
+    noExternal: [/^(?!(piscina|pg-native|@napi-rs\/nice|bindings)(\/|$))/],
+    external: ['bindings'],
     esbuildPlugins: [secondFileSeam, ...(common.esbuildPlugins ?? [])],
   },
   { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },

@@ -73,6 +73,11 @@ export interface AppOptions {
    * start and after each change unless `start` is false (tests then call `runNow`).
    */
   readonly routeReassignment?: { readonly start?: boolean };
+  /**
+   * The jobs above that start with the app begin this many ms after it is made, not at once: the
+   * daemon answers its first requests first (decisions §20.35). Stopping the app before then starts none.
+   */
+  readonly jobsAfterMs?: number;
   /** The web UI's files (web-ui/assets.ts); none: `/` stays an unknown path. */
   readonly webUi?: WebUiSource | null;
   /** The address the daemon listens on: the web UI answers to it by name (web-ui/host.ts). */
@@ -193,18 +198,13 @@ export function createApp(options: AppOptions): App {
   app.use(unknownRoute);
   app.use(errorHandler(deps));
   const lean = createLeanDispatcher(deps, traffic.ingest);
-  if (startWebhooks) webhooks.start();
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
-  if (options.pruner?.start !== false) pruner.start();
   const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
-  if (options.routeBackfill?.start !== false) routeBackfill.start();
-  routeReassignment.start();
   const statsPruner = createStatsPruner({
     ...deps,
     retentionMs: options.config.stats.retentionMs,
     everyMs: options.config.retention.everyMs,
   });
-  if (options.pruner?.start !== false) statsPruner.start();
   const alerts = createAlertEvaluator({
     ...deps,
     intervalMs: options.config.alerts.intervalMs,
@@ -212,7 +212,20 @@ export function createApp(options: AppOptions): App {
     onQueued: () => webhooks.nudge(),
     ...(options.alerts?.owner ? { owner: options.alerts.owner } : {}),
   });
-  if (options.alerts?.start !== false) alerts.start();
+  const startJobs = (): void => {
+    if (startWebhooks) webhooks.start();
+    if (options.pruner?.start !== false) pruner.start();
+    if (options.routeBackfill?.start !== false) routeBackfill.start();
+    routeReassignment.start();
+    if (options.pruner?.start !== false) statsPruner.start();
+    if (options.alerts?.start !== false) alerts.start();
+  };
+  let jobsTimer: NodeJS.Timeout | undefined;
+  if (options.jobsAfterMs === undefined) startJobs();
+  else {
+    jobsTimer = setTimeout(startJobs, options.jobsAfterMs);
+    jobsTimer.unref();
+  }
   return {
     app,
     handler: (req, res) =>
@@ -229,6 +242,7 @@ export function createApp(options: AppOptions): App {
     statsPruner,
     alerts,
     stop: async () => {
+      clearTimeout(jobsTimer);
       statsPruner.stop();
       trafficMetrics.stop();
       health.stop();

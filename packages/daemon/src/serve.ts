@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import type { BatchWorker } from './ingest/prepare-pool.js';
 import { bootstrapLocalUser, ensureHome, writePrivateFile } from './bootstrap.js';
+import { MissingAddon } from './db/native-addon.js';
 import { HomeInUse, type HomeLock, lockFile, lockHome } from './home-lock.js';
 import { openDatabase } from './db/open.js';
 import { listen } from './http/listen.js';
@@ -60,6 +61,12 @@ function bundledBatchWorker(): BatchWorker | null {
 const WEB_UI_READ_MS = 1_000;
 
 /**
+ * How long after the start the background jobs (webhook delivery, retention, the route jobs, the
+ * alert evaluator) take their first look: the start's own CPU goes to its first answers (decisions §20.35).
+ */
+const JOBS_AFTER_MS = 1_000;
+
+/**
  * The web UI's pack that the build puts beside taplined.js (web-ui/assets.ts); run from source,
  * there is none. Read a moment after the start, or by a request for the page before that; one
  * that cannot be read is logged, and read again by the next request.
@@ -85,7 +92,10 @@ function takeHome(home: string): HomeLock {
     return lockHome(home);
   } catch (error) {
     throw new StartError(
-      error instanceof HomeInUse ? error.message : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
+      // A missing addon is the install's fault, not the lock's: the lock is the first connection made.
+      error instanceof HomeInUse || error instanceof MissingAddon
+        ? error.message
+        : `cannot lock ${lockFile(home)}: ${messageOf(error)}`,
     );
   }
 }
@@ -133,6 +143,7 @@ async function serveLocked(options: ServeOptions, lock: HomeLock): Promise<Runni
     batchWorker: bundledBatchWorker(),
     webUi,
     listenHost: options.host,
+    jobsAfterMs: JOBS_AFTER_MS,
   });
 
   const server = await listen(

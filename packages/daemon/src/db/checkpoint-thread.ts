@@ -4,8 +4,11 @@ import Database from 'better-sqlite3';
 /** What the event loop hands the checkpoint thread when it starts (db/checkpointer.ts). */
 export interface CheckpointWorkerData {
   readonly file: string;
-  /** better-sqlite3's `nativeBinding` (db/native-addon.ts): set inside the single executable. */
-  readonly nativeBinding: string | undefined;
+  /**
+   * better-sqlite3's `nativeBinding` (db/native-addon.ts): always given, the file the event loop's
+   * connections load, so the thread loads that one too.
+   */
+  readonly nativeBinding: string;
 }
 
 /** The thread's answer to each checkpoint: SQLite's own `wal_checkpoint` row. */

@@ -131,6 +131,8 @@ export async function startWebhookApp(options: {
   database?: string;
   /** Names this app's alert claims (a daemon's). */
   owner?: string;
+  /** The worker starts by itself this many ms after the app is made, as in a daemon (createApp's `jobsAfterMs`). */
+  jobsAfterMs?: number;
 }): Promise<WebhookApp> {
   const opened =
     options.database === undefined ? await openTestDatabase() : openDatabase(options.database, { pool: 4 });
@@ -141,11 +143,12 @@ export async function startWebhookApp(options: {
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     webhooks: {
-      start: false,
+      start: options.jobsAfterMs !== undefined,
       random: options.random ?? (() => 1),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     },
     alerts: { start: false, ...(options.owner ? { owner: options.owner } : {}) },
+    ...(options.jobsAfterMs === undefined ? {} : { jobsAfterMs: options.jobsAfterMs }),
   });
   const server = await listen(app, 0, '127.0.0.1', deps.logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
