@@ -102,25 +102,37 @@ const tokenRows = (db: Pick<Db, 'selectFrom'>) =>
     ]);
 
 /**
+ * PostgreSQL's `tokenRows` for an array of ids, kept prepared (db/gathered.ts, `kept`; decisions
+ * §20.34): the same columns, each cast to the type it has, so that another daemon's migration cannot
+ * change the result's type.
+ */
+const KEPT_TOKEN_ROWS = `select t.id::text as id, t.scope::text as scope, t.source_id::text as source_id,
+       t.expires_at::text as expires_at, t.revoked_at::text as revoked_at,
+       u.id::text as user_id, u.email::text as email, u.name::text as name
+from tokens t inner join users u on u.id = t.user_id
+where t.id = any($1::text[])`;
+
+/**
  * Every authenticated request runs this, compiled once per token service. Given how the database
  * stores ids (the app's), the tokens of requests that arrive together are read in one query
  * (db/gathered.ts, §16.6); without (one-off users: admin commands), one query a lookup.
  */
-const tokenLookup = (db: Db, stored?: StoredValues) =>
+const tokenLookup = (db: Db, stored?: StoredValues, postgres = false) =>
   stored
     ? gatheredLookup(db, stored, {
         column: 'id',
         build: (db, ids) => tokenRows(db).where('tokens.id', 'in', ids),
         keyOf: (row) => row.id,
+        kept: postgres ? KEPT_TOKEN_ROWS : undefined,
       })
     : preparedLookup(db, (db, id) => tokenRows(db).where('tokens.id', '=', id));
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
-/** `stored`: the dialect's, to gather token lookups (see tokenLookup). */
-export function createTokenService(db: Db, clock: Clock, stored?: StoredValues): TokenService {
-  const tokenById = tokenLookup(db, stored);
+/** `stored`: the dialect's, to gather token lookups (see tokenLookup); `postgres`: to keep them prepared. */
+export function createTokenService(db: Db, clock: Clock, stored?: StoredValues, postgres = false): TokenService {
+  const tokenById = tokenLookup(db, stored, postgres);
   let key: Promise<Uint8Array> | undefined;
   // A load that failed (the database down for a moment) is not kept: the next request loads again.
   // Kept, it refused every token until a restart (issue 24).

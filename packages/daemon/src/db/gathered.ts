@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './open.js';
+import { executeKeptTaking, KeptRead } from './joined.js';
 import { SENTINEL_PREFIX, slotOf, type StoredValues } from './stored-values.js';
 
 /** Most distinct keys one query asks for; the rest wait for the next one. */
@@ -68,9 +69,16 @@ export function gatheredLookup<R>(
     readonly column: string;
     readonly build: (db: LookupDb, keys: readonly string[]) => Compilable<R>;
     readonly keyOf: (row: R) => string;
+    /**
+     * PostgreSQL's text of the lookup for an array of keys (`$1::text[]`, its columns cast): kept
+     * prepared on each connection, one text whatever the keys' number, where `build`'s is planned
+     * each time (db/joined.ts, `executeKeptTaking`; decisions §20.34). Until it fails on a type.
+     */
+    readonly kept?: string;
   },
 ): (key: string) => Promise<R | undefined> {
-  const { column, build, keyOf } = lookup;
+  const { column, build, keyOf, kept } = lookup;
+  const keptRead = new KeptRead();
   const templates = new Map<number, Template>();
   let waiting = new Map<string, Array<Waiter<R>>>();
   // A query in flight, or one due at the end of this turn: new callers only join `waiting`.
@@ -93,7 +101,7 @@ export function gatheredLookup<R>(
       taken = new Map([...waiting].slice(0, MOST_KEYS));
       for (const key of taken.keys()) waiting.delete(key);
     }
-    const query = async () => {
+    const plain = async () => {
       const keys = [...taken.keys()];
       const template = templateOf(keys.length);
       const parameters = [...template.parameters];
@@ -101,6 +109,15 @@ export function gatheredLookup<R>(
       // The raw query is the compiled one with its keys bound: its rows are still R.
       return db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
     };
+    const query = kept
+      ? () =>
+          keptRead.read(
+            async () => ({
+              rows: await executeKeptTaking<R>(db, kept, [[...taken.keys()].map((key) => stored.encode(column, key))]),
+            }),
+            plain,
+          )
+      : plain;
     // The next query goes when this one returns, or once it has been out too long; not twice.
     let next: (() => void) | undefined = () => {
       next = undefined;

@@ -1,6 +1,7 @@
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import type { Executor } from './types.js';
+import { errorCode } from './unavailable.js';
 
 /**
  * Statements of one transaction sent to PostgreSQL together (decisions §20.22). node-postgres sends
@@ -18,13 +19,24 @@ import type { Executor } from './types.js';
  * is sent alone before them.
  */
 export class Joined {
-  constructor(readonly waits: boolean) {}
+  constructor(
+    readonly waits: boolean,
+    /** Kept prepared on its connection and run there by `execute` among the joined statements. */
+    readonly kept = false,
+  ) {}
 }
 
 /** The last parameter of a statement whose result is not read: it waits for the next one. */
 const WAITS = new Joined(true);
 /** The last parameter of a statement that may take the waiting ones with it. */
 const TAKES = new Joined(false);
+/**
+ * The last parameter of a statement that takes the waiting ones with it and is kept prepared: on
+ * PostgreSQL an SQL-level `prepare` once a connection, then `execute name(literals…)` in the joined
+ * text (db/pg-joined.ts, decisions §20.34). Only for a text that does not change with the values'
+ * number, spells every parameter's type and casts every result column, as KEPT's.
+ */
+const KEPT_TAKES = new Joined(false, true);
 
 /**
  * The last parameter of a statement kept parsed on its connection: on PostgreSQL a named prepared
@@ -61,6 +73,43 @@ export async function executeWaiting(
 ): Promise<void> {
   if (dialect.backend === 'postgres') await executed(db, query, WAITS);
   else await db.executeQuery(query.compile());
+}
+
+/**
+ * Runs `sql` (PostgreSQL's text, `$n` parameters) with the statements waiting before it, in one
+ * round trip, its plan kept on the connection (KEPT_TAKES). PostgreSQL only.
+ */
+export async function executeKeptTaking<R>(
+  db: Pick<Executor, 'executeQuery'>,
+  sql: string,
+  parameters: readonly unknown[],
+): Promise<R[]> {
+  const result = await db.executeQuery<R>(CompiledQuery.raw(sql, [...parameters, KEPT_TAKES]));
+  return result.rows;
+}
+
+/** PostgreSQL's 42883 (no operator for the types), 42846 (no such cast), 42804 (a type mismatch). */
+const TYPE_MISMATCHES = new Set(['42883', '42846', '42804']);
+
+/**
+ * A read kept prepared (`executeKeptTaking`) in place of its untyped text, until the kept one fails
+ * on a type: a column made a type that its spelled parameter type does not compare with, or that
+ * does not cast to its spelled result type, fails the kept text where the untyped one still runs.
+ * That transaction fails (ingest retries it, as any failed group) and from then on this daemon
+ * sends the untyped text (decisions §20.34).
+ */
+export class KeptRead {
+  #kept = true;
+
+  async read<R>(kept: () => Promise<R>, plain: () => Promise<R>): Promise<R> {
+    if (!this.#kept) return plain();
+    try {
+      return await kept();
+    } catch (error) {
+      if (TYPE_MISMATCHES.has(errorCode(error))) this.#kept = false;
+      throw error;
+    }
+  }
 }
 
 /** Runs a statement, on PostgreSQL with the statements waiting before it, in one round trip. */

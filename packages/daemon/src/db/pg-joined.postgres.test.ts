@@ -5,8 +5,9 @@ import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
 import { isDatabaseUnavailable } from './unavailable.js';
-import { executeTaking, executeWaiting } from './joined.js';
+import { executeKeptTaking, executeTaking, executeWaiting, KeptRead } from './joined.js';
 import { literal } from './pg-joined.js';
+import { gatheredLookup } from './gathered.js';
 
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.22). */
 describe('statements joined into one round trip', () => {
@@ -176,5 +177,197 @@ describe('statements joined into one round trip', () => {
       }),
     ).rejects.toThrow('given up');
     expect(sent).not.toHaveBeenCalled();
+  });
+});
+
+/** Statements kept prepared on their connection and run by `execute` among the joined ones (decisions §20.34). */
+describe('statements kept prepared in the joined text', () => {
+  let fresh: FreshDatabase;
+  let opened: OpenedDatabase;
+  let other: OpenedDatabase;
+  beforeEach(async () => {
+    fresh = await freshDatabase();
+    opened = openDatabase(fresh.locator, { pool: 1 });
+    other = openDatabase(fresh.locator, { pool: 1 });
+    await sql`create table kept_test (k text primary key, n int)`.execute(opened.db);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await opened.close();
+    await other.close();
+    await fresh.drop();
+  });
+
+  const ROWS = 'select k::text as k, n::integer as n from kept_test where k = any($1::text[]) order by k';
+  const ECHO = 'select v::text as v, n::integer as n from unnest($1::text[]) with ordinality as t(v, n) order by n';
+  const prepared = async () =>
+    (
+      await sql<{
+        name: string;
+        generic_plans: string;
+        custom_plans: string;
+      }>`select name, generic_plans, custom_plans from pg_prepared_statements order by name`.execute(opened.db)
+    ).rows.map((r) => ({ ...r, generic_plans: Number(r.generic_plans), custom_plans: Number(r.custom_plans) }));
+  const planMode = async () =>
+    (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(opened.db)).rows[0]?.plan_cache_mode;
+
+  it('hands every value back as its array parameter would, hostile ones too', async () => {
+    const hostile = [
+      "it's",
+      'a \\ backslash',
+      '"quoted"',
+      '{braces}',
+      'a,comma',
+      'NULL',
+      null,
+      '',
+      ' spaced ',
+      "'); deallocate all; --",
+      '$1',
+      'ünïcødé ✓ 𝄞',
+      'line\nbreak',
+    ];
+    const rows = await executeKeptTaking<{ v: string | null; n: number }>(opened.db, ECHO, [hostile]);
+    expect(rows.map((r) => r.v)).toEqual(hostile);
+    const asParameter = await sql<{ v: string | null }>`select unnest(${hostile}::text[]) as v`.execute(opened.db);
+    expect(asParameter.rows.map((r) => r.v)).toEqual(hostile);
+    // A NUL cannot be in a query's text: the statement keeps its parameter and PostgreSQL refuses it as one.
+    await expect(executeKeptTaking(opened.db, ECHO, [['a\0b']])).rejects.toMatchObject({ code: '22021' });
+  });
+
+  it('is prepared once a connection, runs its generic plan, and leaves the plan setting as it was', async () => {
+    await sql`insert into kept_test values ('a', 1), ('b', 2), ('c', 3)`.execute(opened.db);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    for (let i = 0; i < 7; i++)
+      expect(await executeKeptTaking(opened.db, ROWS, [['c', 'a']])).toEqual([
+        { k: 'a', n: 1 },
+        { k: 'c', n: 3 },
+      ]);
+    // One `prepare`, then one round trip a statement.
+    expect(sent.mock.calls.filter(([text]) => /^prepare /.test(String(text)))).toHaveLength(1);
+    expect(sent).toHaveBeenCalledTimes(8);
+    const keptName: unknown = expect.stringMatching(/^tapline_joined_\d+$/);
+    expect(await prepared()).toEqual([{ name: keptName, generic_plans: 7, custom_plans: 0 }]);
+    expect(await planMode()).toBe('auto');
+  });
+
+  it('goes with what waits, in order, and outlives a rollback and a failed statement', async () => {
+    const { db, dialect } = opened;
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await executeWaiting(trx, dialect, { compile: () => sql`insert into kept_test values ('w', 9)`.compile(trx) });
+        expect(await executeKeptTaking(trx, ROWS, [['w']])).toEqual([{ k: 'w', n: 9 }]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // The waiting insert alone, the `prepare` alone, then the statement: never reordered.
+    expect(sent.mock.calls.map(([text]) => String(text).split(/;\n/)[0]?.split(' ')[0])).toEqual([
+      'begin',
+      'prepare',
+      'set',
+      'rollback',
+    ]);
+    // Prepared statements outlive their transaction: the next one only executes it.
+    sent.mockClear();
+    await db.transaction().execute(async (trx) => {
+      await executeWaiting(trx, dialect, { compile: () => sql`insert into kept_test values ('x', 1)`.compile(trx) });
+      expect(await executeKeptTaking(trx, ROWS, [['w', 'x']])).toEqual([{ k: 'x', n: 1 }]);
+    });
+    expect(sent).toHaveBeenCalledTimes(2);
+    // A failing statement: its transaction's rollback takes the plan setting back.
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await executeWaiting(trx, dialect, { compile: () => sql`insert into kept_test values ('y', 1)`.compile(trx) });
+        await executeKeptTaking(trx, 'select 1 / $1::integer as q', [0]);
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    await expect(executeKeptTaking(opened.db, 'select 1 / $1::integer as q', [0])).rejects.toMatchObject({
+      code: '22012',
+    });
+    expect(await planMode()).toBe('auto');
+    expect(await executeKeptTaking(opened.db, 'select 1 / $1::integer as q', [1])).toEqual([{ q: 1 }]);
+    expect((await sql<{ k: string }>`select k from kept_test order by k`.execute(db)).rows).toEqual([{ k: 'x' }]);
+  });
+
+  it('is prepared again on a new connection after its own was ended, and holds after a migration', async () => {
+    await sql`insert into kept_test values ('a', 1)`.execute(opened.db);
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+    // As a restart does: the server ends the pool's one connection; the next query takes a new one.
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()`.execute(other.db);
+    let rows: unknown;
+    for (let attempt = 0; rows === undefined; attempt++) {
+      try {
+        rows = await executeKeptTaking(opened.db, ROWS, [['a']]);
+      } catch (e) {
+        if (attempt > 2) throw e;
+      }
+    }
+    expect(rows).toEqual([{ k: 'a', n: 1 }]);
+    // Another daemon's migration changes a result column's type: the cast keeps the result's.
+    await sql`alter table kept_test alter column n type bigint`.execute(other.db);
+    await sql`alter table kept_test add column later text`.execute(other.db);
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+  });
+
+  it('answers a gathered lookup kept prepared as the untyped one, for hostile keys too', async () => {
+    const keys = ["it's", 'a \\ b', '"q"', '{x,y}', 'NULL', '', 'ünï ✓', "'); deallocate all; --", 'k'];
+    for (const [i, k] of keys.entries()) await sql`insert into kept_test values (${k}, ${i})`.execute(opened.db);
+    const lookups = [undefined, 'select k::text as k, n::integer as n from kept_test where k = any($1::text[])'].map(
+      (kept) =>
+        gatheredLookup<{ k: string; n: number }>(opened.db, opened.dialect.stored, {
+          column: 'k',
+          build: (_db, ks) => ({
+            compile: () =>
+              sql<{ k: string; n: number }>`select k, n from kept_test where k in (${sql.join(ks)})`.compile(opened.db),
+          }),
+          keyOf: (row) => row.k,
+          kept,
+        }),
+    );
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    for (const lookup of lookups) {
+      // Gathered: every key asked in one turn goes in one query; one that is not there is undefined.
+      const found = await Promise.all([...keys, 'absent'].map((k) => lookup(k)));
+      expect(found).toEqual([...keys.map((k, n) => ({ k, n })), undefined]);
+      // A NUL keeps its parameter: refused by PostgreSQL as the untyped lookup's is.
+      await expect(lookup('a\0b')).rejects.toMatchObject({ code: '22021' });
+    }
+    expect(sent.mock.calls.filter(([text]) => /^prepare /.test(String(text)))).toHaveLength(1);
+  });
+
+  it('reads the untyped way from the first failure on a type on, and fails that one statement', async () => {
+    const read = new KeptRead();
+    const keyed = (k: string) =>
+      read.read(
+        () =>
+          executeKeptTaking<{ k: string }>(opened.db, 'select k::text as k from kept_test where k = any($1::text[])', [
+            [k],
+          ]),
+        async () =>
+          (await sql<{ k: string }>`select k::text as k from kept_test where k in (${k})`.execute(opened.db)).rows,
+      );
+    const id = '00000000-0000-4000-8000-000000000001';
+    await sql`insert into kept_test values (${id}, 1)`.execute(opened.db);
+    expect(await keyed(id)).toEqual([{ k: id }]);
+    // A column made a type text does not compare with: the kept text fails (42883), the untyped one runs.
+    await sql`alter table kept_test alter column k type uuid using k::uuid`.execute(other.db);
+    await expect(keyed(id)).rejects.toMatchObject({ code: '42883' });
+    expect(await keyed(id)).toEqual([{ k: id }]);
+    // Any other error leaves it kept.
+    const other_ = new KeptRead();
+    let kept = 0;
+    const failing = () =>
+      other_.read(
+        () => {
+          kept += 1;
+          return executeKeptTaking(opened.db, 'select 1 / $1::integer as q', [0]);
+        },
+        () => Promise.resolve([]),
+      );
+    await expect(failing()).rejects.toMatchObject({ code: '22012' });
+    await expect(failing()).rejects.toMatchObject({ code: '22012' });
+    expect(kept).toBe(2);
   });
 });

@@ -30,6 +30,22 @@ const nameOf = (sql: string): string => {
   return name;
 };
 
+/**
+ * Names of statements prepared by SQL (`prepare`, kept by the joined statements), by their text. Apart
+ * from the protocol's names above: both are in one namespace on the server, and node-postgres knows
+ * only its own.
+ */
+const preparedNames = new Map<string, string>();
+const preparedNameOf = (sql: string): string => {
+  let name = preparedNames.get(sql);
+  if (!name) preparedNames.set(sql, (name = `tapline_joined_${preparedNames.size + 1}`));
+  return name;
+};
+
+/** The plan a kept statement runs with: its generic one, made once (see Waiting, `#executeKept`). */
+const FORCE_GENERIC = 'set plan_cache_mode = force_generic_plan';
+const RESET_PLAN_MODE = 'reset plan_cache_mode';
+
 /** PostgreSQL's OID of `text`, an array's element type in its binary form. */
 const TEXT_OID = 25;
 
@@ -94,6 +110,12 @@ export class Waiting {
   #statements: string[] = [];
   /** Between a `begin` and its `commit` or `rollback`: only there may a statement wait. */
   #open = false;
+  /**
+   * The statements this connection has prepared by SQL (db/joined.ts, KEPT_TAKES). A connection that
+   * ends is dropped by its pool, and its replacement has a Waiting of its own, so a new connection
+   * prepares them again.
+   */
+  readonly #prepared = new Set<string>();
 
   /**
    * Runs one query as Kysely hands it over: held back, sent with what waits, or sent alone after
@@ -111,6 +133,7 @@ export class Waiting {
       // PostgreSQL refuses a NUL in a text parameter (22021) but cuts the whole message at one in a
       // query's text (08P01, read as an outage): such a statement keeps its parameters.
       if (values.some(holdsNul)) return this.query(client, sql, values, run);
+      if (last.kept) return this.#executeKept(client, sql, values);
       const text = inlined(sql, values);
       // Outside a transaction nothing comes after it for sure: it goes at once.
       if (last.waits && this.#open) {
@@ -150,9 +173,40 @@ export class Waiting {
     return this.#statements.length > 0 ? this.#send(client, sql) : run(sql, parameters);
   }
 
-  /** What waits, then `text` if any, as one simple query: the last statement's result. */
-  async #send(client: pg.PoolClient, text: string | undefined): Promise<pg.QueryResult | ReturnType<typeof nothing>> {
-    const statements = text === undefined ? this.#statements : [...this.#statements, text];
+  /**
+   * A kept statement (db/joined.ts, KEPT_TAKES) run by `execute`, its values as literals, with what
+   * waits. Prepared first, alone, once a connection: what waits goes before it (no reordering), and
+   * a `prepare` sent alone either ran or did not, where one among other statements would leave that
+   * unknown when a statement before it failed. A prepared statement outlives a rollback, so one that
+   * succeeded is remembered whatever the transaction does; one that failed is not, and its error is
+   * the transaction's, retried or answered as before.
+   */
+  async #executeKept(client: pg.PoolClient, sql: string, values: readonly unknown[]): Promise<unknown> {
+    const name = preparedNameOf(sql);
+    if (!this.#prepared.has(name)) {
+      if (this.#statements.length > 0) await this.#send(client, undefined);
+      await client.query(`prepare ${name} as ${sql}`);
+      this.#prepared.add(name);
+    }
+    const execute = values.length > 0 ? `execute ${name}(${values.map(literal).join(', ')})` : `execute ${name}`;
+    // PostgreSQL keeps a generic plan only when it costs less than the custom ones: an array
+    // parameter's generic plan is costed for ten elements, a custom one for the one or two a group
+    // has, so it would plan each time. The setting goes back as it was after the statement; if the
+    // statement fails, its transaction's rollback takes the setting back.
+    this.#statements.push(FORCE_GENERIC);
+    return this.#send(client, execute, [RESET_PLAN_MODE]);
+  }
+
+  /**
+   * What waits, then `text` if any, then `after`, as one simple query: `text`'s result (the last
+   * statement's when there is none).
+   */
+  async #send(
+    client: pg.PoolClient,
+    text: string | undefined,
+    after: readonly string[] = [],
+  ): Promise<pg.QueryResult | ReturnType<typeof nothing>> {
+    const statements = text === undefined ? this.#statements : [...this.#statements, text, ...after];
     this.#statements = [];
     if (statements.length === 0) return nothing();
     // Without parameters node-postgres sends the simple protocol: one result a statement, an array
@@ -161,7 +215,7 @@ export class Waiting {
     const results: unknown = await client.query(statements.join(';\n'));
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
     const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-    return all[all.length - 1] ?? nothing();
+    return all[all.length - 1 - (text === undefined ? 0 : after.length)] ?? nothing();
   }
 
   /** Before the connection goes back to its pool: nothing may wait there for another user. */

@@ -3,7 +3,7 @@ import type { PageQuery, RouteRule } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
-import { executeTaking } from '../db/joined.js';
+import { executeKeptTaking, executeTaking, KeptRead } from '../db/joined.js';
 import { ShapedStatements } from '../db/shaped.js';
 import { HttpError } from '../http/errors.js';
 import { newestFirst, type Page } from '../http/pagination.js';
@@ -37,16 +37,45 @@ export async function rulesOf(
       .orderBy('r.template');
     return locking ? query.forShare('s') : query;
   };
-  // PostgreSQL's is compiled once a number of sources (db/shaped.ts); SQLite's Kysely rewrites ids as it compiles.
-  const query =
-    deps.dialect.backend === 'postgres'
-      ? RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id))))
-      : build(sourceIds);
+  // PostgreSQL's is kept prepared, or after that failed compiled once a number of sources
+  // (db/shaped.ts); SQLite's Kysely rewrites ids as it compiles.
   // In an ingest transaction this is the first statement: on PostgreSQL its `begin` goes with it (db/pg-joined.ts).
-  for (const row of await executeTaking(trx, deps.dialect, query))
-    if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
+  const rows =
+    deps.dialect.backend === 'postgres'
+      ? await KEPT_RULES.read(
+          () => executeKeptTaking<RuleRow>(trx, locking ? RULES_LOCKED : RULES_READ, [sourceIds]),
+          () =>
+            executeTaking(
+              trx,
+              deps.dialect,
+              RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id)))),
+            ),
+        )
+      : await executeTaking(trx, deps.dialect, build(sourceIds));
+  for (const row of rows) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
   return rules;
 }
+
+interface RuleRow {
+  traffic_source_id: string;
+  template: string | null;
+}
+
+/**
+ * PostgreSQL's read of the rules, one text whatever the sources' number, kept prepared on each
+ * connection (db/joined.ts, `executeKeptTaking`; decisions §20.34): the same rows in the same
+ * order, the same rows locked, as the builder's `in (…)`; its result columns cast, so that another
+ * daemon's migration cannot change its result's type.
+ */
+const RULES_READ = `select s.id::text as traffic_source_id, r.template::text as template
+from traffic_sources as s left join route_rules as r on r.traffic_source_id = s.id
+where s.id = any($1::text[])
+order by s.id, r.template`;
+const RULES_LOCKED = `${RULES_READ}
+for share of s`;
+
+/** The kept reads of the rules, until one fails on a column's type (db/joined.ts). */
+const KEPT_RULES = new KeptRead();
 
 /** PostgreSQL's reads of the rules, compiled once a number of sources (decisions §20.29). */
 const RULES = new ShapedStatements();

@@ -22,6 +22,8 @@ import { LEVELS, shapedLevel } from './writer.js';
 /** A Kysely for PostgreSQL that runs nothing and keeps every statement it was given. */
 function recording() {
   const sent: CompiledQuery[] = [];
+  /** A statement whose text holds this fails once, with PostgreSQL's 42883. */
+  const failing = { text: '' };
   const db = new Kysely<DB>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
@@ -31,7 +33,11 @@ function recording() {
             Promise.resolve({
               executeQuery: (query: CompiledQuery) => {
                 sent.push(query);
-                return Promise.resolve({ rows: [] });
+                if (failing.text === '' || !query.sql.includes(failing.text)) return Promise.resolve({ rows: [] });
+                failing.text = '';
+                return Promise.reject(
+                  Object.assign(new Error('operator does not exist: uuid = text'), { code: '42883' }),
+                );
               },
               streamQuery: () => {
                 throw new Error('not used');
@@ -42,7 +48,7 @@ function recording() {
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
   });
-  return { db, sent };
+  return { db, sent, failing };
 }
 
 const SPANS: Span[] = [1, 60, 1440];
@@ -92,7 +98,19 @@ describe('statistics statements compiled once a shape (decisions §20.29)', () =
   });
 
   it("sends the count upsert and the rules' read as Kysely compiles them", async () => {
-    const { db, sent } = recording();
+    const { db, sent, failing } = recording();
+    // The rules' read is kept prepared (decisions §20.34): one text, the ids one array, the type spelled.
+    const keptText: unknown = expect.stringContaining('where s.id = any($1::text[])');
+    const kept = { sql: keptText, parameters: [['a', 'b'], KEPT_MARKER] };
+    await rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], true);
+    expect(sent.map(pick)).toEqual([kept]);
+    expect(sent[0]?.sql).toMatch(/for share of s$/);
+    sent.length = 0;
+    await rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], false);
+    expect(sent[0]?.sql).not.toMatch(/for share/);
+    // Until it fails on a type (a column made uuid): from then on it is compiled once a shape, below.
+    failing.text = 'any($1::text[])';
+    await expect(rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], true)).rejects.toMatchObject({ code: '42883' });
     const writer = createTrafficWriter(plainPayloads, { joined: true });
     const upsert = (part: readonly CountRow[]) =>
       db
@@ -239,5 +257,8 @@ const marked = ({ sql, parameters }: { sql: string; parameters: unknown[] }) => 
   sql,
   parameters: [...parameters, expect.any(Joined)],
 });
+
+/** The marker of a statement kept prepared and joined (db/joined.ts, KEPT_TAKES). */
+const KEPT_MARKER: unknown = expect.objectContaining({ waits: false, kept: true });
 
 const pick = ({ sql, parameters }: CompiledQuery) => ({ sql, parameters: [...parameters] });

@@ -23,13 +23,25 @@ export type SourceFinder = (id: string) => Promise<TrafficSource | undefined>;
  * Given how the database stores ids (the app's), the sources of requests that arrive together
  * are read in one query (db/gathered.ts, §16.6); without (admin commands), one query a lookup.
  */
-export function createSourceFinder(db: Db, stored?: StoredValues): SourceFinder {
+/**
+ * PostgreSQL's lookup of sources by an array of ids, kept prepared (db/gathered.ts, `kept`; decisions
+ * §20.34): the columns `toTrafficSource` reads, each cast to the type it has, where `selectAll`'s
+ * result would change with another daemon's migration, which a kept statement refuses (0A000).
+ */
+const KEPT_SOURCE_ROWS = `select id::text as id, user_id::text as user_id, name::text as name,
+       traffic_domain::text as traffic_domain, created_at::text as created_at, updated_at::text as updated_at
+from traffic_sources
+where id = any($1::text[])`;
+
+/** `stored`: the dialect's, to gather lookups; `postgres`: to keep them prepared (KEPT_SOURCE_ROWS). */
+export function createSourceFinder(db: Db, stored?: StoredValues, postgres = false): SourceFinder {
   const sources = (db: Pick<Db, 'selectFrom'>) => db.selectFrom('traffic_sources').selectAll();
   const sourceById = stored
     ? gatheredLookup(db, stored, {
         column: 'id',
         build: (db, ids) => sources(db).where('id', 'in', ids),
         keyOf: (row) => row.id,
+        kept: postgres ? KEPT_SOURCE_ROWS : undefined,
       })
     : preparedLookup(db, (db, id) => sources(db).where('id', '=', id));
   return async (id) => {

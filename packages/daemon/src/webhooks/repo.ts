@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db, Executor } from '../db/open.js';
 import type { SqlDialect } from '../db/dialect.js';
-import { executeTaking } from '../db/joined.js';
+import { executeKeptTaking, executeTaking, KeptRead } from '../db/joined.js';
 import { newestFirst } from '../http/pagination.js';
 import type { AttemptRow, DeliveryKind, WebhookRow, WindowRow } from './table.js';
 
@@ -176,8 +176,42 @@ export interface WindowStateRow {
   summary_status: string | null;
 }
 
+/**
+ * PostgreSQL's read of the sources' window states, one text whatever their number, kept prepared on
+ * each connection (db/joined.ts, `executeKeptTaking`; decisions §20.34): it was planned each group.
+ * Every result column is cast, so that another daemon's migration cannot change its result's type
+ * (which a kept statement refuses, 0A000); `= any` of the ids matches what `in (…)` of them does.
+ */
+const WINDOW_STATES = `select w.id::text as id, w.level::text as level, w.traffic_source_id::text as traffic_source_id,
+       win.started_at::text as started_at, win.messages::integer as messages, win.summary_id::text as summary_id,
+       s.payload::text as summary_payload, s.status::text as summary_status
+from webhooks w
+left join webhook_windows win on win.webhook_id = w.id
+left join webhook_deliveries s on s.id = win.summary_id
+where w.traffic_source_id = any($1::text[])`;
+
+/** The kept read of the window states, until it fails on a column's type (db/joined.ts). */
+const KEPT_WINDOW_STATES = new KeptRead();
+
 /** One query per ingest batch, webhooks or not. */
 export async function loadWindowStates(
+  db: Executor,
+  dialect: SqlDialect,
+  sourceIds: readonly string[],
+): Promise<WindowStateRow[]> {
+  if (dialect.backend === 'postgres') {
+    const ids = sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id));
+    // With the statistics' last write, waiting on the connection (db/pg-joined.ts).
+    return KEPT_WINDOW_STATES.read(
+      () => executeKeptTaking<WindowStateRow>(db, WINDOW_STATES, [ids]),
+      () => windowStates(db, dialect, sourceIds),
+    );
+  }
+  return windowStates(db, dialect, sourceIds);
+}
+
+/** The sources' window states as one untyped statement: SQLite's, and PostgreSQL's after KEPT_WINDOW_STATES failed. */
+async function windowStates(
   db: Executor,
   dialect: SqlDialect,
   sourceIds: readonly string[],
