@@ -311,6 +311,24 @@ describe('statements kept prepared in the joined text', () => {
     expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
   });
 
+  it('is prepared again after the server dropped it, where remembered it failed every later use', async () => {
+    await sql`insert into kept_test values ('a', 1)`.execute(opened.db);
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+    // A pooler's reset, or a hand on the session: the pool's one connection loses what it prepared.
+    await sql`discard all`.execute(opened.db);
+    await expect(executeKeptTaking(opened.db, ROWS, [['a']])).rejects.toMatchObject({ code: '26000' });
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+    // In a transaction too: that one fails (ingest retries it), the next prepares it again.
+    await sql`deallocate all`.execute(opened.db);
+    await expect(opened.db.transaction().execute((trx) => executeKeptTaking(trx, ROWS, [['a']]))).rejects.toMatchObject(
+      { code: '26000' },
+    );
+    expect(await opened.db.transaction().execute((trx) => executeKeptTaking(trx, ROWS, [['a']]))).toEqual([
+      { k: 'a', n: 1 },
+    ]);
+    expect(await planMode()).toBe('auto');
+  });
+
   it('answers a gathered lookup kept prepared as the untyped one, for hostile keys too', async () => {
     const keys = ["it's", 'a \\ b', '"q"', '{x,y}', 'NULL', '', 'ünï ✓', "'); deallocate all; --", 'k'];
     for (const [i, k] of keys.entries()) await sql`insert into kept_test values (${k}, ${i})`.execute(opened.db);
