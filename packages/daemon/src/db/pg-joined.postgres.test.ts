@@ -329,6 +329,30 @@ describe('statements kept prepared in the joined text', () => {
     expect(await planMode()).toBe('auto');
   });
 
+  it('answers a gathered lookup from the untyped text at once when the kept one first fails on a type', async () => {
+    const [id, absent] = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    await sql`insert into kept_test values (${id}, 1)`.execute(opened.db);
+    const lookup = gatheredLookup<{ k: string; n: number }>(opened.db, opened.dialect.stored, {
+      column: 'k',
+      build: (_db, ks) => ({
+        compile: () =>
+          sql<{ k: string; n: number }>`select k, n from kept_test where k in (${sql.join(ks)})`.compile(opened.db),
+      }),
+      keyOf: (row) => row.k,
+      kept: 'select k::text as k, n::integer as n from kept_test where k = any($1::text[])',
+    });
+    expect(await lookup(id)).toEqual({ k: id, n: 1 });
+    // Another daemon's migration makes the key a uuid: the kept text fails (42883), the untyped one
+    // runs. The callers of that turn get their rows, as they would have before it was kept (a token's
+    // lookup that failed was a 500 for every request of the turn).
+    await sql`alter table kept_test alter column k type uuid using k::uuid`.execute(other.db);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    expect(await Promise.all([lookup(id), lookup(absent)])).toEqual([{ k: id, n: 1 }, undefined]);
+    expect(sent.mock.calls.filter(([text]) => /^set /.test(String(text)))).toHaveLength(1);
+    expect(await lookup(id)).toEqual({ k: id, n: 1 });
+    expect(sent.mock.calls.filter(([text]) => /^set /.test(String(text)))).toHaveLength(1);
+  });
+
   it('answers a gathered lookup kept prepared as the untyped one, for hostile keys too', async () => {
     const keys = ["it's", 'a \\ b', '"q"', '{x,y}', 'NULL', '', 'ünï ✓', "'); deallocate all; --", 'k'];
     for (const [i, k] of keys.entries()) await sql`insert into kept_test values (${k}, ${i})`.execute(opened.db);
