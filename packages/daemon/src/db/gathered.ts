@@ -72,7 +72,8 @@ export function gatheredLookup<R>(
     /**
      * PostgreSQL's text of the lookup for an array of keys (`$1::text[]`, its columns cast): kept
      * prepared on each connection, one text whatever the keys' number, where `build`'s is planned
-     * each time (db/joined.ts, `executeKeptTaking`; decisions §20.34). Until it fails on a type.
+     * each time (db/joined.ts, `executeKeptTaking`; decisions §20.34). Until it fails on a type:
+     * `build`'s then answers, that query's callers too.
      */
     readonly kept?: string;
   },
@@ -116,6 +117,8 @@ export function gatheredLookup<R>(
               rows: await executeKeptTaking<R>(db, kept, [[...taken.keys()].map((key) => stored.encode(column, key))]),
             }),
             plain,
+            // On the pool, in no transaction: a failed read aborts nothing the untyped one needs.
+            true,
           )
       : plain;
     // The next query goes when this one returns, or once it has been out too long; not twice.

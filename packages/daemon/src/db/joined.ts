@@ -95,18 +95,22 @@ const TYPE_MISMATCHES = new Set(['42883', '42846', '42804']);
  * A read kept prepared (`executeKeptTaking`) in place of its untyped text, until the kept one fails
  * on a type: a column made a type that its spelled parameter type does not compare with, or that
  * does not cast to its spelled result type, fails the kept text where the untyped one still runs.
- * That transaction fails (ingest retries it, as any failed group) and from then on this daemon
- * sends the untyped text (decisions §20.34).
+ * From then on this daemon sends the untyped text (decisions §20.34). In a transaction the failure
+ * is the transaction's (ingest retries it, as any failed group); a read in none (`alone`: a gathered
+ * lookup on the pool) answers by the untyped text at once, as it did before it was kept: a token's
+ * lookup that failed answered every request of its turn with a 500.
  */
 export class KeptRead {
   #kept = true;
 
-  async read<R>(kept: () => Promise<R>, plain: () => Promise<R>): Promise<R> {
+  async read<R>(kept: () => Promise<R>, plain: () => Promise<R>, alone = false): Promise<R> {
     if (!this.#kept) return plain();
     try {
       return await kept();
     } catch (error) {
-      if (TYPE_MISMATCHES.has(errorCode(error))) this.#kept = false;
+      if (!TYPE_MISMATCHES.has(errorCode(error))) throw error;
+      this.#kept = false;
+      if (alone) return plain();
       throw error;
     }
   }

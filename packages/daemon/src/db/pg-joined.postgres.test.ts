@@ -1,4 +1,5 @@
 import { type FreshDatabase, freshDatabase } from '@tapline/testkit/daemon';
+import fc from 'fast-check';
 import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { escapeLiteral } from 'pg/lib/utils.js';
@@ -235,6 +236,33 @@ describe('statements kept prepared in the joined text', () => {
     await expect(executeKeptTaking(opened.db, ECHO, [['a\0b']])).rejects.toMatchObject({ code: '22021' });
   });
 
+  it('hands any text back as it went, with standard_conforming_strings off too', async () => {
+    // Off, a backslash in a plain '…' string escapes: only texts with neither quote nor backslash
+    // are spelled that way, the others as E'…' (escapeLiteral), which reads alike either way.
+    await sql`set standard_conforming_strings = off`.execute(opened.db);
+    const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((v) => !v.includes('\0'));
+    const spiced = fc.oneof(text, fc.constantFrom("'", '\\', "\\'", "'\\", '"', '{', '}', ',', 'NULL', '\\x00'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.constant(null),
+            spiced,
+            text.map((v) => `${v}'\\${v}`),
+          ),
+        ),
+        async (values) => {
+          const rows = await executeKeptTaking<{ v: string | null }>(opened.db, ECHO, [values]);
+          expect(rows.map((r) => r.v)).toEqual(values);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(
+      (await sql<{ standard_conforming_strings: string }>`show standard_conforming_strings`.execute(opened.db)).rows,
+    ).toEqual([{ standard_conforming_strings: 'off' }]);
+  });
+
   it('is prepared once a connection, runs its generic plan, and leaves the plan setting as it was', async () => {
     await sql`insert into kept_test values ('a', 1), ('b', 2), ('c', 3)`.execute(opened.db);
     const sent = vi.spyOn(pg.Client.prototype, 'query');
@@ -301,7 +329,8 @@ describe('statements kept prepared in the joined text', () => {
       try {
         rows = await executeKeptTaking(opened.db, ROWS, [['a']]);
       } catch (e) {
-        if (attempt > 2) throw e;
+        // The connection's end, seen by the query that took it before the pool did: a 503, never a 500.
+        if (attempt > 2 || !isDatabaseUnavailable(e)) throw e;
       }
     }
     expect(rows).toEqual([{ k: 'a', n: 1 }]);
@@ -309,6 +338,48 @@ describe('statements kept prepared in the joined text', () => {
     await sql`alter table kept_test alter column n type bigint`.execute(other.db);
     await sql`alter table kept_test add column later text`.execute(other.db);
     expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+  });
+
+  it('is prepared again after the server dropped it, where remembered it failed every later use', async () => {
+    await sql`insert into kept_test values ('a', 1)`.execute(opened.db);
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+    // A pooler's reset, or a hand on the session: the pool's one connection loses what it prepared.
+    await sql`discard all`.execute(opened.db);
+    await expect(executeKeptTaking(opened.db, ROWS, [['a']])).rejects.toMatchObject({ code: '26000' });
+    expect(await executeKeptTaking(opened.db, ROWS, [['a']])).toEqual([{ k: 'a', n: 1 }]);
+    // In a transaction too: that one fails (ingest retries it), the next prepares it again.
+    await sql`deallocate all`.execute(opened.db);
+    await expect(opened.db.transaction().execute((trx) => executeKeptTaking(trx, ROWS, [['a']]))).rejects.toMatchObject(
+      { code: '26000' },
+    );
+    expect(await opened.db.transaction().execute((trx) => executeKeptTaking(trx, ROWS, [['a']]))).toEqual([
+      { k: 'a', n: 1 },
+    ]);
+    expect(await planMode()).toBe('auto');
+  });
+
+  it('answers a gathered lookup from the untyped text at once when the kept one first fails on a type', async () => {
+    const [id, absent] = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    await sql`insert into kept_test values (${id}, 1)`.execute(opened.db);
+    const lookup = gatheredLookup<{ k: string; n: number }>(opened.db, opened.dialect.stored, {
+      column: 'k',
+      build: (_db, ks) => ({
+        compile: () =>
+          sql<{ k: string; n: number }>`select k, n from kept_test where k in (${sql.join(ks)})`.compile(opened.db),
+      }),
+      keyOf: (row) => row.k,
+      kept: 'select k::text as k, n::integer as n from kept_test where k = any($1::text[])',
+    });
+    expect(await lookup(id)).toEqual({ k: id, n: 1 });
+    // Another daemon's migration makes the key a uuid: the kept text fails (42883), the untyped one
+    // runs. The callers of that turn get their rows, as they would have before it was kept (a token's
+    // lookup that failed was a 500 for every request of the turn).
+    await sql`alter table kept_test alter column k type uuid using k::uuid`.execute(other.db);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    expect(await Promise.all([lookup(id), lookup(absent)])).toEqual([{ k: id, n: 1 }, undefined]);
+    expect(sent.mock.calls.filter(([text]) => /^set /.test(String(text)))).toHaveLength(1);
+    expect(await lookup(id)).toEqual({ k: id, n: 1 });
+    expect(sent.mock.calls.filter(([text]) => /^set /.test(String(text)))).toHaveLength(1);
   });
 
   it('answers a gathered lookup kept prepared as the untyped one, for hostile keys too', async () => {

@@ -2,6 +2,7 @@ import type { PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
 import { Joined, KEPT, TextArray } from './joined.js';
+import { errorCode } from './unavailable.js';
 
 /**
  * The PostgreSQL side of db/joined.ts: the client Kysely is given (db/pg-copy.ts) holds back the
@@ -45,6 +46,9 @@ const preparedNameOf = (sql: string): string => {
 /** The plan a kept statement runs with: its generic one, made once (see Waiting, `#executeKept`). */
 const FORCE_GENERIC = 'set plan_cache_mode = force_generic_plan';
 const RESET_PLAN_MODE = 'reset plan_cache_mode';
+
+/** PostgreSQL's 26000: `prepared statement "…" does not exist`. */
+const INVALID_STATEMENT_NAME = '26000';
 
 /** PostgreSQL's OID of `text`, an array's element type in its binary form. */
 const TEXT_OID = 25;
@@ -194,7 +198,16 @@ export class Waiting {
     // has, so it would plan each time. The setting goes back as it was after the statement; if the
     // statement fails, its transaction's rollback takes the setting back.
     this.#statements.push(FORCE_GENERIC);
-    return this.#send(client, execute, [RESET_PLAN_MODE]);
+    try {
+      return await this.#send(client, execute, [RESET_PLAN_MODE]);
+    } catch (error) {
+      // The server no longer has it though this connection prepared it: something deallocated it
+      // (`discard all`, `deallocate`: a pooler's reset, a hand on the session). Forgotten, it is
+      // prepared again on its next use; remembered, every later use on the connection failed, a 500
+      // each, until the connection closed. This statement's failure is its transaction's, as any.
+      if (errorCode(error) === INVALID_STATEMENT_NAME) this.#prepared.delete(name);
+      throw error;
+    }
   }
 
   /**

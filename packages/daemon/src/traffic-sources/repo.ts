@@ -19,11 +19,6 @@ const toTrafficSource = (row: TrafficSourceRow): TrafficSource => ({
 export type SourceFinder = (id: string) => Promise<TrafficSource | undefined>;
 
 /**
- * Every request that names a source runs this first: compiled once, by the app that owns `db`.
- * Given how the database stores ids (the app's), the sources of requests that arrive together
- * are read in one query (db/gathered.ts, §16.6); without (admin commands), one query a lookup.
- */
-/**
  * PostgreSQL's lookup of sources by an array of ids, kept prepared (db/gathered.ts, `kept`; decisions
  * §20.34): the columns `toTrafficSource` reads, each cast to the type it has, where `selectAll`'s
  * result would change with another daemon's migration, which a kept statement refuses (0A000).
@@ -33,7 +28,13 @@ const KEPT_SOURCE_ROWS = `select id::text as id, user_id::text as user_id, name:
 from traffic_sources
 where id = any($1::text[])`;
 
-/** `stored`: the dialect's, to gather lookups; `postgres`: to keep them prepared (KEPT_SOURCE_ROWS). */
+/**
+ * Every request that names a source runs this first: compiled once, by the app that owns `db`.
+ * Given how the database stores ids (the app's), the sources of requests that arrive together
+ * are read in one query (db/gathered.ts, §16.6); without (admin commands), one query a lookup.
+ *
+ * `stored`: the dialect's, to gather lookups; `postgres`: to keep them prepared (KEPT_SOURCE_ROWS).
+ */
 export function createSourceFinder(db: Db, stored?: StoredValues, postgres = false): SourceFinder {
   const sources = (db: Pick<Db, 'selectFrom'>) => db.selectFrom('traffic_sources').selectAll();
   const sourceById = stored
