@@ -50,6 +50,8 @@ export async function rulesOf(
               deps.dialect,
               RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id)))),
             ),
+          // Outside a transaction (a route's suggestions, on the pool) nothing retries a failure.
+          !trx.isTransaction,
         )
       : await executeTaking(trx, deps.dialect, build(sourceIds));
   for (const row of rows) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);

@@ -109,8 +109,18 @@ describe('statistics statements compiled once a shape (decisions §20.29)', () =
     await rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], false);
     expect(sent[0]?.sql).not.toMatch(/for share/);
     // Until it fails on a type (a column made uuid): from then on it is compiled once a shape, below.
+    // Read on the pool (a route's suggestions), where nothing retries, the failed read is answered
+    // by the untyped text at once; in a transaction the failure is the transaction's (KeptRead's
+    // own tests, db/pg-joined.postgres.test.ts).
     failing.text = 'any($1::text[])';
-    await expect(rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], true)).rejects.toMatchObject({ code: '42883' });
+    sent.length = 0;
+    await expect(rulesOf(db, { dialect: postgresDialect }, ['a', 'b'], false)).resolves.toEqual(
+      new Map([
+        ['a', []],
+        ['b', []],
+      ]),
+    );
+    expect(sent.map((query) => query.sql.includes('any($1::text[])'))).toEqual([true, false]);
     const writer = createTrafficWriter(plainPayloads, { joined: true });
     const upsert = (part: readonly CountRow[]) =>
       db
