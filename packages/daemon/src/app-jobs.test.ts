@@ -67,7 +67,7 @@ describe("the app's background jobs", () => {
   });
 
   it('deliver, once they start, a message queued before then: nothing that arrives in the first moment is lost', async () => {
-    const webhookApp = await startWebhookApp({ clock: manualClock('2026-11-21T10:00:00.000Z'), jobsAfterMs: 1_500 });
+    const webhookApp = await startWebhookApp({ clock: manualClock('2026-11-21T10:00:00.000Z'), jobsAfterMs: 3_000 });
     const receiver = await startReceiver();
     stops.push(async () => {
       await webhookApp.close();
@@ -82,6 +82,6 @@ describe("the app's background jobs", () => {
     // Queued and announced (the bus, the other daemons' signal) while the worker has not started.
     await turns(100);
     expect(receiver.requests).toHaveLength(0);
-    await expect.poll(() => receiver.requests.length, { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => receiver.requests.length, { timeout: 8_000 }).toBe(1);
   });
 });
