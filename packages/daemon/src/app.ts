@@ -107,7 +107,7 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
-  const findSource = createSourceFinder(options.db, options.dialect.stored, options.dialect.backend === 'postgres');
+  const findSource = createSourceFinder(options.db, options.dialect);
   const reclaimer = createReclaimer();
   const deps: Deps = {
     shutdown: shutdown.signal,
@@ -120,7 +120,7 @@ export function createApp(options: AppOptions): App {
     outages: createOutageLog(options.logger),
     bus: options.bus ?? createTrafficBus(),
     signals: options.signals ?? localSignals(),
-    tokens: createTokenService(options.db, clock, options.dialect.stored, options.dialect.backend === 'postgres'),
+    tokens: createTokenService(options.db, clock, options.dialect),
     largeBodies: createGate({
       concurrency: options.config.limits.largeBatches,
       maxWaiting: options.config.limits.largeBatches * 4,

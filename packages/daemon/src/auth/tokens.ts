@@ -3,9 +3,8 @@ import { errors, type JWTPayload, jwtVerify } from 'jose';
 import type { Scope } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { Db } from '../db/open.js';
-import { gatheredLookup } from '../db/gathered.js';
+import { type Gathering, gatheredLookup } from '../db/gathered.js';
 import { preparedLookup } from '../db/prepared.js';
-import type { StoredValues } from '../db/stored-values.js';
 import type { User } from './users.js';
 import type { AuthAudit, AuthFailure } from './audit.js';
 import { loadedSchemas, schemas } from '../http/schemas.js';
@@ -117,22 +116,22 @@ where t.id = any($1::text[])`;
  * stores ids (the app's), the tokens of requests that arrive together are read in one query
  * (db/gathered.ts, §16.6); without (one-off users: admin commands), one query a lookup.
  */
-const tokenLookup = (db: Db, stored?: StoredValues, postgres = false) =>
-  stored
-    ? gatheredLookup(db, stored, {
+const tokenLookup = (db: Db, dialect?: Gathering) =>
+  dialect
+    ? gatheredLookup(db, dialect.stored, {
         column: 'id',
         build: (db, ids) => tokenRows(db).where('tokens.id', 'in', ids),
         keyOf: (row) => row.id,
-        kept: postgres ? KEPT_TOKEN_ROWS : undefined,
+        kept: dialect.backend === 'postgres' ? KEPT_TOKEN_ROWS : undefined,
       })
     : preparedLookup(db, (db, id) => tokenRows(db).where('tokens.id', '=', id));
 
 /** Bounded: enough for every token in use on a laptop or a CI box. */
 const VERIFIED_CACHE_SIZE = 1000;
 
-/** `stored`: the dialect's, to gather token lookups (see tokenLookup); `postgres`: to keep them prepared. */
-export function createTokenService(db: Db, clock: Clock, stored?: StoredValues, postgres = false): TokenService {
-  const tokenById = tokenLookup(db, stored, postgres);
+/** `dialect`: the app's, to gather token lookups (see tokenLookup). */
+export function createTokenService(db: Db, clock: Clock, dialect?: Gathering): TokenService {
+  const tokenById = tokenLookup(db, dialect);
   let key: Promise<Uint8Array> | undefined;
   // A load that failed (the database down for a moment) is not kept: the next request loads again.
   // Kept, it refused every token until a restart (issue 24).

@@ -1,7 +1,17 @@
 import { type Compilable, CompiledQuery } from 'kysely';
+import type { SqlDialect } from './dialect.js';
 import type { Db } from './open.js';
 import { executeKeptTaking, KeptRead } from './joined.js';
 import { SENTINEL_PREFIX, slotOf, type StoredValues } from './stored-values.js';
+
+/**
+ * What a gathered lookup needs of the app's dialect: how ids are stored, and whether it is
+ * PostgreSQL, where the lookup is kept prepared (`kept`).
+ */
+export type Gathering = Pick<SqlDialect, 'stored' | 'backend'>;
+
+/** Where a gathered lookup reads: on the pool, in no transaction (db/joined.ts, `KeptRead`). */
+const ON_THE_POOL = { isTransaction: false } as const;
 
 /** Most distinct keys one query asks for; the rest wait for the next one. */
 const MOST_KEYS = 100;
@@ -113,12 +123,11 @@ export function gatheredLookup<R>(
     const query = kept
       ? () =>
           keptRead.read(
+            ON_THE_POOL,
             async () => ({
               rows: await executeKeptTaking<R>(db, kept, [[...taken.keys()].map((key) => stored.encode(column, key))]),
             }),
             plain,
-            // On the pool, in no transaction: a failed read aborts nothing the untyped one needs.
-            true,
           )
       : plain;
     // The next query goes when this one returns, or once it has been out too long; not twice.

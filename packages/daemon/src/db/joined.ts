@@ -95,23 +95,24 @@ const TYPE_MISMATCHES = new Set(['42883', '42846', '42804']);
  * A read kept prepared (`executeKeptTaking`) in place of its untyped text, until the kept one fails
  * on a type: a column made a type that its spelled parameter type does not compare with, or that
  * does not cast to its spelled result type, fails the kept text where the untyped one still runs.
- * From then on this daemon sends the untyped text (decisions §20.34). In a transaction the failure
- * is the transaction's (ingest retries it, as any failed group); a read in none (`alone`: a gathered
- * lookup on the pool) answers by the untyped text at once, as it did before it was kept: a token's
- * lookup that failed answered every request of its turn with a 500.
+ * From then on this daemon sends the untyped text (decisions §20.34). Read by `db` in a transaction,
+ * the failure is the transaction's (ingest retries it, as any failed group); in none (on the pool: a
+ * gathered lookup, a route's suggestions), nothing would retry it, so the untyped text answers at
+ * once, as it did before the read was kept: a token's lookup that failed answered every request of
+ * its turn with a 500.
  */
 export class KeptRead {
   #kept = true;
 
-  async read<R>(kept: () => Promise<R>, plain: () => Promise<R>, alone = false): Promise<R> {
+  async read<R>(db: Pick<Executor, 'isTransaction'>, kept: () => Promise<R>, plain: () => Promise<R>): Promise<R> {
     if (!this.#kept) return plain();
     try {
       return await kept();
     } catch (error) {
       if (!TYPE_MISMATCHES.has(errorCode(error))) throw error;
       this.#kept = false;
-      if (alone) return plain();
-      throw error;
+      if (db.isTransaction) throw error;
+      return plain();
     }
   }
 }

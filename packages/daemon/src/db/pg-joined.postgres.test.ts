@@ -410,8 +410,11 @@ describe('statements kept prepared in the joined text', () => {
 
   it('reads the untyped way from the first failure on a type on, and fails that one statement', async () => {
     const read = new KeptRead();
+    // Read as ingest reads it, in a transaction: a failure is the transaction's.
+    const inTransaction = { isTransaction: true };
     const keyed = (k: string) =>
       read.read(
+        inTransaction,
         () =>
           executeKeptTaking<{ k: string }>(opened.db, 'select k::text as k from kept_test where k = any($1::text[])', [
             [k],
@@ -431,6 +434,7 @@ describe('statements kept prepared in the joined text', () => {
     let kept = 0;
     const failing = () =>
       other_.read(
+        inTransaction,
         () => {
           kept += 1;
           return executeKeptTaking(opened.db, 'select 1 / $1::integer as q', [0]);

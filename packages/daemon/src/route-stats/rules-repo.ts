@@ -43,6 +43,7 @@ export async function rulesOf(
   const rows =
     deps.dialect.backend === 'postgres'
       ? await KEPT_RULES.read(
+          trx,
           () => executeKeptTaking<RuleRow>(trx, locking ? RULES_LOCKED : RULES_READ, [sourceIds]),
           () =>
             executeTaking(
@@ -50,8 +51,6 @@ export async function rulesOf(
               deps.dialect,
               RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id)))),
             ),
-          // Outside a transaction (a route's suggestions, on the pool) nothing retries a failure.
-          !trx.isTransaction,
         )
       : await executeTaking(trx, deps.dialect, build(sourceIds));
   for (const row of rows) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);

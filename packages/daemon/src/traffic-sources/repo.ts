@@ -1,8 +1,7 @@
 import type { PageQuery, TrafficSource } from '@tapline/shared';
 import type { Db } from '../db/open.js';
-import { gatheredLookup } from '../db/gathered.js';
+import { type Gathering, gatheredLookup } from '../db/gathered.js';
 import { preparedLookup } from '../db/prepared.js';
-import type { StoredValues } from '../db/stored-values.js';
 import type { TrafficSourceRow } from './table.js';
 import { type Clock, isoNow, newId } from '../clock.js';
 import { newestFirst } from '../http/pagination.js';
@@ -33,16 +32,16 @@ where id = any($1::text[])`;
  * Given how the database stores ids (the app's), the sources of requests that arrive together
  * are read in one query (db/gathered.ts, §16.6); without (admin commands), one query a lookup.
  *
- * `stored`: the dialect's, to gather lookups; `postgres`: to keep them prepared (KEPT_SOURCE_ROWS).
+ * `dialect`: the app's, to gather lookups, kept prepared on PostgreSQL (KEPT_SOURCE_ROWS).
  */
-export function createSourceFinder(db: Db, stored?: StoredValues, postgres = false): SourceFinder {
+export function createSourceFinder(db: Db, dialect?: Gathering): SourceFinder {
   const sources = (db: Pick<Db, 'selectFrom'>) => db.selectFrom('traffic_sources').selectAll();
-  const sourceById = stored
-    ? gatheredLookup(db, stored, {
+  const sourceById = dialect
+    ? gatheredLookup(db, dialect.stored, {
         column: 'id',
         build: (db, ids) => sources(db).where('id', 'in', ids),
         keyOf: (row) => row.id,
-        kept: postgres ? KEPT_SOURCE_ROWS : undefined,
+        kept: dialect.backend === 'postgres' ? KEPT_SOURCE_ROWS : undefined,
       })
     : preparedLookup(db, (db, id) => sources(db).where('id', '=', id));
   return async (id) => {

@@ -203,6 +203,7 @@ export async function loadWindowStates(
     const ids = sourceIds.map((id) => dialect.stored.encode('traffic_source_id', id));
     // With the statistics' last write, waiting on the connection (db/pg-joined.ts).
     return KEPT_WINDOW_STATES.read(
+      db,
       () => executeKeptTaking<WindowStateRow>(db, WINDOW_STATES, [ids]),
       () => windowStates(db, dialect, sourceIds),
     );
