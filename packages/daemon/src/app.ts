@@ -34,7 +34,7 @@ import { apiContractRoutes } from './api-contract/api-contract.routes.js';
 import { createPruner, type Pruner } from './retention/pruner.js';
 import { type Backfill, createBackfill, statsOfAssigned } from './route-stats/backfill.js';
 import type { StatInput } from './route-stats/rollup.js';
-import { addStats, lateBeforeAt } from './route-stats/writer.js';
+import { addStats, lateBeforeAt, lockStats } from './route-stats/writer.js';
 import { createStatsPruner, type StatsPruner } from './route-stats/prune.js';
 import { statisticsRoutes } from './route-stats/routes.js';
 import { createReassignment, type Reassignment } from './route-stats/reassign.js';
@@ -149,9 +149,9 @@ export function createApp(options: AppOptions): App {
   };
   const { start: startWebhooks = options.config.webhookDelivery, ...webhookOptions } = options.webhooks ?? {};
   const webhooks = createWebhookWorker({ ...deps, ...webhookOptions });
+  const lateBefore = () => lateBeforeAt(deps.clock.now().getTime());
   const stats = options.config.stats.enabled
-    ? (trx: Executor, inputs: readonly StatInput[]) =>
-        addStats(trx, deps.dialect, inputs, lateBeforeAt(deps.clock.now().getTime()))
+    ? (trx: Executor, inputs: readonly StatInput[]) => lockStats(trx, deps.dialect, inputs, lateBefore())
     : undefined;
   const ingest = createIngest({ ...deps, hooks: [...(options.ingestHooks ?? []), webhooks.hook], stats });
   // The other daemons on the database learn of committed entries this way (their streams read them).
@@ -199,7 +199,12 @@ export function createApp(options: AppOptions): App {
   app.use(errorHandler(deps));
   const lean = createLeanDispatcher(deps, traffic.ingest);
   const pruner = createPruner({ ...deps, ops: deps.storage, policy: options.config.retention });
-  const routeBackfill = createBackfill({ ...deps, ...(stats ? { onAssigned: statsOfAssigned(deps, stats) } : {}) });
+  const routeBackfill = createBackfill({
+    ...deps,
+    ...(stats
+      ? { onAssigned: statsOfAssigned(deps, (trx, inputs) => addStats(trx, deps.dialect, inputs, lateBefore())) }
+      : {}),
+  });
   const statsPruner = createStatsPruner({
     ...deps,
     retentionMs: options.config.stats.retentionMs,

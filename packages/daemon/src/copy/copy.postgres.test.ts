@@ -25,7 +25,7 @@ import { prepareRecord } from '../ingest/prepare.js';
 import { createRedactor } from '../ingest/redact.js';
 import { getTrafficRecord } from '../http-traffic/repo.js';
 import { createSourceFinder } from '../traffic-sources/repo.js';
-import { addStats, lateBeforeAt } from '../route-stats/writer.js';
+import { lateBeforeAt, lockStats } from '../route-stats/writer.js';
 
 /** Where the sibling slugs of the fixture go, before and after their rule. */
 const SLUGS = ['blue-shirt', 'red-hat', 'green-sock', 'black-boot', 'white-tee'];
@@ -160,7 +160,7 @@ describe('copy round trip SQLite → PostgreSQL → SQLite', () => {
       clock,
       bus: createTrafficBus(),
       hooks: [],
-      stats: (trx, inputs) => addStats(trx, laptop.dialect, inputs, lateBeforeAt(Date.now())),
+      stats: (trx, inputs) => lockStats(trx, laptop.dialect, inputs, lateBeforeAt(Date.now())),
     });
     const redactor = createRedactor({ enabled: true, extraKeys: [] });
     const records = contract.composeBatch.body.parse(

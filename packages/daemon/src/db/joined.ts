@@ -28,6 +28,40 @@ export class Joined {
 
 /** The last parameter of a statement whose result is not read: it waits for the next one. */
 const WAITS = new Joined(true);
+
+/**
+ * The last parameter of a statement that waits for the next one, as WAITS, but whose result is
+ * read once it has gone (`executeHeld`): the locked reads of a group's statistics go with the
+ * webhooks' read, not each in a round trip of its own (decisions §20.37). One a statement.
+ */
+export class Held extends Joined {
+  #settle: ((result: { rows: readonly unknown[] } | Error) => void) | undefined;
+  readonly #result: Promise<{ rows: readonly unknown[] } | Error>;
+  /** Sends what waits on the connection, this statement with it (set by the connection that holds it). */
+  send: (() => Promise<unknown>) | undefined;
+
+  constructor() {
+    super(true);
+    this.#result = new Promise((resolve) => (this.#settle = resolve));
+  }
+
+  /** Its result, once the statements it went with came back; its error, or theirs, if they failed. */
+  settle(result: { rows: readonly unknown[] } | Error): void {
+    this.#settle?.(result);
+    this.#settle = undefined;
+    this.send = undefined;
+  }
+
+  /** Its rows; if it still waits, what waits is sent now, so that reading never waits for ever. */
+  async rows<R>(): Promise<R[]> {
+    // Errors are delivered as values and thrown here, so that a result nobody reads rejects nothing.
+    if (this.send) await this.send();
+    const result = await this.#result;
+    if (result instanceof Error) throw result;
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the rows of the statement run with R's shape
+    return result.rows as R[];
+  }
+}
 /** The last parameter of a statement that may take the waiting ones with it. */
 const TAKES = new Joined(false);
 /**
@@ -73,6 +107,25 @@ export async function executeWaiting(
 ): Promise<void> {
   if (dialect.backend === 'postgres') await executed(db, query, WAITS);
   else await db.executeQuery(query.compile());
+}
+
+/**
+ * Runs a statement whose result is read later (`rows()` of what this returns): on PostgreSQL it
+ * waits on the transaction's connection, as `executeWaiting`'s, and its rows come back with the
+ * next statement sent there; `rows()` sends what waits if nothing has yet. Elsewhere it runs at once.
+ */
+export async function executeHeld<R>(
+  db: Executor,
+  dialect: Pick<SqlDialect, 'backend'>,
+  query: Compilable<R>,
+): Promise<{ rows(): Promise<R[]> }> {
+  if (dialect.backend !== 'postgres') {
+    const { rows } = await db.executeQuery(query.compile());
+    return { rows: () => Promise.resolve(rows) };
+  }
+  const held = new Held();
+  await executed(db, query, held);
+  return { rows: () => held.rows<R>() };
 }
 
 /**

@@ -6,7 +6,7 @@ import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
 import { isDatabaseUnavailable } from './unavailable.js';
-import { executeKeptTaking, executeTaking, executeWaiting, KeptRead } from './joined.js';
+import { executeHeld, executeKeptTaking, executeTaking, executeWaiting, KeptRead } from './joined.js';
 import { literal } from './pg-joined.js';
 import { gatheredLookup } from './gathered.js';
 
@@ -178,6 +178,118 @@ describe('statements joined into one round trip', () => {
       }),
     ).rejects.toThrow('given up');
     expect(sent).not.toHaveBeenCalled();
+  });
+});
+
+/** Reads held on their connection until the next statement, their rows read after (decisions §20.37). */
+describe('statements held for their rows', () => {
+  let fresh: FreshDatabase;
+  let opened: OpenedDatabase;
+  beforeEach(async () => {
+    fresh = await freshDatabase();
+    opened = openDatabase(fresh.locator, { pool: 1 });
+    await sql`create table held_test (k text primary key, n integer)`.execute(opened.db);
+    await sql`insert into held_test values ('a', 1), ('b', 2), ('it''s', 3)`.execute(opened.db);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await opened.close();
+    await fresh.drop();
+  });
+
+  const raw = <R>(db: OpenedDatabase['db'], query: RawBuilder<R>): Compilable<R> => ({
+    compile: () => query.compile(db),
+  });
+  const read = (db: OpenedDatabase['db'], k: string) =>
+    raw(db, sql<{ k: string; n: number }>`select k, n from held_test where k = ${k} for update`);
+
+  it('gives each held read its own rows, all sent in order with the next statement, in one round trip', async () => {
+    const { db, dialect } = opened;
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const seen = await db.transaction().execute(async (trx) => {
+      const a = await executeHeld(trx, dialect, read(trx, 'a'));
+      await executeWaiting(trx, dialect, raw(trx, sql`update held_test set n = n + 10 where k = ${'a'}`));
+      const quoted = await executeHeld(trx, dialect, read(trx, "it's"));
+      const none = await executeHeld(trx, dialect, read(trx, 'missing'));
+      // The read after the update sees it: the statements ran in the order they were given.
+      const after = await executeTaking(trx, dialect, read(trx, 'a'));
+      return { a: await a.rows(), quoted: await quoted.rows(), none: await none.rows(), after };
+    });
+    // begin and the five statements together; the commit.
+    expect(sent.mock.calls.map(([text]) => String(text).split(';\n').length)).toEqual([6, 1]);
+    expect(seen).toEqual({
+      a: [{ k: 'a', n: 1 }],
+      quoted: [{ k: "it's", n: 3 }],
+      none: [],
+      after: [{ k: 'a', n: 11 }],
+    });
+  });
+
+  it('sends what waits when its rows are read before any statement took it, rather than waiting for ever', async () => {
+    const { db, dialect } = opened;
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const rows = await db.transaction().execute(async (trx) => {
+      await executeWaiting(trx, dialect, raw(trx, sql`update held_test set n = 0 where k = ${'b'}`));
+      const b = await executeHeld(trx, dialect, read(trx, 'b'));
+      return b.rows();
+    });
+    expect(rows).toEqual([{ k: 'b', n: 0 }]);
+    expect(sent.mock.calls.map(([text]) => String(text).split(';\n').length)).toEqual([3, 1]);
+  });
+
+  it('rejects a held read with the error of the statements it went with, unread or read, and stores nothing', async () => {
+    const { db, dialect } = opened;
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      let held: { rows(): Promise<unknown[]> } | undefined;
+      const failed = db.transaction().execute(async (trx) => {
+        held = await executeHeld(trx, dialect, read(trx, 'a'));
+        // Never read: its failure must reject nothing on its own.
+        await executeHeld(trx, dialect, read(trx, 'b'));
+        await executeWaiting(trx, dialect, raw(trx, sql`insert into held_test values (${'a'}, 9)`));
+        await executeTaking(trx, dialect, raw(trx, sql`select 1`));
+      });
+      await expect(failed).rejects.toMatchObject({ code: '23505' });
+      await expect(held?.rows()).rejects.toMatchObject({ code: '23505' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+    expect((await sql<{ n: number }>`select n from held_test where k = 'a'`.execute(db)).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('fails a held read undone by a rollback to a savepoint when read, never leaving it waiting', async () => {
+    const { db, dialect } = opened;
+    const control = (text: string) => CompiledQuery.raw(text, []);
+    const outcome = await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(control('savepoint "sp"'));
+      const dropped = await executeHeld(trx, dialect, read(trx, 'a'));
+      await trx.executeQuery(control('rollback to "sp"'));
+      return dropped.rows().then(
+        () => 'read',
+        (error: unknown) => String(error),
+      );
+    });
+    expect(outcome).toMatch(/dropped with its transaction/);
+  });
+
+  it('runs at once outside a transaction, and with its parameters when a value holds a NUL', async () => {
+    const { db, dialect } = opened;
+    const alone = await executeHeld(db, dialect, read(db, 'b'));
+    expect(await alone.rows()).toEqual([{ k: 'b', n: 2 }]);
+    const nul = await db
+      .transaction()
+      .execute(async (trx) => {
+        const held = await executeHeld(trx, dialect, raw(trx, sql<{ v: string }>`select ${'a\u0000b'}::text as v`));
+        return held.rows().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      })
+      .catch((error: unknown) => error);
+    expect(nul).toMatchObject({ code: '22021' });
   });
 });
 

@@ -1,7 +1,7 @@
 import type { PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { escapeLiteral, prepareValue } from 'pg/lib/utils.js';
-import { Joined, KEPT, TextArray } from './joined.js';
+import { Held, Joined, KEPT, TextArray } from './joined.js';
 import { errorCode } from './unavailable.js';
 
 /**
@@ -99,6 +99,19 @@ export function literal(value: unknown): string {
   return QUOTE_OR_BACKSLASH.test(prepared) ? escapeLiteral(prepared) : `'${prepared}'`;
 }
 
+/** A held statement sent at once (outside a transaction, or with its parameters) settles with its own answer. */
+function settled<T>(marker: Joined, sent: Promise<T>): Promise<T> {
+  if (marker instanceof Held)
+    sent.then(
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- node-postgres' result, or nothing()
+      (result) => marker.settle(result as { rows: readonly unknown[] }),
+      (error: unknown) => marker.settle(asError(error)),
+    );
+  return sent;
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
 /** The answer to a statement held back: nothing read, a new object each time (a caller may keep it). */
 const nothing = (): PostgresQueryResult<never> => ({ command: 'SELECT', rowCount: 0, rows: [] });
 
@@ -112,6 +125,8 @@ const holdsNul = (value: unknown): boolean =>
  */
 export class Waiting {
   #statements: string[] = [];
+  /** The held statements among them (db/joined.ts, `executeHeld`), by their place. */
+  #held: { readonly at: number; readonly held: Held }[] = [];
   /** Between a `begin` and its `commit` or `rollback`: only there may a statement wait. */
   #open = false;
   /**
@@ -136,15 +151,19 @@ export class Waiting {
       const values = parameters.slice(0, -1);
       // PostgreSQL refuses a NUL in a text parameter (22021) but cuts the whole message at one in a
       // query's text (08P01, read as an outage): such a statement keeps its parameters.
-      if (values.some(holdsNul)) return this.query(client, sql, values, run);
+      if (values.some(holdsNul)) return settled(last, this.query(client, sql, values, run));
       if (last.kept) return this.#executeKept(client, sql, values);
       const text = inlined(sql, values);
       // Outside a transaction nothing comes after it for sure: it goes at once.
       if (last.waits && this.#open) {
         this.#statements.push(text);
+        if (last instanceof Held) {
+          this.#held.push({ at: this.#statements.length - 1, held: last });
+          last.send = () => this.#send(client, undefined);
+        }
         return nothing();
       }
-      return this.#send(client, text);
+      return settled(last, this.#send(client, text));
     }
     if (parameters.length > 0) {
       if (this.#statements.length > 0) await this.#send(client, undefined);
@@ -168,12 +187,12 @@ export class Waiting {
     if (sql === 'rollback' && this.#statements.length > 0) {
       const begun = this.#statements[0] !== 'begin';
       // What waited is dropped with the transaction; a server that never heard of it hears nothing.
-      this.#statements = [];
+      this.#drop();
       if (!begun) return nothing();
     }
     // Back to a savepoint: what waits came after it (the savepoint took what waited before), and is
     // undone with it; sent in front, a failing one would fail the `rollback to` that undoes it.
-    if (/^rollback to /i.test(sql)) this.#statements = [];
+    if (/^rollback to /i.test(sql)) this.#drop();
     return this.#statements.length > 0 ? this.#send(client, sql) : run(sql, parameters);
   }
 
@@ -220,20 +239,37 @@ export class Waiting {
     after: readonly string[] = [],
   ): Promise<pg.QueryResult | ReturnType<typeof nothing>> {
     const statements = text === undefined ? this.#statements : [...this.#statements, text, ...after];
+    const held = this.#held;
     this.#statements = [];
+    this.#held = [];
     if (statements.length === 0) return nothing();
-    // Without parameters node-postgres sends the simple protocol: one result a statement, an array
-    // when there are several.
+    let results: unknown;
+    try {
+      // Without parameters node-postgres sends the simple protocol: one result a statement, an array
+      // when there are several.
+      results = await client.query(statements.join(';\n'));
+    } catch (error) {
+      // A statement failed, and PostgreSQL ran none after it: each held one reads this error.
+      for (const one of held) one.held.settle(asError(error));
+      throw error;
+    }
     // @types/pg knows only the one result.
-    const results: unknown = await client.query(statements.join(';\n'));
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
     const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
+    for (const { at, held: one } of held) one.settle(all[at] ?? nothing());
     return all[all.length - 1 - (text === undefined ? 0 : after.length)] ?? nothing();
+  }
+
+  /** What waits dropped unsent, with its transaction or back to a savepoint: a held one reads so. */
+  #drop(): void {
+    for (const { held } of this.#held) held.settle(new Error('a held statement was dropped with its transaction'));
+    this.#statements = [];
+    this.#held = [];
   }
 
   /** Before the connection goes back to its pool: nothing may wait there for another user. */
   forget(): void {
-    this.#statements = [];
+    this.#drop();
     this.#open = false;
   }
 }

@@ -12,6 +12,7 @@ import { createSqliteTrafficWriter } from '../http-traffic/sqlite-writer.js';
 import { createRouteResolver, type RouteResolver } from '../route-stats/resolve.js';
 import { rulesOf } from '../route-stats/rules-repo.js';
 import type { StatInput } from '../route-stats/rollup.js';
+import type { StatsMerge } from '../route-stats/writer.js';
 import { groupLength, groupRows, recoveryOf, type Waiting } from './group.js';
 
 export interface Ingest {
@@ -24,8 +25,11 @@ export interface Ingest {
 export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus'> {
   /** Run inside every ingest transaction (the webhook outbox writes its rows there). */
   readonly hooks: readonly IngestHook[];
-  /** Adds the group's entries to the per-route statistics, in its transaction (off with `--no-stats`). */
-  readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<void>) | undefined;
+  /**
+   * Adds the group's entries to the per-route statistics, in its transaction (off with `--no-stats`),
+   * in route-stats/writer.ts' three steps (`lockStats`).
+   */
+  readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<StatsMerge>) | undefined;
 }
 
 /** Bounds the id cache; a busy source has a few hundred paths. */
@@ -136,11 +140,16 @@ async function storeGroup(
     const routeOf = await routes.resolve(trx, group, receivedAt, rules);
     const rows = groupRows(group, known, routeOf, receivedAt, { next: newId, stats: deps.stats !== undefined });
     await writer.insertExchanges(trx, rows.traffic);
-    // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of §16.6.
-    if (deps.stats) await deps.stats(trx, rows.stats);
+    // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of
+    // §16.6. On PostgreSQL the statistics' locked reads go with the webhooks' read, and their writes
+    // with the commit (decisions §20.37).
+    const merge = await deps.stats?.(trx, rows.stats);
     for (const hook of deps.hooks) await hook(trx, rows.all);
+    const write = await merge?.();
     // Last: numbering the entries locks the stream counter until the commit (§9.7).
-    return { rows, firstSeq: await writer.insertTraffic(trx, rows.traffic) };
+    const firstSeq = await writer.insertTraffic(trx, rows.traffic);
+    await write?.();
+    return { rows, firstSeq };
   });
   for (const [key, id] of learned.domains) cache.domains.set(key, id);
   for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);

@@ -1,7 +1,7 @@
 import { type Compilable, sql } from 'kysely';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Executor } from '../db/open.js';
-import { executeTaking, executeWaiting } from '../db/joined.js';
+import { executeHeld, executeTaking, executeWaiting } from '../db/joined.js';
 import { ShapedStatements, type StandIn } from '../db/shaped.js';
 import {
   addStored,
@@ -79,12 +79,103 @@ export interface Level {
     joined?: boolean,
     shaped?: ShapedStatements,
   ): Promise<StoredRow[]>;
+  /**
+   * The same read on PostgreSQL, held on the connection: sent with the next statement, its rows
+   * read once they are back (db/joined.ts, `executeHeld`).
+   */
+  held(trx: Executor, dialect: SqlDialect, part: readonly Keyed[], shaped: ShapedStatements): Promise<Rows>;
   write(trx: Executor, part: readonly WrittenTotals[], mode: WriteMode): Statement;
   remove(trx: Executor, key: Keyed): Promise<unknown>;
 }
 
 /** A statement built, not yet run: run now (`execute`), or left to wait for the next (db/pg-joined.ts). */
 type Statement = Compilable<unknown> & { execute(): Promise<unknown> };
+
+/** Rows of a read held on its connection: read once they are back (db/joined.ts, `executeHeld`). */
+interface Rows {
+  rows(): Promise<StoredRow[]>;
+}
+
+/** The minute rows of `part`, read locked in key order (every writer's order). */
+const minutesLocked = (trx: Executor, dialect: SqlDialect, part: readonly Keyed[]) =>
+  dialect.lockRows(
+    trx
+      .selectFrom('route_stats')
+      .selectAll()
+      .where((eb) =>
+        eb.or(
+          part.map((t) =>
+            eb.and({
+              traffic_source_id: t.sourceId,
+              minute: t.start,
+              route_id: t.routeId,
+              method: t.method,
+              domain_id: t.domainId,
+              status_class: t.statusClass,
+            }),
+          ),
+        ),
+      )
+      .orderBy('traffic_source_id')
+      .orderBy('minute')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class'),
+    'wait',
+  );
+
+type Selected<Q> = Q extends Compilable<infer R> ? R : never;
+
+const fromMinute = (r: Selected<ReturnType<typeof minutesLocked>>): StoredRow => ({
+  ...r,
+  sourceId: r.traffic_source_id,
+  span: 1,
+  start: r.minute,
+  routeId: r.route_id,
+  domainId: r.domain_id,
+  statusClass: r.status_class,
+});
+
+/** The hour and day rows of `part`, read locked in key order (every writer's order). */
+const rollupsLocked = (trx: Executor, dialect: SqlDialect, part: readonly Keyed[]) =>
+  dialect.lockRows(
+    trx
+      .selectFrom('route_rollups')
+      .selectAll()
+      .where((eb) =>
+        eb.or(
+          part.map((t) =>
+            eb.and({
+              traffic_source_id: t.sourceId,
+              span: t.span,
+              start: t.start,
+              route_id: t.routeId,
+              method: t.method,
+              domain_id: t.domainId,
+              status_class: t.statusClass,
+            }),
+          ),
+        ),
+      )
+      .orderBy('traffic_source_id')
+      .orderBy('span')
+      .orderBy('start')
+      .orderBy('route_id')
+      .orderBy('method')
+      .orderBy('domain_id')
+      .orderBy('status_class'),
+    'wait',
+  );
+
+const fromRollup = (r: Selected<ReturnType<typeof rollupsLocked>>): StoredRow => ({
+  ...r,
+  sourceId: r.traffic_source_id,
+  span: r.span,
+  routeId: r.route_id,
+  domainId: r.domain_id,
+  statusClass: r.status_class,
+});
 
 const minutes: Level = {
   insertEmpty: (trx, part) =>
@@ -102,42 +193,13 @@ const minutes: Level = {
       )
       .onConflict((oc) => oc.doNothing()),
   async locked(trx, dialect, part, joined = false, shaped) {
-    const build = (part: readonly Keyed[]) => {
-      const query = trx
-        .selectFrom('route_stats')
-        .selectAll()
-        .where((eb) =>
-          eb.or(
-            part.map((t) =>
-              eb.and({
-                traffic_source_id: t.sourceId,
-                minute: t.start,
-                route_id: t.routeId,
-                method: t.method,
-                domain_id: t.domainId,
-                status_class: t.statusClass,
-              }),
-            ),
-          ),
-        )
-        .orderBy('traffic_source_id')
-        .orderBy('minute')
-        .orderBy('route_id')
-        .orderBy('method')
-        .orderBy('domain_id')
-        .orderBy('status_class');
-      return dialect.lockRows(query, 'wait');
-    };
-    const rows = await readLocked(trx, dialect, 'route_stats.locked', part, joined, shaped, build);
-    return rows.map((r) => ({
-      ...r,
-      sourceId: r.traffic_source_id,
-      span: 1,
-      start: r.minute,
-      routeId: r.route_id,
-      domainId: r.domain_id,
-      statusClass: r.status_class,
-    }));
+    const build = (part: readonly Keyed[]) => minutesLocked(trx, dialect, part);
+    return (await readLocked(trx, dialect, 'route_stats.locked', part, joined, shaped, build)).map(fromMinute);
+  },
+  async held(trx, dialect, part, shaped) {
+    const build = (part: readonly Keyed[]) => minutesLocked(trx, dialect, part);
+    const held = await readHeld(trx, dialect, 'route_stats.locked', part, shaped, build);
+    return { rows: async () => (await held.rows()).map(fromMinute) };
   },
   write: (trx, part, mode) =>
     trx
@@ -191,43 +253,13 @@ const rollups: Level = {
       )
       .onConflict((oc) => oc.doNothing()),
   async locked(trx, dialect, part, joined = false, shaped) {
-    const build = (part: readonly Keyed[]) => {
-      const query = trx
-        .selectFrom('route_rollups')
-        .selectAll()
-        .where((eb) =>
-          eb.or(
-            part.map((t) =>
-              eb.and({
-                traffic_source_id: t.sourceId,
-                span: t.span,
-                start: t.start,
-                route_id: t.routeId,
-                method: t.method,
-                domain_id: t.domainId,
-                status_class: t.statusClass,
-              }),
-            ),
-          ),
-        )
-        .orderBy('traffic_source_id')
-        .orderBy('span')
-        .orderBy('start')
-        .orderBy('route_id')
-        .orderBy('method')
-        .orderBy('domain_id')
-        .orderBy('status_class');
-      return dialect.lockRows(query, 'wait');
-    };
-    const rows = await readLocked(trx, dialect, 'route_rollups.locked', part, joined, shaped, build);
-    return rows.map((r) => ({
-      ...r,
-      sourceId: r.traffic_source_id,
-      span: r.span,
-      routeId: r.route_id,
-      domainId: r.domain_id,
-      statusClass: r.status_class,
-    }));
+    const build = (part: readonly Keyed[]) => rollupsLocked(trx, dialect, part);
+    return (await readLocked(trx, dialect, 'route_rollups.locked', part, joined, shaped, build)).map(fromRollup);
+  },
+  async held(trx, dialect, part, shaped) {
+    const build = (part: readonly Keyed[]) => rollupsLocked(trx, dialect, part);
+    const held = await readHeld(trx, dialect, 'route_rollups.locked', part, shaped, build);
+    return { rows: async () => (await held.rows()).map(fromRollup) };
   },
   write: (trx, part, mode) =>
     trx
@@ -400,53 +432,115 @@ export async function addStats(
   inputs: readonly StatInput[],
   lateBefore: string,
 ): Promise<void> {
-  if (inputs.length === 0) return;
-  await writeTotals(trx, dialect, totalsOf(inputs));
-  // Numbers a daemon may remember changed: their sources' counters say so (closed-blocks.ts).
-  const late = inputs.filter((input) => input.createdAt < lateBefore);
-  if (late.length > 0)
-    await raiseEpochs(
-      trx,
-      late.map((input) => input.sourceId),
-    );
+  const write = await (await lockStats(trx, dialect, inputs, lateBefore))();
+  await write();
+}
+
+/** What is left of adding statistics once their rows are locked and merged: writing them back. */
+export type StatsWrite = () => Promise<void>;
+/** What is left once the locked reads are on their way: merging what they read. */
+export type StatsMerge = () => Promise<StatsWrite>;
+
+/** Statistics added already: nothing left to merge or to write. */
+const DONE: StatsMerge = () => Promise.resolve(() => Promise.resolve());
+
+/**
+ * `addStats` in three steps, so that an ingest group's statistics take no round trip of their own
+ * on PostgreSQL (decisions §20.37): this sends nothing (each part's missing rows made, then read
+ * locked, held on the connection, in the order `addStats` sends them, so the locks are taken as
+ * before); what it returns reads them once they have gone with a later statement (the webhooks'
+ * read), sending them if nothing has, merges them and raises the late entries' counters; what that
+ * returns writes the rows back, which locks nothing more, so it can wait for the commit. On SQLite,
+ * one writer, the first step writes the rows.
+ */
+export async function lockStats(
+  trx: Executor,
+  dialect: SqlDialect,
+  inputs: readonly StatInput[],
+  lateBefore: string,
+): Promise<StatsMerge> {
+  if (inputs.length === 0) return DONE;
+  const merge = await lockTotals(trx, dialect, totalsOf(inputs));
+  return async () => {
+    const write = await merge();
+    // Numbers a daemon may remember changed: their sources' counters say so (closed-blocks.ts).
+    const late = inputs.filter((input) => input.createdAt < lateBefore);
+    if (late.length > 0)
+      await raiseEpochs(
+        trx,
+        late.map((input) => input.sourceId),
+      );
+    return write;
+  };
 }
 
 /** ISO time before which an entry's numbers are late at `now` (closed-blocks.ts `LATE_MS`). */
 export const lateBeforeAt = (now: number): string => new Date(now - LATE_MS).toISOString();
 
-async function writeTotals(trx: Executor, dialect: SqlDialect, totals: readonly BucketTotals[]): Promise<void> {
+async function lockTotals(trx: Executor, dialect: SqlDialect, totals: readonly BucketTotals[]): Promise<StatsMerge> {
   if (dialect.backend === 'sqlite' && dialect.statements) {
     addStatsDirect(dialect, dialect.statements, totals);
-    return;
+    return DONE;
   }
   if (dialect.backend === 'sqlite') {
     for (const { level, holds } of LEVELS)
       for (const part of chunks(totals.filter(holds))) await level.write(trx, part, 'add').execute();
-    return;
+    return DONE;
   }
-  for (const entry of LEVELS) {
-    const { level, holds } = entry;
-    const shaped = shapedLevel(SHAPED, entry);
-    for (const part of chunks(totals.filter(holds))) {
+  const parts: { entry: (typeof LEVELS)[number]; part: BucketTotals[]; read: Rows }[] = [];
+  for (const entry of LEVELS)
+    for (const part of chunks(totals.filter(entry.holds))) {
+      // Each part's missing rows are made just before it is read, minutes before hours and days.
+      if (dialect.concurrentWriters)
+        await executeWaiting(trx, dialect, shapedLevel(SHAPED, entry).insertEmpty(trx, part));
+      parts.push({ entry, part, read: await entry.level.held(trx, dialect, part, SHAPED) });
+    }
+  return async () => {
+    for (const { entry, part, read } of parts) {
       const byKey = new Map(part.map((t) => [keyOf(t), t]));
-      let missing: readonly BucketTotals[] = part;
-      // PostgreSQL: a row whose lock was waited for can be gone when the lock comes (a rule's move
-      // deletes a row it empties, move-stats.ts); `for update` then skips it, and writing these
-      // numbers alone over the row another waiting writer makes would lose that writer's. Such
-      // rows are made and locked again. SQLite has one writer: what is missing is new.
-      for (let round = 0; missing.length > 0 && round < 3; round++) {
-        if (dialect.concurrentWriters) await executeWaiting(trx, dialect, shaped.insertEmpty(trx, missing));
+      const merged = (rows: readonly StoredRow[], of: readonly BucketTotals[]) => {
         const found = new Set<string>();
-        for (const row of await level.locked(trx, dialect, missing, true, SHAPED)) {
+        for (const row of rows) {
           const key = keyOf(row);
           found.add(key);
           const target = byKey.get(key);
           if (target) addStored(target, row);
         }
-        missing = dialect.concurrentWriters ? missing.filter((t) => !found.has(keyOf(t))) : [];
+        // SQLite has one writer: what is missing is new.
+        return dialect.concurrentWriters ? of.filter((t) => !found.has(keyOf(t))) : [];
+      };
+      let missing = merged(await read.rows(), part);
+      // PostgreSQL: a row whose lock was waited for can be gone when the lock comes (a rule's move
+      // deletes a row it empties, move-stats.ts); `for update` then skips it, and writing these
+      // numbers alone over the row another waiting writer makes would lose that writer's. Such
+      // rows are made and locked again, here after the other parts' rows: should that order
+      // deadlock with another writer, PostgreSQL fails one of the two, which is run again.
+      for (let round = 1; missing.length > 0 && round < 3; round++) {
+        if (dialect.concurrentWriters)
+          await executeWaiting(trx, dialect, shapedLevel(SHAPED, entry).insertEmpty(trx, missing));
+        missing = merged(await entry.level.locked(trx, dialect, missing, true, SHAPED), missing);
       }
-      // Its result is not read: it goes with the next statement of the transaction (db/pg-joined.ts).
-      await executeWaiting(trx, dialect, shaped.write(trx, part));
     }
-  }
+    return async () => {
+      // Their results are not read: they go with the next statement of the transaction (db/pg-joined.ts).
+      for (const { entry, part } of parts)
+        await executeWaiting(trx, dialect, shapedLevel(SHAPED, entry).write(trx, part));
+    };
+  };
+}
+
+/** A level's locked read of `part` held on PostgreSQL's connection (`executeHeld`), compiled once a shape. */
+async function readHeld<R>(
+  trx: Executor,
+  dialect: SqlDialect,
+  name: string,
+  part: readonly Keyed[],
+  shaped: ShapedStatements,
+  build: (part: readonly Keyed[]) => Compilable<R>,
+): Promise<{ rows(): Promise<R[]> }> {
+  return executeHeld(
+    trx,
+    dialect,
+    shaped.statement(trx, name, keyValues(part), (at) => build(keyRows(part, at))),
+  );
 }
