@@ -40,8 +40,8 @@ export class Held extends Joined {
   /** Sends what waits on the connection, this statement with it (set by the connection that holds it). */
   send: (() => Promise<unknown>) | undefined;
 
-  constructor() {
-    super(true);
+  constructor(kept = false) {
+    super(true, kept);
     this.#result = new Promise((resolve) => (this.#settle = resolve));
   }
 
@@ -141,6 +141,21 @@ export async function executeKeptTaking<R>(
   return result.rows;
 }
 
+/**
+ * `executeKeptTaking`'s statement held (`executeHeld`): it waits on the transaction's connection
+ * with its plan setting around it, and its rows come back with the next statement sent there.
+ * PostgreSQL only.
+ */
+export async function executeKeptHeld<R>(
+  db: Pick<Executor, 'executeQuery'>,
+  sql: string,
+  parameters: readonly unknown[],
+): Promise<{ rows(): Promise<R[]> }> {
+  const held = new Held(true);
+  await db.executeQuery(CompiledQuery.raw(sql, [...parameters, held]));
+  return { rows: () => held.rows<R>() };
+}
+
 /** PostgreSQL's 42883 (no operator for the types), 42846 (no such cast), 42804 (a type mismatch). */
 const TYPE_MISMATCHES = new Set(['42883', '42846', '42804']);
 
@@ -167,6 +182,38 @@ export class KeptRead {
       if (db.isTransaction) throw error;
       return plain();
     }
+  }
+
+  /**
+   * `read` of a held statement (`executeKeptHeld`): its failure on a type comes when its rows are
+   * read, in its transaction, whose failure it is; one sent at once (no transaction) fails here.
+   */
+  async held<R>(
+    db: Pick<Executor, 'isTransaction'>,
+    kept: () => Promise<{ rows(): Promise<R> }>,
+    plain: () => Promise<R>,
+  ): Promise<{ rows(): Promise<R> }> {
+    const now = (rows: R) => ({ rows: () => Promise.resolve(rows) });
+    if (!this.#kept) return now(await plain());
+    let held: { rows(): Promise<R> };
+    try {
+      held = await kept();
+    } catch (error) {
+      if (!TYPE_MISMATCHES.has(errorCode(error))) throw error;
+      this.#kept = false;
+      if (db.isTransaction) throw error;
+      return now(await plain());
+    }
+    return {
+      rows: async () => {
+        try {
+          return await held.rows();
+        } catch (error) {
+          if (TYPE_MISMATCHES.has(errorCode(error))) this.#kept = false;
+          throw error;
+        }
+      },
+    };
   }
 }
 

@@ -6,7 +6,7 @@ import { escapeLiteral } from 'pg/lib/utils.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type OpenedDatabase } from './open.js';
 import { isDatabaseUnavailable } from './unavailable.js';
-import { executeHeld, executeKeptTaking, executeTaking, executeWaiting, KeptRead } from './joined.js';
+import { executeHeld, executeKeptHeld, executeKeptTaking, executeTaking, executeWaiting, KeptRead } from './joined.js';
 import { literal } from './pg-joined.js';
 import { gatheredLookup } from './gathered.js';
 
@@ -467,6 +467,38 @@ describe('statements kept prepared in the joined text', () => {
     expect(await opened.db.transaction().execute((trx) => executeKeptTaking(trx, ROWS, [['a']]))).toEqual([
       { k: 'a', n: 1 },
     ]);
+    expect(await planMode()).toBe('auto');
+  });
+
+  it('holds a kept read for the next statement, its plan setting around it, and prepares it again once dropped', async () => {
+    await sql`insert into kept_test values ('a', 1), ('b', 2)`.execute(opened.db);
+    const heldRead = (keys: string[]) =>
+      opened.db.transaction().execute(async (trx) => {
+        const held = await executeKeptHeld<{ k: string; n: number }>(trx, ROWS, [keys]);
+        const next = await executeTaking(trx, opened.dialect, {
+          compile: () => sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.compile(trx),
+        });
+        return { rows: await held.rows(), next };
+      });
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    // The first use sends what waits (begin), then prepares it alone; then the setting, the execute,
+    // its reset and the next statement go together. Later uses: begin with them.
+    expect(await heldRead(['b', 'a'])).toEqual({
+      rows: [
+        { k: 'a', n: 1 },
+        { k: 'b', n: 2 },
+      ],
+      next: [{ mode: 'auto' }],
+    });
+    expect(sent.mock.calls.map(([text]) => String(text).split(';\n').length)).toEqual([1, 1, 4, 1]);
+    sent.mockClear();
+    expect((await heldRead(['a'])).rows).toEqual([{ k: 'a', n: 1 }]);
+    expect(sent.mock.calls.map(([text]) => String(text).split(';\n').length)).toEqual([5, 1]);
+    expect(await prepared()).toMatchObject([{ generic_plans: 2, custom_plans: 0 }]);
+    // Dropped by a hand on the session: that transaction fails (ingest runs it again), the next prepares it again.
+    await sql`deallocate all`.execute(opened.db);
+    await expect(heldRead(['a'])).rejects.toMatchObject({ code: '26000' });
+    expect((await heldRead(['b'])).rows).toEqual([{ k: 'b', n: 2 }]);
     expect(await planMode()).toBe('auto');
   });
 

@@ -49,6 +49,8 @@ const RESET_PLAN_MODE = 'reset plan_cache_mode';
 
 /** PostgreSQL's 26000: `prepared statement "…" does not exist`. */
 const INVALID_STATEMENT_NAME = '26000';
+/** PostgreSQL's 42P05: `prepared statement "…" already exists`. */
+const ALREADY_PREPARED = '42P05';
 
 /** PostgreSQL's OID of `text`, an array's element type in its binary form. */
 const TEXT_OID = 25;
@@ -126,7 +128,7 @@ const holdsNul = (value: unknown): boolean =>
 export class Waiting {
   #statements: string[] = [];
   /** The held statements among them (db/joined.ts, `executeHeld`), by their place. */
-  #held: { readonly at: number; readonly held: Held }[] = [];
+  #held: { readonly at: number; readonly held: Held; readonly kept?: string }[] = [];
   /** Between a `begin` and its `commit` or `rollback`: only there may a statement wait. */
   #open = false;
   /**
@@ -152,7 +154,7 @@ export class Waiting {
       // PostgreSQL refuses a NUL in a text parameter (22021) but cuts the whole message at one in a
       // query's text (08P01, read as an outage): such a statement keeps its parameters.
       if (values.some(holdsNul)) return settled(last, this.query(client, sql, values, run));
-      if (last.kept) return this.#executeKept(client, sql, values);
+      if (last.kept) return this.#executeKept(client, sql, values, last);
       const text = inlined(sql, values);
       // Outside a transaction nothing comes after it for sure: it goes at once.
       if (last.waits && this.#open) {
@@ -204,11 +206,18 @@ export class Waiting {
    * succeeded is remembered whatever the transaction does; one that failed is not, and its error is
    * the transaction's, retried or answered as before.
    */
-  async #executeKept(client: pg.PoolClient, sql: string, values: readonly unknown[]): Promise<unknown> {
+  async #executeKept(client: pg.PoolClient, sql: string, values: readonly unknown[], marker: Joined): Promise<unknown> {
     const name = preparedNameOf(sql);
     if (!this.#prepared.has(name)) {
       if (this.#statements.length > 0) await this.#send(client, undefined);
-      await client.query(`prepare ${name} as ${sql}`);
+      try {
+        await client.query(`prepare ${name} as ${sql}`);
+      } catch (error) {
+        // The server has it though this connection had forgotten it (below): it is prepared, and
+        // this statement's failure is its transaction's, as any.
+        if (errorCode(error) === ALREADY_PREPARED) this.#prepared.add(name);
+        throw error;
+      }
       this.#prepared.add(name);
     }
     const execute = values.length > 0 ? `execute ${name}(${values.map(literal).join(', ')})` : `execute ${name}`;
@@ -217,8 +226,15 @@ export class Waiting {
     // has, so it would plan each time. The setting goes back as it was after the statement; if the
     // statement fails, its transaction's rollback takes the setting back.
     this.#statements.push(FORCE_GENERIC);
+    if (marker instanceof Held && this.#open) {
+      this.#statements.push(execute);
+      this.#held.push({ at: this.#statements.length - 1, held: marker, kept: name });
+      marker.send = () => this.#send(client, undefined);
+      this.#statements.push(RESET_PLAN_MODE);
+      return nothing();
+    }
     try {
-      return await this.#send(client, execute, [RESET_PLAN_MODE]);
+      return await settled(marker, this.#send(client, execute, [RESET_PLAN_MODE]));
     } catch (error) {
       // The server no longer has it though this connection prepared it: something deallocated it
       // (`discard all`, `deallocate`: a pooler's reset, a hand on the session). Forgotten, it is
@@ -249,8 +265,12 @@ export class Waiting {
       // when there are several.
       results = await client.query(statements.join(';\n'));
     } catch (error) {
-      // A statement failed, and PostgreSQL ran none after it: each held one reads this error.
-      for (const one of held) one.held.settle(asError(error));
+      // A statement failed, and PostgreSQL ran none after it: each held one reads this error. A kept
+      // one the server no longer has is prepared again at its next use (see #executeKept).
+      for (const one of held) {
+        if (one.kept && errorCode(error) === INVALID_STATEMENT_NAME) this.#prepared.delete(one.kept);
+        one.held.settle(asError(error));
+      }
       throw error;
     }
     // @types/pg knows only the one result.

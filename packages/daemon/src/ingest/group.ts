@@ -76,11 +76,22 @@ export function groupRows(
 }
 
 /**
+ * A group filed by rules that its own read, back later, found changed (another daemon's change
+ * committed in between): the group is rolled back, and run again by the rules it read.
+ */
+export class RulesChanged extends Error {
+  constructor() {
+    super("a source's route rules changed while its group was being stored");
+  }
+}
+
+/**
  * What to do with a group whose transaction failed:
  * - `retry`: it lost a race and was rolled back whole (db/conflict.ts: a PostgreSQL deadlock's
  *   victim, SQLite busy beside `taplined prune`): nothing of it was written, and the same group
  *   succeeds once the other transaction is through. The count of such retries follows the group
- *   into every later attempt, so a busy database fails it soon.
+ *   into every later attempt, so a busy database fails it soon. So is a group filed by rules that
+ *   its own read found changed (`RulesChanged`): run again, it files by the rules it read.
  * - `refuse-all`: the database cannot serve (a restart, a full disk): no request of the group is
  *   to blame, and one by one each would fail the same way, one timeout after another. Each gets
  *   the 503 now; the queue goes on with what arrived meanwhile, and stores it once it is back.
@@ -91,7 +102,7 @@ export function groupRows(
 export type Recovery = 'retry' | 'refuse-all' | 'afresh' | 'refuse' | 'one-by-one';
 
 export function recoveryOf(error: unknown, conflicts: number, cached: boolean, size: number): Recovery {
-  if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return 'retry';
+  if ((isConflict(error) || error instanceof RulesChanged) && conflicts < MAX_CONFLICT_RETRIES) return 'retry';
   if (isDatabaseUnavailable(error)) return 'refuse-all';
   if (cached) return 'afresh';
   return size === 1 ? 'refuse' : 'one-by-one';

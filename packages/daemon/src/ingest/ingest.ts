@@ -10,10 +10,10 @@ import { type IdCache, resolveNames } from '../http-traffic/names.js';
 import { createTrafficWriter, type TrafficWriter } from '../http-traffic/writer.js';
 import { createSqliteTrafficWriter } from '../http-traffic/sqlite-writer.js';
 import { createRouteResolver, type RouteResolver } from '../route-stats/resolve.js';
-import { rulesOf } from '../route-stats/rules-repo.js';
+import { heldRulesOf } from '../route-stats/rules-repo.js';
 import type { StatInput } from '../route-stats/rollup.js';
 import type { StatsMerge } from '../route-stats/writer.js';
-import { groupLength, groupRows, recoveryOf, type Waiting } from './group.js';
+import { groupLength, groupRows, recoveryOf, RulesChanged, type Waiting } from './group.js';
 
 export interface Ingest {
   /** Stores one request's records, all or none; resolves with their entries once committed. */
@@ -55,6 +55,7 @@ export function createIngest(deps: IngestDeps): Ingest {
         }),
     cache: { domains: new Map(), pathnames: new Map() },
     routes: createRouteResolver(),
+    rules: new Map(),
   };
   const { cache } = parts;
   let waiting: Waiting[] = [];
@@ -64,6 +65,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     cache.domains.clear();
     cache.pathnames.clear();
     parts.routes.forget();
+    parts.rules.clear();
   }
 
   async function run(group: Waiting[], conflicts = 0): Promise<void> {
@@ -125,19 +127,45 @@ interface GroupParts {
   /** Ids of names known to be stored; merged from each group's only once it committed. */
   readonly cache: IdCache;
   readonly routes: RouteResolver;
+  /** Each source's rules as the last group read them: what the next group files by until its own read is back. */
+  readonly rules: Map<string, readonly string[]>;
 }
+
+/** The rules `remembered` holds for every one of `sourceIds`, or none when one of them is not known. */
+function rulesKnown(
+  remembered: ReadonlyMap<string, readonly string[]>,
+  sourceIds: readonly string[],
+): Map<string, readonly string[]> | undefined {
+  const rules = new Map<string, readonly string[]>();
+  for (const id of sourceIds) {
+    const known = remembered.get(id);
+    if (!known) return undefined;
+    rules.set(id, known);
+  }
+  return rules;
+}
+
+const sameRules = (a: ReadonlyMap<string, readonly string[]>, b: ReadonlyMap<string, readonly string[]>): boolean =>
+  [...a].every(([id, rules]) => {
+    const other = b.get(id);
+    return other !== undefined && other.length === rules.length && other.every((rule, i) => rule === rules[i]);
+  });
 
 /** One transaction for the whole group; returns each item's entries in input order. */
 async function storeGroup(
-  { deps, writer, cache, routes }: GroupParts,
+  { deps, writer, cache, routes, rules: remembered }: GroupParts,
   group: readonly Waiting[],
 ): Promise<{ results: StoredEntry[][]; committed: Sequenced[] }> {
   const receivedAt = isoNow(deps.clock);
   const learned: IdCache = { domains: new Map(), pathnames: new Map() };
   const { rows, firstSeq } = await deps.db.transaction().execute(async (trx) => {
     const known = await resolveNames(trx, group, receivedAt, { cache, learned });
-    const rules = await rulesOf(trx, deps, [...new Set(group.map((g) => g.source.id))], true);
-    const routeOf = await routes.resolve(trx, group, receivedAt, rules);
+    const sourceIds = [...new Set(group.map((g) => g.source.id))];
+    // The rules' read goes with the group's next statements (decisions §20.37); meanwhile the group
+    // is filed by the rules the last group read, checked against this read before the INSERT.
+    const reading = await heldRulesOf(trx, deps, sourceIds, true);
+    const assumed = reading.ready ?? rulesKnown(remembered, sourceIds) ?? (await reading.rules());
+    const routeOf = await routes.resolve(trx, group, receivedAt, assumed);
     const rows = groupRows(group, known, routeOf, receivedAt, { next: newId, stats: deps.stats !== undefined });
     await writer.insertExchanges(trx, rows.traffic);
     // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of
@@ -145,6 +173,9 @@ async function storeGroup(
     // with the commit (decisions §20.37).
     const merge = await deps.stats?.(trx, rows.stats);
     for (const hook of deps.hooks) await hook(trx, rows.all);
+    const rules = await reading.rules();
+    for (const [id, read] of rules) remembered.set(id, read);
+    if (!sameRules(rules, assumed)) throw new RulesChanged();
     const write = await merge?.();
     // Last: numbering the entries locks the stream counter until the commit (§9.7).
     const firstSeq = await writer.insertTraffic(trx, rows.traffic);

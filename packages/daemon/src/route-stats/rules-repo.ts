@@ -3,7 +3,7 @@ import type { PageQuery, RouteRule } from '@tapline/shared';
 import { type Clock, isoNow, newId } from '../clock.js';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
-import { executeKeptTaking, executeTaking, KeptRead } from '../db/joined.js';
+import { executeKeptHeld, executeKeptTaking, executeTaking, KeptRead } from '../db/joined.js';
 import { ShapedStatements } from '../db/shaped.js';
 import { HttpError } from '../http/errors.js';
 import { newestFirst, type Page } from '../http/pagination.js';
@@ -24,8 +24,28 @@ export async function rulesOf(
   sourceIds: readonly string[],
   lock: boolean,
 ): Promise<Map<string, string[]>> {
-  const rules = new Map<string, string[]>(sourceIds.map((id) => [id, []]));
-  if (sourceIds.length === 0) return rules;
+  return (await heldRulesOf(trx, deps, sourceIds, lock, false)).rules();
+}
+
+/**
+ * `rulesOf`, its read held on PostgreSQL's connection (db/joined.ts, `executeKeptHeld`): it goes with
+ * the next statement of the transaction, and `rules()` reads it then (sending what waits if nothing
+ * has yet). Elsewhere, or without `hold`, the rules are read at once (`ready`).
+ */
+export async function heldRulesOf(
+  trx: Executor,
+  deps: Dialected,
+  sourceIds: readonly string[],
+  lock: boolean,
+  hold = true,
+): Promise<HeldRules> {
+  const rulesFrom = (rows: readonly RuleRow[]) => {
+    const rules = new Map<string, string[]>(sourceIds.map((id) => [id, []]));
+    for (const row of rows) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
+    return rules;
+  };
+  const now = (rules: Map<string, string[]>) => ({ ready: rules, rules: () => Promise.resolve(rules) });
+  if (sourceIds.length === 0) return now(rulesFrom([]));
   const locking = lock && deps.dialect.concurrentWriters;
   const build = (ids: readonly string[]) => {
     const query = trx
@@ -39,22 +59,28 @@ export async function rulesOf(
   };
   // PostgreSQL's is kept prepared, or after that failed compiled once a number of sources
   // (db/shaped.ts); SQLite's Kysely rewrites ids as it compiles.
-  // In an ingest transaction this is the first statement: on PostgreSQL its `begin` goes with it (db/pg-joined.ts).
-  const rows =
-    deps.dialect.backend === 'postgres'
-      ? await KEPT_RULES.read(
-          trx,
-          () => executeKeptTaking<RuleRow>(trx, locking ? RULES_LOCKED : RULES_READ, [sourceIds]),
-          () =>
-            executeTaking(
-              trx,
-              deps.dialect,
-              RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id)))),
-            ),
-        )
-      : await executeTaking(trx, deps.dialect, build(sourceIds));
-  for (const row of rows) if (row.template !== null) rules.get(row.traffic_source_id)?.push(row.template);
-  return rules;
+  // In an ingest transaction this is the first statement: on PostgreSQL it waits with its `begin`
+  // for the group's statistics and the webhooks' read (db/pg-joined.ts, decisions §20.37).
+  if (deps.dialect.backend !== 'postgres') {
+    return now(rulesFrom(await executeTaking(trx, deps.dialect, build(sourceIds))));
+  }
+  const text = locking ? RULES_LOCKED : RULES_READ;
+  const shaped = () =>
+    executeTaking(
+      trx,
+      deps.dialect,
+      RULES.statement(trx, `rules/${locking}`, sourceIds, (at) => build(sourceIds.map((id, i) => at(i, id)))),
+    );
+  if (!hold)
+    return now(rulesFrom(await KEPT_RULES.read(trx, () => executeKeptTaking<RuleRow>(trx, text, [sourceIds]), shaped)));
+  const held = await KEPT_RULES.held(trx, () => executeKeptHeld<RuleRow>(trx, text, [sourceIds]), shaped);
+  return { rules: async () => rulesFrom(await held.rows()) };
+}
+
+/** Rules being read: `rules()` once they are back; `ready`, when they were read at once. */
+export interface HeldRules {
+  readonly ready?: Map<string, string[]>;
+  rules(): Promise<Map<string, string[]>>;
 }
 
 interface RuleRow {
