@@ -52,6 +52,11 @@ export class Held extends Joined {
     this.send = undefined;
   }
 
+  /** What its statements came back with: its result, or the error they failed with (never rejects). */
+  get settled(): Promise<{ rows: readonly unknown[] } | Error> {
+    return this.#result;
+  }
+
   /** Its rows; if it still waits, what waits is sent now, so that reading never waits for ever. */
   async rows<R>(): Promise<R[]> {
     // Errors are delivered as values and thrown here, so that a result nobody reads rejects nothing.
@@ -118,15 +123,28 @@ export async function executeHeld<R>(
   db: Executor,
   dialect: Pick<SqlDialect, 'backend'>,
   query: Compilable<R>,
-): Promise<{ rows(): Promise<R[]> }> {
-  if (dialect.backend !== 'postgres') {
-    const { rows } = await db.executeQuery(query.compile());
-    return { rows: () => Promise.resolve(rows) };
-  }
+): Promise<HeldResult<R[]>> {
+  if (dialect.backend !== 'postgres') return readAtOnce((await db.executeQuery(query.compile())).rows);
   const held = new Held();
   await executed(db, query, held);
-  return { rows: () => held.rows<R>() };
+  return resultOf<R>(held);
 }
+
+/** What a held statement gives (`executeHeld`): its rows once they are back. */
+export interface HeldResult<R> {
+  rows(): Promise<R>;
+  /** The rows, when they were read at once (not held). */
+  readonly ready?: R;
+  /** Once its statements came back: the error they failed with, or undefined (never rejects). */
+  readonly failure?: Promise<unknown>;
+}
+
+const readAtOnce = <R>(rows: R): HeldResult<R> => ({ ready: rows, rows: () => Promise.resolve(rows) });
+
+const resultOf = <R>(held: Held): HeldResult<R[]> => ({
+  rows: () => held.rows<R>(),
+  failure: held.settled.then((result) => (result instanceof Error ? result : undefined)),
+});
 
 /**
  * Runs `sql` (PostgreSQL's text, `$n` parameters) with the statements waiting before it, in one
@@ -150,10 +168,10 @@ export async function executeKeptHeld<R>(
   db: Pick<Executor, 'executeQuery'>,
   sql: string,
   parameters: readonly unknown[],
-): Promise<{ rows(): Promise<R[]> }> {
+): Promise<HeldResult<R[]>> {
   const held = new Held(true);
   await db.executeQuery(CompiledQuery.raw(sql, [...parameters, held]));
-  return { rows: () => held.rows<R>() };
+  return resultOf<R>(held);
 }
 
 /** PostgreSQL's 42883 (no operator for the types), 42846 (no such cast), 42804 (a type mismatch). */
@@ -185,35 +203,30 @@ export class KeptRead {
   }
 
   /**
-   * `read` of a held statement (`executeKeptHeld`): its failure on a type comes when its rows are
-   * read, in its transaction, whose failure it is; one sent at once (no transaction) fails here.
+   * `read` of a held statement (`executeKeptHeld`): its failure on a type comes back with the
+   * statement that took it, in its transaction, whose failure it is (read or not, this read is
+   * then sent untyped: the failure may be another's of the same query, which cannot be told
+   * apart, and the untyped text answers the same); one sent at once (no transaction) fails here.
    */
   async held<R>(
     db: Pick<Executor, 'isTransaction'>,
-    kept: () => Promise<{ rows(): Promise<R> }>,
+    kept: () => Promise<HeldResult<R>>,
     plain: () => Promise<R>,
-  ): Promise<{ rows(): Promise<R> }> {
-    const now = (rows: R) => ({ rows: () => Promise.resolve(rows) });
-    if (!this.#kept) return now(await plain());
-    let held: { rows(): Promise<R> };
+  ): Promise<HeldResult<R>> {
+    if (!this.#kept) return readAtOnce(await plain());
+    let held: HeldResult<R>;
     try {
       held = await kept();
     } catch (error) {
       if (!TYPE_MISMATCHES.has(errorCode(error))) throw error;
       this.#kept = false;
       if (db.isTransaction) throw error;
-      return now(await plain());
+      return readAtOnce(await plain());
     }
-    return {
-      rows: async () => {
-        try {
-          return await held.rows();
-        } catch (error) {
-          if (TYPE_MISMATCHES.has(errorCode(error))) this.#kept = false;
-          throw error;
-        }
-      },
-    };
+    void held.failure?.then((error) => {
+      if (TYPE_MISMATCHES.has(errorCode(error))) this.#kept = false;
+    });
+    return held;
   }
 }
 

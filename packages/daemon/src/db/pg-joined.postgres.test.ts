@@ -552,6 +552,54 @@ describe('statements kept prepared in the joined text', () => {
     expect(sent.mock.calls.filter(([text]) => /^prepare /.test(String(text)))).toHaveLength(1);
   });
 
+  it('reads a held kept read the untyped way once a statement that took it failed on its type, read or not', async () => {
+    const read = new KeptRead();
+    const KEYED = 'select k::text as k from kept_test where k = any($1::text[])';
+    const id = '00000000-0000-4000-8000-000000000001';
+    await sql`insert into kept_test values (${id}, 1)`.execute(opened.db);
+    const group = (readIt: boolean) =>
+      opened.db.transaction().execute(async (trx) => {
+        const held = await read.held(
+          trx,
+          () => executeKeptHeld<{ k: string }>(trx, KEYED, [[id]]),
+          async () =>
+            (await sql<{ k: string }>`select k::text as k from kept_test where k in (${id})`.execute(trx)).rows,
+        );
+        // Another statement takes it, as the webhooks' read takes the rules' read in a group.
+        await executeTaking(trx, opened.dialect, { compile: () => sql`select 1`.compile(trx) });
+        return readIt ? held.rows() : held.ready;
+      });
+    expect(await group(true)).toEqual([{ k: id }]);
+    await sql`alter table kept_test alter column k type uuid using k::uuid`.execute(other.db);
+    // The failure comes back with the statement that took it; its rows are never read.
+    await expect(group(false)).rejects.toMatchObject({ code: '42883' });
+    // From then on it is read at once, untyped.
+    expect(await group(false)).toEqual([{ k: id }]);
+  });
+
+  it('forgets only the kept statement a 26000 names, where forgetting both failed the next group on 42P05', async () => {
+    await sql`insert into kept_test values ('a', 1)`.execute(opened.db);
+    const group = () =>
+      opened.db.transaction().execute(async (trx) => {
+        const held = await executeKeptHeld<{ k: string; n: number }>(trx, ROWS, [['a']]);
+        const echoed = await executeKeptTaking<{ v: string; n: number }>(trx, ECHO, [['x']]);
+        return { rows: await held.rows(), echoed };
+      });
+    const answer = { rows: [{ k: 'a', n: 1 }], echoed: [{ v: 'x', n: 1 }] };
+    expect(await group()).toEqual(answer);
+    expect(await prepared()).toHaveLength(2);
+    // The echo's statement dropped by hand; the held one's is still there.
+    const echoName = (
+      await sql<{ name: string }>`select name from pg_prepared_statements where statement like '%unnest%'`.execute(
+        opened.db,
+      )
+    ).rows[0]?.name;
+    await sql.raw(`deallocate ${echoName}`).execute(opened.db);
+    await expect(group()).rejects.toMatchObject({ code: '26000' });
+    expect(await group()).toEqual(answer);
+    expect(await planMode()).toBe('auto');
+  });
+
   it('reads the untyped way from the first failure on a type on, and fails that one statement', async () => {
     const read = new KeptRead();
     // Read as ingest reads it, in a transaction: a failure is the transaction's.

@@ -114,6 +114,17 @@ function settled<T>(marker: Joined, sent: Promise<T>): Promise<T> {
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
+/**
+ * Whether a 26000 names this prepared statement: its message does, in the server's language too
+ * (a held one may have gone with it, and only the one named is gone). `otherwise` when it names
+ * none of Tapline's.
+ */
+const namedIn = (error: unknown, name: string, otherwise = false): boolean => {
+  const message = error instanceof Error ? error.message : '';
+  if (new RegExp(`\\b${name}\\b`).test(message)) return true;
+  return otherwise && !/\btapline_joined_\d+\b/.test(message);
+};
+
 /** The answer to a statement held back: nothing read, a new object each time (a caller may keep it). */
 const nothing = (): PostgresQueryResult<never> => ({ command: 'SELECT', rowCount: 0, rows: [] });
 
@@ -240,7 +251,7 @@ export class Waiting {
       // (`discard all`, `deallocate`: a pooler's reset, a hand on the session). Forgotten, it is
       // prepared again on its next use; remembered, every later use on the connection failed, a 500
       // each, until the connection closed. This statement's failure is its transaction's, as any.
-      if (errorCode(error) === INVALID_STATEMENT_NAME) this.#prepared.delete(name);
+      if (errorCode(error) === INVALID_STATEMENT_NAME && namedIn(error, name, true)) this.#prepared.delete(name);
       throw error;
     }
   }
@@ -258,6 +269,8 @@ export class Waiting {
     const held = this.#held;
     this.#statements = [];
     this.#held = [];
+    // Gone: reading one now waits for this query, and sends nothing else.
+    for (const one of held) one.held.send = undefined;
     if (statements.length === 0) return nothing();
     let results: unknown;
     try {
@@ -267,16 +280,18 @@ export class Waiting {
     } catch (error) {
       // A statement failed, and PostgreSQL ran none after it: each held one reads this error. A kept
       // one the server no longer has is prepared again at its next use (see #executeKept).
-      for (const one of held) {
-        if (one.kept && errorCode(error) === INVALID_STATEMENT_NAME) this.#prepared.delete(one.kept);
-        one.held.settle(asError(error));
-      }
+      if (errorCode(error) === INVALID_STATEMENT_NAME)
+        for (const { kept } of held) if (kept !== undefined && namedIn(error, kept, true)) this.#prepared.delete(kept);
+      for (const one of held) one.held.settle(asError(error));
       throw error;
     }
     // @types/pg knows only the one result.
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- see above
     const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-    for (const { at, held: one } of held) one.settle(all[at] ?? nothing());
+    // One result a statement is what places a held one's; a miscount would hand it another's rows.
+    const counted = all.length === statements.length;
+    for (const { at, held: one } of held)
+      one.settle(counted ? (all[at] ?? nothing()) : new Error('a joined query gave back a result a statement no more'));
     return all[all.length - 1 - (text === undefined ? 0 : after.length)] ?? nothing();
   }
 

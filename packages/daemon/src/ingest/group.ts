@@ -90,19 +90,22 @@ export class RulesChanged extends Error {
  * - `retry`: it lost a race and was rolled back whole (db/conflict.ts: a PostgreSQL deadlock's
  *   victim, SQLite busy beside `taplined prune`): nothing of it was written, and the same group
  *   succeeds once the other transaction is through. The count of such retries follows the group
- *   into every later attempt, so a busy database fails it soon. So is a group filed by rules that
- *   its own read found changed (`RulesChanged`): run again, it files by the rules it read.
+ *   into every later attempt, so a busy database fails it soon.
  * - `refuse-all`: the database cannot serve (a restart, a full disk): no request of the group is
  *   to blame, and one by one each would fail the same way, one timeout after another. Each gets
  *   the 503 now; the queue goes on with what arrived meanwhile, and stores it once it is back.
  * - `afresh`: a cached id may name a row deleted since (with its source by another daemon, or as
- *   unused by a prune): forget them all, and try once more before blaming any one request.
+ *   unused by a prune): forget them all, and try once more before blaming any one request. So for
+ *   a group filed by rules that its own read found changed (`RulesChanged`): with nothing
+ *   remembered, the next attempt waits for its read and files by the rules it read.
  * - `refuse` the one request, or try them `one-by-one`, so one's failure never fails another's.
  */
 export type Recovery = 'retry' | 'refuse-all' | 'afresh' | 'refuse' | 'one-by-one';
 
 export function recoveryOf(error: unknown, conflicts: number, cached: boolean, size: number): Recovery {
-  if ((isConflict(error) || error instanceof RulesChanged) && conflicts < MAX_CONFLICT_RETRIES) return 'retry';
+  // Run again by rules read first, not guessed: it cannot be filed by changed rules twice.
+  if (error instanceof RulesChanged) return 'afresh';
+  if (isConflict(error) && conflicts < MAX_CONFLICT_RETRIES) return 'retry';
   if (isDatabaseUnavailable(error)) return 'refuse-all';
   if (cached) return 'afresh';
   return size === 1 ? 'refuse' : 'one-by-one';

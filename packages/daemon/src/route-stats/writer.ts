@@ -446,12 +446,13 @@ const DONE: StatsMerge = () => Promise.resolve(() => Promise.resolve());
 
 /**
  * `addStats` in three steps, so that an ingest group's statistics take no round trip of their own
- * on PostgreSQL (decisions §20.37): this sends nothing (each part's missing rows made, then read
- * locked, held on the connection, in the order `addStats` sends them, so the locks are taken as
- * before); what it returns reads them once they have gone with a later statement (the webhooks'
- * read), sending them if nothing has, merges them and raises the late entries' counters; what that
- * returns writes the rows back, which locks nothing more, so it can wait for the commit. On SQLite,
- * one writer, the first step writes the rows.
+ * on PostgreSQL (decisions §20.37). This one makes each part's missing rows and reads them locked,
+ * held on the connection, in the order `addStats` sends them, so the locks are taken as before,
+ * then raises the late entries' counters (statements of their own, rare: entries older than
+ * `lateBefore`). What it returns reads the rows once they have gone with a later statement (the
+ * webhooks' read), sending them if nothing has, and merges them; what that returns writes them
+ * back, which locks nothing more, so it can wait for the commit. On SQLite, one writer, the first
+ * step writes the rows.
  */
 export async function lockStats(
   trx: Executor,
@@ -461,17 +462,15 @@ export async function lockStats(
 ): Promise<StatsMerge> {
   if (inputs.length === 0) return DONE;
   const merge = await lockTotals(trx, dialect, totalsOf(inputs));
-  return async () => {
-    const write = await merge();
-    // Numbers a daemon may remember changed: their sources' counters say so (closed-blocks.ts).
-    const late = inputs.filter((input) => input.createdAt < lateBefore);
-    if (late.length > 0)
-      await raiseEpochs(
-        trx,
-        late.map((input) => input.sourceId),
-      );
-    return write;
-  };
+  // Numbers a daemon may remember changed: their sources' counters say so (closed-blocks.ts). Raised
+  // after the rows are locked and before the webhooks' rows, as they always were.
+  const late = inputs.filter((input) => input.createdAt < lateBefore);
+  if (late.length > 0)
+    await raiseEpochs(
+      trx,
+      late.map((input) => input.sourceId),
+    );
+  return merge;
 }
 
 /** ISO time before which an entry's numbers are late at `now` (closed-blocks.ts `LATE_MS`). */
