@@ -74,7 +74,7 @@ export async function heldRulesOf(
   if (!hold)
     return now(rulesFrom(await KEPT_RULES.read(trx, () => executeKeptTaking<RuleRow>(trx, text, [sourceIds]), shaped)));
   const held = await KEPT_RULES.held(trx, () => executeKeptHeld<RuleRow>(trx, text, [sourceIds]), shaped);
-  if (held.ready) return now(rulesFrom(held.ready));
+  if (held.ready !== undefined) return now(rulesFrom(held.ready));
   return { rules: async () => rulesFrom(await held.rows()) };
 }
 
