@@ -291,7 +291,11 @@ export class Waiting {
     // One result a statement is what places a held one's; a miscount would hand it another's rows.
     const counted = all.length === statements.length;
     for (const { at, held: one } of held)
-      one.settle(counted ? (all[at] ?? nothing()) : new Error('a joined query gave back a result a statement no more'));
+      one.settle(
+        counted
+          ? (all[at] ?? nothing())
+          : new Error('a joined query gave back more or fewer results than it had statements'),
+      );
     return all[all.length - 1 - (text === undefined ? 0 : after.length)] ?? nothing();
   }
 
