@@ -10,6 +10,11 @@ import { executeHeld, executeKeptHeld, executeKeptTaking, executeTaking, execute
 import { literal } from './pg-joined.js';
 import { gatheredLookup } from './gathered.js';
 
+/** A statement written as SQL, for the helpers that take a builder. */
+const raw = <R>(db: OpenedDatabase['db'], query: RawBuilder<R>): Compilable<R> => ({
+  compile: () => query.compile(db),
+});
+
 /** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.22). */
 describe('statements joined into one round trip', () => {
   let fresh: FreshDatabase;
@@ -25,10 +30,6 @@ describe('statements joined into one round trip', () => {
     await fresh.drop();
   });
 
-  /** A statement written as SQL, for the helpers that take a builder. */
-  const raw = <R>(db: OpenedDatabase['db'], query: RawBuilder<R>): Compilable<R> => ({
-    compile: () => query.compile(db),
-  });
   const insert = (db: OpenedDatabase['db'], k: string, v: Buffer | null = null) =>
     raw(db, sql`insert into joined_test (k, v) values (${k}, ${v})`);
 
@@ -197,9 +198,6 @@ describe('statements held for their rows', () => {
     await fresh.drop();
   });
 
-  const raw = <R>(db: OpenedDatabase['db'], query: RawBuilder<R>): Compilable<R> => ({
-    compile: () => query.compile(db),
-  });
   const read = (db: OpenedDatabase['db'], k: string) =>
     raw(db, sql<{ k: string; n: number }>`select k, n from held_test where k = ${k} for update`);
 

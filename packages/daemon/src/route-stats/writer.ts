@@ -96,26 +96,34 @@ interface Rows {
   rows(): Promise<StoredRow[]>;
 }
 
+/** A minute row's key as its columns. */
+const minuteKey = (t: Keyed) => ({
+  traffic_source_id: t.sourceId,
+  minute: t.start,
+  route_id: t.routeId,
+  method: t.method,
+  domain_id: t.domainId,
+  status_class: t.statusClass,
+});
+
+/** An hour or day row's key as its columns. */
+const rollupKey = (t: Keyed) => ({
+  traffic_source_id: t.sourceId,
+  span: t.span,
+  start: t.start,
+  route_id: t.routeId,
+  method: t.method,
+  domain_id: t.domainId,
+  status_class: t.statusClass,
+});
+
 /** The minute rows of `part`, read locked in key order (every writer's order). */
 const minutesLocked = (trx: Executor, dialect: SqlDialect, part: readonly Keyed[]) =>
   dialect.lockRows(
     trx
       .selectFrom('route_stats')
       .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and({
-              traffic_source_id: t.sourceId,
-              minute: t.start,
-              route_id: t.routeId,
-              method: t.method,
-              domain_id: t.domainId,
-              status_class: t.statusClass,
-            }),
-          ),
-        ),
-      )
+      .where((eb) => eb.or(part.map((t) => eb.and(minuteKey(t)))))
       .orderBy('traffic_source_id')
       .orderBy('minute')
       .orderBy('route_id')
@@ -143,21 +151,7 @@ const rollupsLocked = (trx: Executor, dialect: SqlDialect, part: readonly Keyed[
     trx
       .selectFrom('route_rollups')
       .selectAll()
-      .where((eb) =>
-        eb.or(
-          part.map((t) =>
-            eb.and({
-              traffic_source_id: t.sourceId,
-              span: t.span,
-              start: t.start,
-              route_id: t.routeId,
-              method: t.method,
-              domain_id: t.domainId,
-              status_class: t.statusClass,
-            }),
-          ),
-        ),
-      )
+      .where((eb) => eb.or(part.map((t) => eb.and(rollupKey(t)))))
       .orderBy('traffic_source_id')
       .orderBy('span')
       .orderBy('start')
@@ -177,44 +171,35 @@ const fromRollup = (r: Selected<ReturnType<typeof rollupsLocked>>): StoredRow =>
   statusClass: r.status_class,
 });
 
+/** A level's locked read, at once (`locked`) or held (`held`), from its builder and its rows' reading. */
+function lockedReads<R>(
+  name: string,
+  build: (trx: Executor, dialect: SqlDialect, part: readonly Keyed[]) => Compilable<R> & { execute(): Promise<R[]> },
+  from: (row: R) => StoredRow,
+): Pick<Level, 'locked' | 'held'> {
+  return {
+    async locked(trx, dialect, part, joined = false, shaped) {
+      const rows = await readLocked(trx, dialect, name, part, joined, shaped, (part) => build(trx, dialect, part));
+      return rows.map(from);
+    },
+    async held(trx, dialect, part, shaped) {
+      const held = await readHeld(trx, dialect, name, part, shaped, (part) => build(trx, dialect, part));
+      return { rows: async () => (await held.rows()).map(from) };
+    },
+  };
+}
+
 const minutes: Level = {
   insertEmpty: (trx, part) =>
     trx
       .insertInto('route_stats')
-      .values(
-        part.map((t) => ({
-          traffic_source_id: t.sourceId,
-          minute: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-        })),
-      )
+      .values(part.map(minuteKey))
       .onConflict((oc) => oc.doNothing()),
-  async locked(trx, dialect, part, joined = false, shaped) {
-    const build = (part: readonly Keyed[]) => minutesLocked(trx, dialect, part);
-    return (await readLocked(trx, dialect, 'route_stats.locked', part, joined, shaped, build)).map(fromMinute);
-  },
-  async held(trx, dialect, part, shaped) {
-    const build = (part: readonly Keyed[]) => minutesLocked(trx, dialect, part);
-    const held = await readHeld(trx, dialect, 'route_stats.locked', part, shaped, build);
-    return { rows: async () => (await held.rows()).map(fromMinute) };
-  },
+  ...lockedReads('route_stats.locked', minutesLocked, fromMinute),
   write: (trx, part, mode) =>
     trx
       .insertInto('route_stats')
-      .values(
-        part.map((t) => ({
-          traffic_source_id: t.sourceId,
-          minute: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-          ...numbersOf(t),
-        })),
-      )
+      .values(part.map((t) => ({ ...minuteKey(t), ...numbersOf(t) })))
       .onConflict((oc) =>
         oc
           .columns(['traffic_source_id', 'minute', 'route_id', 'method', 'domain_id', 'status_class'])
@@ -223,16 +208,7 @@ const minutes: Level = {
   remove: (trx, t) =>
     trx
       .deleteFrom('route_stats')
-      .where((eb) =>
-        eb.and({
-          traffic_source_id: t.sourceId,
-          minute: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-        }),
-      )
+      .where((eb) => eb.and(minuteKey(t)))
       .execute(),
 };
 
@@ -240,42 +216,13 @@ const rollups: Level = {
   insertEmpty: (trx, part) =>
     trx
       .insertInto('route_rollups')
-      .values(
-        part.map((t) => ({
-          traffic_source_id: t.sourceId,
-          span: t.span,
-          start: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-        })),
-      )
+      .values(part.map(rollupKey))
       .onConflict((oc) => oc.doNothing()),
-  async locked(trx, dialect, part, joined = false, shaped) {
-    const build = (part: readonly Keyed[]) => rollupsLocked(trx, dialect, part);
-    return (await readLocked(trx, dialect, 'route_rollups.locked', part, joined, shaped, build)).map(fromRollup);
-  },
-  async held(trx, dialect, part, shaped) {
-    const build = (part: readonly Keyed[]) => rollupsLocked(trx, dialect, part);
-    const held = await readHeld(trx, dialect, 'route_rollups.locked', part, shaped, build);
-    return { rows: async () => (await held.rows()).map(fromRollup) };
-  },
+  ...lockedReads('route_rollups.locked', rollupsLocked, fromRollup),
   write: (trx, part, mode) =>
     trx
       .insertInto('route_rollups')
-      .values(
-        part.map((t) => ({
-          traffic_source_id: t.sourceId,
-          span: t.span,
-          start: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-          ...numbersOf(t),
-        })),
-      )
+      .values(part.map((t) => ({ ...rollupKey(t), ...numbersOf(t) })))
       .onConflict((oc) =>
         oc
           .columns(['traffic_source_id', 'span', 'start', 'route_id', 'method', 'domain_id', 'status_class'])
@@ -284,17 +231,7 @@ const rollups: Level = {
   remove: (trx, t) =>
     trx
       .deleteFrom('route_rollups')
-      .where((eb) =>
-        eb.and({
-          traffic_source_id: t.sourceId,
-          span: t.span,
-          start: t.start,
-          route_id: t.routeId,
-          method: t.method,
-          domain_id: t.domainId,
-          status_class: t.statusClass,
-        }),
-      )
+      .where((eb) => eb.and(rollupKey(t)))
       .execute(),
 };
 
