@@ -1,6 +1,5 @@
+import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
-// The worker is an ES module that bundles CommonJS packages: it needs require and __dirname.
-import { commonJsShim } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 import { SECOND_FILE, secondFileSeam } from '../../scripts/release/second-file.mjs';
 import { asciiOnly, startPatches } from '../../scripts/release/start-patches.mjs';
@@ -44,19 +43,35 @@ export default defineConfig([
     esbuildPlugins: [secondFileSeam, ...(common.esbuildPlugins ?? [])],
   },
   { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
-  { ...common, entry: { taplined: 'src/launch.ts' }, format: ['esm'], banner: { js: '#!/usr/bin/env node' } },
+  // Every .js file of dist/ is CommonJS (dist/package.json says so, written below): Node runs a
+  // CommonJS entry without its ES-module loader, which an ES-module taplined.js started at every
+  // start (decisions §20.39). The launcher's own few lines need no cache.
+  {
+    ...common,
+    entry: { taplined: 'src/launch.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.js' }),
+    // import.meta.url as the ES module had it (tsup's shim would not encode a path's `#` or `%`).
+    define: { 'import.meta.url': '__taplineImportMetaUrl' },
+    banner: {
+      js: `#!/usr/bin/env node\n'use strict';\nconst __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;`,
+    },
+    onSuccess: () => writeFile('dist/package.json', '{ "type": "commonjs" }\n'),
+  },
   // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).
   {
     ...common,
     entry: { 'prepare-worker': 'src/ingest/prepare-pool-thread.ts' },
-    format: ['esm'],
-    banner: { js: commonJsShim },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.js' }),
+    shims: true,
   },
   // So is the checkpoint thread (src/db/checkpointer.ts), which opens the database beside the event loop.
   {
     ...common,
     entry: { 'checkpoint-worker': 'src/db/checkpoint-thread.ts' },
-    format: ['esm'],
-    banner: { js: commonJsShim },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.js' }),
+    shims: true,
   },
 ]);

@@ -1,6 +1,6 @@
 // Bundled CommonJS packages (commander, express, pg, pino, piscina...) use require, __dirname and
 // __filename, which an ES module lacks; the banner gives each ES-module output file its own.
-// Shared by the release bundle (bundle.mjs) and the daemon's own build (packages/daemon/tsup.config.ts).
+// Used by the release bundle (bundle.mjs); the daemon's own build makes CommonJS files (decisions §20.39).
 export const commonJsShim = [
   "import { createRequire as __taplineCreateRequire } from 'node:module';",
   "import { fileURLToPath as __taplineFileURLToPath } from 'node:url';",

@@ -1,6 +1,19 @@
 import { expect, it, vi } from 'vitest';
 import { createReclaimer, RECLAIM_BUDGET_BYTES } from './reclaim.js';
 
+/** The contexts made through node:vm's runInNewContext, which still makes each one. */
+const made = vi.hoisted(() => ({ contexts: 0 }));
+vi.mock('node:vm', async (importOriginal) => {
+  const vm = await importOriginal<typeof import('node:vm')>();
+  return {
+    ...vm,
+    runInNewContext: (...args: Parameters<typeof vm.runInNewContext>): unknown => {
+      made.contexts += 1;
+      return vm.runInNewContext(...args);
+    },
+  };
+});
+
 /** The next job: a WeakRef looked at keeps its target until the job ends. */
 const nextJob = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -109,4 +122,23 @@ it('does nothing for a body that left nothing (a client gone while it waited)', 
     reclaim.soon(0);
     expect(vi.getTimerCount()).toBe(0);
   });
+});
+
+it('makes the context that reaches gc at its first collection, one for every reclaimer', async () => {
+  // A fresh module: no reclaimer of it has collected yet.
+  vi.resetModules();
+  const { createReclaimer: create } = await import('./reclaim.js');
+  const before = made.contexts;
+  const [first, second] = [create(60_000), create(60_000)];
+  // A start makes two reclaimers (the app's and the event streams') and collects nothing.
+  expect(made.contexts - before).toBe(0);
+  const batch = await droppedBatch();
+  first.soon();
+  first.due();
+  expect(batch.deref()).toBeUndefined();
+  const another = await droppedBatch();
+  second.soon();
+  second.due();
+  expect(another.deref()).toBeUndefined();
+  expect(made.contexts - before).toBe(1);
 });

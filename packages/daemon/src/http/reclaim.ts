@@ -18,6 +18,8 @@ import { runInNewContext } from 'node:vm';
  *
  * `gc` exists only with `--expose-gc`, a flag a user starting `taplined` cannot be asked for; V8
  * installs it in contexts made after the flag is set, so one new context is enough to reach it.
+ * That context is made by the first collection, once for every reclaimer of the thread: a start
+ * made two (the app's and the event streams') for nothing it answers (decisions §20.39).
  */
 export interface Reclaimer {
   /**
@@ -43,12 +45,20 @@ export const RECLAIM_BUDGET_BYTES = 16 * 1024 * 1024;
 /** How long large bodies must stop coming before their memory is collected. */
 export const RECLAIM_QUIET_MS = 1_000;
 
+/** V8's `gc`, from the context made for it by the first collection (undefined until then). */
+let exposedGc: { gc: unknown } | undefined;
+
+/** Runs a full collection: `gc` from a context made after `--expose-gc` was set, the first time. */
+function collectGarbage(): void {
+  exposedGc ??= { gc: runInNewContext('gc') };
+  if (typeof exposedGc.gc === 'function') Reflect.apply(exposedGc.gc, undefined, []);
+}
+
 export function createReclaimer(
   delayMs = 50,
   { budgetBytes = RECLAIM_BUDGET_BYTES, quietMs = RECLAIM_QUIET_MS } = {},
 ): Reclaimer {
   setFlagsFromString('--expose-gc');
-  const gc: unknown = runInNewContext('gc');
   const big = budgetBytes / 2;
   let due: NodeJS.Timeout | undefined;
   let quiet: NodeJS.Timeout | undefined;
@@ -58,7 +68,7 @@ export function createReclaimer(
     clearTimeout(quiet);
     due = quiet = undefined;
     owed = 0;
-    if (typeof gc === 'function') Reflect.apply(gc, undefined, []);
+    collectGarbage();
   };
   return {
     soon(bytes = Infinity) {
