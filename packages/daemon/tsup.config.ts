@@ -25,6 +25,16 @@ const common: Options = {
   esbuildPlugins: [nodeOnlyPg, ...startPatches, asciiOnly],
 };
 
+/**
+ * `import.meta.url` in a CommonJS bundle: the file's URL as an ES module has it, every character a
+ * URL escapes escaped. tsup's shim made it as `file:${__filename}`, which cut a path at a `#` and
+ * read a `%41` in it as `A`: a daemon installed there found none of the files beside its bundle.
+ * The banner goes before esbuild's own "use strict", which then no longer is the file's first
+ * statement: it says it first.
+ */
+const FILE_URL = `'use strict';const __taplineImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`;
+const fileUrl: Options = { define: { 'import.meta.url': '__taplineImportMetaUrl' }, banner: { js: FILE_URL } };
+
 export default defineConfig([
   // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
   // What no start runs is in its second file, taplined-schemas.cjs, read on first use (decisions §20.27).
@@ -33,7 +43,7 @@ export default defineConfig([
     entry: { taplined: 'src/main.ts' },
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
-    shims: true,
+    ...fileUrl,
     // better-sqlite3's JavaScript too, so that it is in the code cache: required from node_modules
     // it was resolved, read and compiled at every start, and its addon searched for by `bindings`
     // (db/native-addon.ts now hands the addon over; decisions §20.35). `bindings` stays out: only
@@ -42,7 +52,7 @@ export default defineConfig([
     external: ['bindings'],
     esbuildPlugins: [secondFileSeam, ...(common.esbuildPlugins ?? [])],
   },
-  { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), shims: true },
+  { ...common, entry: SECOND_FILE, format: ['cjs'], outExtension: () => ({ js: '.cjs' }), ...fileUrl },
   // Every .js file of dist/ is CommonJS (dist/package.json says so, written below): Node runs a
   // CommonJS entry without its ES-module loader, which an ES-module taplined.js started at every
   // start (decisions §20.39). The launcher's own few lines need no cache.
@@ -51,11 +61,8 @@ export default defineConfig([
     entry: { taplined: 'src/launch.ts' },
     format: ['cjs'],
     outExtension: () => ({ js: '.js' }),
-    // import.meta.url as the ES module had it (tsup's shim would not encode a path's `#` or `%`).
-    define: { 'import.meta.url': '__taplineImportMetaUrl' },
-    banner: {
-      js: `#!/usr/bin/env node\n'use strict';\nconst __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;`,
-    },
+    ...fileUrl,
+    banner: { js: `#!/usr/bin/env node\n${FILE_URL}` },
     onSuccess: () => writeFile('dist/package.json', '{ "type": "commonjs" }\n'),
   },
   // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).
@@ -64,7 +71,7 @@ export default defineConfig([
     entry: { 'prepare-worker': 'src/ingest/prepare-pool-thread.ts' },
     format: ['cjs'],
     outExtension: () => ({ js: '.js' }),
-    shims: true,
+    ...fileUrl,
   },
   // So is the checkpoint thread (src/db/checkpointer.ts), which opens the database beside the event loop.
   {
@@ -72,6 +79,6 @@ export default defineConfig([
     entry: { 'checkpoint-worker': 'src/db/checkpoint-thread.ts' },
     format: ['cjs'],
     outExtension: () => ({ js: '.js' }),
-    shims: true,
+    ...fileUrl,
   },
 ]);

@@ -112,7 +112,8 @@ export async function bundle(root, program, outDir) {
       metafile: true,
       // import.meta.url (the batch worker and the native addon are found beside the bundle) as a CommonJS module knows it.
       define: { 'import.meta.url': '__taplineImportMetaUrl' },
-      banner: { js: "const __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+      // First, before esbuild's own "use strict", which would then not be the first statement.
+      banner: { js: "'use strict';const __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     });
   }
   // Without it, Node would read the bundle's .js files as CommonJS.

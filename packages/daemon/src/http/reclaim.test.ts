@@ -2,13 +2,15 @@ import { expect, it, vi } from 'vitest';
 import { createReclaimer, RECLAIM_BUDGET_BYTES } from './reclaim.js';
 
 /** The contexts made through node:vm's runInNewContext, which still makes each one. */
-const made = vi.hoisted(() => ({ contexts: 0 }));
+const made = vi.hoisted(() => ({ contexts: 0, withoutGc: false }));
 vi.mock('node:vm', async (importOriginal) => {
   const vm = await importOriginal<typeof import('node:vm')>();
   return {
     ...vm,
     runInNewContext: (...args: Parameters<typeof vm.runInNewContext>): unknown => {
       made.contexts += 1;
+      // As a context made without `--expose-gc` answers the name.
+      if (made.withoutGc) throw new ReferenceError('gc is not defined');
       return vm.runInNewContext(...args);
     },
   };
@@ -141,4 +143,21 @@ it('makes the context that reaches gc at its first collection, one for every rec
   second.due();
   expect(another.deref()).toBeUndefined();
   expect(made.contexts - before).toBe(1);
+});
+
+it('collects nothing, and throws nothing, where the new context has no gc; it asks once', async () => {
+  vi.resetModules();
+  const { createReclaimer: create } = await import('./reclaim.js');
+  made.withoutGc = true;
+  try {
+    const before = made.contexts;
+    const reclaimer = create(60_000);
+    for (let i = 0; i < 2; i++) {
+      reclaimer.soon();
+      expect(() => reclaimer.due()).not.toThrow();
+    }
+    expect(made.contexts - before).toBe(1);
+  } finally {
+    made.withoutGc = false;
+  }
 });

@@ -48,10 +48,22 @@ export const RECLAIM_QUIET_MS = 1_000;
 /** V8's `gc`, from the context made for it by the first collection (undefined until then). */
 let exposedGc: { gc: unknown } | undefined;
 
-/** Runs a full collection: `gc` from a context made after `--expose-gc` was set, the first time. */
+/**
+ * Runs a full collection: `gc` from a context made after `--expose-gc` was set, the first time. A
+ * context without it (the name undefined there throws) is remembered as none: collections are then
+ * V8's own, as they were before this one was asked for.
+ */
 function collectGarbage(): void {
-  exposedGc ??= { gc: runInNewContext('gc') };
+  exposedGc ??= { gc: gcOfNewContext() };
   if (typeof exposedGc.gc === 'function') Reflect.apply(exposedGc.gc, undefined, []);
+}
+
+function gcOfNewContext(): unknown {
+  try {
+    return runInNewContext('gc');
+  } catch {
+    return undefined;
+  }
 }
 
 export function createReclaimer(
