@@ -15,20 +15,38 @@ const raw = <R>(db: OpenedDatabase['db'], query: RawBuilder<R>): Compilable<R> =
   compile: () => query.compile(db),
 });
 
-/** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.22). */
-describe('statements joined into one round trip', () => {
+/**
+ * Each test of the enclosing block on a fresh database: `count` pools of one connection on it,
+ * handed to `use`, and `setup` run through the first; all closed, and the database dropped, after.
+ */
+function onFreshDatabase(
+  use: (pools: OpenedDatabase[]) => void,
+  setup: (db: OpenedDatabase['db']) => Promise<unknown>,
+  count = 1,
+): void {
   let fresh: FreshDatabase;
-  let opened: OpenedDatabase;
+  let pools: OpenedDatabase[] = [];
   beforeEach(async () => {
     fresh = await freshDatabase();
-    opened = openDatabase(fresh.locator, { pool: 1 });
-    await sql`create table joined_test (k text primary key, v bytea)`.execute(opened.db);
+    pools = Array.from({ length: count }, () => openDatabase(fresh.locator, { pool: 1 }));
+    use(pools);
+    const [first] = pools;
+    if (first) await setup(first.db);
   });
   afterEach(async () => {
     vi.restoreAllMocks();
-    await opened.close();
+    for (const pool of pools) await pool.close();
     await fresh.drop();
   });
+}
+
+/** Statements of one transaction sent to PostgreSQL together (db/pg-joined.ts, decisions §20.22). */
+describe('statements joined into one round trip', () => {
+  let opened: OpenedDatabase;
+  onFreshDatabase(
+    ([pool]) => (opened = pool!),
+    (db) => sql`create table joined_test (k text primary key, v bytea)`.execute(db),
+  );
 
   const insert = (db: OpenedDatabase['db'], k: string, v: Buffer | null = null) =>
     raw(db, sql`insert into joined_test (k, v) values (${k}, ${v})`);
@@ -184,19 +202,14 @@ describe('statements joined into one round trip', () => {
 
 /** Reads held on their connection until the next statement, their rows read after (decisions §20.37). */
 describe('statements held for their rows', () => {
-  let fresh: FreshDatabase;
   let opened: OpenedDatabase;
-  beforeEach(async () => {
-    fresh = await freshDatabase();
-    opened = openDatabase(fresh.locator, { pool: 1 });
-    await sql`create table held_test (k text primary key, n integer)`.execute(opened.db);
-    await sql`insert into held_test values ('a', 1), ('b', 2), ('it''s', 3)`.execute(opened.db);
-  });
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await opened.close();
-    await fresh.drop();
-  });
+  onFreshDatabase(
+    ([pool]) => (opened = pool!),
+    async (db) => {
+      await sql`create table held_test (k text primary key, n integer)`.execute(db);
+      await sql`insert into held_test values ('a', 1), ('b', 2), ('it''s', 3)`.execute(db);
+    },
+  );
 
   const read = (db: OpenedDatabase['db'], k: string) =>
     raw(db, sql<{ k: string; n: number }>`select k, n from held_test where k = ${k} for update`);
@@ -293,21 +306,13 @@ describe('statements held for their rows', () => {
 
 /** Statements kept prepared on their connection and run by `execute` among the joined ones (decisions §20.34). */
 describe('statements kept prepared in the joined text', () => {
-  let fresh: FreshDatabase;
   let opened: OpenedDatabase;
   let other: OpenedDatabase;
-  beforeEach(async () => {
-    fresh = await freshDatabase();
-    opened = openDatabase(fresh.locator, { pool: 1 });
-    other = openDatabase(fresh.locator, { pool: 1 });
-    await sql`create table kept_test (k text primary key, n int)`.execute(opened.db);
-  });
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await opened.close();
-    await other.close();
-    await fresh.drop();
-  });
+  onFreshDatabase(
+    ([first, second]) => ([opened, other] = [first!, second!]),
+    (db) => sql`create table kept_test (k text primary key, n int)`.execute(db),
+    2,
+  );
 
   const ROWS = 'select k::text as k, n::integer as n from kept_test where k = any($1::text[]) order by k';
   const ECHO = 'select v::text as v, n::integer as n from unnest($1::text[]) with ordinality as t(v, n) order by n';
