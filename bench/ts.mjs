@@ -5,7 +5,6 @@
 // so the bundle can live anywhere.
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -21,7 +20,9 @@ export async function importTs(root, entry) {
       }));
     },
   };
-  const dir = mkdtempSync(join(tmpdir(), 'tapline-bench-ts-'));
+  // Inside the daemon's node_modules, so that what the code resolves at run time (db/native-addon.ts
+  // finds better-sqlite3's addon from its own file) resolves as it does from the package.
+  const dir = mkdtempSync(join(root, 'packages', 'daemon', 'node_modules', '.tapline-ts-'));
   const outfile = join(dir, `${basename(entry, '.ts')}.mjs`);
   try {
     await build({
