@@ -1,10 +1,9 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { contract, createClient } from '@tapline/shared';
 import { composeBody } from '@tapline/testkit';
-import { execa } from 'execa';
 import { afterEach, expect, it } from 'vitest';
-import { cleanEnv, listeningUrl, TAPLINED, tempHome } from './support/binaries.js';
+import { copyOfDaemonBuild, startDaemon, TAPLINED, tempHome } from './support/binaries.js';
 
 /**
  * taplined installed in a folder whose path holds characters a file URL escapes (`#`, `%`, a
@@ -19,24 +18,14 @@ afterEach(() => {
 });
 
 it('starts, reads its second file and stores a batch through its thread from a path with #, % and a space', async () => {
-  const dist = dirname(TAPLINED);
-  // Beside dist/, so that the packages kept out of the bundle are found in the package's node_modules.
-  const copy = mkdtempSync(join(dirname(dist), 'dist #1 %41-'));
-  cleanups.push(() => rmSync(copy, { recursive: true, force: true }));
-  for (const name of readdirSync(dist).filter((n) => !n.endsWith('.cache') && !n.endsWith('.map')))
-    cpSync(join(dist, name), join(copy, name), { recursive: true });
+  const build = copyOfDaemonBuild('dist #1 %41-');
+  cleanups.push(() => build.remove());
   const home = tempHome();
   cleanups.push(() => home.remove());
 
-  const child = execa('node', [join(copy, 'taplined.js'), '--port', '0', '--home', home.path, '--log-level', 'info'], {
-    env: cleanEnv(),
-    extendEnv: false,
-    reject: false,
-    buffer: { stdout: false, stderr: true },
-  });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const url = await listeningUrl(child, 'taplined', 20_000);
-  const token = readFileSync(join(home.path, 'token'), 'utf8').trim();
+  const daemon = await startDaemon(home.path, ['--log-level', 'info'], {}, build.entry);
+  cleanups.push(() => void daemon.kill());
+  const { url, token } = daemon;
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
   const owner = createClient({ baseUrl: url, token });
@@ -49,9 +38,8 @@ it('starts, reads its second file and stores a batch through its thread from a p
   const { ids } = await owner.call(contract.composeBatch, { params: { trafficSourceId: source.id }, body: items });
   expect(ids).toHaveLength(1000);
 
-  child.kill('SIGTERM');
-  const { exitCode, stderr } = await child;
-  expect(exitCode).toBe(0);
+  expect(await daemon.stop()).toBe(0);
+  const { stderr } = await daemon.process;
   expect(String(stderr)).toContain('started the batch worker thread');
   expect(String(stderr)).not.toMatch(/"level":(50|60)/);
 });

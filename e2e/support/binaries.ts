@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,19 @@ export const TAPLINE = join(root, 'packages', 'cli', 'dist', 'tapline.js');
 export function tempHome(prefix = 'tapline-e2e-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A copy of the daemon's build (its files but the code caches and source maps) in a new folder
+ * beside dist/, named from `prefix`, so that the packages kept out of the bundle still resolve from
+ * the package's node_modules. Its `taplined.js` is the entry to start (startDaemon's `entry`).
+ */
+export function copyOfDaemonBuild(prefix: string): { path: string; entry: string; remove(): void } {
+  const dist = dirname(TAPLINED);
+  const path = mkdtempSync(join(dirname(dist), prefix));
+  for (const name of readdirSync(dist).filter((n) => !n.endsWith('.cache') && !n.endsWith('.map')))
+    cpSync(join(dist, name), join(path, name), { recursive: true });
+  return { path, entry: join(path, 'taplined.js'), remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
 /** Environment without the developer's own Tapline settings leaking into a test. */
@@ -59,13 +72,17 @@ export function listeningUrl(child: ResultPromise, command: string, timeoutMs: n
   });
 }
 
-/** Starts the built taplined on a free port in `home`, and waits for its `listening on` line. */
+/**
+ * Starts the built taplined (or the build at `entry`, copyOfDaemonBuild) on a free port in `home`,
+ * and waits for its `listening on` line.
+ */
 export async function startDaemon(
   home: string,
   args: readonly string[] = [],
   env: Record<string, string> = {},
+  entry = TAPLINED,
 ): Promise<SpawnedDaemon> {
-  const child = execa('node', [TAPLINED, '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
+  const child = execa('node', [entry, '--port', '0', '--home', home, '--log-level', 'warn', ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,

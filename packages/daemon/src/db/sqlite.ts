@@ -22,7 +22,7 @@ import { PAYLOAD_TEXT_FUNCTION, sqliteDialect } from './dialect.js';
 import { compressingPayloads } from './payload-codec.js';
 import { localSignals } from './signals.js';
 import { migrateToLatest } from './migrate.js';
-import { allMigrated, startFromSchema } from './migrations/new-home.js';
+import { allMigrated, copyNewHome, restamp, startFromSchema } from './migrations/new-home.js';
 import { storedValuesPlugin } from './stored-values.js';
 import { nativeBinding } from './native-addon.js';
 import { type Checkpointer, createCheckpointer } from './checkpointer.js';
@@ -93,25 +93,37 @@ function bundledCheckpointWorker(): URL | undefined {
   return existsSync(fileURLToPath(worker)) ? worker : undefined;
 }
 
+/** The new home the build puts beside taplined.js (scripts/new-home-template.mjs); run from source, there is none. */
+function bundledNewHome(): string | undefined {
+  const file = fileURLToPath(new URL('./new-home.db', import.meta.url));
+  return existsSync(file) ? file : undefined;
+}
+
 /**
  * The embedded engine: one connection, WAL, and the pragmas and statement cache that make it fast.
- * `:memory:` gives a private in-memory database. A new database starts from the migrations'
- * schema (migrations/new-home.ts) unless `fromSchema` is false (what makes and checks that schema).
+ * `:memory:` gives a private in-memory database. A new database file is a copy of the build's new
+ * home when there is one, else made from the migrations' schema (migrations/new-home.ts); unless
+ * `fromSchema` is false (what makes and checks that schema), then the migrations make it.
  */
 export function openSqlite(
   file: string,
   {
     fromSchema = true,
     checkpointWorker = bundledCheckpointWorker,
+    newHome = bundledNewHome,
     onCheckpointFailure,
   }: {
     readonly fromSchema?: boolean;
+    /** The file a new database is copied from (copyNewHome), or undefined to make it from the schema. */
+    readonly newHome?: () => string | undefined;
     /** The checkpoint thread failed, once (OpenOptions). */
     readonly onCheckpointFailure?: (error: unknown) => void;
     /** The checkpoint thread's file (db/checkpointer.ts), or undefined to checkpoint on this connection. */
     readonly checkpointWorker?: () => URL | undefined;
   } = {},
 ): Omit<OpenedDatabase, 'description'> {
+  const template = fromSchema && file !== ':memory:' ? newHome() : undefined;
+  const copied = template !== undefined && copyNewHome(file, template);
   if (file !== ':memory:') restrictToOwner(file);
   const sqlite = new Database(file, { nativeBinding: nativeBinding() });
   // A new database takes incremental auto-vacuum (what the retention migration sets) before its
@@ -211,7 +223,8 @@ export function openSqlite(
     db,
     dialect,
     migrate: async () => {
-      if (fromSchema) startFromSchema(sqlite, new Date().toISOString());
+      if (copied) restamp(sqlite, new Date().toISOString());
+      else if (fromSchema) startFromSchema(sqlite, new Date().toISOString());
       if (!allMigrated(sqlite)) await migrateToLatest(db, dialect);
       await payloads.load(db);
     },

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,7 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nativeBinding } from '../native-addon.js';
 import { openSqlite } from '../sqlite.js';
 import { migrationProvider, migrations } from './index.js';
-import { allMigrated, startFromSchema } from './new-home.js';
+import { allMigrated, copyNewHome, startFromSchema } from './new-home.js';
+
+/** The script the daemon's build makes its new home with (dist/new-home.db). */
+const TEMPLATE_SCRIPT = join(import.meta.dirname, '../../../../../scripts/new-home-template.mjs');
 
 /** Everything a database is made of, read back: its objects in order, its pragmas, every row. */
 function contentsOf(file: string) {
@@ -39,9 +43,9 @@ describe('a new SQLite home', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function made(name: string, fromSchema: boolean): Promise<string> {
+  async function made(name: string, fromSchema: boolean, template?: string): Promise<string> {
     const file = join(dir, name);
-    const opened = openSqlite(file, { fromSchema });
+    const opened = openSqlite(file, { fromSchema, newHome: () => template });
     await opened.migrate();
     await opened.close();
     return file;
@@ -62,6 +66,71 @@ describe('a new SQLite home', () => {
     const withoutTimes = (c: ReturnType<typeof contentsOf>) => ({ ...c, rows: { ...c.rows, kysely_migration: [] } });
     expect(withoutTimes(bySchema)).toEqual(withoutTimes(byMigrations));
     expect(byMigrations.pragmas[0]).toBe(2); // incremental auto-vacuum, which the pruner gives pages back with
+  });
+
+  describe("copied from the build's new home", () => {
+    let template: string;
+    beforeEach(() => {
+      template = join(dir, 'new-home.db');
+      execFileSync(process.execPath, [TEMPLATE_SCRIPT, template]);
+    });
+    const stamps = (file: string) => contentsOf(file).rows['kysely_migration'] as { name: string; timestamp: string }[];
+
+    it('is the very database the migrations make, its migrations recorded at its own time', async () => {
+      const byMigrations = contentsOf(await made('migrations.db', false));
+      const before = new Date().toISOString();
+      const copied = await made('copied.db', true, template);
+      const after = new Date().toISOString();
+      const withoutTimes = (c: ReturnType<typeof contentsOf>) => ({ ...c, rows: { ...c.rows, kysely_migration: [] } });
+      expect(withoutTimes(contentsOf(copied))).toEqual(withoutTimes(byMigrations));
+      expect(stamps(copied).map((m) => m.name)).toEqual(Object.keys(migrations));
+      // Restamped in one statement at this home's first open, not the build's time.
+      const times = new Set(stamps(copied).map((m) => m.timestamp));
+      expect(times.size).toBe(1);
+      const [time] = times;
+      expect(time! >= before && time! <= after).toBe(true);
+      // Owner-only as any new database, and no copy left under another name.
+      expect(statSync(copied).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir).filter((n) => n.includes('.new-'))).toEqual([]);
+    });
+
+    it('is a copy of the template, not a database made from the schema', async () => {
+      // A row only the template has shows which way the home was made.
+      const marked = new Database(template, { nativeBinding: nativeBinding() });
+      marked.prepare("insert into settings (key, value) values ('made_by', 'the template')").run();
+      marked.close();
+      const file = await made('copied.db', true, template);
+      expect(contentsOf(file).rows['settings']).toEqual([{ key: 'made_by', value: 'the template' }]);
+    });
+
+    it('copies nothing over a database, nor beside the WAL or journal of an earlier one', () => {
+      const existing = join(dir, 'existing.db');
+      writeFileSync(existing, 'not replaced');
+      expect(copyNewHome(existing, template)).toBe(false);
+      expect(readFileSync(existing, 'utf8')).toBe('not replaced');
+      for (const left of ['-wal', '-journal']) {
+        const file = join(dir, `left${left}.db`);
+        writeFileSync(`${file}${left}`, 'an earlier database of this name');
+        // SQLite would replay a WAL left over into a copy that says WAL in its header.
+        expect(copyNewHome(file, template)).toBe(false);
+        expect(existsSync(file)).toBe(false);
+      }
+      // A folder that is not there: the open after it says so, naming the database, not the copy.
+      expect(copyNewHome(join(dir, 'missing', 'x.db'), template)).toBe(false);
+      expect(() => openSqlite(join(dir, 'missing', 'x.db'), { newHome: () => template })).toThrow(
+        `open '${join(dir, 'missing', 'x.db')}'`,
+      );
+      expect(readdirSync(dir).filter((n) => n.includes('.new-'))).toEqual([]);
+    });
+
+    it('makes the database from the schema where it cannot copy, with the same result', async () => {
+      const file = join(dir, 'fallback.db');
+      writeFileSync(`${file}-journal`, '');
+      const opened = openSqlite(file, { newHome: () => template });
+      await opened.migrate();
+      await opened.close();
+      expect(stamps(file).map((m) => m.name)).toEqual(Object.keys(migrations));
+    });
   });
 
   it('leaves a database that has anything in it to the migrations', () => {

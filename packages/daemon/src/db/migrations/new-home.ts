@@ -1,3 +1,6 @@
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { migrations } from './index.js';
 import { SCHEMA_MIGRATIONS, SCHEMA_STATEMENTS } from './sqlite-schema.js';
@@ -45,6 +48,66 @@ export function startFromSchema(sqlite: Database, now: string): boolean {
     return true;
   });
   return make.immediate();
+}
+
+/**
+ * Makes `file`, a database that does not exist yet, as a copy of `template`: a new home the build
+ * made by startFromSchema (scripts/new-home-template.mjs, the build's `new-home.db` beside the
+ * daemon's bundle), with incremental auto-vacuum and WAL set in its header. That spares a first
+ * start the new file's two rollback-journal transactions (setting auto-vacuum, then WAL: eight
+ * `fsync`s) and the schema's transaction (docs/performance.md, "Cold start: a new home copied").
+ * The copy is written under a name of its own, synced, and linked to `file` only when whole, so a
+ * crash or power loss leaves either no database or the whole copy, never part of one; the folder is
+ * synced after. Returns whether `file` was made so; then restamp its migrations (`restamp`).
+ *
+ * Nothing is copied (false) when `file`, or a WAL or rollback journal of an earlier database of that
+ * name, exists: SQLite would replay a WAL left over into the copy. Nor when the copy cannot be
+ * written or linked: another process made `file` meanwhile (it is then opened as theirs), or the
+ * folder is missing, full or read-only, or its file system cannot hard-link (a rename could replace
+ * a database made meanwhile). The caller then opens `file` as without a template, and that open
+ * says what is wrong with the folder, in its own words.
+ */
+export function copyNewHome(file: string, template: string): boolean {
+  if ([file, `${file}-wal`, `${file}-journal`].some((path) => existsSync(path))) return false;
+  const copy = `${file}.new-${randomBytes(6).toString('hex')}`;
+  try {
+    const bytes = readFileSync(template);
+    const fd = openSync(copy, 'wx', 0o600);
+    try {
+      writeFileSync(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(copy, file);
+  } catch {
+    return false;
+  } finally {
+    rmSync(copy, { force: true });
+  }
+  syncFolder(dirname(file));
+  return true;
+}
+
+/** Makes a new name in `folder` durable, where its file system can; SQLite ignores a folder that cannot either. */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(folder, 'r');
+    fsyncSync(fd);
+  } catch {
+    // A file system without fsync for folders: nothing more can be done for the name.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * A home copied from the build's (copyNewHome) records its migrations as done at this home's
+ * time, `now`, as startFromSchema would have, not at the build's.
+ */
+export function restamp(sqlite: Database, now: string): void {
+  sqlite.prepare(`update "${MIGRATION_TABLE}" set "timestamp" = ?`).run(now);
 }
 
 /**
