@@ -1,10 +1,11 @@
 // The bench is plain JavaScript run by Node 20, which cannot import TypeScript: modules it shares
 // with the workspace (the test kit's realistic record, the daemon's own list SQL) are bundled with
 // esbuild into a temporary file first. better-sqlite3 (a native addon) and pg (whose optional
-// pg-native a bundler cannot resolve) stay outside the bundle, resolved from the daemon's package
-// so the bundle can live anywhere.
+// pg-native a bundler cannot resolve) stay outside the bundle, resolved from the daemon's package;
+// the file is written inside the daemon's node_modules, so that what the code resolves at run time
+// resolves as from the package. The daemon's build uses it too (scripts/new-home-template.mjs).
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -20,9 +21,10 @@ export async function importTs(root, entry) {
       }));
     },
   };
-  // Inside the daemon's node_modules, so that what the code resolves at run time (db/native-addon.ts
-  // finds better-sqlite3's addon from its own file) resolves as it does from the package.
-  const dir = mkdtempSync(join(root, 'packages', 'daemon', 'node_modules', '.tapline-ts-'));
+  // db/native-addon.ts finds better-sqlite3's addon from its own file's place.
+  const modules = join(root, 'packages', 'daemon', 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  const dir = mkdtempSync(join(modules, '.tapline-ts-'));
   const outfile = join(dir, `${basename(entry, '.ts')}.mjs`);
   try {
     await build({

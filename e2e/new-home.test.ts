@@ -54,11 +54,12 @@ async function firstStart(entry: string) {
 it("copies the build's new home on a first start, and makes the same database without it", async () => {
   const build = copyOfDaemonBuild('dist-new-home-');
   cleanups.push(() => build.remove());
-  expect(existsSync(join(build.path, 'new-home.db'))).toBe(true);
+  const template = join(build.path, 'new-home.db');
+  expect(existsSync(template)).toBe(true);
   // A row only this template has shows that the daemon copied it.
-  const template = new Database(join(build.path, 'new-home.db'));
-  template.prepare("insert into settings (key, value) values ('made_by', 'the template')").run();
-  template.close();
+  const marked = new Database(template);
+  marked.prepare("insert into settings (key, value) values ('made_by', 'the template')").run();
+  marked.close();
   const copied = await firstStart(build.entry);
   expect(copied.settings).toContain('made_by');
   // Recorded at the home's first start, not at the build's time.
@@ -66,7 +67,7 @@ it("copies the build's new home on a first start, and makes the same database wi
   expect(copied.migrations[0]!.timestamp >= copied.startedAt).toBe(true);
   expect(copied.pragmas).toEqual([2, 'wal']);
 
-  rmSync(join(build.path, 'new-home.db'));
+  rmSync(template);
   const made = await firstStart(build.entry);
   expect(made.settings).not.toContain('made_by');
   expect(made.objects).toEqual(copied.objects);

@@ -49,8 +49,6 @@ export function programs(root) {
       extraFiles: {
         'better_sqlite3.node': join(betterSqlite, 'build/Release/better_sqlite3.node'),
         'web-ui.json': join(root, 'packages/web/dist/web-ui.json'),
-        // The new home a first start copies (db/sqlite.ts; the daemon's build makes it).
-        'new-home.db': join(root, 'packages/daemon/dist/new-home.db'),
       },
     },
     {

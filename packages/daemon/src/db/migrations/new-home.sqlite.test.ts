@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Migrator } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nativeBinding } from '../native-addon.js';
 import { openSqlite } from '../sqlite.js';
 import { migrationProvider, migrations } from './index.js';
-import { allMigrated, copyNewHome, startFromSchema } from './new-home.js';
+import { allMigrated, copyNewHome, startFromSchema, TEMPLATE_TIME } from './new-home.js';
 
 /** The script the daemon's build makes its new home with (dist/new-home.db). */
 const TEMPLATE_SCRIPT = join(import.meta.dirname, '../../../../../scripts/new-home-template.mjs');
@@ -51,6 +51,28 @@ describe('a new SQLite home', () => {
     return file;
   }
 
+  /** Runs a later version's one new migration on `file` with Kysely's Migrator; its results, or its error. */
+  async function runsLaterMigration(file: string): Promise<unknown> {
+    const opened = openSqlite(file);
+    try {
+      const provider = migrationProvider(opened.dialect);
+      const { error, results } = await new Migrator({
+        db: opened.db.withoutPlugins(),
+        provider: {
+          getMigrations: async () => ({
+            ...(await provider.getMigrations()),
+            '2099-01-01T0000-later': { up: (db) => db.schema.createTable('later').addColumn('x', 'text').execute() },
+          }),
+        },
+      }).migrateToLatest();
+      if (error instanceof Error) throw error;
+      expect(error).toBeUndefined();
+      return results?.map((r) => [r.migrationName, r.status]);
+    } finally {
+      await opened.close();
+    }
+  }
+
   it('starts from the schema and is the very database the migrations make, bookkeeping included', async () => {
     const byMigrations = contentsOf(await made('migrations.db', false));
     const bySchema = contentsOf(await made('schema.db', true));
@@ -75,6 +97,14 @@ describe('a new SQLite home', () => {
       execFileSync(process.execPath, [TEMPLATE_SCRIPT, template]);
     });
     const stamps = (file: string) => contentsOf(file).rows['kysely_migration'] as { name: string; timestamp: string }[];
+    /** A row only the template has, which shows which way a home was made. */
+    function markTemplate(): void {
+      const db = new Database(template, { nativeBinding: nativeBinding() });
+      db.prepare("insert into settings (key, value) values ('made_by', 'the template')").run();
+      db.close();
+    }
+    const settingsOf = (file: string) => contentsOf(file).rows['settings'];
+    const leftCopies = () => readdirSync(dir).filter((n) => n.includes('.new-'));
 
     it('is the very database the migrations make, its migrations recorded at its own time', async () => {
       const byMigrations = contentsOf(await made('migrations.db', false));
@@ -84,23 +114,26 @@ describe('a new SQLite home', () => {
       const withoutTimes = (c: ReturnType<typeof contentsOf>) => ({ ...c, rows: { ...c.rows, kysely_migration: [] } });
       expect(withoutTimes(contentsOf(copied))).toEqual(withoutTimes(byMigrations));
       expect(stamps(copied).map((m) => m.name)).toEqual(Object.keys(migrations));
-      // Restamped in one statement at this home's first open, not the build's time.
+      // Restamped in one statement at this home's first open, not the build's TEMPLATE_TIME.
       const times = new Set(stamps(copied).map((m) => m.timestamp));
       expect(times.size).toBe(1);
       const [time] = times;
       expect(time! >= before && time! <= after).toBe(true);
       // Owner-only as any new database, and no copy left under another name.
       expect(statSync(copied).mode & 0o777).toBe(0o600);
-      expect(readdirSync(dir).filter((n) => n.includes('.new-'))).toEqual([]);
+      expect(leftCopies()).toEqual([]);
     });
 
     it('is a copy of the template, not a database made from the schema', async () => {
-      // A row only the template has shows which way the home was made.
-      const marked = new Database(template, { nativeBinding: nativeBinding() });
-      marked.prepare("insert into settings (key, value) values ('made_by', 'the template')").run();
-      marked.close();
+      markTemplate();
       const file = await made('copied.db', true, template);
-      expect(contentsOf(file).rows['settings']).toEqual([{ key: 'made_by', value: 'the template' }]);
+      expect(settingsOf(file)).toEqual([{ key: 'made_by', value: 'the template' }]);
+    });
+
+    it('is the same file from every build of the same code', () => {
+      const again = join(dir, 'again.db');
+      execFileSync(process.execPath, [TEMPLATE_SCRIPT, again]);
+      expect(readFileSync(again).equals(readFileSync(template))).toBe(true);
     });
 
     it('copies nothing over a database, nor beside the WAL or journal of an earlier one', () => {
@@ -115,21 +148,52 @@ describe('a new SQLite home', () => {
         expect(copyNewHome(file, template)).toBe(false);
         expect(existsSync(file)).toBe(false);
       }
-      // A folder that is not there: the open after it says so, naming the database, not the copy.
-      expect(copyNewHome(join(dir, 'missing', 'x.db'), template)).toBe(false);
-      expect(() => openSqlite(join(dir, 'missing', 'x.db'), { newHome: () => template })).toThrow(
-        `open '${join(dir, 'missing', 'x.db')}'`,
-      );
-      expect(readdirSync(dir).filter((n) => n.includes('.new-'))).toEqual([]);
+      expect(leftCopies()).toEqual([]);
     });
 
-    it('makes the database from the schema where it cannot copy, with the same result', async () => {
+    it('leaves a path it cannot copy to for the open to name, the database and not the copy', async () => {
+      const missing = join(dir, 'missing', 'x.db');
+      expect(copyNewHome(missing, template)).toBe(false);
+      expect(() => openSqlite(missing, { newHome: () => template })).toThrow(`open '${missing}'`);
+      const notFolder = join(dir, 'a-file');
+      writeFileSync(notFolder, '');
+      expect(() => openSqlite(join(notFolder, 'x.db'), { newHome: () => template })).toThrow(
+        `ENOTDIR: not a directory, open '${join(notFolder, 'x.db')}'`,
+      );
+      // A name the database (and its -journal) can have but the copy's, 17 characters longer, cannot:
+      // made from the schema.
+      markTemplate();
+      const long = await made(`${'a'.repeat(245 - '.db'.length)}.db`, true, template);
+      expect(stamps(long).map((m) => m.name)).toEqual(Object.keys(migrations));
+      expect(settingsOf(long)).toEqual([]);
+      expect(leftCopies()).toEqual([]);
+    });
+
+    it('makes the database from the schema where a journal is left, or the template is no database', async () => {
+      markTemplate();
       const file = join(dir, 'fallback.db');
       writeFileSync(`${file}-journal`, '');
-      const opened = openSqlite(file, { newHome: () => template });
-      await opened.migrate();
-      await opened.close();
+      await made('fallback.db', true, template);
       expect(stamps(file).map((m) => m.name)).toEqual(Object.keys(migrations));
+      expect(settingsOf(file)).toEqual([]);
+      writeFileSync(template, 'not a database');
+      const other = await made('other.db', true, template);
+      expect(stamps(other).map((m) => m.name)).toEqual(Object.keys(migrations));
+    });
+
+    it("takes a later version's migrations on a copy whose first start ended before the restamp", async () => {
+      const file = join(dir, 'unstamped.db');
+      expect(copyNewHome(file, template)).toBe(true);
+      expect(new Set(stamps(file).map((m) => m.timestamp))).toEqual(new Set([TEMPLATE_TIME]));
+      // On a machine whose clock is behind the build's: the later migration is recorded at that time,
+      // which must still sort after the copy's own records (Kysely's Migrator checks the order).
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(new Date('2001-01-01T00:00:00.000Z'));
+        await expect(runsLaterMigration(file)).resolves.toEqual([['2099-01-01T0000-later', 'Success']]);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 
@@ -147,23 +211,7 @@ describe('a new SQLite home', () => {
 
   it("runs a later version's new migrations on a home made from the schema", async () => {
     const file = await made('schema.db', true);
-    const opened = openSqlite(file);
-    try {
-      const provider = migrationProvider(opened.dialect);
-      const { error, results } = await new Migrator({
-        db: opened.db.withoutPlugins(),
-        provider: {
-          getMigrations: async () => ({
-            ...(await provider.getMigrations()),
-            '2099-01-01T0000-later': { up: (db) => db.schema.createTable('later').addColumn('x', 'text').execute() },
-          }),
-        },
-      }).migrateToLatest();
-      expect(error).toBeUndefined();
-      expect(results?.map((r) => [r.migrationName, r.status])).toEqual([['2099-01-01T0000-later', 'Success']]);
-    } finally {
-      await opened.close();
-    }
+    await expect(runsLaterMigration(file)).resolves.toEqual([['2099-01-01T0000-later', 'Success']]);
   });
 
   it('knows a home with every migration recorded, and leaves any other to the Migrator', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
@@ -51,28 +51,43 @@ export function startFromSchema(sqlite: Database, now: string): boolean {
 }
 
 /**
+ * The time a new home made by the build (scripts/new-home-template.mjs) records its migrations at:
+ * a copy is restamped with its own (`restamp`). Before any time a migration can run at, so that a
+ * copy whose first start ended before the restamp still lists its migrations before any later one,
+ * as Kysely's Migrator requires; and the same in every build, so the file is too.
+ */
+export const TEMPLATE_TIME = '1970-01-01T00:00:00.000Z';
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
  * Makes `file`, a database that does not exist yet, as a copy of `template`: a new home the build
  * made by startFromSchema (scripts/new-home-template.mjs, the build's `new-home.db` beside the
- * daemon's bundle), with incremental auto-vacuum and WAL set in its header. That spares a first
- * start the new file's two rollback-journal transactions (setting auto-vacuum, then WAL: eight
- * `fsync`s) and the schema's transaction (docs/performance.md, "Cold start: a new home copied").
- * The copy is written under a name of its own, synced, and linked to `file` only when whole, so a
- * crash or power loss leaves either no database or the whole copy, never part of one; the folder is
- * synced after. Returns whether `file` was made so; then restamp its migrations (`restamp`).
+ * daemon's bundle), with incremental auto-vacuum and WAL set in its header. That spares a first start the new file's two rollback-journal transactions
+ * (setting auto-vacuum, then WAL: eight `fsync`s) and the schema's transaction (docs/performance.md,
+ * "Cold start: a new home copied"). The copy is written under a name of its own, synced, and linked
+ * to `file` only when whole, so a crash or power loss leaves either no database or the whole copy,
+ * never part of one; the folder is synced after. Returns whether `file` was made so; then restamp
+ * its migrations (`restamp`).
  *
  * Nothing is copied (false) when `file`, or a WAL or rollback journal of an earlier database of that
  * name, exists: SQLite would replay a WAL left over into the copy. Nor when the copy cannot be
  * written or linked: another process made `file` meanwhile (it is then opened as theirs), or the
- * folder is missing, full or read-only, or its file system cannot hard-link (a rename could replace
- * a database made meanwhile). The caller then opens `file` as without a template, and that open
- * says what is wrong with the folder, in its own words.
+ * folder is missing, full or read-only, or the name one too long for the copy's, or the file system
+ * cannot hard-link (a rename could replace a database made meanwhile); nor when the template is not
+ * a database. The caller then opens `file` as without a template, and that open says what is wrong
+ * with the path, in its own words.
  */
 export function copyNewHome(file: string, template: string): boolean {
   if ([file, `${file}-wal`, `${file}-journal`].some((path) => existsSync(path))) return false;
   const copy = `${file}.new-${randomBytes(6).toString('hex')}`;
+  let made = false;
   try {
     const bytes = readFileSync(template);
+    if (!bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) return false;
     const fd = openSync(copy, 'wx', 0o600);
+    made = true;
     try {
       writeFileSync(fd, bytes);
       fsyncSync(fd);
@@ -83,10 +98,19 @@ export function copyNewHome(file: string, template: string): boolean {
   } catch {
     return false;
   } finally {
-    rmSync(copy, { force: true });
+    if (made) removeCopy(copy);
   }
   syncFolder(dirname(file));
   return true;
+}
+
+/** The copy's own name, gone once linked (or not). What cannot remove it leaves a file nothing reads. */
+function removeCopy(copy: string): void {
+  try {
+    unlinkSync(copy);
+  } catch {
+    // Linked or not, the database's name is what counts.
+  }
 }
 
 /** Makes a new name in `folder` durable, where its file system can; SQLite ignores a folder that cannot either. */
@@ -104,10 +128,10 @@ function syncFolder(folder: string): void {
 
 /**
  * A home copied from the build's (copyNewHome) records its migrations as done at this home's
- * time, `now`, as startFromSchema would have, not at the build's.
+ * time, `now`, as startFromSchema would have, not at TEMPLATE_TIME.
  */
 export function restamp(sqlite: Database, now: string): void {
-  sqlite.prepare(`update "${MIGRATION_TABLE}" set "timestamp" = ?`).run(now);
+  sqlite.prepare(`update "${MIGRATION_TABLE}" set "timestamp" = ? where "timestamp" = ?`).run(now, TEMPLATE_TIME);
 }
 
 /**
