@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedDaemon, startDaemon, TAPLINE, tempHome } from './support/binaries.js';
 import { compose, createSource } from './support/compose.js';
@@ -131,7 +130,8 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
   const pane = 'narrow';
   let daemon: SpawnedDaemon;
   let sourceId: string;
-  let closedPort: number;
+  let resetting: Server;
+  let resettingPort: number;
   let secretId: string;
   const wait = (check: (s: string) => boolean, what: string) => waitForScreen(check, what, 20_000, pane);
   const press = (...k: string[]) => server.keys(pane, ...k);
@@ -164,13 +164,15 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
   beforeAll(async () => {
     daemon = await startDaemon(home.path);
     sourceId = await createSource(daemon.url, daemon.token, 'shop');
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    closedPort = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    // A target that takes no request: it resets every connection, as a stopped app's port refuses
+    // it, and keeps its port while the tests run. A port closed instead was once given to another
+    // test's server running beside this one, which answered the replay.
+    resetting = createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    resettingPort = (resetting.address() as AddressInfo).port;
     await compose(daemon.url, daemon.token, sourceId, { pathnameUrl: '/api/first' });
     await compose(daemon.url, daemon.token, sourceId, {
-      domainUrl: `http://127.0.0.1:${closedPort}`,
+      domainUrl: `http://127.0.0.1:${resettingPort}`,
       protocol: 'HTTP',
       pathnameUrl: '/api/unanswered',
     });
@@ -197,6 +199,7 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
   afterAll(async () => {
     tmux('kill-session', '-t', pane);
     await daemon?.stop();
+    await new Promise((resolve) => resetting?.close(resolve));
     home.remove();
   });
 
@@ -226,13 +229,13 @@ describe('tapline ui at 80 columns, and while its daemon is away (tmux, 80x24)',
     expect(refused).toContain(`tapline traffic replay shop ${secretId.slice(0, 13)} <the flags above>`);
     await backToTable('Not replayed');
     press('j', 'Enter');
-    await wait(showing(`GET http://127.0.0.1:${closedPort}/api/unanswered`), 'the record of the unanswered target');
+    await wait(showing(`GET http://127.0.0.1:${resettingPort}/api/unanswered`), 'the record of the unanswered target');
     press('r');
-    const failed = replaySide(await wait((s) => replaySide(s).includes('ECONNREFUSED'), 'the replay failing'));
-    expect(failed).toContain(`cannot replay to http://127.0.0.1:${closedPort} (ECONNREFUSED)`);
+    const failed = replaySide(await wait((s) => replaySide(s).includes('ECONNRESET'), 'the replay failing'));
+    expect(failed).toContain(`cannot replay to http://127.0.0.1:${resettingPort} (ECONNRESET)`);
     expect(failed).toContain('r sends it again; c copies it as a curl command, to send elsewhere');
     expect(failed).not.toContain('--to');
-    await backToTable('ECONNREFUSED');
+    await backToTable('ECONNRESET');
   });
 
   it('the daemon stopped: ○ reconnecting…, a filter applied meanwhile waits for it, and all resumes when it is back', async () => {
