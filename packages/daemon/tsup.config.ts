@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
+import { fileUrlBanner, IMPORT_META_URL } from '../../scripts/release/commonjs-shim.mjs';
 import { nodeOnlyPg } from '../../scripts/release/node-only-pg.mjs';
 import { SECOND_FILE, secondFileSeam } from '../../scripts/release/second-file.mjs';
 import { asciiOnly, startPatches } from '../../scripts/release/start-patches.mjs';
@@ -25,15 +26,8 @@ const common: Options = {
   esbuildPlugins: [nodeOnlyPg, ...startPatches, asciiOnly],
 };
 
-/**
- * `import.meta.url` in a CommonJS bundle: the file's URL as an ES module has it, every character a
- * URL escapes escaped. tsup's shim made it as `file:${__filename}`, which cut a path at a `#` and
- * read a `%41` in it as `A`: a daemon installed there found none of the files beside its bundle.
- * The banner goes before esbuild's own "use strict", which then no longer is the file's first
- * statement: it says it first.
- */
-const FILE_URL = `'use strict';const __taplineImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`;
-const fileUrl: Options = { define: { 'import.meta.url': '__taplineImportMetaUrl' }, banner: { js: FILE_URL } };
+/** `import.meta.url` in each CommonJS bundle: the file's own URL (commonjs-shim.mjs, decisions §20.39). */
+const fileUrl: Options = { define: { 'import.meta.url': IMPORT_META_URL }, banner: { js: fileUrlBanner } };
 
 export default defineConfig([
   // The daemon as CommonJS, so that dist/taplined.js can run it through V8's code cache (launch.ts).
@@ -62,7 +56,7 @@ export default defineConfig([
     format: ['cjs'],
     outExtension: () => ({ js: '.js' }),
     ...fileUrl,
-    banner: { js: `#!/usr/bin/env node\n${FILE_URL}` },
+    banner: { js: `#!/usr/bin/env node\n${fileUrlBanner}` },
     onSuccess: () => writeFile('dist/package.json', '{ "type": "commonjs" }\n'),
   },
   // The batch worker is its own bundle: a worker thread loads it by file (see src/ingest/prepare-pool.ts).

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
-import { commonJsShim } from './commonjs-shim.mjs';
+import { commonJsShim, fileUrlBanner, IMPORT_META_URL } from './commonjs-shim.mjs';
 import { nodeOnlyPg } from './node-only-pg.mjs';
 import { SECOND_FILE, secondFileSeam } from './second-file.mjs';
 import { asciiOnly, startPatches } from './start-patches.mjs';
@@ -111,9 +111,8 @@ export async function bundle(root, program, outDir) {
       plugins: [...(program.commonJsPlugins ?? []), ...shared.plugins, asciiOnly],
       metafile: true,
       // import.meta.url (the batch worker and the native addon are found beside the bundle) as a CommonJS module knows it.
-      define: { 'import.meta.url': '__taplineImportMetaUrl' },
-      // First, before esbuild's own "use strict", which would then not be the first statement.
-      banner: { js: "'use strict';const __taplineImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+      define: { 'import.meta.url': IMPORT_META_URL },
+      banner: { js: fileUrlBanner },
     });
   }
   // Without it, Node would read the bundle's .js files as CommonJS.

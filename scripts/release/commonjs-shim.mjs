@@ -9,3 +9,12 @@ export const commonJsShim = [
   'const __filename = __taplineFileURLToPath(import.meta.url);',
   'const __dirname = __taplineDirname(__filename);',
 ].join('\n');
+
+// The other way round: a CommonJS bundle of ES-module code has no import.meta.url. Defined as the
+// file's URL as an ES module has it (`pathToFileURL`, every character a URL escapes escaped: tsup's
+// own shim made it `file:${__filename}`, which cut a path at a `#`), by a banner that says
+// 'use strict' first, since esbuild's own directive after it would no longer be the file's first
+// statement (decisions §20.39). Used by the daemon's build (tsup.config.ts) and the release's
+// CommonJS bundle (bundle.mjs).
+export const IMPORT_META_URL = '__taplineImportMetaUrl';
+export const fileUrlBanner = `'use strict';const ${IMPORT_META_URL} = require('node:url').pathToFileURL(__filename).href;`;
