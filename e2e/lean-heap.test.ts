@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { realisticRecord } from '@tapline/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js';
+import { type HeapProbed, startHeapProbed } from './support/heap-probed.js';
 
 /**
  * The served daemon's lean heap (decisions §20.13): on by default, V8's young generation held at
@@ -10,38 +8,25 @@ import { startDaemon, tempHome, type SpawnedDaemon } from './support/binaries.js
  * V8 to it and `--lean-heap` is still accepted. A preloaded probe reads the young generation's
  * size inside the daemon; nothing here is timed.
  */
-const PROBE = join(import.meta.dirname, 'fixtures', 'heap-probe', 'probe.cjs');
 const MIB = 1024 * 1024;
 
-const started: { daemon: SpawnedDaemon; home: { remove(): void } }[] = [];
+const started: HeapProbed[] = [];
 afterEach(async () => {
-  for (const { daemon, home } of started.splice(0)) {
-    await daemon.stop();
-    home.remove();
-  }
+  for (const probed of started.splice(0)) await probed.stop();
 });
 
 /** The largest young generation of a daemon started with `args` under 6,000 single composes. */
 async function youngGenerationUnderComposes(args: string[]): Promise<number> {
-  const home = tempHome('tapline-lean-heap-');
-  const out = join(home.path, 'young-generation');
-  const daemon = await startDaemon(home.path, args, { NODE_OPTIONS: `--require ${PROBE}`, HEAP_PROBE_OUT: out });
-  started.push({ daemon, home });
-  const headers = { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' };
-  const source = (await (
-    await fetch(`${daemon.url}/traffic-source`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'lean', trafficDomain: 'shop.example.com' }),
-    })
-  ).json()) as { id: string };
+  const probed = await startHeapProbed('probe.cjs', args);
+  started.push(probed);
+  const { daemon, headers, sourceId } = probed;
   let next = 0;
   const connection = async () => {
     for (let n = next++; n < 6_000; n = next++) {
-      const response = await fetch(`${daemon.url}/http-traffic-record/${source.id}`, {
+      const response = await fetch(`${daemon.url}/http-traffic-record/${sourceId}`, {
         method: 'POST',
         headers,
-        body: JSON.stringify(realisticRecord(n % 200, source.id)),
+        body: JSON.stringify(realisticRecord(n % 200, sourceId)),
       });
       expect(response.status).toBe(201);
       await response.arrayBuffer();
@@ -49,7 +34,7 @@ async function youngGenerationUnderComposes(args: string[]): Promise<number> {
   };
   await Promise.all(Array.from({ length: 32 }, connection));
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return Number(readFileSync(out, 'utf8'));
+  return probed.read();
 }
 
 describe('the lean heap', () => {

@@ -24,6 +24,7 @@ import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
 import { createLeanDispatcher, type LeanDispatcher } from './http/lean.js';
 import { createReclaimer } from './http/reclaim.js';
+import { largeBatchesFlowing } from './heap-limits.js';
 import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
@@ -108,7 +109,8 @@ export function createApp(options: AppOptions): App {
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
   const findSource = createSourceFinder(options.db, options.dialect);
-  const reclaimer = createReclaimer();
+  // While large batches come, V8 keeps its own slack in the old generation (decisions §20.41).
+  const reclaimer = createReclaimer(undefined, { flowing: largeBatchesFlowing });
   const deps: Deps = {
     shutdown: shutdown.signal,
     inflight: createInflight(),

@@ -13,6 +13,14 @@ export const YOUNG_GENERATION_CAP_BYTES = 16 * 1024 * 1024;
 /** The old generation's next limit: 10% over what a full collection left, instead of V8's 1.1x to 4x. */
 const HEAP_GROWING_PERCENT = 10;
 /**
+ * While large batches are being stored: the old generation's next limit twice what a full
+ * collection left (V8's own choice went to 4x, and kept its young generation at 32 MiB after some
+ * bursts; decisions §20.41).
+ */
+const BATCHES_GROWING_PERCENT = 100;
+/** `--heap-growing-percent`'s own value: V8 chooses the old generation's slack itself. */
+const V8_GROWING_PERCENT = 0;
+/**
  * Where a worker thread's young generation starts, per semi-space, in MB: V8's largest, which each
  * thread's own `resourceLimits.maxYoungGenerationSizeMb` brings down to its cap. The lean heap's
  * factor is every thread's (afterThreadStart), and at 1 a thread's young generation stays where it
@@ -56,7 +64,7 @@ const newSpace = (): NewSpace | undefined => getHeapSpaceStatistics().find((spac
  */
 export function limitHeap(): () => void {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT} --min-semi-space-size=${THREAD_SEMI_SPACE_MB}`);
-  const limits = { factor: 0 };
+  const limits: Limits = { factor: 0, growingPercent: HEAP_GROWING_PERCENT };
   limited = limits;
   const follow = (): void => {
     const space = newSpace();
@@ -80,10 +88,30 @@ export function limitHeap(): () => void {
 }
 
 /** The two flags at V8's own values: a process that never limited its heap has these. */
-const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=0 --min-semi-space-size=0`;
+const V8_DEFAULTS = `--semi-space-growth-factor=${V8_GROWTH_FACTOR} --heap-growing-percent=${V8_GROWING_PERCENT} --min-semi-space-size=0`;
 
-/** The limits in force (the growth factor last set), while `limitHeap` is. */
-let limited: { factor: number } | undefined;
+/** The limits in force, while `limitHeap` is: the growth factor last set, and the old generation's slack. */
+interface Limits {
+  factor: number;
+  growingPercent: number;
+}
+let limited: Limits | undefined;
+
+/**
+ * While large batches are being stored (`true`, http/reclaim.ts says when), the old generation may
+ * grow to twice what a full collection left; once they stop (`false`), to the lean heap's 10% over
+ * it again, from the next full collection on (the reclaimer makes one then). A large batch leaves
+ * tens of MiB that are garbage by the next, and at 10% V8 collected the event loop's whole old
+ * generation about every other batch of 1,000 (decisions §20.41, docs/performance.md). Nothing
+ * while the lean heap is off.
+ */
+export function largeBatchesFlowing(flowing: boolean): void {
+  const limits = limited;
+  const percent = flowing ? BATCHES_GROWING_PERCENT : HEAP_GROWING_PERCENT;
+  if (!limits || limits.growingPercent === percent) return;
+  limits.growingPercent = percent;
+  setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
 /** Set once a daemon without the lean heap has given V8 its own growth factor back (`endStart`). */
 let started = false;
 
@@ -109,7 +137,7 @@ export function underStartFlags<T>(make: () => T): T {
   const limits = limited;
   if (!limits && !started) return make();
   setFlagsFromString(
-    `--semi-space-growth-factor=${START_GROWTH_FACTOR} --heap-growing-percent=0 --min-semi-space-size=0`,
+    `--semi-space-growth-factor=${START_GROWTH_FACTOR} --heap-growing-percent=${V8_GROWING_PERCENT} --min-semi-space-size=0`,
   );
   try {
     return make();
@@ -118,7 +146,7 @@ export function underStartFlags<T>(make: () => T): T {
       // The lean heap's factor, or the start's, still in force, if `follow` found no young generation.
       const factor = limits.factor > 0 ? limits.factor : START_GROWTH_FACTOR;
       setFlagsFromString(
-        `--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT} --min-semi-space-size=${THREAD_SEMI_SPACE_MB}`,
+        `--semi-space-growth-factor=${factor} --heap-growing-percent=${limits.growingPercent} --min-semi-space-size=${THREAD_SEMI_SPACE_MB}`,
       );
     } else setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
   }
@@ -143,6 +171,6 @@ function afterThreadStart(message: unknown): void {
     const limits = limited;
     if (!limits) return;
     const factor = limits.factor > 0 ? limits.factor : START_GROWTH_FACTOR;
-    setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    setFlagsFromString(`--semi-space-growth-factor=${factor} --heap-growing-percent=${limits.growingPercent}`);
   });
 }

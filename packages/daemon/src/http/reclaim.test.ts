@@ -161,3 +161,64 @@ it('collects nothing, and throws nothing, where the new context has no gc; it as
     made.withoutGc = false;
   }
 });
+
+it('tells a run of large bodies as it starts, and once none has come for the quiet time, before that collection', async () => {
+  const batch = await droppedBatch();
+  // Looked at when told (which keeps it to the end of that job), where `batch` is not.
+  const probe = await droppedBatch();
+  await onTestClock(async () => {
+    const told: { flowing: boolean; collected: boolean }[] = [];
+    const reclaim = createReclaimer(20, {
+      budgetBytes: 16_000_000,
+      quietMs: 1_000,
+      flowing: (flowing) => told.push({ flowing, collected: probe.deref() === undefined }),
+    });
+    reclaim.soon(1_500_000);
+    reclaim.soon(1_500_000);
+    expect(told).toEqual([{ flowing: true, collected: false }]);
+    vi.advanceTimersByTime(999);
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(999);
+    expect(told).toHaveLength(1);
+    await nextJob();
+    vi.advanceTimersByTime(1);
+    // Told first, so that the collection is made under the heap's limits for quiet times.
+    expect(told).toEqual([
+      { flowing: true, collected: false },
+      { flowing: false, collected: false },
+    ]);
+    expect(batch.deref()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+    // The next large body starts another run.
+    reclaim.soon(1_500_000);
+    expect(told.map((t) => t.flowing)).toEqual([true, false, true]);
+  });
+});
+
+it("does not end a run at a collection within it: the run's end is told a quiet time after its last body, and collected again", async () => {
+  const first = await droppedBatch();
+  await onTestClock(async () => {
+    const told: boolean[] = [];
+    const reclaim = createReclaimer(20, {
+      budgetBytes: 3_000_000,
+      quietMs: 1_000,
+      flowing: (flowing) => told.push(flowing),
+    });
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(500);
+    // The budget reached: collected its delay later, and the run goes on.
+    reclaim.soon(1_500_000);
+    vi.advanceTimersByTime(20);
+    expect(first.deref()).toBeUndefined();
+    expect(told).toEqual([true]);
+    const second = await droppedBatch();
+    vi.advanceTimersByTime(979);
+    expect(told).toEqual([true]);
+    expect(second.deref()).toBeDefined();
+    await nextJob();
+    vi.advanceTimersByTime(1);
+    expect(told).toEqual([true, false]);
+    expect(second.deref()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

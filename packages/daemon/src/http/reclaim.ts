@@ -16,6 +16,10 @@ import { runInNewContext } from 'node:vm';
  * `budgetBytes` or more, as after every large batch before; after smaller ones once they add up to
  * `budgetBytes`; and once large bodies stop coming for `quietMs`.
  *
+ * A run of large bodies is told to `flowing` as it starts and once it has stopped for `quietMs`:
+ * the daemon's old generation may grow further in between (heap-limits.ts), and that last
+ * collection is then made under the lean heap's limits again.
+ *
  * `gc` exists only with `--expose-gc`, a flag a user starting `taplined` cannot be asked for; V8
  * installs it in contexts made after the flag is set, so one new context is enough to reach it.
  * That context is made by the first collection, once for every reclaimer of the thread: a start
@@ -66,32 +70,62 @@ function gcOfNewContext(): unknown {
   }
 }
 
+export interface ReclaimOptions {
+  readonly budgetBytes?: number;
+  readonly quietMs?: number;
+  /**
+   * Told `true` at the first large body of a run of them, and `false` once none has come for
+   * `quietMs`, just before the collection that follows (the daemon's heap, heap-limits.ts).
+   */
+  readonly flowing?: (flowing: boolean) => void;
+}
+
 export function createReclaimer(
   delayMs = 50,
-  { budgetBytes = RECLAIM_BUDGET_BYTES, quietMs = RECLAIM_QUIET_MS } = {},
+  { budgetBytes = RECLAIM_BUDGET_BYTES, quietMs = RECLAIM_QUIET_MS, flowing }: ReclaimOptions = {},
 ): Reclaimer {
   setFlagsFromString('--expose-gc');
   const big = budgetBytes / 2;
   let due: NodeJS.Timeout | undefined;
   let quiet: NodeJS.Timeout | undefined;
   let owed = 0;
+  /** Whether `flowing` was last told `true`. */
+  let inFlow = false;
   const collect = () => {
     clearTimeout(due);
-    clearTimeout(quiet);
-    due = quiet = undefined;
+    due = undefined;
     owed = 0;
+    // In a run of large bodies, its end is still to come, and is still told, a quiet spell later.
+    if (!inFlow) {
+      clearTimeout(quiet);
+      quiet = undefined;
+    }
     collectGarbage();
+  };
+  const quietCollect = () => {
+    quiet = undefined;
+    if (inFlow) {
+      inFlow = false;
+      flowing?.(false);
+    }
+    collect();
+  };
+  const quietLater = () => {
+    clearTimeout(quiet);
+    quiet = setTimeout(quietCollect, quietMs).unref();
   };
   return {
     soon(bytes = Infinity) {
       // Nothing was read (a client gone while it waited): nothing to collect, nor to put off.
       if (!(bytes > 0)) return;
       owed += bytes;
-      if (bytes >= big || owed >= budgetBytes) due ??= setTimeout(collect, delayMs).unref();
-      else {
-        clearTimeout(quiet);
-        quiet = setTimeout(collect, quietMs).unref();
+      if (flowing && !inFlow) {
+        inFlow = true;
+        flowing(true);
       }
+      const now = bytes >= big || owed >= budgetBytes;
+      if (now) due ??= setTimeout(collect, delayMs).unref();
+      if (!now || inFlow) quietLater();
     },
     due(nextBytes = 0) {
       if (due || (owed > 0 && nextBytes >= big)) collect();
