@@ -1,10 +1,10 @@
 // `node bench/after-burst.mjs BEFORE_TAPLINED_JS [rounds] [batches]`: a daemon's resident memory
 // through a burst of batches of 1,000 realistic records (4 connections, SQLite; after 3 s of single
-// composes on 50 connections and 2 s of quiet) and after it, for
-// another build (`before`) and this checkout's (`after`), alternated round by round: the peak
-// (VmHWM) while the batches are stored, VmRSS 3 s after the last (past the reclaimer's quiet
-// collection, http/reclaim.ts), and after 20 s of single composes on 50 connections then.
-// Resident memory only; throughput is ab-batch.mjs's.
+// composes on 50 connections and 2 s of quiet) and after it, for another build (`before`) and this
+// checkout's (`after`), alternated round by round: the peak (VmHWM, since the start: the composes
+// before the burst peak lower) once the batches are stored, VmRSS 3 s after the last (past the
+// reclaimer's quiet collection, http/reclaim.ts), and after 20 s of single composes on 50
+// connections then. Resident memory only; throughput is ab-batch.mjs's.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autocannon, composeRecord, createSource, rssMiB, spawnDaemon, tempHome } from './lib.mjs';

@@ -16,6 +16,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { DaemonConfig } from './config.js';
 import type { Deps } from './deps.js';
 import { createTrafficBus, type IngestHook, type TrafficBus } from './stream/bus.js';
+import { largeBatchesFlowing } from './heap-limits.js';
 import { createComposer } from './ingest/compose.js';
 import { createIngest } from './ingest/ingest.js';
 import { type BatchPreparer, type BatchWorker, createBatchPreparer } from './ingest/prepare-pool.js';
@@ -24,7 +25,6 @@ import { errorHandler, methodNotAllowed, unknownRoute } from './http/errors.js';
 import { createGate } from './http/gate.js';
 import { createLeanDispatcher, type LeanDispatcher } from './http/lean.js';
 import { createReclaimer } from './http/reclaim.js';
-import { largeBatchesFlowing } from './heap-limits.js';
 import { clientAddress, compileTrust } from './http/trust-proxy.js';
 import { createInflight, trackRequests } from './http/inflight.js';
 import { metaRoutes } from './meta/routes.js';
@@ -109,7 +109,7 @@ export function createApp(options: AppOptions): App {
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
   const findSource = createSourceFinder(options.db, options.dialect);
-  // While large batches come, V8 keeps its own slack in the old generation (decisions §20.41).
+  // While large batches come, the lean heap's old generation may grow to twice its live data (decisions §20.41).
   const reclaimer = createReclaimer(undefined, { flowing: largeBatchesFlowing });
   const deps: Deps = {
     shutdown: shutdown.signal,

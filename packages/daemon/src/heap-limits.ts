@@ -98,9 +98,11 @@ interface Limits {
 let limited: Limits | undefined;
 
 /**
- * While large batches are being stored (`true`, http/reclaim.ts says when), the old generation may
- * grow to twice what a full collection left; once they stop (`false`), to the lean heap's 10% over
- * it again, from the next full collection on (the reclaimer makes one then). A large batch leaves
+ * While large batches are being stored (`true`, http/reclaim.ts says when: from the first one's
+ * answer), the old generation may grow to twice what a full collection left; once they stop
+ * (`false`), to the lean heap's 10% over it again, from the next full collection on (the
+ * reclaimer makes one then, on the event loop; the batch worker's thread ends 2 s after its last
+ * batch, its heap with it). A large batch leaves
  * tens of MiB that are garbage by the next, and at 10% V8 collected the event loop's whole old
  * generation about every other batch of 1,000 (decisions §20.41, docs/performance.md). Nothing
  * while the lean heap is off.
@@ -112,6 +114,7 @@ export function largeBatchesFlowing(flowing: boolean): void {
   limits.growingPercent = percent;
   setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
+
 /** Set once a daemon without the lean heap has given V8 its own growth factor back (`endStart`). */
 let started = false;
 
