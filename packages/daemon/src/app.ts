@@ -109,7 +109,8 @@ export function createApp(options: AppOptions): App {
   const shutdown = new AbortController();
   const trust = compileTrust(options.config.trustProxy);
   const findSource = createSourceFinder(options.db, options.dialect);
-  // While large batches come, the lean heap's old generation may grow to twice its live data (decisions §20.41).
+  // While large batches come, the lean heap's old generation may grow to twice its live data
+  // (decisions §20.41).
   const reclaimer = createReclaimer(undefined, { flowing: largeBatchesFlowing });
   const deps: Deps = {
     shutdown: shutdown.signal,

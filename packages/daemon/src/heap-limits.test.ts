@@ -117,10 +117,21 @@ it("grows a start's first semi-space (V8's 1 MiB) to half the cap in one step", 
 });
 
 /**
- * Live data every full collection marks, some 60 MB: large enough that 10% over it is past V8's
- * least step of the old generation's limit, so that the two slacks tell apart.
+ * Runs `measure` beside live data that every full collection marks, some 60 MB: large enough that
+ * 10% over it is past V8's least step of the old generation's limit, so that the two slacks tell
+ * apart. With `lean`, under the lean heap, put back after.
  */
-const liveData = () => Array.from({ length: 1_000_000 }, (_, i) => ({ i, text: `live ${i}` }));
+async function besideLiveData(measure: () => Promise<void>, lean = true): Promise<void> {
+  const live = Array.from({ length: 1_000_000 }, (_, i) => ({ i, text: `live ${i}` }));
+  const stop = lean ? limitHeap() : undefined;
+  try {
+    await measure();
+  } finally {
+    stop?.();
+  }
+  // Held to here, through every measure.
+  expect(live).toHaveLength(1_000_000);
+}
 
 /** A `gc` entry's kind (its `detail`, which this version of Node's types does not declare). */
 function gcKind(entry: object): number | undefined {
@@ -154,10 +165,8 @@ async function fullCollections(turns: number): Promise<number> {
   return full;
 }
 
-it('lets the old generation grow to twice its live data while large batches flow, and 10% over it once they stop', async () => {
-  const live = liveData();
-  const stop = limitHeap();
-  try {
+it('lets the old generation grow to twice its live data while large batches flow, and 10% over it once they stop', () =>
+  besideLiveData(async () => {
     const lean = await fullCollections(300);
     largeBatchesFlowing(true);
     const flowing = await fullCollections(300);
@@ -167,30 +176,23 @@ it('lets the old generation grow to twice its live data while large batches flow
     // (about 15 times in 300); at twice it, a third as often.
     expect(flowing * 2).toBeLessThan(lean);
     expect(flowing * 2).toBeLessThan(leanAgain);
-  } finally {
-    stop();
-  }
-  expect(live).toHaveLength(1_000_000);
-});
+  }));
 
-it('leaves the heap alone when the lean heap is off', async () => {
-  const live = liveData();
-  // V8's own slack already: told of large batches, nothing changes (nothing to put back either).
-  const before = await fullCollections(300);
-  largeBatchesFlowing(true);
-  const flowing = await fullCollections(300);
-  largeBatchesFlowing(false);
-  const after = await fullCollections(300);
-  // V8's own slack throughout: a change of the flag without the lean heap shows when it sets 10%.
-  expect(flowing).toBeGreaterThan(before / 2 - 2);
-  expect(after).toBeLessThan(Math.max(2 * before, before + 4));
-  expect(live).toHaveLength(1_000_000);
-});
+it('leaves the heap alone when the lean heap is off', () =>
+  besideLiveData(async () => {
+    // V8's own slack already: told of large batches, nothing changes (nothing to put back either).
+    const before = await fullCollections(300);
+    largeBatchesFlowing(true);
+    const flowing = await fullCollections(300);
+    largeBatchesFlowing(false);
+    const after = await fullCollections(300);
+    // V8's own slack throughout: a change of the flag without the lean heap shows when it sets 10%.
+    expect(flowing).toBeGreaterThan(before / 2 - 2);
+    expect(after).toBeLessThan(Math.max(2 * before, before + 4));
+  }, false));
 
-it("keeps the batches' slack through a thread's start and the code cache's making while large batches flow", async () => {
-  const live = liveData();
-  const stop = limitHeap();
-  try {
+it("keeps the batches' slack through a thread's start and the code cache's making while large batches flow", () =>
+  besideLiveData(async () => {
     const lean = await fullCollections(300);
     largeBatchesFlowing(true);
     // Each sets the flags again: the code cache's making, and the batch worker's start (with the
@@ -202,8 +204,4 @@ it("keeps the batches' slack through a thread's start and the code cache's makin
     await thread.terminate();
     expect((await fullCollections(300)) * 2).toBeLessThan(lean);
     largeBatchesFlowing(false);
-  } finally {
-    stop();
-  }
-  expect(live).toHaveLength(1_000_000);
-});
+  }));

@@ -102,10 +102,9 @@ let limited: Limits | undefined;
  * answer), the old generation may grow to twice what a full collection left; once they stop
  * (`false`), to the lean heap's 10% over it again, from the next full collection on (the
  * reclaimer makes one then, on the event loop; the batch worker's thread ends 2 s after its last
- * batch, its heap with it). A large batch leaves
- * tens of MiB that are garbage by the next, and at 10% V8 collected the event loop's whole old
- * generation about every other batch of 1,000 (decisions §20.41, docs/performance.md). Nothing
- * while the lean heap is off.
+ * batch, its heap with it). A large batch leaves tens of MiB that are garbage by the next, and at
+ * 10% V8 collected the event loop's whole old generation about every other batch of 1,000
+ * (decisions §20.41, docs/performance.md). Nothing while the lean heap is off.
  */
 export function largeBatchesFlowing(flowing: boolean): void {
   const limits = limited;
