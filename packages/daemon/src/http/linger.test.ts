@@ -36,7 +36,10 @@ interface Client {
   received(): string;
   /** Resolves with the error that ended sending (EPIPE, ECONNRESET), or null once all of `body` is written. */
   send(body: Buffer, piece?: number, pauseMs?: number): Promise<string | null>;
-  /** Resolves when the server has closed its side. */
+  /**
+   * Resolves when the server has closed its side: its FIN arrived, or its reset did (a write past a
+   * closed socket fails with EPIPE, and the socket closes without an `end`).
+   */
   readonly ended: Promise<void>;
 }
 
@@ -51,7 +54,10 @@ async function client(port: number, length: number): Promise<Client> {
   return {
     socket,
     received: () => text,
-    ended: new Promise((resolve) => socket.once('end', () => resolve())),
+    ended: new Promise((resolve) => {
+      socket.once('end', () => resolve());
+      socket.once('close', () => resolve());
+    }),
     send: (body, piece = 64 * 1024, pauseMs = 0) =>
       new Promise((resolve) => {
         const next = (offset: number): void => {
