@@ -97,16 +97,3 @@ export function createOutageLog(
     },
   };
 }
-
-/**
- * A background task's failed round (the live stream's read, a webhook pass, a prune): the outage
- * line when the database cannot serve, else the error itself, a bug. The task tries again later.
- */
-export function logTaskFailure(
-  logs: { readonly logger: Logger; readonly outages: OutageLog },
-  error: unknown,
-  task: string,
-): void {
-  if (isDatabaseUnavailable(error)) logs.outages.report(error, task);
-  else logs.logger.error({ err: error, task }, `${task} failed; it tries again`);
-}

@@ -290,11 +290,19 @@ function shapedCounts<R>(
   );
 }
 
+/**
+ * A count row's key as text. Every transaction that writes count rows locks them in the sorted
+ * order of these keys (JavaScript's string order), so that two of them wait for each other
+ * instead of deadlocking: the ingest's upsert below, and the pruner's decrements.
+ */
+export const countKeyOf = (row: Pick<CountRow, 'traffic_source_id' | 'pathname_id' | 'method' | 'status'>): string =>
+  `${row.traffic_source_id} ${row.pathname_id} ${row.method} ${row.status}`;
+
 /** A group's count rows: one per distinct key, in the keys' sorted order. */
 export function countRowsOf(traffic: readonly NewTrafficRow[]): CountRow[] {
   const keyed = new Map<string, CountRow>();
   for (const t of traffic) {
-    const key = `${t.traffic_source_id} ${t.pathname_id} ${t.method} ${t.status}`;
+    const key = countKeyOf(t);
     const found = keyed.get(key);
     if (found) found.count += 1;
     else {

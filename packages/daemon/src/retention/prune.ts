@@ -1,5 +1,6 @@
 import type { HttpMethod } from '@tapline/shared';
 import type { Db, Executor } from '../db/open.js';
+import { countKeyOf } from '../http-traffic/writer.js';
 
 /** What a prune removed, for the log line and `taplined prune`'s report. */
 export interface Removed {
@@ -76,16 +77,22 @@ async function removeOldest(trx: Executor, sourceId: string, before: string, lim
 
 type Gone = { traffic_source_id: string; pathname_id: string; domain_id: string; method: HttpMethod; status: number };
 
-/** The rollup minus the removed entries: atomic decrements, and keys that reach zero go. */
+/**
+ * The rollup minus the removed entries: atomic decrements, and keys that reach zero go. The rows
+ * are decremented in their keys' sorted order, the order an ingest locks them in: a prune that
+ * went in its entries' order held some while it waited for one an ingest held, and the ingest
+ * then waited for the prune's (a deadlock on PostgreSQL, one of the two rolled back).
+ */
 async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<void> {
   const keyed = new Map<string, { row: Gone; n: number }>();
   for (const g of gone) {
-    const key = `${g.traffic_source_id} ${g.pathname_id} ${g.method} ${g.status}`;
+    const key = countKeyOf(g);
     const found = keyed.get(key);
     if (found) found.n += 1;
     else keyed.set(key, { row: g, n: 1 });
   }
-  for (const { row, n } of keyed.values()) {
+  const sorted = [...keyed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [, { row, n }] of sorted) {
     await trx
       .updateTable('traffic_counts')
       .set((eb) => ({ count: eb('count', '-', n) }))

@@ -1,4 +1,5 @@
-import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
+import { logTaskFailure } from '../db/task-failure.js';
+import type { OutageLog } from '../db/unavailable.js';
 import type { TrafficBus } from '../stream/bus.js';
 import { inTheDaemon } from './pace.js';
 import { sizeCheckDelay } from './plan.js';

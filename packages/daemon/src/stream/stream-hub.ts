@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { ClusterSignals } from '../db/signals.js';
-import { logTaskFailure, type OutageLog } from '../db/unavailable.js';
+import { logTaskFailure } from '../db/task-failure.js';
+import type { OutageLog } from '../db/unavailable.js';
 import type { TrafficBus } from './bus.js';
 import { lastStreamSeq, type Sequenced, streamSince } from './stream-repo.js';
 
