@@ -255,13 +255,8 @@ export function mountPrepared<E extends Endpoint, B>(
       const body = content();
       const ctx = await authorized<E>(deps, endpoint, principal, { params, query: undefined, body });
       // Prepared and checked: a large batch waits for its turn to be stored, the next is read meanwhile (§20.28).
-      const stored = await handOver(req.body);
-      try {
-        return await handler({ params, body }, ctx);
-      } finally {
-        // Stored (or refused): the next prepared batch's turn, before this answer is written.
-        stored?.();
-      }
+      await handOver(req.body);
+      return handler({ params, body }, ctx);
     },
   });
 }

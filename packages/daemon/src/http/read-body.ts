@@ -109,24 +109,16 @@ async function admitLarge(
     const turn = await storing.enter();
     if (!turn) throw OVERLOADED;
     // Gone meanwhile: its close gave its place back; it holds no other.
-    if (closed) {
-      turn(0);
-      return undefined;
-    }
-    // The storing place goes back once the batch is stored (or the answer's close, if sooner), and
-    // the reclaimer hears of the body then, as it did of a place held to the end; the reading place
-    // goes to the next body now, with no bytes.
+    if (closed) return turn(0);
+    // The answer's close gives this place back, and the reclaimer hears of the body then, as it
+    // did of a place held to the end; the reading place goes to the next body now, with no bytes.
     stored = turn;
     release(0);
-    return () => turn(bytes);
   };
 }
 
-/**
- * Waits for the batch's turn to be stored, then gives its reading place to the next large body;
- * resolves to what gives the storing place back, once the batch is stored.
- */
-type HandOff = () => Promise<(() => void) | undefined>;
+/** Waits for the batch's turn to be stored, then gives its reading place to the next large body. */
+type HandOff = () => Promise<void>;
 
 /** Large bodies read while `storedBatches` is on, by their bytes (a Buffer in the `raw` mode). */
 const handOffs = new WeakMap<object, HandOff>();
@@ -134,18 +126,16 @@ const handOffs = new WeakMap<object, HandOff>();
 /**
  * Called once a large batch's body is prepared, before it is stored (docs/decisions.md §20.28):
  * on PostgreSQL it waits until no other large batch is being stored (up to `--large-batch-wait`,
- * then 503 `overloaded`), takes that turn, and gives its place at the large-batch gate to the next
- * body, which is read and prepared while this one is stored. Resolves to what ends the turn: call
- * it once the batch is stored or refused, so that the next prepared batch goes to the database
- * while this one's answer is written (its close ends the turn too). Any other body, and every body
- * on SQLite, goes on at once, holding its place as before, and resolves to undefined.
+ * then 503 `overloaded`), takes that turn until its answer is gone, and gives its place at the
+ * large-batch gate to the next body, which is read and prepared while this one is stored. Any
+ * other body, and every body on SQLite, goes on at once, holding its place as before.
  */
-export async function handOver(body: unknown): Promise<(() => void) | undefined> {
-  if (typeof body !== 'object' || body === null) return undefined;
+export async function handOver(body: unknown): Promise<void> {
+  if (typeof body !== 'object' || body === null) return;
   const handOff = handOffs.get(body);
-  if (!handOff) return undefined;
+  if (!handOff) return;
   handOffs.delete(body);
-  return handOff();
+  await handOff();
 }
 
 /** The whole body; rejects as body-parser does when the client goes away before sending it. */
