@@ -1,15 +1,27 @@
 import { until } from '@tapline/testkit';
 import { createSource, expectRollupExact, type Harness, postRecords, startHarness } from '@tapline/testkit/daemon';
-import { sql } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { DB } from '../db/schema.js';
 import { countKeyOf } from '../http-traffic/writer.js';
 import { pruneBatch } from './prune.js';
 
+/** Backends of this database waiting for a lock. */
+const lockWaits = async (db: Harness['deps']['db']) =>
+  Number(
+    (
+      await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
+    ).rows[0]?.n,
+  );
+
 /**
- * A prune beside an ingest on PostgreSQL (one daemon's pruner and another's, or its own, ingest):
- * both lock `traffic_counts` rows, the ingest in its keys' sorted order (decisions §16.6). A prune
+ * A prune beside an ingest on PostgreSQL (one daemon's pruner and another's, or its own, ingest;
+ * decisions §16.6). Both lock `traffic_counts` rows, the ingest in its keys' sorted order: a prune
  * that decremented them in its entries' order held some while waiting for others that an ingest
- * held, which waited in turn for the prune's: a deadlock, one of the two rolled back.
+ * held, which waited in turn for the prune's (a deadlock). And the prune drops the pathnames and
+ * domains its entries leave unused: one that an ingest was storing an entry on meanwhile was dropped
+ * by the prune's older snapshot, and the cascade took the entry just committed with it.
  */
 describe('a prune beside an ingest on PostgreSQL', () => {
   let h: Harness;
@@ -41,22 +53,6 @@ describe('a prune beside an ingest on PostgreSQL', () => {
       .where('id', 'in', first)
       .execute();
 
-    const deadlocks = async () =>
-      Number(
-        (
-          await sql<{
-            n: string;
-          }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(db)
-        ).rows[0]?.n,
-      );
-    const waiting = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
-        ).rows[0]?.n,
-      );
-    const before = await deadlocks();
     const touch = (trx: typeof db, key: (typeof ordered)[number]) =>
       trx
         .updateTable('traffic_counts')
@@ -72,14 +68,76 @@ describe('a prune beside an ingest on PostgreSQL', () => {
       const [firstKey, ...rest] = ordered;
       if (!firstKey) throw new Error('no count rows');
       await touch(trx, firstKey);
-      pruned = pruneBatch(db, source.id, '2998-01-01T00:00:00.000Z', 100);
-      await until(async () => (await waiting()) > 0, 'the prune waits for a count row');
+      pruned = pruneBatch(db, 'postgres', source.id, '2998-01-01T00:00:00.000Z', 100);
+      await until(async () => (await lockWaits(db)) > 0, 'the prune waits for a count row');
       for (const key of rest) await touch(trx, key);
     });
     expect((await pruned)?.entries).toBe(paths.length);
     await expectRollupExact(db);
-    // A backend reports its deadlocks once idle, within a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await deadlocks()).toBe(before);
+  }, 60_000);
+
+  /**
+   * One entry of its own pathname, made old; then `during`, an ingest's transaction, and in it
+   * (once `during` has written) a prune of the old entry, until it waits for a lock.
+   */
+  async function pruneBeside(
+    pathnameUrl: string,
+    during: (trx: Transaction<DB>, old: Selectable<DB['http_traffic']>, sourceId: string) => Promise<void>,
+  ) {
+    h = await startHarness({ pruner: { start: false } });
+    const { client } = await h.user();
+    const sourceId = (await createSource(client)).id;
+    const { db } = h.deps;
+    const [oldId = ''] = await postRecords(client, sourceId, 1, 0, { pathnameUrl, method: 'GET', status: 200 });
+    await db
+      .updateTable('http_traffic')
+      .set({ created_at: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', oldId)
+      .execute();
+    const old = await db.selectFrom('http_traffic').selectAll().where('id', '=', oldId).executeTakeFirstOrThrow();
+    let pruned: ReturnType<typeof pruneBatch> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await during(trx, old, sourceId);
+      pruned = pruneBatch(db, 'postgres', sourceId, '2001-01-01T00:00:00.000Z', 100);
+      await until(async () => (await lockWaits(db)) > 0, 'the prune waits for a lock');
+    });
+    return { db, old, removed: await pruned };
+  }
+
+  const NEW_ENTRY = '01900000-0000-7000-8000-000000000001';
+  const NEW_PATHNAME = '01900000-0000-7000-8000-000000000002';
+  const LATER = '2999-01-01T00:00:00.000Z';
+
+  it('keeps a pathname, and the entry just stored with it, when an ingest uses it again while the prune drops it', async () => {
+    // The ingest stores an entry on the same pathname under another count key: its foreign key
+    // holds the pathname's row, while the prune removes the pathname's last old entry.
+    const { db, old, removed } = await pruneBeside('/used-again', async (trx, old) => {
+      const entry = { ...old, id: NEW_ENTRY, method: 'POST' as const, status: 201, created_at: LATER, stream_seq: 0 };
+      await trx.insertInto('http_traffic').values(entry).execute();
+    });
+    expect(removed).toMatchObject({ entries: 1, pathnames: 0 });
+    const kept = await db
+      .selectFrom('http_traffic')
+      .select(['id', 'pathname_id'])
+      .where('id', '=', NEW_ENTRY)
+      .execute();
+    expect(kept).toEqual([{ id: NEW_ENTRY, pathname_id: old.pathname_id }]);
+  }, 60_000);
+
+  it('keeps a domain, and what an ingest just stored under it, when the ingest adds a pathname to it while the prune drops it', async () => {
+    // The ingest adds a pathname to the domain (its foreign key holds the domain's row) and an
+    // entry on it, while the prune removes the domain's last old entry and pathname.
+    const { db, old, removed } = await pruneBeside('/only-old', async (trx, old, sourceId) => {
+      const pathname = { id: NEW_PATHNAME, traffic_source_id: sourceId, domain_id: old.domain_id, value: '/new' };
+      await trx
+        .insertInto('pathnames')
+        .values({ ...pathname, created_at: LATER })
+        .execute();
+      const entry = { ...old, id: NEW_ENTRY, pathname_id: NEW_PATHNAME, created_at: LATER, stream_seq: 0 };
+      await trx.insertInto('http_traffic').values(entry).execute();
+    });
+    expect(removed).toMatchObject({ entries: 1, pathnames: 1, domains: 0 });
+    const kept = await db.selectFrom('http_traffic').select(['id', 'domain_id']).where('id', '=', NEW_ENTRY).execute();
+    expect(kept).toEqual([{ id: NEW_ENTRY, domain_id: old.domain_id }]);
   }, 60_000);
 });

@@ -1,5 +1,8 @@
 import type { HttpMethod } from '@tapline/shared';
+import type { ExpressionBuilder } from 'kysely';
+import type { Backend } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
+import type { DB } from '../db/schema.js';
 import { countKeyOf } from '../http-traffic/writer.js';
 
 /** What a prune removed, for the log line and `taplined prune`'s report. */
@@ -32,16 +35,28 @@ export type Batch = Removed & { heldMs: number };
  * The time held counts from the transaction's first statement to its commit, without the wait for
  * the lock before it.
  */
-export async function pruneBatch(db: Db, sourceId: string, before: string, limit: number): Promise<Batch> {
+export async function pruneBatch(
+  db: Db,
+  backend: Backend,
+  sourceId: string,
+  before: string,
+  limit: number,
+): Promise<Batch> {
   let began = 0;
   const removed = await db.transaction().execute((trx) => {
     began = performance.now();
-    return removeOldest(trx, sourceId, before, limit);
+    return removeOldest(trx, backend, sourceId, before, limit);
   });
   return { ...removed, heldMs: performance.now() - began };
 }
 
-async function removeOldest(trx: Executor, sourceId: string, before: string, limit: number): Promise<Removed> {
+async function removeOldest(
+  trx: Executor,
+  backend: Backend,
+  sourceId: string,
+  before: string,
+  limit: number,
+): Promise<Removed> {
   const oldest = trx
     .selectFrom('http_traffic')
     .select('id')
@@ -66,7 +81,7 @@ async function removeOldest(trx: Executor, sourceId: string, before: string, lim
     .execute();
   // The exchange is in the entry's own row (compact storage): nothing else to delete.
   if (gone.length > 0) await subtractCounts(trx, gone);
-  const names = await dropUnusedNames(trx, gone);
+  const names = await dropUnusedNames(trx, backend, gone);
   return {
     entries: gone.length,
     coreLogs: Number(coreLogs.numDeletedRows),
@@ -115,31 +130,40 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
 }
 
 /**
- * Pathnames and domains that no entry names any more. One statement each, with the check inside
- * it, so a pathname that an ingest has just used again is kept.
+ * Pathnames and domains that no entry names any more, with the check inside the statement that
+ * deletes them, so a pathname that an ingest has used again is kept. On PostgreSQL the rows that
+ * look unused are locked first, in a statement of their own: a concurrent ingest storing an entry
+ * on one holds its row (the foreign key's check) until it commits, and a DELETE that waited for it
+ * would go ahead by its own, older snapshot, and its cascade would then take the entry just
+ * committed with it. Locked first, the DELETE is a later statement, whose snapshot sees that entry.
+ * (SQLite's prune holds the one write lock from its first statement: no ingest writes meanwhile.)
  */
-async function dropUnusedNames(trx: Executor, gone: readonly Gone[]): Promise<Pick<Removed, 'pathnames' | 'domains'>> {
+async function dropUnusedNames(
+  trx: Executor,
+  backend: Backend,
+  gone: readonly Gone[],
+): Promise<Pick<Removed, 'pathnames' | 'domains'>> {
   const pathnameIds = [...new Set(gone.map((g) => g.pathname_id))];
   const domainIds = [...new Set(gone.map((g) => g.domain_id))];
   if (pathnameIds.length === 0) return { pathnames: 0, domains: 0 };
-  const pathnames = await trx
-    .deleteFrom('pathnames')
-    .where('id', 'in', pathnameIds)
-    .where((eb) =>
+  const pathnameUnused = (eb: ExpressionBuilder<DB, 'pathnames'>) =>
+    eb.and([
+      eb('id', 'in', pathnameIds),
       eb.not(
         eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.pathname_id', '=', 'pathnames.id')),
       ),
-    )
-    .executeTakeFirst();
-  const domains = await trx
-    .deleteFrom('domains')
-    .where('id', 'in', domainIds)
-    .where((eb) =>
+    ]);
+  const domainUnused = (eb: ExpressionBuilder<DB, 'domains'>) =>
+    eb.and([
+      eb('id', 'in', domainIds),
       eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))),
-    )
-    .where((eb) =>
       eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))),
-    )
-    .executeTakeFirst();
+    ]);
+  if (backend === 'postgres')
+    await trx.selectFrom('pathnames').select('id').where(pathnameUnused).orderBy('id').forUpdate().execute();
+  const pathnames = await trx.deleteFrom('pathnames').where(pathnameUnused).executeTakeFirst();
+  if (backend === 'postgres')
+    await trx.selectFrom('domains').select('id').where(domainUnused).orderBy('id').forUpdate().execute();
+  const domains = await trx.deleteFrom('domains').where(domainUnused).executeTakeFirst();
   return { pathnames: Number(pathnames.numDeletedRows), domains: Number(domains.numDeletedRows) };
 }

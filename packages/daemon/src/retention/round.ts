@@ -43,7 +43,7 @@ export async function pruneRound(
   const removed = noneRemoved();
   const started = Date.now();
   if (policy.maxAgeMs !== null)
-    addRemoved(removed, await pruneBefore(deps.db, ageCutoff(deps.clock.now(), policy.maxAgeMs), run));
+    addRemoved(removed, await pruneBefore(deps.db, ops.backend, ageCutoff(deps.clock.now(), policy.maxAgeMs), run));
   if (removed.entries > 0) await ops.reclaim(run.pause, run.signal);
   if (policy.maxBytes !== null && (await isOverBudget(deps, state))) {
     for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
