@@ -146,24 +146,38 @@ async function dropUnusedNames(
   const pathnameIds = [...new Set(gone.map((g) => g.pathname_id))];
   const domainIds = [...new Set(gone.map((g) => g.domain_id))];
   if (pathnameIds.length === 0) return { pathnames: 0, domains: 0 };
-  const pathnameUnused = (eb: ExpressionBuilder<DB, 'pathnames'>) =>
+  const pathnameUnused = (ids: readonly string[]) => (eb: ExpressionBuilder<DB, 'pathnames'>) =>
     eb.and([
-      eb('id', 'in', pathnameIds),
+      eb('id', 'in', ids),
       eb.not(
         eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.pathname_id', '=', 'pathnames.id')),
       ),
     ]);
-  const domainUnused = (eb: ExpressionBuilder<DB, 'domains'>) =>
+  const domainUnused = (ids: readonly string[]) => (eb: ExpressionBuilder<DB, 'domains'>) =>
     eb.and([
-      eb('id', 'in', domainIds),
+      eb('id', 'in', ids),
       eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))),
       eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))),
     ]);
-  if (backend === 'postgres')
-    await trx.selectFrom('pathnames').select('id').where(pathnameUnused).orderBy('id').forUpdate().execute();
-  const pathnames = await trx.deleteFrom('pathnames').where(pathnameUnused).executeTakeFirst();
-  if (backend === 'postgres')
-    await trx.selectFrom('domains').select('id').where(domainUnused).orderBy('id').forUpdate().execute();
-  const domains = await trx.deleteFrom('domains').where(domainUnused).executeTakeFirst();
-  return { pathnames: Number(pathnames.numDeletedRows), domains: Number(domains.numDeletedRows) };
+  // Those of `ids` that `remove` finds unused; on PostgreSQL, of those only the ones `lock` found
+  // unused and locked first (one that looked used then is kept, whatever happens to it later).
+  const dropUnused = async (
+    ids: readonly string[],
+    lock: (ids: readonly string[]) => Promise<{ id: string }[]>,
+    remove: (ids: readonly string[]) => Promise<{ numDeletedRows: bigint }>,
+  ): Promise<number> => {
+    const locked = backend === 'postgres' ? (await lock(ids)).map((row) => row.id) : ids;
+    return locked.length === 0 ? 0 : Number((await remove(locked)).numDeletedRows);
+  };
+  const pathnames = await dropUnused(
+    pathnameIds,
+    (ids) => trx.selectFrom('pathnames').select('id').where(pathnameUnused(ids)).orderBy('id').forUpdate().execute(),
+    (ids) => trx.deleteFrom('pathnames').where(pathnameUnused(ids)).executeTakeFirst(),
+  );
+  const domains = await dropUnused(
+    domainIds,
+    (ids) => trx.selectFrom('domains').select('id').where(domainUnused(ids)).orderBy('id').forUpdate().execute(),
+    (ids) => trx.deleteFrom('domains').where(domainUnused(ids)).executeTakeFirst(),
+  );
+  return { pathnames, domains };
 }
