@@ -165,13 +165,18 @@ async function fullCollections(turns: number): Promise<number> {
   return full;
 }
 
+/** Full collections before a run of large batches, during it and after it, 300 turns each. */
+async function acrossARun(): Promise<{ before: number; flowing: number; after: number }> {
+  const before = await fullCollections(300);
+  largeBatchesFlowing(true);
+  const flowing = await fullCollections(300);
+  largeBatchesFlowing(false);
+  return { before, flowing, after: await fullCollections(300) };
+}
+
 it('lets the old generation grow to twice its live data while large batches flow, and 10% over it once they stop', () =>
   besideLiveData(async () => {
-    const lean = await fullCollections(300);
-    largeBatchesFlowing(true);
-    const flowing = await fullCollections(300);
-    largeBatchesFlowing(false);
-    const leanAgain = await fullCollections(300);
+    const { before: lean, flowing, after: leanAgain } = await acrossARun();
     // At 10% over what each full collection left, this churn is collected whole every few turns
     // (about 15 times in 300); at twice it, a third as often.
     expect(flowing * 2).toBeLessThan(lean);
@@ -181,11 +186,7 @@ it('lets the old generation grow to twice its live data while large batches flow
 it('leaves the heap alone when the lean heap is off', () =>
   besideLiveData(async () => {
     // V8's own slack already: told of large batches, nothing changes (nothing to put back either).
-    const before = await fullCollections(300);
-    largeBatchesFlowing(true);
-    const flowing = await fullCollections(300);
-    largeBatchesFlowing(false);
-    const after = await fullCollections(300);
+    const { before, flowing, after } = await acrossARun();
     // V8's own slack throughout: a change of the flag without the lean heap shows when it sets 10%.
     expect(flowing).toBeGreaterThan(before / 2 - 2);
     expect(after).toBeLessThan(Math.max(2 * before, before + 4));

@@ -298,6 +298,10 @@ function shapedCounts<R>(
 export const countKeyOf = (row: Pick<CountRow, 'traffic_source_id' | 'pathname_id' | 'method' | 'status'>): string =>
   `${row.traffic_source_id} ${row.pathname_id} ${row.method} ${row.status}`;
 
+/** `keyed`'s values in the order count rows are locked in: their keys' (`countKeyOf`) sorted order. */
+export const inCountKeyOrder = <T>(keyed: ReadonlyMap<string, T>): T[] =>
+  [...keyed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
+
 /** A group's count rows: one per distinct key, in the keys' sorted order. */
 export function countRowsOf(traffic: readonly NewTrafficRow[]): CountRow[] {
   const keyed = new Map<string, CountRow>();
@@ -310,5 +314,5 @@ export function countRowsOf(traffic: readonly NewTrafficRow[]): CountRow[] {
       keyed.set(key, { traffic_source_id, pathname_id, domain_id, method, status, level, count: 1 });
     }
   }
-  return [...keyed.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return inCountKeyOrder(keyed);
 }

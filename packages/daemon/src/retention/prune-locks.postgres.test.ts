@@ -3,7 +3,7 @@ import { createSource, expectRollupExact, type Harness, postRecords, startHarnes
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DB } from '../db/schema.js';
-import { countKeyOf } from '../http-traffic/writer.js';
+import { countKeyOf, inCountKeyOrder } from '../http-traffic/writer.js';
 import { pruneBatch } from './prune.js';
 
 /** Backends of this database waiting for a lock. */
@@ -43,7 +43,7 @@ describe('a prune beside an ingest on PostgreSQL', () => {
       .execute();
     expect(counts).toHaveLength(paths.length);
     // The order an ingest locks them in.
-    const ordered = counts.sort((a, b) => (countKeyOf(a) < countKeyOf(b) ? -1 : 1));
+    const ordered = inCountKeyOrder(new Map(counts.map((count) => [countKeyOf(count), count])));
     // The entries to prune, oldest first in the reverse of that order; the first ones made newer.
     for (const count of [...ordered].reverse())
       await postRecords(client, source.id, 1, 0, { pathnameUrl: count.pathname });

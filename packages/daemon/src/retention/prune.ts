@@ -3,7 +3,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Backend } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
 import type { DB } from '../db/schema.js';
-import { countKeyOf } from '../http-traffic/writer.js';
+import { countKeyOf, inCountKeyOrder } from '../http-traffic/writer.js';
 
 /** What a prune removed, for the log line and `taplined prune`'s report. */
 export interface Removed {
@@ -106,8 +106,7 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
     if (found) found.n += 1;
     else keyed.set(key, { row: g, n: 1 });
   }
-  const sorted = [...keyed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [, { row, n }] of sorted) {
+  for (const { row, n } of inCountKeyOrder(keyed)) {
     await trx
       .updateTable('traffic_counts')
       .set((eb) => ({ count: eb('count', '-', n) }))
