@@ -130,11 +130,13 @@ export function createApp(options: AppOptions): App {
       waitMs: options.config.limits.largeBatchWaitMs,
       onRelease: reclaimer.soon,
     }),
-    // On PostgreSQL the next large batch is read and prepared while one is stored (decisions §20.28).
+    // On PostgreSQL the next large batch is read and prepared while one is stored (decisions §20.28),
+    // and two are stored at once, the second one's group made while the first one's statements
+    // run (ingest/ingest.ts, decisions §20.42).
     storedBatches:
       options.dialect.backend === 'postgres'
         ? createGate({
-            concurrency: options.config.limits.largeBatches,
+            concurrency: 2 * options.config.limits.largeBatches,
             // Only bodies already read wait here, so refusing one frees no memory.
             maxWaiting: Number.POSITIVE_INFINITY,
             waitMs: options.config.limits.largeBatchWaitMs,

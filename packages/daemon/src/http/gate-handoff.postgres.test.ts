@@ -5,7 +5,7 @@ import { composeBody, createSource, type Harness, MISSING_ID, startHarness } fro
 
 /**
  * On PostgreSQL a prepared large batch hands its place at the large-batch gate to the next body
- * while it is stored (docs/decisions.md §20.28). The batch being stored is held in its transaction
+ * while it is stored (docs/decisions.md §20.28), and two are stored at once (§20.42). The batch being stored is held in its transaction
  * by a lock on the stream counter, which every ingest transaction takes last (§9.7).
  */
 let h: Harness | undefined;
@@ -52,22 +52,25 @@ async function whileStoringWaits(harness: Harness, during: (unlock: () => void) 
 
 const batchOf = (sourceId: string) => JSON.stringify(Array.from({ length: 40 }, () => composeBody(sourceId)));
 
-it('reads and prepares the next large batch while one is stored, and a third waits to be read', async () => {
+it('stores two large batches at once, reads and prepares a third meanwhile, and a fourth waits to be read', async () => {
   const { harness, sourceId, post, stored } = await start(5_000);
   const body = batchOf(sourceId);
   expect(body.length).toBeGreaterThan(4096);
   await whileStoringWaits(harness, async (unlock) => {
     const first = post(sourceId, body);
     await expect.poll(() => stored.running).toBe(1);
-    // The first is stored (waiting on the lock): the second is read and prepared, and waits its turn.
+    // Two are stored at once (decisions §20.42): the second, read and prepared, goes in beside it.
     const second = post(sourceId, body);
+    await expect.poll(() => stored.running).toBe(2);
+    // The third is read and prepared, and waits its turn to be stored.
+    const third = post(sourceId, body);
     await expect.poll(() => stored.waiting).toBe(1);
     expect(harness.deps.largeBodies.running).toBe(1);
-    // The second holds the reading place: the third waits before its body is read.
-    const third = post(sourceId, body);
+    // The third holds the reading place: the fourth waits before its body is read.
+    const fourth = post(sourceId, body);
     await expect.poll(() => harness.deps.largeBodies.waiting).toBe(1);
     unlock();
-    expect((await Promise.all([first, second, third])).map((r) => r.status)).toEqual([201, 201, 201]);
+    expect((await Promise.all([first, second, third, fourth])).map((r) => r.status)).toEqual([201, 201, 201, 201]);
   });
   await expect.poll(() => stored.running).toBe(0);
   expect(harness.deps.largeBodies.running).toBe(0);
@@ -84,10 +87,11 @@ it('answers an invalid or misaddressed large batch with its 4xx, not a 503 after
   expect((await post(sourceId, invalid)).status).toBe(400);
   expect((await post(MISSING_ID, lost)).status).toBe(404);
   await whileStoringWaits(harness, async (unlock) => {
-    const first = post(sourceId, JSON.stringify(items));
-    await expect.poll(() => stored.running).toBe(1);
+    // Both places to be stored are taken: a refusal that waited for one would wait past 1 s.
+    const valid = [post(sourceId, JSON.stringify(items)), post(sourceId, JSON.stringify(items))];
+    await expect.poll(() => stored.running).toBe(2);
     setTimeout(unlock, 3_500);
     expect([(await post(sourceId, invalid)).status, (await post(MISSING_ID, lost)).status]).toEqual([400, 404]);
-    expect((await first).status).toBe(201);
+    expect((await Promise.all(valid)).map((r) => r.status)).toEqual([201, 201]);
   });
 });

@@ -125,8 +125,8 @@ const handOffs = new WeakMap<object, HandOff>();
 
 /**
  * Called once a large batch's body is prepared, before it is stored (docs/decisions.md §20.28):
- * on PostgreSQL it waits until no other large batch is being stored (up to `--large-batch-wait`,
- * then 503 `overloaded`), takes that turn until its answer is gone, and gives its place at the
+ * on PostgreSQL it waits until fewer than two per `--max-large-batches` are being stored (§20.42;
+ * up to `--large-batch-wait`, then 503 `overloaded`), takes that turn until its answer is gone, and gives its place at the
  * large-batch gate to the next body, which is read and prepared while this one is stored. Any
  * other body, and every body on SQLite, goes on at once, holding its place as before.
  */

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { ComposeRecord, type TrafficSource } from '@tapline/shared';
-import { composeBody } from '@tapline/testkit';
+import { composeBody, holdPoint } from '@tapline/testkit';
 import { openTestDatabase } from '@tapline/testkit/daemon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../auth/users.js';
@@ -7,7 +8,8 @@ import type { OpenedDatabase } from '../db/open.js';
 import { systemClock } from '../clock.js';
 import { createTrafficSource } from '../traffic-sources/repo.js';
 import { createTrafficBus, type StoredEntry } from '../stream/bus.js';
-import { createIngest, type Ingest } from './ingest.js';
+import { type Ingest, OVERLAP_RECORDS } from './ingest.js';
+import { eachDatabaseWithSource, ingestOn } from './ingest.fixture.js';
 import { prepareRecord } from './prepare.js';
 import { createRedactor } from './redact.js';
 
@@ -32,13 +34,7 @@ describe('group commit', () => {
     const countTransactions = async () => {
       transactions += 1;
     };
-    queue = createIngest({
-      db: opened.db,
-      dialect: opened.dialect,
-      clock: systemClock,
-      bus,
-      hooks: [countTransactions],
-    });
+    queue = ingestOn(opened, { bus, hooks: [countTransactions] });
     const user = await createUser(opened.db, systemClock, { email: 'a@example.com' });
     source = await createTrafficSource(opened.db, systemClock, user.id, {
       name: 's',
@@ -96,13 +92,7 @@ describe('group commit', () => {
     let calls = 0;
     const bus = createTrafficBus();
     // The first transaction waits inside its hook until released; the arrivals meanwhile queue.
-    const slow = createIngest({
-      db: opened.db,
-      dialect: opened.dialect,
-      clock: systemClock,
-      bus,
-      hooks: [async () => void (calls++ === 0 && (await held))],
-    });
+    const slow = ingestOn(opened, { bus, hooks: [async () => void (calls++ === 0 && (await held))] });
     const first = slow.store(source, [record('/first')]);
     await new Promise((resolve) => setImmediate(resolve));
     const later: Promise<StoredEntry[]>[] = [];
@@ -116,27 +106,6 @@ describe('group commit', () => {
     expect(calls).toBe(2);
   });
 });
-
-/** A test database opened before each test, with one user's source, closed after it. */
-function eachDatabaseWithSource(): () => { opened: OpenedDatabase; source: TrafficSource } {
-  let current: { opened: OpenedDatabase; source: TrafficSource } | undefined;
-  beforeEach(async () => {
-    const opened = await openTestDatabase();
-    const user = await createUser(opened.db, systemClock, { email: 'owner@example.com' });
-    current = {
-      opened,
-      source: await createTrafficSource(opened.db, systemClock, user.id, {
-        name: 's',
-        trafficDomain: 'shop.example.com',
-      }),
-    };
-  });
-  afterEach(() => current?.opened.close());
-  return () => {
-    if (!current) throw new Error('no database outside a test');
-    return current;
-  };
-}
 
 describe('a transaction that lost a race', () => {
   const world = eachDatabaseWithSource();
@@ -153,13 +122,7 @@ describe('a transaction that lost a race', () => {
       const losesOnce = async () => {
         if (calls++ === 0) throw Object.assign(new Error('database is locked'), { code });
       };
-      const ingest = createIngest({
-        db: opened.db,
-        dialect: opened.dialect,
-        clock: systemClock,
-        bus: createTrafficBus(),
-        hooks: [losesOnce],
-      });
+      const ingest = ingestOn(opened, { hooks: [losesOnce] });
       const stored = await ingest.store(source, [record('/a'), record('/b')]);
       expect(stored.map((e) => e.pathname)).toEqual(['/a', '/b']);
       expect(calls).toBe(2);
@@ -177,9 +140,7 @@ describe('two writers creating the same names at once', () => {
   it('stores everything, in any order of names, without a deadlock (two daemons on one PostgreSQL database)', async () => {
     const record = (path: string) => recordAt(source.id, path);
     // Each ingest is what one daemon runs; they share only the database.
-    const [a, b] = [0, 1].map(() =>
-      createIngest({ db: opened.db, dialect: opened.dialect, clock: systemClock, bus: createTrafficBus(), hooks: [] }),
-    );
+    const [a, b] = [0, 1].map(() => ingestOn(opened));
     const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
     for (let round = 0; round < 3; round++) {
       const mine = paths.map((p) => `${p}/${round}`);
@@ -189,5 +150,115 @@ describe('two writers creating the same names at once', () => {
     expect(stored).toHaveLength(2 * 3 * paths.length);
     const names = await opened.db.selectFrom('pathnames').select('value').execute();
     expect(names).toHaveLength(3 * paths.length);
+  });
+});
+
+describe('large batches while a group is in flight', () => {
+  const world = eachDatabaseWithSource();
+  let opened: OpenedDatabase;
+  let source: TrafficSource;
+  beforeEach(() => ({ opened, source } = world()));
+
+  const batchOf = (prefix: string) =>
+    Array.from({ length: OVERLAP_RECORDS }, (_, i) => recordAt(source.id, `${prefix}/${i}`));
+
+  it('start a second group beside it on PostgreSQL, and wait for it on SQLite; both commit in stream order', async () => {
+    const entered: string[] = [];
+    let releasedBy: string | undefined;
+    const first = holdPoint();
+    const published: { batch: string | undefined; seqs: number[] }[] = [];
+    const bus = createTrafficBus();
+    bus.subscribe((committed) =>
+      published.push({ batch: committed[0]?.entry.pathname.split('/')[1], seqs: committed.map((c) => c.seq) }),
+    );
+    // The first group's transaction waits inside its hook (its names and routes made, before the
+    // stream counter) until the second group's transaction reaches its own hook, or a timeout.
+    const overlapping = opened.dialect.backend === 'postgres';
+    const ingest = ingestOn(opened, {
+      bus,
+      hooks: [
+        async (_trx, entries) => {
+          const batch = entries[0]?.pathname.split('/')[1] ?? '';
+          entered.push(batch);
+          if (batch === 'two') first.release();
+          if (batch !== 'one') return;
+          releasedBy = await Promise.race([
+            first.wait().then(() => 'the second group' as const),
+            // Long enough for the second group's 500 new paths on a busy PostgreSQL; on SQLite it never comes.
+            new Promise<'a timeout'>((resolve) => setTimeout(() => resolve('a timeout'), overlapping ? 20_000 : 1_000)),
+          ]);
+        },
+      ],
+    });
+    // The domain is created by a group of its own: a group creating it holds its row till it commits.
+    await ingest.store(source, [recordAt(source.id, '/first')]);
+    entered.length = 0;
+    published.length = 0;
+    const one = ingest.store(source, batchOf('/one'));
+    await first.reached;
+    const two = ingest.store(source, batchOf('/two'));
+    const [storedOne, storedTwo] = await Promise.all([one, two]);
+    // SQLite: the second group began only once the first one had waited out its timeout and committed.
+    expect(releasedBy).toBe(overlapping ? 'the second group' : 'a timeout');
+    expect(entered).toEqual(['one', 'two']);
+    expect(storedOne).toHaveLength(OVERLAP_RECORDS);
+    expect(storedTwo).toHaveLength(OVERLAP_RECORDS);
+    // Whichever took the stream counter first has the lower numbers: each group's consecutive,
+    // every number once.
+    expect(published.map((group) => group.batch).sort()).toEqual(['one', 'two']);
+    const numbers = published.flatMap((group) => group.seqs).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 2 * OVERLAP_RECORDS }, (_, i) => (numbers[0] ?? 0) + i));
+    for (const { seqs } of published) expect(seqs.at(-1)! - seqs[0]!).toBe(OVERLAP_RECORDS - 1);
+    const stored = await opened.db.selectFrom('http_traffic').select('stream_seq').orderBy('stream_seq').execute();
+    expect(stored.slice(1).map((row) => Number(row.stream_seq))).toEqual(numbers);
+  });
+
+  it('store both when the second names the same new paths while the first holds them, each path created once', async () => {
+    let calls = 0;
+    let secondStarted: boolean | undefined;
+    let secondWaited: boolean | undefined;
+    const first = holdPoint();
+    const overlapping = opened.dialect.backend === 'postgres';
+    const ingest: Ingest = ingestOn(opened, {
+      // The first group's transaction, its new paths created and held, waits until the second
+      // group has been taken from the queue (PostgreSQL), or 500 ms (SQLite: it never is).
+      hooks: [
+        async () => {
+          if (calls++ !== 1) return;
+          await first.wait();
+          const until = Date.now() + (overlapping ? 10_000 : 500);
+          while (ingest.queuedRecords > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+          secondStarted = ingest.queuedRecords === 0;
+          if (!overlapping) return;
+          // The second group waits for a path this one made and holds (PostgreSQL's lock, not ours).
+          const waiting = async () =>
+            (
+              await sql<{
+                n: number;
+              }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`.execute(opened.db)
+            ).rows[0]?.n ?? 0;
+          while ((await waiting()) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+          secondWaited = (await waiting()) > 0;
+        },
+      ],
+    });
+    await ingest.store(source, [recordAt(source.id, '/first')]);
+    const batch = batchOf('/shared');
+    const one = ingest.store(source, batch);
+    await first.reached;
+    const two = ingest.store(source, [...batch].reverse());
+    first.release();
+    await Promise.all([one, two]);
+    expect(secondStarted).toBe(overlapping);
+    if (overlapping) expect(secondWaited).toBe(true);
+    const stored = await opened.db.selectFrom('http_traffic').select('id').execute();
+    expect(stored).toHaveLength(1 + 2 * OVERLAP_RECORDS);
+    const names = await opened.db.selectFrom('pathnames').select('value').execute();
+    expect(names).toHaveLength(1 + OVERLAP_RECORDS);
+    const counts = await opened.db
+      .selectFrom('traffic_counts')
+      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .executeTakeFirst();
+    expect(Number(counts?.n)).toBe(1 + 2 * OVERLAP_RECORDS);
   });
 });

@@ -32,6 +32,14 @@ export interface IngestDeps extends Pick<Deps, 'db' | 'dialect' | 'clock' | 'bus
   readonly stats?: ((trx: Transaction<DB>, inputs: readonly StatInput[]) => Promise<StatsMerge>) | undefined;
 }
 
+/**
+ * Records waiting before a second group starts beside the one in flight (PostgreSQL): a batch of
+ * a thousand takes its group's event loop some 15 ms before its first lock that the first group
+ * may hold, worth overlapping; the composes of 50 clients, a few dozen records a group, keep
+ * gathering into one group as before (decisions §20.42).
+ */
+export const OVERLAP_RECORDS = 500;
+
 /** Bounds the id cache; a busy source has a few hundred paths. */
 const MAX_CACHED_IDS = 20_000;
 
@@ -57,29 +65,35 @@ export function createIngest(deps: IngestDeps): Ingest {
     routes: createRouteResolver(),
     rules: new Map(),
   };
-  const { cache } = parts;
   let waiting: Waiting[] = [];
-  let inFlight = false;
+  let inFlight = 0;
+  // SQLite has one writer: a second transaction would only wait for the first one's lock.
+  const maxInFlight = deps.dialect.backend === 'postgres' ? 2 : 1;
 
+  // Replaced, never cleared: a group in flight keeps the ids it skipped names by (decisions §20.42).
   function forgetIds(): void {
-    cache.domains.clear();
-    cache.pathnames.clear();
+    parts.cache = { domains: new Map(), pathnames: new Map() };
     parts.routes.forget();
     parts.rules.clear();
   }
 
-  async function run(group: Waiting[], conflicts = 0): Promise<void> {
-    if (cache.domains.size + cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
-    const cached = cache.domains.size + cache.pathnames.size > 0;
+  /** `afresh`: run again after its failure forgot the cached ids, which it does once. */
+  async function run(group: Waiting[], conflicts = 0, afresh = false): Promise<void> {
+    if (parts.cache.domains.size + parts.cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
+    // The ids this group skips names by: another group's commit may add to them meanwhile.
+    const ids = parts.cache;
     let stored: { results: StoredEntry[][]; committed: Sequenced[] };
     try {
-      stored = await storeGroup(parts, group);
+      stored = await storeGroup(parts, ids, group);
     } catch (error) {
+      // Once run afresh, its ids are only those groups committed since: its failure is its own, not
+      // a stale id's (where one group in flight left it an empty cache, two leave the other's ids).
+      const cached = !afresh && ids.domains.size + ids.pathnames.size > 0;
       const recovery = recoveryOf(error, conflicts, cached, group.length);
-      if (recovery === 'retry') return run(group, conflicts + 1);
+      if (recovery === 'retry') return run(group, conflicts + 1, afresh);
       if (recovery === 'refuse-all') return group.forEach((item) => item.reject(error));
       forgetIds();
-      if (recovery === 'afresh') return run(group, conflicts);
+      if (recovery === 'afresh') return run(group, conflicts, true);
       if (recovery === 'refuse') return group[0]?.reject(error);
       for (const item of group) await run([item], conflicts);
       return;
@@ -91,31 +105,47 @@ export function createIngest(deps: IngestDeps): Ingest {
 
   /**
    * One group in flight at a time: what arrives meanwhile waits and goes, together, into the next
-   * transaction. Concurrent groups gained nothing (they queue on the count rows and the stream
-   * counter, which every ingest transaction locks until it commits) and made the groups tiny;
-   * under load a group is now every request that arrived during the previous commit.
+   * transaction. Concurrent groups of composes gained nothing (they queue on the count rows and the
+   * stream counter, which every ingest transaction locks until it commits) and made the groups tiny;
+   * under load a group is every request that arrived during the previous commit. On PostgreSQL a
+   * second group starts beside the one in flight once OVERLAP_RECORDS wait (large batches): its
+   * names, routes, rows and statistics' inputs are made while the first one's statements run,
+   * and it waits only for rows the first one holds (the same new names, count rows, statistics'
+   * rows) and for the stream counter, taken last (decisions §20.42).
    */
   function flush(): void {
-    if (inFlight || waiting.length === 0) return;
-    const taken = groupLength(waiting);
-    const group = waiting.slice(0, taken);
-    waiting = waiting.slice(taken);
-    inFlight = true;
-    void run(group).finally(() => {
-      inFlight = false;
-      flush();
-    });
+    while (startsGroup()) {
+      const taken = groupLength(waiting);
+      const group = waiting.slice(0, taken);
+      waiting = waiting.slice(taken);
+      inFlight += 1;
+      void run(group).finally(() => {
+        inFlight -= 1;
+        flush();
+      });
+    }
   }
+
+  const waitingRecords = () => waiting.reduce((n, item) => n + item.records.length, 0);
+  const startsGroup = () =>
+    waiting.length > 0 && (inFlight === 0 || (inFlight < maxInFlight && waitingRecords() >= OVERLAP_RECORDS));
+  let flushing = false;
 
   return {
     store(source, records) {
       return new Promise((resolve, reject) => {
-        if (waiting.length === 0 && !inFlight) setImmediate(flush);
         waiting.push({ source, records, resolve, reject });
+        // A group starts at the end of this turn, with every request that came in it.
+        if (flushing || !startsGroup()) return;
+        flushing = true;
+        setImmediate(() => {
+          flushing = false;
+          flush();
+        });
       });
     },
     get queuedRecords() {
-      return waiting.reduce((n, item) => n + item.records.length, 0);
+      return waitingRecords();
     },
   };
 }
@@ -125,7 +155,7 @@ interface GroupParts {
   readonly deps: IngestDeps;
   readonly writer: TrafficWriter;
   /** Ids of names known to be stored; merged from each group's only once it committed. */
-  readonly cache: IdCache;
+  cache: IdCache;
   readonly routes: RouteResolver;
   /** Each source's rules as the last group read them: what the next group files by until its own read is back. */
   readonly rules: Map<string, readonly string[]>;
@@ -153,20 +183,25 @@ const sameRules = (a: ReadonlyMap<string, readonly string[]>, b: ReadonlyMap<str
 
 /** One transaction for the whole group; returns each item's entries in input order. */
 async function storeGroup(
-  { deps, writer, cache, routes, rules: remembered }: GroupParts,
+  parts: GroupParts,
+  cache: IdCache,
   group: readonly Waiting[],
 ): Promise<{ results: StoredEntry[][]; committed: Sequenced[] }> {
+  const { deps, writer, routes, rules: remembered } = parts;
   const receivedAt = isoNow(deps.clock);
   const learned: IdCache = { domains: new Map(), pathnames: new Map() };
-  const { rows, firstSeq } = await deps.db.transaction().execute(async (trx) => {
+  const { rows, firstSeq, resolved } = await deps.db.transaction().execute(async (trx) => {
     const known = await resolveNames(trx, group, receivedAt, { cache, learned });
     const sourceIds = [...new Set(group.map((g) => g.source.id))];
     // The rules' read goes with the group's next statements (decisions §20.37); meanwhile the group
     // is filed by the rules the last group read, checked against this read before the INSERT.
     const reading = await heldRulesOf(trx, deps, sourceIds, true);
     const assumed = reading.ready ?? rulesKnown(remembered, sourceIds) ?? (await reading.rules());
-    const routeOf = await routes.resolve(trx, group, receivedAt, assumed);
-    const rows = groupRows(group, known, routeOf, receivedAt, { next: newId, stats: deps.stats !== undefined });
+    const resolved = await routes.resolve(trx, group, receivedAt, assumed);
+    const rows = groupRows(group, known, resolved.routeOf, receivedAt, {
+      next: newId,
+      stats: deps.stats !== undefined,
+    });
     await writer.insertExchanges(trx, rows.traffic);
     // After the count rollup's rows, before the webhooks' and the stream counter: the lock order of
     // §16.6. On PostgreSQL the statistics' locked reads go with the webhooks' read, and their writes
@@ -180,10 +215,10 @@ async function storeGroup(
     // Last: numbering the entries locks the stream counter until the commit (§9.7).
     const firstSeq = await writer.insertTraffic(trx, rows.traffic);
     await write?.();
-    return { rows, firstSeq };
+    return { rows, firstSeq, resolved };
   });
-  for (const [key, id] of learned.domains) cache.domains.set(key, id);
-  for (const [key, id] of learned.pathnames) cache.pathnames.set(key, id);
-  routes.committed();
+  for (const [key, id] of learned.domains) parts.cache.domains.set(key, id);
+  for (const [key, id] of learned.pathnames) parts.cache.pathnames.set(key, id);
+  resolved.committed();
   return { results: rows.results, committed: rows.all.map((entry, i) => ({ entry, seq: firstSeq + i })) };
 }

@@ -31,11 +31,17 @@ export interface RouteResolver {
     group: readonly Group[],
     now: string,
     rules: ReadonlyMap<string, readonly string[]>,
-  ): Promise<(sourceId: string, record: Routed) => StoredRoute>;
-  /** The last resolve's transaction committed: its new ids may be cached. */
-  committed(): void;
+  ): Promise<ResolvedGroup>;
   /** A transaction failed: ids cached may name rows that are gone. */
   forget(): void;
+}
+
+/** One group's routes; on PostgreSQL a second group may be resolved while this one is stored. */
+export interface ResolvedGroup {
+  /** Each record's route. */
+  readonly routeOf: (sourceId: string, record: Routed) => StoredRoute;
+  /** The group's transaction committed: the ids it learned may be cached. */
+  committed(): void;
 }
 
 const RANK: Readonly<Record<RouteOrigin, number>> = { sent: 0, rule: 1, inferred: 2 };
@@ -48,8 +54,8 @@ const MAX_CACHED = 20_000;
  * source for as long as that source's rules stay the same.
  */
 export function createRouteResolver(): RouteResolver {
-  const cache = new Map<string, { id: string; origin: RouteOrigin }>();
-  let learned = new Map<string, { id: string; origin: RouteOrigin }>();
+  // Replaced, never cleared: a group resolved before keeps the one it skipped names by.
+  let cache = new Map<string, { id: string; origin: RouteOrigin }>();
   const memos = new Map<string, { rules: string; resolved: Map<string, ResolvedRoute> }>();
   let memoSize = 0;
 
@@ -72,14 +78,15 @@ export function createRouteResolver(): RouteResolver {
 
   return {
     async resolve(trx, group, now, rulesBySource) {
-      learned = new Map();
+      const learned = new Map<string, { id: string; origin: RouteOrigin }>();
+      const cached = cache;
       const rulesFor = (sourceId: string) => rulesBySource.get(sourceId) ?? [];
       const wanted = new Map<string, { sourceId: string; route: ResolvedRoute }>();
       for (const { source, records } of group) {
         for (const record of records) {
           const route = routeOf(source.id, rulesFor(source.id), record);
           const key = `${source.id} ${route.template}`;
-          const known = cache.get(key);
+          const known = cached.get(key);
           const pending = wanted.get(key);
           if (known && RANK[known.origin] <= RANK[route.origin]) continue;
           if (!pending || RANK[route.origin] < RANK[pending.route.origin])
@@ -89,22 +96,22 @@ export function createRouteResolver(): RouteResolver {
       for (const [key, { sourceId, route }] of [...wanted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         learned.set(key, await findOrCreateRoute(trx, sourceId, route, now));
       }
-      return (sourceId, record) => {
-        const { template } = routeOf(sourceId, rulesFor(sourceId), record);
-        const key = `${sourceId} ${template}`;
-        const found = learned.get(key) ?? cache.get(key);
-        if (!found) throw new Error(`route ${key} was not resolved`);
-        return { id: found.id, template };
+      return {
+        routeOf: (sourceId, record) => {
+          const { template } = routeOf(sourceId, rulesFor(sourceId), record);
+          const key = `${sourceId} ${template}`;
+          const found = learned.get(key) ?? cached.get(key);
+          if (!found) throw new Error(`route ${key} was not resolved`);
+          return { id: found.id, template };
+        },
+        committed() {
+          if (cache.size > MAX_CACHED) cache = new Map();
+          for (const [key, value] of learned) cache.set(key, value);
+        },
       };
     },
-    committed() {
-      if (cache.size > MAX_CACHED) cache.clear();
-      for (const [key, value] of learned) cache.set(key, value);
-      learned = new Map();
-    },
     forget() {
-      cache.clear();
-      learned = new Map();
+      cache = new Map();
     },
   };
 }

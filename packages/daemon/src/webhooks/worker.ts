@@ -59,7 +59,6 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, clock, logger } = options;
   const random = options.random ?? Math.random;
   const sends = createSends();
-  let queued = false;
   let stopped = true;
   let running: Promise<void> | null = null;
   let again = false;
@@ -139,18 +138,23 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     });
   }
 
-  // Only when the committed batch queued something, so ingest without webhooks costs nothing here;
-  // and whether or not this daemon sends (`--no-webhook-delivery`): the other daemons may.
-  const unannounce = options.bus.subscribe(() => {
-    if (!queued) return;
-    queued = false;
+  // Only when the committed group queued something, so ingest without webhooks costs nothing here;
+  // and whether or not this daemon sends (`--no-webhook-delivery`): the other daemons may. Marked
+  // by the group's first entry, the same object the bus publishes once the group commits: two
+  // groups may be in flight at once (decisions §20.42), and one flag for the daemon was cleared by
+  // the first to commit, so the second's messages waited for the next pass.
+  const queuing = new WeakSet<object>();
+  const unannounce = options.bus.subscribe((committed) => {
+    const first = committed[0]?.entry;
+    if (!first || !queuing.delete(first)) return;
     options.signals.notify('outbox');
     wake();
   });
 
   return {
     hook: async (trx, entries) => {
-      if (await enqueueNotifications(trx, options.dialect, entries)) queued = true;
+      const first = entries[0];
+      if (first && (await enqueueNotifications(trx, options.dialect, entries))) queuing.add(first);
     },
     start() {
       if (!stopped) return;
