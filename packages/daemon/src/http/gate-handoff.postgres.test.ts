@@ -59,7 +59,8 @@ it('stores two large batches at once, reads and prepares a third meanwhile, and 
   await whileStoringWaits(harness, async (unlock) => {
     const first = post(sourceId, body);
     await expect.poll(() => stored.running).toBe(1);
-    // Two are stored at once (decisions §20.42): the second, read and prepared, goes in beside it.
+    // Two have a place to be stored at once (decisions §20.42): the second, read and prepared, takes
+    // the other (its 40 records wait in the ingest's queue; 500 would start a group of their own).
     const second = post(sourceId, body);
     await expect.poll(() => stored.running).toBe(2);
     // The third is read and prepared, and waits its turn to be stored.

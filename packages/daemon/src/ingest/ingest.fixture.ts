@@ -32,7 +32,11 @@ export function eachDatabaseWithSource(): () => { opened: OpenedDatabase; source
       }),
     };
   });
-  afterEach(() => current?.opened.close());
+  afterEach(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.opened.close();
+  });
   return () => {
     if (!current) throw new Error('no database outside a test');
     return current;

@@ -80,15 +80,16 @@ export function createIngest(deps: IngestDeps): Ingest {
   /** `afresh`: run again after its failure forgot the cached ids, which it does once. */
   async function run(group: Waiting[], conflicts = 0, afresh = false): Promise<void> {
     if (parts.cache.domains.size + parts.cache.pathnames.size > MAX_CACHED_IDS) forgetIds();
-    // The ids this group skips names by: another group's commit may add to them meanwhile.
+    // The ids this group skips names by: another group's commit may add to them meanwhile, ids
+    // just checked by that group's own foreign keys.
     const ids = parts.cache;
+    // Once run afresh it started from an empty cache, as one group in flight left it; what another
+    // group committed since is not what made the first run fail, so it goes afresh once.
+    const cached = !afresh && ids.domains.size + ids.pathnames.size > 0;
     let stored: { results: StoredEntry[][]; committed: Sequenced[] };
     try {
       stored = await storeGroup(parts, ids, group);
     } catch (error) {
-      // Once run afresh, its ids are only those groups committed since: its failure is its own, not
-      // a stale id's (where one group in flight left it an empty cache, two leave the other's ids).
-      const cached = !afresh && ids.domains.size + ids.pathnames.size > 0;
       const recovery = recoveryOf(error, conflicts, cached, group.length);
       if (recovery === 'retry') return run(group, conflicts + 1, afresh);
       if (recovery === 'refuse-all') return group.forEach((item) => item.reject(error));
