@@ -66,9 +66,11 @@ export function createIngest(deps: IngestDeps): Ingest {
     rules: new Map(),
   };
   let waiting: Waiting[] = [];
+  /** The records of `waiting`, kept as they come and go: every request asks while a group is in flight. */
+  let waitingRecords = 0;
   let inFlight = 0;
   // SQLite has one writer: a second transaction would only wait for the first one's lock.
-  const maxInFlight = deps.dialect.backend === 'postgres' ? 2 : 1;
+  const maxInFlight = deps.dialect.concurrentWriters ? 2 : 1;
 
   // Replaced, never cleared: a group in flight keeps the ids it skipped names by (decisions §20.42).
   function forgetIds(): void {
@@ -119,6 +121,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       const taken = groupLength(waiting);
       const group = waiting.slice(0, taken);
       waiting = waiting.slice(taken);
+      for (const item of group) waitingRecords -= item.records.length;
       inFlight += 1;
       void run(group).finally(() => {
         inFlight -= 1;
@@ -127,15 +130,15 @@ export function createIngest(deps: IngestDeps): Ingest {
     }
   }
 
-  const waitingRecords = () => waiting.reduce((n, item) => n + item.records.length, 0);
   const startsGroup = () =>
-    waiting.length > 0 && (inFlight === 0 || (inFlight < maxInFlight && waitingRecords() >= OVERLAP_RECORDS));
+    waiting.length > 0 && (inFlight === 0 || (inFlight < maxInFlight && waitingRecords >= OVERLAP_RECORDS));
   let flushing = false;
 
   return {
     store(source, records) {
       return new Promise((resolve, reject) => {
         waiting.push({ source, records, resolve, reject });
+        waitingRecords += records.length;
         // A group starts at the end of this turn, with every request that came in it.
         if (flushing || !startsGroup()) return;
         flushing = true;
@@ -146,7 +149,7 @@ export function createIngest(deps: IngestDeps): Ingest {
       });
     },
     get queuedRecords() {
-      return waitingRecords();
+      return waitingRecords;
     },
   };
 }

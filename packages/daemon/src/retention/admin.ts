@@ -58,7 +58,7 @@ export async function pruneCommand(db: Db, dialect: SqlDialect, clock: Clock, op
   // Another process (the daemon) may be writing to this database: leave it room between two
   // transactions (pace.ts).
   const pause = besideAnotherProcess(ops);
-  const removed = await pruneBefore(db, dialect.backend, before, { sourceId: options.source, pause });
+  const removed = await pruneBefore(db, dialect, before, { sourceId: options.source, pause });
   if (removed.entries > 0) await ops.reclaim(pause);
   const sizeAfter = await ops.sizeBytes();
   return `${describeRemoved(removed)} created before ${before}; database ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}`;

@@ -2,6 +2,7 @@ import { until } from '@tapline/testkit';
 import { createSource, expectRollupExact, type Harness, postRecords, startHarness } from '@tapline/testkit/daemon';
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postgresDialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import { countKeyOf, inCountKeyOrder } from '../http-traffic/writer.js';
 import { pruneBatch } from './prune.js';
@@ -68,7 +69,7 @@ describe('a prune beside an ingest on PostgreSQL', () => {
       const [firstKey, ...rest] = ordered;
       if (!firstKey) throw new Error('no count rows');
       await touch(trx, firstKey);
-      pruned = pruneBatch(db, 'postgres', source.id, '2998-01-01T00:00:00.000Z', 100);
+      pruned = pruneBatch(db, postgresDialect, source.id, '2998-01-01T00:00:00.000Z', 100);
       await until(async () => (await lockWaits(db)) > 0, 'the prune waits for a count row');
       for (const key of rest) await touch(trx, key);
     });
@@ -98,7 +99,7 @@ describe('a prune beside an ingest on PostgreSQL', () => {
     let pruned: ReturnType<typeof pruneBatch> | undefined;
     await db.transaction().execute(async (trx) => {
       await during(trx, old, sourceId);
-      pruned = pruneBatch(db, 'postgres', sourceId, '2001-01-01T00:00:00.000Z', 100);
+      pruned = pruneBatch(db, postgresDialect, sourceId, '2001-01-01T00:00:00.000Z', 100);
       await until(async () => (await lockWaits(db)) > 0, 'the prune waits for a lock');
     });
     return { db, old, removed: await pruned };

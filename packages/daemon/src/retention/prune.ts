@@ -1,6 +1,6 @@
 import type { HttpMethod } from '@tapline/shared';
 import type { ExpressionBuilder } from 'kysely';
-import type { Backend } from '../db/dialect.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db, Executor } from '../db/open.js';
 import type { DB } from '../db/schema.js';
 import { countKeyOf, inCountKeyOrder } from '../http-traffic/writer.js';
@@ -37,7 +37,7 @@ export type Batch = Removed & { heldMs: number };
  */
 export async function pruneBatch(
   db: Db,
-  backend: Backend,
+  dialect: SqlDialect,
   sourceId: string,
   before: string,
   limit: number,
@@ -45,14 +45,14 @@ export async function pruneBatch(
   let began = 0;
   const removed = await db.transaction().execute((trx) => {
     began = performance.now();
-    return removeOldest(trx, backend, sourceId, before, limit);
+    return removeOldest(trx, dialect, sourceId, before, limit);
   });
   return { ...removed, heldMs: performance.now() - began };
 }
 
 async function removeOldest(
   trx: Executor,
-  backend: Backend,
+  dialect: SqlDialect,
   sourceId: string,
   before: string,
   limit: number,
@@ -81,7 +81,7 @@ async function removeOldest(
     .execute();
   // The exchange is in the entry's own row (compact storage): nothing else to delete.
   if (gone.length > 0) await subtractCounts(trx, gone);
-  const names = await dropUnusedNames(trx, backend, gone);
+  const names = await dropUnusedNames(trx, dialect, gone);
   return {
     entries: gone.length,
     coreLogs: Number(coreLogs.numDeletedRows),
@@ -139,7 +139,7 @@ async function subtractCounts(trx: Executor, gone: readonly Gone[]): Promise<voi
  */
 async function dropUnusedNames(
   trx: Executor,
-  backend: Backend,
+  dialect: SqlDialect,
   gone: readonly Gone[],
 ): Promise<Pick<Removed, 'pathnames' | 'domains'>> {
   const pathnameIds = [...new Set(gone.map((g) => g.pathname_id))];
@@ -158,24 +158,29 @@ async function dropUnusedNames(
       eb.not(eb.exists(eb.selectFrom('http_traffic as t').select('t.id').whereRef('t.domain_id', '=', 'domains.id'))),
       eb.not(eb.exists(eb.selectFrom('pathnames as p').select('p.id').whereRef('p.domain_id', '=', 'domains.id'))),
     ]);
-  // Those of `ids` that `remove` finds unused; on PostgreSQL, of those only the ones `lock` found
-  // unused and locked first (one that looked used then is kept, whatever happens to it later).
+  // Those of `ids` that `remove` finds unused; with writers beside this one (PostgreSQL), of those
+  // only the ones `lock` found unused and locked first (one that looked used then is kept,
+  // whatever happens to it later).
   const dropUnused = async (
     ids: readonly string[],
     lock: (ids: readonly string[]) => Promise<{ id: string }[]>,
     remove: (ids: readonly string[]) => Promise<{ numDeletedRows: bigint }>,
   ): Promise<number> => {
-    const locked = backend === 'postgres' ? (await lock(ids)).map((row) => row.id) : ids;
+    const locked = dialect.concurrentWriters ? (await lock(ids)).map((row) => row.id) : ids;
     return locked.length === 0 ? 0 : Number((await remove(locked)).numDeletedRows);
   };
   const pathnames = await dropUnused(
     pathnameIds,
-    (ids) => trx.selectFrom('pathnames').select('id').where(pathnameUnused(ids)).orderBy('id').forUpdate().execute(),
+    (ids) =>
+      dialect
+        .lockRows(trx.selectFrom('pathnames').select('id').where(pathnameUnused(ids)).orderBy('id'), 'wait')
+        .execute(),
     (ids) => trx.deleteFrom('pathnames').where(pathnameUnused(ids)).executeTakeFirst(),
   );
   const domains = await dropUnused(
     domainIds,
-    (ids) => trx.selectFrom('domains').select('id').where(domainUnused(ids)).orderBy('id').forUpdate().execute(),
+    (ids) =>
+      dialect.lockRows(trx.selectFrom('domains').select('id').where(domainUnused(ids)).orderBy('id'), 'wait').execute(),
     (ids) => trx.deleteFrom('domains').where(domainUnused(ids)).executeTakeFirst(),
   );
   return { pathnames, domains };

@@ -138,6 +138,7 @@ describe('a budget prune while ingest goes on', () => {
     };
     pruner = createPruner({
       db: h.deps.db,
+      dialect: h.deps.dialect,
       clock: h.deps.clock,
       logger: h.deps.logger,
       outages: h.deps.outages,

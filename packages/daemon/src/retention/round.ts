@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { RetentionPolicy } from './options.js';
 import type { Pause } from './pace.js';
@@ -10,6 +11,7 @@ import { pruneBefore, pruneToSize } from './sweep.js';
 
 export interface RoundDeps {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly ops: StorageOps;
@@ -43,13 +45,13 @@ export async function pruneRound(
   const removed = noneRemoved();
   const started = Date.now();
   if (policy.maxAgeMs !== null)
-    addRemoved(removed, await pruneBefore(deps.db, ops.backend, ageCutoff(deps.clock.now(), policy.maxAgeMs), run));
+    addRemoved(removed, await pruneBefore(deps.db, deps.dialect, ageCutoff(deps.clock.now(), policy.maxAgeMs), run));
   if (removed.entries > 0) await ops.reclaim(run.pause, run.signal);
   if (policy.maxBytes !== null && (await isOverBudget(deps, state))) {
     for (let pass = 0; pass < MAX_BUDGET_PASSES; pass++) {
       const sizeBefore = await ops.sizeBytes();
       const commitsBefore = state.commits;
-      const pruned = await pruneToSize(deps.db, ops, policy.maxBytes * BUDGET_TARGET, run);
+      const pruned = await pruneToSize(deps.db, deps.dialect, ops, policy.maxBytes * BUDGET_TARGET, run);
       addRemoved(removed, pruned);
       await ops.reclaim(run.pause, run.signal);
       state.sizeAfterPrune = await ops.sizeBytes();

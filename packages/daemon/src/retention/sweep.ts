@@ -1,4 +1,4 @@
-import type { Backend } from '../db/dialect.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import { addRemoved, noneRemoved, pruneBatch, type Removed } from './prune.js';
 import { BatchSizer, nextTurn, type Pause } from './pace.js';
@@ -8,7 +8,7 @@ import type { StorageOps } from './storage.js';
  * Prune transactions one after another, each sized by the one before (BatchSizer), counted into
  * `total`, and followed by `pause`.
  */
-function pacedBatches(db: Db, backend: Backend, pause: Pause, total: Removed) {
+function pacedBatches(db: Db, dialect: SqlDialect, pause: Pause, total: Removed) {
   const sizer = new BatchSizer();
   return {
     get size() {
@@ -16,7 +16,7 @@ function pacedBatches(db: Db, backend: Backend, pause: Pause, total: Removed) {
     },
     /** Runs one batch of at most `limit` entries; resolves with how many it removed. */
     async next(sourceId: string, before: string, limit: number): Promise<number> {
-      const batch = await pruneBatch(db, backend, sourceId, before, limit);
+      const batch = await pruneBatch(db, dialect, sourceId, before, limit);
       addRemoved(total, batch);
       sizer.took(batch.entries, batch.heldMs);
       // After the last batch too: the vacuum (or the next source) would take the lock again at once.
@@ -29,7 +29,7 @@ function pacedBatches(db: Db, backend: Backend, pause: Pause, total: Removed) {
 /** Every entry created before `before` (of one source, or all), batch by batch, with `pause` between two. */
 export async function pruneBefore(
   db: Db,
-  backend: Backend,
+  dialect: SqlDialect,
   before: string,
   options: { sourceId?: string | undefined; signal?: AbortSignal; pause?: Pause } = {},
 ): Promise<Removed> {
@@ -38,7 +38,7 @@ export async function pruneBefore(
     ? [options.sourceId]
     : (await db.selectFrom('traffic_sources').select('id').execute()).map((s) => s.id);
   const total = noneRemoved();
-  const batches = pacedBatches(db, backend, pause, total);
+  const batches = pacedBatches(db, dialect, pause, total);
   for (const sourceId of sources) {
     for (;;) {
       if (options.signal?.aborted) return total;
@@ -91,6 +91,7 @@ async function entryCount(db: Db): Promise<number> {
  */
 export async function pruneToSize(
   db: Db,
+  dialect: SqlDialect,
   ops: StorageOps,
   target: number,
   options: { signal?: AbortSignal; pause?: Pause } = {},
@@ -100,7 +101,7 @@ export async function pruneToSize(
   const used = await ops.usedBytes();
   if (used <= target) return total;
   const cap = Math.ceil(((await entryCount(db)) * (used - target)) / used);
-  const batches = pacedBatches(db, ops.backend, pause, total);
+  const batches = pacedBatches(db, dialect, pause, total);
   while (total.entries < cap && !signal?.aborted) {
     const source = await oldestSource(db);
     if (!source) break;
