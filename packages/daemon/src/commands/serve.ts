@@ -158,7 +158,7 @@ export function registerServe(cmd: Command): void {
     )
     .option(
       '--max-large-batches <n>',
-      'batches over 1 MiB read at once (on PostgreSQL, twice as many more being stored)',
+      'batches over 1 MiB read at once (on PostgreSQL, twice as many stored beside them)',
       String(DEFAULT_LIMITS.largeBatches),
     )
     .option(
