@@ -376,7 +376,8 @@ describe('the web UI in Chromium', { timeout: 90_000 }, () => {
       await newPage();
       await page.goto(target);
       await page.getByRole('listbox').waitFor();
-      expect(page.url().startsWith(`${daemon.url}/?view=traffic`)).toBe(true);
+      // The view is written to the address once the app has drawn it, which may come after the list.
+      await expect.poll(() => page.url().startsWith(`${daemon.url}/?view=traffic`)).toBe(true);
       expect(page.url()).not.toContain('token');
     } finally {
       cliHome.remove();
